@@ -1,0 +1,28 @@
+import { status as GrpcStatus, type ServerErrorResponse } from '@grpc/grpc-js';
+
+/** An error the API reports to the caller with a gRPC status and a message that says what was wrong. */
+export class ApiError extends Error {
+  constructor(
+    readonly code: GrpcStatus,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const invalidArgument = (message: string) => new ApiError(GrpcStatus.INVALID_ARGUMENT, message);
+export const notFound = (message: string) => new ApiError(GrpcStatus.NOT_FOUND, message);
+export const unavailable = (message: string) => new ApiError(GrpcStatus.UNAVAILABLE, message);
+
+/** Connection failures of Postgres or Temporal: the dependency is down, not Weft. */
+function isDependencyDown(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P03'].includes(code);
+}
+
+export function toServiceError(err: unknown, log: (line: string) => void): Partial<ServerErrorResponse> {
+  if (err instanceof ApiError) return { code: err.code, details: err.message };
+  if (isDependencyDown(err)) return { code: GrpcStatus.UNAVAILABLE, details: 'a dependency is unavailable; retry later' };
+  log(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  return { code: GrpcStatus.INTERNAL, details: 'internal error' };
+}

@@ -1,0 +1,38 @@
+// The API process: the gRPC front door. It validates, starts and reads; it never runs agent logic.
+import { Client, Connection } from '@temporalio/client';
+import { loadConfig } from '../core/config';
+import { createPool } from '../core/db/database';
+import { migrateDatabase } from '../core/db/migrate';
+import { startApiServer } from './server';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  await migrateDatabase(config.databaseUrl);
+  const pool = createPool(config.databaseUrl);
+  const connection = await Connection.connect({ address: config.temporal.address });
+  const temporal = new Client({ connection, namespace: config.temporal.namespace });
+  const server = await startApiServer(
+    { temporal, pool, taskQueue: config.temporal.taskQueue, maxQueryBytes: config.limits.maxQueryBytes },
+    config.grpc.host,
+    config.grpc.port,
+  );
+  console.log(`api serving gRPC on ${config.grpc.host}:${server.port}`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`api received ${signal}, draining`);
+    await server.shutdown();
+    await connection.close();
+    await pool.end();
+    console.log('api stopped');
+  };
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((err: unknown) => {
+  console.error('api failed:', err);
+  process.exit(1);
+});

@@ -1,0 +1,65 @@
+import OpenAI from 'openai';
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface TokenCounts {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+}
+
+export interface ChatCompletion {
+  text: string;
+  model: string;
+  finishReason: string;
+  usage: TokenCounts;
+}
+
+export interface ChatModelOptions {
+  baseURL?: string;
+  apiKey: string;
+  timeoutMs: number;
+}
+
+export interface ChatModel {
+  complete(request: { model: string; messages: ChatMessage[]; signal?: AbortSignal }): Promise<ChatCompletion>;
+}
+
+/**
+ * A chat model behind any OpenAI-compatible endpoint, through the official `openai` client.
+ * The client's own retries are off: Temporal retries the activity, with its own backoff and limits.
+ */
+export function createChatModel(options: ChatModelOptions): ChatModel {
+  const client = new OpenAI({
+    apiKey: options.apiKey,
+    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+    timeout: options.timeoutMs,
+    maxRetries: 0,
+  });
+  return {
+    async complete({ model, messages, signal }) {
+      const response = await client.chat.completions.create({ model, messages }, { signal });
+      const choice = response.choices[0];
+      if (!choice) throw new Error(`model ${model} returned no choices`);
+      return {
+        text: choice.message.content ?? '',
+        model: response.model,
+        finishReason: choice.finish_reason,
+        usage: {
+          promptTokens: response.usage?.prompt_tokens ?? 0,
+          completionTokens: response.usage?.completion_tokens ?? 0,
+          totalTokens: response.usage?.total_tokens ?? 0,
+        },
+      };
+    },
+  };
+}
+
+/** Provider errors a retry cannot fix: bad requests, auth, unknown model. 408, 409 and 429 can heal. */
+export function isPermanentModelError(err: unknown): boolean {
+  if (!(err instanceof OpenAI.APIError) || err.status === undefined) return false;
+  return err.status >= 400 && err.status < 500 && ![408, 409, 429].includes(err.status);
+}

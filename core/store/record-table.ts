@@ -1,0 +1,116 @@
+import type { Queryable } from '../db/transaction';
+import { EventConflictError, InvalidCursorError, InvalidStoreInputError } from './errors';
+import type { RecordInput, RecordWrite, StoredRecord } from './records';
+
+interface RecordRow {
+  record_id: string;
+  run_id: string;
+  event_key: string;
+  agent_id: string;
+  session_id: string | null;
+  turn_id: string;
+  record_type: string;
+  payload: Buffer;
+  recorded_at: Date;
+}
+
+const recordColumns = 'record_id, run_id, event_key, agent_id, session_id, turn_id, record_type, payload, recorded_at';
+
+function toStoredRecord(row: RecordRow): StoredRecord {
+  return {
+    id: String(row.record_id),
+    key: row.event_key,
+    runId: row.run_id,
+    agentId: row.agent_id,
+    ...(row.session_id !== null ? { sessionId: row.session_id } : {}),
+    turnId: row.turn_id,
+    type: row.record_type,
+    timestamp: row.recorded_at,
+    payload: row.payload,
+  };
+}
+
+/** Names the first field in which a retry differs from the stored record, or undefined when equal. */
+function firstDifference(stored: RecordRow, record: RecordInput): string | undefined {
+  if (stored.agent_id !== record.agentId) return 'agent';
+  if ((stored.session_id ?? '') !== (record.sessionId ?? '')) return 'session';
+  if (stored.turn_id !== (record.turnId ?? '')) return 'turn';
+  if (stored.record_type !== record.type) return 'type';
+  if (stored.recorded_at.getTime() !== record.timestamp.getTime()) return 'timestamp';
+  if (!Buffer.from(record.payload).equals(stored.payload)) return 'payload';
+  return undefined;
+}
+
+export async function findRecordByKey(tx: Queryable, runId: string, key: string): Promise<RecordRow | undefined> {
+  const found = await tx.query<RecordRow>(
+    `SELECT ${recordColumns} FROM runtime_run_records WHERE run_id = $1 AND event_key = $2`,
+    [runId, key],
+  );
+  return found.rows[0];
+}
+
+/** The stored record proves an exact retry of `record`: same id back, or an event conflict. */
+export function requireExactRetry(stored: RecordRow, record: RecordInput): RecordWrite {
+  const differs = firstDifference(stored, record);
+  if (differs) throw new EventConflictError(`key ${record.key} was already used with a different ${differs}`);
+  return { recordId: String(stored.record_id), inserted: false };
+}
+
+/**
+ * Inserts a record unique per (run, key). An exact retry returns the original id with inserted=false;
+ * any difference is an event conflict. Callers hold the run's row lock, so ids follow commit order.
+ */
+export async function insertRecord(tx: Queryable, record: RecordInput): Promise<RecordWrite> {
+  const inserted = await tx.query<{ record_id: string }>(
+    `INSERT INTO runtime_run_records (run_id, event_key, agent_id, session_id, turn_id, record_type, payload, recorded_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+     ON CONFLICT (run_id, event_key) DO NOTHING
+     RETURNING record_id`,
+    [
+      record.runId,
+      record.key,
+      record.agentId,
+      record.sessionId ?? null,
+      record.turnId ?? '',
+      record.type,
+      Buffer.from(record.payload),
+      record.timestamp,
+    ],
+  );
+  const row = inserted.rows[0];
+  if (row) return { recordId: String(row.record_id), inserted: true };
+  const stored = await findRecordByKey(tx, record.runId, record.key);
+  if (!stored) throw new EventConflictError(`key ${record.key} vanished during insert`);
+  return requireExactRetry(stored, record);
+}
+
+export interface RecordPage {
+  records: StoredRecord[];
+  nextCursor: string;
+}
+
+function parseCursor(cursor: string): string | undefined {
+  if (cursor === '') return undefined;
+  if (!/^[1-9][0-9]{0,18}$/.test(cursor)) throw new InvalidCursorError();
+  return cursor;
+}
+
+/** One page oldest first; nextCursor is the last id returned, empty when nothing follows. */
+export async function listRecordPage(
+  tx: Queryable,
+  filter: { column: 'run_id' | 'session_id'; value: string },
+  cursor: string,
+  limit: number,
+): Promise<RecordPage> {
+  if (!Number.isInteger(limit) || limit <= 0) throw new InvalidStoreInputError('limit must be > 0');
+  const after = parseCursor(cursor) ?? '0';
+  const rows = await tx.query<RecordRow>(
+    `SELECT ${recordColumns} FROM runtime_run_records
+     WHERE ${filter.column} = $1 AND record_id > $2
+     ORDER BY record_id LIMIT $3`,
+    [filter.value, after, limit + 1],
+  );
+  const page = rows.rows.slice(0, limit).map(toStoredRecord);
+  const more = rows.rows.length > limit;
+  return { records: page, nextCursor: more ? page[page.length - 1]!.id : '' };
+}

@@ -1,0 +1,104 @@
+import { z } from 'zod';
+import { InvalidStoreInputError } from './errors';
+
+export const RecordType = {
+  RunStarted: 'run_started',
+  RunCompleted: 'run_completed',
+  RunSuspended: 'run_suspended',
+  ChildRunLinked: 'child_run_linked',
+  CancellationIntent: 'runtime.cancellation_intent',
+  TranscriptSeeded: 'transcript_messages_seeded',
+  TranscriptAppended: 'transcript_messages_appended',
+} as const;
+
+/** Record types only lifecycle methods may write; appendRunRecord refuses them. */
+export const lifecycleRecordTypes: ReadonlySet<string> = new Set([
+  RecordType.RunStarted,
+  RecordType.RunCompleted,
+  RecordType.RunSuspended,
+  RecordType.ChildRunLinked,
+  RecordType.CancellationIntent,
+]);
+
+export type RunStatus = 'running' | 'suspended' | 'completed' | 'failed' | 'canceled';
+export type TerminalStatus = 'completed' | 'failed' | 'canceled';
+
+/** A record as a caller proposes it. `key` is unique per run; a retry reuses the same key and fields. */
+export interface RecordInput {
+  key: string;
+  runId: string;
+  agentId: string;
+  sessionId?: string;
+  turnId?: string;
+  type: string;
+  timestamp: Date;
+  /** Exactly the bytes to store (UTF-8 JSON). */
+  payload: Uint8Array;
+}
+
+export interface StoredRecord extends Required<Omit<RecordInput, 'sessionId'>> {
+  id: string;
+  sessionId?: string;
+}
+
+export interface RecordWrite {
+  recordId: string;
+  inserted: boolean;
+}
+
+// Lifecycle payloads are decoded strictly: one JSON object, no unknown fields, nothing after it.
+const labelsSchema = z.record(z.string(), z.string());
+export const runStartedPayload = z.strictObject({
+  parent_run_id: z.string().optional(),
+  predecessor_run_id: z.string().optional(),
+  labels: labelsSchema.optional(),
+});
+export const runCompletedPayload = z.strictObject({
+  status: z.enum(['completed', 'failed', 'canceled']),
+  phase: z.string().optional(),
+  reason: z.string().optional(),
+  error: z.string().optional(),
+});
+export const runSuspendedPayload = z.strictObject({
+  reason: z.string().optional(),
+});
+export const childRunLinkedPayload = z.strictObject({
+  tool_name: z.string(),
+  tool_call_id: z.string(),
+  child_run_id: z.string(),
+  child_agent_id: z.string(),
+});
+export const cancellationIntentPayload = z.strictObject({ reason: z.string().min(1) });
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Parses a lifecycle payload with the strict JSON contract; throws InvalidStoreInputError. */
+export function decodeStrict<T>(schema: z.ZodType<T>, bytes: Uint8Array, what: string): T {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw new InvalidStoreInputError(`${what} payload is not valid UTF-8`);
+  }
+  let value: unknown;
+  try {
+    // JSON.parse already refuses a second value after the first.
+    value = JSON.parse(text);
+  } catch {
+    throw new InvalidStoreInputError(`${what} payload is not a single JSON value`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new InvalidStoreInputError(`${what} payload must be a JSON object`);
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const detail = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+    throw new InvalidStoreInputError(`${what} payload: ${detail}`);
+  }
+  return parsed.data;
+}
+
+/** Encodes a payload object as the exact bytes a record stores. */
+export function encodePayload(value: object): Uint8Array {
+  return Buffer.from(JSON.stringify(value), 'utf8');
+}

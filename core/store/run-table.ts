@@ -1,0 +1,169 @@
+import type { Queryable } from '../db/transaction';
+import { RunNotFoundError, SessionNotFoundError, SessionPurgedError } from './errors';
+import type { RunStatus } from './records';
+
+export type SessionStatus = 'active' | 'ended' | 'purged';
+
+export interface Session {
+  id: string;
+  status: SessionStatus;
+  createdAt: Date;
+  endedAt?: Date;
+}
+
+export interface RunMeta {
+  runId: string;
+  agentId: string;
+  sessionId?: string;
+  parentRunId?: string;
+  predecessorRunId?: string;
+  labels: Record<string, string>;
+  status: RunStatus;
+  startOutcome: 'proceed' | 'stop';
+  cancellationReason: string;
+  startedAt: Date;
+  updatedAt: Date;
+}
+
+interface SessionRow {
+  session_id: string;
+  status: SessionStatus;
+  created_at: Date;
+  ended_at: Date | null;
+}
+
+interface RunRow {
+  run_id: string;
+  agent_id: string;
+  session_id: string | null;
+  parent_run_id: string | null;
+  predecessor_run_id: string | null;
+  labels: Record<string, string>;
+  status: RunStatus;
+  start_outcome: 'proceed' | 'stop';
+  cancellation_reason: string;
+  started_at: Date;
+  updated_at: Date;
+}
+
+function toSession(row: SessionRow): Session {
+  return {
+    id: row.session_id,
+    status: row.status,
+    createdAt: row.created_at,
+    ...(row.ended_at ? { endedAt: row.ended_at } : {}),
+  };
+}
+
+function toRunMeta(row: RunRow): RunMeta {
+  return {
+    runId: row.run_id,
+    agentId: row.agent_id,
+    ...(row.session_id !== null ? { sessionId: row.session_id } : {}),
+    ...(row.parent_run_id !== null ? { parentRunId: row.parent_run_id } : {}),
+    ...(row.predecessor_run_id !== null ? { predecessorRunId: row.predecessor_run_id } : {}),
+    labels: row.labels,
+    status: row.status,
+    startOutcome: row.start_outcome,
+    cancellationReason: row.cancellation_reason,
+    startedAt: row.started_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** Reads a session, optionally locking its row; every record write locks session before run. */
+export async function findSession(tx: Queryable, sessionId: string, lock = false): Promise<Session | undefined> {
+  const found = await tx.query<SessionRow>(
+    `SELECT session_id, status, created_at, ended_at FROM runtime_sessions WHERE session_id = $1${lock ? ' FOR UPDATE' : ''}`,
+    [sessionId],
+  );
+  return found.rows[0] ? toSession(found.rows[0]) : undefined;
+}
+
+/** A session that exists and is not purged (locked when asked). */
+export async function requireLiveSession(tx: Queryable, sessionId: string, lock = false): Promise<Session> {
+  const session = await findSession(tx, sessionId, lock);
+  if (!session) throw new SessionNotFoundError();
+  if (session.status === 'purged') throw new SessionPurgedError();
+  return session;
+}
+
+export async function findRun(tx: Queryable, runId: string, lock = false): Promise<RunMeta | undefined> {
+  const found = await tx.query<RunRow>(
+    `SELECT run_id, agent_id, session_id, parent_run_id, predecessor_run_id, labels, status, start_outcome,
+            cancellation_reason, started_at, updated_at
+     FROM runtime_runs WHERE run_id = $1${lock ? ' FOR UPDATE' : ''}`,
+    [runId],
+  );
+  return found.rows[0] ? toRunMeta(found.rows[0]) : undefined;
+}
+
+export async function requireRun(tx: Queryable, runId: string, lock = false): Promise<RunMeta> {
+  const run = await findRun(tx, runId, lock);
+  if (!run) throw new RunNotFoundError();
+  return run;
+}
+
+/**
+ * Locks a run for a record write in the one lock order used everywhere: its session row first,
+ * then the run row. Session-wide record ids therefore follow commit order.
+ */
+export async function lockRunForWrite(tx: Queryable, runId: string): Promise<RunMeta> {
+  const peek = await requireRun(tx, runId);
+  if (peek.sessionId) await findSession(tx, peek.sessionId, true);
+  return requireRun(tx, runId, true);
+}
+
+export async function insertRun(tx: Queryable, run: RunMeta): Promise<void> {
+  await tx.query(
+    `INSERT INTO runtime_runs (run_id, agent_id, session_id, parent_run_id, predecessor_run_id, labels, status,
+                               start_outcome, cancellation_reason, started_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+    [
+      run.runId,
+      run.agentId,
+      run.sessionId ?? null,
+      run.parentRunId ?? null,
+      run.predecessorRunId ?? null,
+      JSON.stringify(run.labels),
+      run.status,
+      run.startOutcome,
+      run.cancellationReason,
+      run.startedAt,
+      run.updatedAt,
+    ],
+  );
+}
+
+export async function updateRunStatus(tx: Queryable, runId: string, status: RunStatus, at: Date): Promise<void> {
+  await tx.query('UPDATE runtime_runs SET status = $2, updated_at = $3 WHERE run_id = $1', [runId, status, at]);
+}
+
+export type LifecycleChange = 'start' | 'link' | 'cancellation' | 'suspension' | 'terminal' | 'stop';
+
+/** The record that first proved a lifecycle change of a run (subject distinguishes child links). */
+export async function findLifecycleRecordId(
+  tx: Queryable,
+  runId: string,
+  change: LifecycleChange,
+  subject = '',
+): Promise<string | undefined> {
+  const found = await tx.query<{ record_id: string }>(
+    'SELECT record_id FROM runtime_run_lifecycle WHERE run_id = $1 AND change = $2 AND subject = $3',
+    [runId, change, subject],
+  );
+  return found.rows[0] ? String(found.rows[0].record_id) : undefined;
+}
+
+export async function rememberLifecycleRecord(
+  tx: Queryable,
+  runId: string,
+  change: LifecycleChange,
+  recordId: string,
+  subject = '',
+): Promise<void> {
+  await tx.query(
+    'INSERT INTO runtime_run_lifecycle (run_id, change, subject, record_id) VALUES ($1, $2, $3, $4)',
+    [runId, change, subject, recordId],
+  );
+}

@@ -1,0 +1,122 @@
+import type { Queryable } from '../db/transaction';
+import type { TokenCounts } from '../llm/chat-model';
+import type { ExecutionMode, TaskStatus } from './task-status';
+
+// The task index: one row per task, written in the same transactions as the run's lifecycle
+// records, read by GetTaskStatus and ListTasks.
+
+export interface TaskRecord {
+  taskId: string;
+  workflowId: string;
+  runId: string;
+  tenantId: string;
+  userId: string;
+  sessionId: string;
+  query: string;
+  mode: ExecutionMode;
+  status: TaskStatus;
+  result: string;
+  errorMessage: string;
+  usage: TokenCounts & { costUsd: number; model: string };
+  createdAt: Date;
+  completedAt?: Date;
+}
+
+export interface NewTask {
+  taskId: string;
+  workflowId: string;
+  runId: string;
+  tenantId: string;
+  userId: string;
+  sessionId: string;
+  query: string;
+  mode: ExecutionMode;
+  status: TaskStatus;
+  createdAt: Date;
+}
+
+export interface TaskOutcome {
+  status: TaskStatus;
+  result: string;
+  errorMessage: string;
+  usage: TokenCounts & { costUsd: number; model: string };
+  completedAt: Date;
+}
+
+interface TaskRow {
+  task_id: string;
+  workflow_id: string;
+  run_id: string;
+  tenant_id: string;
+  user_id: string;
+  session_id: string;
+  query: string;
+  mode: ExecutionMode;
+  status: TaskStatus;
+  result: string;
+  error_message: string;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  cost_usd: number;
+  model: string;
+  created_at: Date;
+  completed_at: Date | null;
+}
+
+export async function insertTask(tx: Queryable, task: NewTask): Promise<void> {
+  await tx.query(
+    `INSERT INTO tasks (task_id, workflow_id, run_id, tenant_id, user_id, session_id, query, mode, status, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+     ON CONFLICT (task_id) DO NOTHING`,
+    [task.taskId, task.workflowId, task.runId, task.tenantId, task.userId, task.sessionId, task.query, task.mode, task.status, task.createdAt],
+  );
+}
+
+export async function recordTaskOutcome(tx: Queryable, taskId: string, outcome: TaskOutcome): Promise<void> {
+  await tx.query(
+    `UPDATE tasks SET status = $2, result = $3, error_message = $4, prompt_tokens = $5, completion_tokens = $6,
+                      total_tokens = $7, cost_usd = $8, model = $9, completed_at = $10
+     WHERE task_id = $1`,
+    [
+      taskId,
+      outcome.status,
+      outcome.result,
+      outcome.errorMessage,
+      outcome.usage.promptTokens,
+      outcome.usage.completionTokens,
+      outcome.usage.totalTokens,
+      outcome.usage.costUsd,
+      outcome.usage.model,
+      outcome.completedAt,
+    ],
+  );
+}
+
+export async function findTask(db: Queryable, taskId: string): Promise<TaskRecord | undefined> {
+  const found = await db.query<TaskRow>('SELECT * FROM tasks WHERE task_id = $1', [taskId]);
+  const row = found.rows[0];
+  if (!row) return undefined;
+  return {
+    taskId: row.task_id,
+    workflowId: row.workflow_id,
+    runId: row.run_id,
+    tenantId: row.tenant_id,
+    userId: row.user_id,
+    sessionId: row.session_id,
+    query: row.query,
+    mode: row.mode,
+    status: row.status,
+    result: row.result,
+    errorMessage: row.error_message,
+    usage: {
+      promptTokens: row.prompt_tokens,
+      completionTokens: row.completion_tokens,
+      totalTokens: row.total_tokens,
+      costUsd: row.cost_usd,
+      model: row.model,
+    },
+    createdAt: row.created_at,
+    ...(row.completed_at ? { completedAt: row.completed_at } : {}),
+  };
+}

@@ -1,0 +1,38 @@
+// Flat ESLint config. The workflow rules are the part that matters: workflow code runs in Temporal's
+// deterministic sandbox, so Node built-ins and the non-workflow SDK packages must never reach it.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import globals from 'globals';
+import { builtinModules } from 'node:module';
+
+const nodeBuiltins = builtinModules.flatMap((name) => [name, `node:${name}`]);
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'protos/generated/', '.state/', '.tools/', 'coverage/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['workflows/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: nodeBuiltins.map((name) => ({ name, message: 'Workflow code is deterministic: no Node built-ins.' })),
+          patterns: [
+            {
+              group: ['@temporalio/activity', '@temporalio/client', '@temporalio/worker', '@temporalio/testing'],
+              message: 'Workflows may import @temporalio/workflow, @temporalio/common and types only.',
+            },
+          ],
+        },
+      ],
+      'no-restricted-globals': ['error', { name: 'process', message: 'No environment reads in workflow code.' }],
+    },
+  },
+);

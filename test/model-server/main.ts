@@ -1,0 +1,17 @@
+// Runs the scripted model server on its own as Weft's demo model (`make up` with no provider set).
+import { ScriptedModelServer } from './scripted-model-server';
+
+async function main(): Promise<void> {
+  const port = Number(process.env.WEFT_DEMO_MODEL_PORT ?? 8090);
+  const server = new ScriptedModelServer({ demo: true });
+  await server.start(port);
+  console.log(`demo model server (scripted, not a real LLM) on ${server.baseURL}`);
+  const stop = () => void server.stop().then(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch((err: unknown) => {
+  console.error('demo model server failed:', err);
+  process.exit(1);
+});

@@ -1,0 +1,26 @@
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import type { TaskActivities } from '../activities/task-activities';
+
+export interface WeftWorkerOptions {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  activities: TaskActivities;
+  shutdownGraceMs: number;
+  /** A prebuilt bundle (tests share one); otherwise the workflows are bundled from source. */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+}
+
+export const workflowsPath = require.resolve('../workflows');
+
+export async function createWeftWorker(options: WeftWorkerOptions): Promise<Worker> {
+  return Worker.create({
+    connection: options.connection,
+    namespace: options.namespace,
+    taskQueue: options.taskQueue,
+    activities: options.activities,
+    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
+    // Without a grace time, SIGTERM cuts running activities off mid-write.
+    shutdownGraceTime: options.shutdownGraceMs,
+  });
+}

@@ -1,0 +1,39 @@
+// The worker process: runs Weft's workflows and activities on the task queue until SIGINT/SIGTERM.
+import { NativeConnection } from '@temporalio/worker';
+import { createTaskActivities } from '../activities/task-activities';
+import { loadConfig } from '../core/config';
+import { createPool } from '../core/db/database';
+import { migrateDatabase } from '../core/db/migrate';
+import { createChatModel } from '../core/llm/chat-model';
+import { createRuntimeStore } from '../core/store';
+import { createWeftWorker } from './create-worker';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  await migrateDatabase(config.databaseUrl);
+  const pool = createPool(config.databaseUrl);
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const activities = createTaskActivities({
+    store: createRuntimeStore(pool),
+    chatModel: createChatModel(config.llm),
+    defaultModel: config.llm.model,
+  });
+  const worker = await createWeftWorker({
+    connection,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
+    activities,
+    shutdownGraceMs: config.shutdownGraceMs,
+  });
+  console.log(`worker polling task queue ${config.temporal.taskQueue} on ${config.temporal.address}`);
+  // The SDK's runtime shuts the worker down on SIGINT/SIGTERM; run() resolves once it has drained.
+  await worker.run();
+  await connection.close();
+  await pool.end();
+  console.log('worker stopped');
+}
+
+main().catch((err: unknown) => {
+  console.error('worker failed:', err);
+  process.exit(1);
+});

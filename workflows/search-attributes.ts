@@ -1,0 +1,19 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+// Typed search attributes let operators find Weft tasks in the Web UI, e.g.
+// `WeftTaskStatus = "RUNNING" AND WeftUserId = "alice"`.
+export const taskStatusKey = defineSearchAttributeKey('WeftTaskStatus', SearchAttributeType.KEYWORD);
+export const executionModeKey = defineSearchAttributeKey('WeftMode', SearchAttributeType.KEYWORD);
+export const userIdKey = defineSearchAttributeKey('WeftUserId', SearchAttributeType.KEYWORD);
+export const sessionIdKey = defineSearchAttributeKey('WeftSessionId', SearchAttributeType.KEYWORD);
+export const tenantIdKey = defineSearchAttributeKey('WeftTenantId', SearchAttributeType.KEYWORD);
+export const awaitingApprovalKey = defineSearchAttributeKey('WeftAwaitingApproval', SearchAttributeType.BOOL);
+
+export const weftSearchAttributes = [
+  taskStatusKey,
+  executionModeKey,
+  userIdKey,
+  sessionIdKey,
+  tenantIdKey,
+  awaitingApprovalKey,
+] as const;
