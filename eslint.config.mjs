@@ -20,7 +20,7 @@ export default tseslint.config(
   {
     files: ['workflows/**/*.ts'],
     rules: {
-      'no-restricted-imports': [
+      '@typescript-eslint/no-restricted-imports': [
         'error',
         {
           paths: nodeBuiltins.map((name) => ({ name, message: 'Workflow code is deterministic: no Node built-ins.' })),
@@ -28,6 +28,11 @@ export default tseslint.config(
             {
               group: ['@temporalio/activity', '@temporalio/client', '@temporalio/worker', '@temporalio/testing'],
               message: 'Workflows may import @temporalio/workflow, @temporalio/common and types only.',
+            },
+            {
+              group: ['**/activities/**', '**/core/**', '**/api/**', '**/workers/**'],
+              allowTypeImports: true,
+              message: 'Workflows see only the types of activities and core: use `import type`.',
             },
           ],
         },

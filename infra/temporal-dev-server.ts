@@ -107,7 +107,9 @@ export async function ensureSearchAttributes(address: string, namespace = 'defau
       break;
     } catch (err) {
       await connection?.close();
-      if (Date.now() > deadline) throw new Error(`Temporal at ${address} did not become healthy: ${String(err)}`);
+      if (Date.now() > deadline) {
+        throw new Error(`Temporal at ${address} did not become healthy: ${String(err)}`, { cause: err });
+      }
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }

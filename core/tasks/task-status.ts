@@ -15,7 +15,3 @@ export const ExecutionMode = {
   Complex: 'COMPLEX',
 } as const;
 export type ExecutionMode = (typeof ExecutionMode)[keyof typeof ExecutionMode];
-
-export function isFinished(status: TaskStatus): boolean {
-  return status !== TaskStatus.Queued && status !== TaskStatus.Running;
-}

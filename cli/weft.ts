@@ -1,0 +1,84 @@
+#!/usr/bin/env -S npx tsx
+// The `weft` command: talk to a running Weft API (`npm run weft -- --help`).
+import { Command } from 'commander';
+import type { ServiceError } from '@grpc/grpc-js';
+import { callUnary, createOrchestratorClient } from '../protos/clients';
+import type { GetTaskStatusResponse__Output } from '../protos/generated/shannon/orchestrator/GetTaskStatusResponse';
+import type { SubmitTaskRequest } from '../protos/generated/shannon/orchestrator/SubmitTaskRequest';
+import type { SubmitTaskResponse__Output } from '../protos/generated/shannon/orchestrator/SubmitTaskResponse';
+
+const program = new Command('weft').description('Weft: durable AI-agent orchestration on Temporal');
+program.option('--api <address>', 'Weft gRPC API address', process.env.WEFT_API_ADDRESS ?? '127.0.0.1:50052');
+
+const unfinished = new Set(['TASK_STATUS_QUEUED', 'TASK_STATUS_RUNNING']);
+
+function client() {
+  return createOrchestratorClient(program.opts<{ api: string }>().api);
+}
+
+function getStatus(taskId: string) {
+  const orchestrator = client();
+  return callUnary<{ task_id: string; include_details: boolean }, GetTaskStatusResponse__Output>(
+    orchestrator.GetTaskStatus,
+    orchestrator,
+    { task_id: taskId, include_details: true },
+  ).finally(() => orchestrator.close());
+}
+
+function printStatus(status: GetTaskStatusResponse__Output): void {
+  const usage = status.metrics?.token_usage;
+  console.log(`task      ${status.task_id}`);
+  console.log(`status    ${status.status.replace('TASK_STATUS_', '')}  (progress ${Math.round(status.progress * 100)}%)`);
+  if (status.result) console.log(`result    ${status.result}`);
+  if (status.error_message) console.log(`error     ${status.error_message}`);
+  if (usage && usage.total_tokens > 0) {
+    console.log(`tokens    ${usage.total_tokens} (prompt ${usage.prompt_tokens}, completion ${usage.completion_tokens})  model ${usage.model}`);
+  }
+}
+
+program
+  .command('submit')
+  .description('submit a task')
+  .argument('<query>', 'what the task should do')
+  .option('--user <id>', 'user id', process.env.USER ?? 'cli')
+  .option('--session <id>', 'session id to continue')
+  .option('--task-id <id>', 'task id (a repeated submit returns the same task)')
+  .option('--watch', 'wait and print the result')
+  .action(async (query: string, options: { user: string; session?: string; taskId?: string; watch?: boolean }) => {
+    const orchestrator = client();
+    const request: SubmitTaskRequest = {
+      query,
+      metadata: { user_id: options.user, session_id: options.session ?? '', task_id: options.taskId ?? '' },
+    };
+    const submitted = await callUnary<SubmitTaskRequest, SubmitTaskResponse__Output>(
+      orchestrator.SubmitTask,
+      orchestrator,
+      request,
+    ).finally(() => orchestrator.close());
+    console.log(`submitted ${submitted.task_id} (workflow ${submitted.workflow_id}): ${submitted.message}`);
+    if (!options.watch) return;
+    let last = '';
+    for (;;) {
+      const status = await getStatus(submitted.task_id);
+      if (status.status !== last) console.error(`... ${status.status.replace('TASK_STATUS_', '')}`);
+      last = status.status;
+      if (!unfinished.has(status.status)) {
+        printStatus(status);
+        if (status.status !== 'TASK_STATUS_COMPLETED') process.exitCode = 1;
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  });
+
+program
+  .command('status')
+  .description("show a task's status and result")
+  .argument('<task>', 'task id')
+  .action(async (taskId: string) => printStatus(await getStatus(taskId)));
+
+program.parseAsync().catch((err: ServiceError | Error) => {
+  const code = 'code' in err && typeof err.code === 'number' ? ` (gRPC status ${err.code})` : '';
+  console.error(`weft: ${'details' in err && err.details ? err.details : err.message}${code}`);
+  process.exit(1);
+});

@@ -1,0 +1,37 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { repoRoot } from './temporal-dev-server';
+
+const tsx = path.join(repoRoot, 'node_modules', '.bin', 'tsx');
+
+export interface ManagedProcess {
+  name: string;
+  child: ChildProcess;
+  exited: Promise<number | null>;
+}
+
+/** Runs a TypeScript entry point as a child process, its output prefixed with its name. */
+export function startProcess(name: string, entry: string, env: NodeJS.ProcessEnv): ManagedProcess {
+  const child = spawn(tsx, [entry], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const prefix = (stream: NodeJS.ReadableStream, out: NodeJS.WritableStream) => {
+    let buffered = '';
+    stream.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const lines = buffered.split('\n');
+      buffered = lines.pop() ?? '';
+      for (const line of lines) out.write(`[${name}] ${line}\n`);
+    });
+  };
+  prefix(child.stdout!, process.stdout);
+  prefix(child.stderr!, process.stderr);
+  return { name, child, exited: new Promise((resolve) => child.once('exit', resolve)) };
+}
+
+/** SIGTERM, then SIGKILL if the process has not exited after `graceMs`. */
+export async function stopProcess(proc: ManagedProcess, graceMs = 35_000): Promise<void> {
+  if (proc.child.exitCode !== null || proc.child.signalCode !== null) return;
+  proc.child.kill('SIGTERM');
+  const timer = setTimeout(() => proc.child.kill('SIGKILL'), graceMs);
+  await proc.exited;
+  clearTimeout(timer);
+}

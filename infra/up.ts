@@ -1,0 +1,101 @@
+// `make up`: starts the whole stack locally and stops all of it on Ctrl-C.
+// Temporal (dev server with a persistent SQLite file, unless TEMPORAL_ADDRESS points elsewhere),
+// Postgres (the local server, or an embedded one), the demo model when no provider is configured,
+// then the worker and the API. State lives in .state/, so a second `make up` picks up where it was.
+import path from 'node:path';
+import { loadConfig } from '../core/config';
+import { redactUrl } from '../core/db/database';
+import { DEMO_MODEL } from '../test/model-server/scripted-model-server';
+import { ensurePostgres } from './postgres';
+import { startProcess, stopProcess, type ManagedProcess } from './processes';
+import { ensureSearchAttributes, startDevServer, stateDir, type RunningDevServer } from './temporal-dev-server';
+
+const log = (line: string) => console.log(`[up] ${line}`);
+const demoModelPort = 8090;
+
+async function main(): Promise<void> {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  const stops: Array<() => Promise<void>> = [];
+  const processes: ManagedProcess[] = [];
+  let stopping = false;
+  const stopAll = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    log('stopping...');
+    for (const proc of [...processes].reverse()) await stopProcess(proc);
+    for (const stop of stops.reverse()) await stop().catch((err: unknown) => log(`stop failed: ${String(err)}`));
+    log('stopped');
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void stopAll(0));
+  process.on('SIGTERM', () => void stopAll(0));
+
+  try {
+    const postgres = await ensurePostgres(loadConfig(env).databaseUrl, Boolean(process.env.DATABASE_URL), log);
+    stops.push(postgres.stop);
+    env.DATABASE_URL = postgres.databaseUrl;
+
+    let temporalUi = 'your cluster\'s Web UI';
+    if (process.env.TEMPORAL_ADDRESS) {
+      log(`using the Temporal cluster at ${process.env.TEMPORAL_ADDRESS}`);
+      await ensureSearchAttributes(process.env.TEMPORAL_ADDRESS, loadConfig(env).temporal.namespace);
+    } else {
+      log('starting the Temporal dev server (state in .state/temporal)...');
+      const temporal: RunningDevServer = await startDevServer(
+        {
+          port: 7233,
+          uiPort: 8233,
+          dbFile: path.join(stateDir, 'temporal', 'temporal.db'),
+          logFile: path.join(stateDir, 'temporal', 'server.log'),
+        },
+        log,
+      );
+      stops.push(temporal.stop);
+      env.TEMPORAL_ADDRESS = temporal.address;
+      temporalUi = 'http://127.0.0.1:8233';
+    }
+
+    const demo = !env.WEFT_LLM_BASE_URL && !env.OPENAI_API_KEY && !env.WEFT_LLM_API_KEY;
+    if (demo) {
+      processes.push(startProcess('demo-model', 'test/model-server/main.ts', { ...env, WEFT_DEMO_MODEL_PORT: String(demoModelPort) }));
+      env.WEFT_LLM_BASE_URL = `http://127.0.0.1:${demoModelPort}/v1`;
+      env.WEFT_LLM_MODEL = DEMO_MODEL;
+    }
+
+    const worker = startProcess('worker', 'workers/main.ts', env);
+    const api = startProcess('api', 'api/main.ts', env);
+    processes.push(worker, api);
+    for (const proc of [worker, api]) {
+      void proc.exited.then((code) => {
+        if (!stopping) {
+          log(`${proc.name} exited with code ${code}; stopping everything`);
+          void stopAll(1);
+        }
+      });
+    }
+
+    const config = loadConfig(env);
+    console.log(
+      [
+        '',
+        'Weft is starting:',
+        `  gRPC API (Orchestrator)  127.0.0.1:${config.grpc.port}`,
+        `  Temporal                 ${config.temporal.address}  (Web UI: ${temporalUi})`,
+        `  Postgres                 ${redactUrl(config.databaseUrl)}${postgres.embedded ? '  (embedded)' : ''}`,
+        demo
+          ? `  Model                    DEMO: the scripted test model on :${demoModelPort}, not a real LLM.\n` +
+            '                           Set OPENAI_API_KEY (or WEFT_LLM_BASE_URL) for real answers.'
+          : `  Model                    ${config.llm.model} at ${config.llm.baseURL ?? 'api.openai.com'}`,
+        '',
+        'Try:  npm run weft -- submit "What is durable execution?" --watch',
+        'Stop: Ctrl-C',
+        '',
+      ].join('\n'),
+    );
+  } catch (err) {
+    log(err instanceof Error ? err.message : String(err));
+    await stopAll(1);
+  }
+}
+
+void main();

@@ -1,0 +1,36 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import { DeterminismViolationError } from '@temporalio/workflow';
+import { Worker } from '@temporalio/worker';
+
+// Golden histories recorded from real runs (test/histories, `npm run capture-histories`) must
+// replay against the current workflow code without a server. A failure here means a change would
+// break workflows already running in production: put it behind patched().
+
+const historiesDir = path.join(__dirname, '../histories');
+const goldenFiles = readdirSync(historiesDir).filter((file) => file.endsWith('.json'));
+
+function loadHistory(file: string) {
+  return historyFromJSON(JSON.parse(readFileSync(path.join(historiesDir, file), 'utf8')));
+}
+
+it('has golden histories to replay', () => {
+  expect(goldenFiles).toContain('standard-completed.json');
+});
+
+it.each(goldenFiles)('replays %s against the current workflow code', async (file) => {
+  await Worker.runReplayHistory(
+    { workflowBundle: { codePath: process.env.WEFT_TEST_WORKFLOW_BUNDLE! } },
+    loadHistory(file),
+    path.basename(file, '.json'),
+  );
+});
+
+it('detects a workflow whose code no longer matches its history', async () => {
+  const replay = Worker.runReplayHistory(
+    { workflowsPath: require.resolve('./drifted-workflows') },
+    loadHistory('standard-completed.json'),
+  );
+  await expect(replay).rejects.toBeInstanceOf(DeterminismViolationError);
+});

@@ -1,0 +1,77 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { Client } from 'pg';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { repoRoot, startDevServer, stateDir, type RunningDevServer } from '../../infra/temporal-dev-server';
+import { workflowsPath } from '../../workers/create-worker';
+
+// What every suite needs, started once: a Temporal dev server on a free port (never the one
+// `make up` uses), a fresh database with all migrations, and one workflow bundle. The locations
+// reach test files through environment variables.
+
+const testStateDir = path.join(stateDir, 'test');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function adminQuery(adminUrl: string, sql: string): Promise<void> {
+  const admin = new Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(sql);
+  } finally {
+    await admin.end();
+  }
+}
+
+const silentLogger = { info() {}, warn() {}, debug() {}, trace() {}, log() {}, error: console.error };
+
+export interface TestServices {
+  stop(): Promise<void>;
+}
+
+export async function startTestServices(): Promise<TestServices> {
+  mkdirSync(testStateDir, { recursive: true });
+  const temporal: RunningDevServer = await startDevServer({
+    port: await freePort(),
+    logFile: path.join(testStateDir, 'temporal.log'),
+  });
+
+  const adminUrl = process.env.WEFT_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const dbName = `weft_test_${process.pid}`;
+  await adminQuery(adminUrl, `DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+  await adminQuery(adminUrl, `CREATE DATABASE "${dbName}"`);
+  const databaseUrl = new URL(adminUrl);
+  databaseUrl.pathname = `/${dbName}`;
+  // Migrations run as a process: node-pg-migrate is ESM-only and stays out of jest's module system.
+  execFileSync(path.join(repoRoot, 'node_modules/.bin/tsx'), ['infra/migrate.ts'], {
+    cwd: repoRoot,
+    env: { ...process.env, DATABASE_URL: databaseUrl.toString() },
+    stdio: 'pipe',
+  });
+
+  const bundle = await bundleWorkflowCode({ workflowsPath, logger: silentLogger });
+  const bundlePath = path.join(testStateDir, `workflow-bundle-${process.pid}.js`);
+  writeFileSync(bundlePath, bundle.code);
+
+  process.env.TEMPORAL_ADDRESS = temporal.address;
+  process.env.DATABASE_URL = databaseUrl.toString();
+  process.env.WEFT_TEST_WORKFLOW_BUNDLE = bundlePath;
+
+  return {
+    async stop() {
+      await temporal.stop();
+      await adminQuery(adminUrl, `DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+    },
+  };
+}
