@@ -55,3 +55,6 @@ export class InvalidCursorError extends StoreError {
 export class InvalidStoreInputError extends StoreError {
   constructor(detail: string) { super(`invalid store input: ${detail}`); }
 }
+export class SessionNotEndedError extends StoreError {
+  constructor() { super('session not ended'); }
+}

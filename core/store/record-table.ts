@@ -16,7 +16,7 @@ interface RecordRow {
 
 const recordColumns = 'record_id, run_id, event_key, agent_id, session_id, turn_id, record_type, payload, recorded_at';
 
-function toStoredRecord(row: RecordRow): StoredRecord {
+export function toStoredRecord(row: RecordRow): StoredRecord {
   return {
     id: String(row.record_id),
     key: row.event_key,

@@ -88,14 +88,24 @@ export async function requireLiveSession(tx: Queryable, sessionId: string, lock 
   return session;
 }
 
+const runColumns = `run_id, agent_id, session_id, parent_run_id, predecessor_run_id, labels, status, start_outcome,
+  cancellation_reason, started_at, updated_at`;
+
 export async function findRun(tx: Queryable, runId: string, lock = false): Promise<RunMeta | undefined> {
   const found = await tx.query<RunRow>(
-    `SELECT run_id, agent_id, session_id, parent_run_id, predecessor_run_id, labels, status, start_outcome,
-            cancellation_reason, started_at, updated_at
-     FROM runtime_runs WHERE run_id = $1${lock ? ' FOR UPDATE' : ''}`,
+    `SELECT ${runColumns} FROM runtime_runs WHERE run_id = $1${lock ? ' FOR UPDATE' : ''}`,
     [runId],
   );
   return found.rows[0] ? toRunMeta(found.rows[0]) : undefined;
+}
+
+export async function findRunsBySession(db: Queryable, sessionId: string, statuses?: RunStatus[]): Promise<RunMeta[]> {
+  const rows = await db.query<RunRow>(
+    `SELECT ${runColumns} FROM runtime_runs WHERE session_id = $1 AND ($2::text[] IS NULL OR status = ANY($2))
+     ORDER BY started_at, run_id`,
+    [sessionId, statuses && statuses.length > 0 ? statuses : null],
+  );
+  return rows.rows.map(toRunMeta);
 }
 
 export async function requireRun(tx: Queryable, runId: string, lock = false): Promise<RunMeta> {
