@@ -89,9 +89,12 @@ export interface RecordPage {
   nextCursor: string;
 }
 
+const maxRecordId = 2n ** 63n - 1n;
+
+/** Cursors are record ids as the store returned them: positive integers in bigint range. */
 function parseCursor(cursor: string): string | undefined {
   if (cursor === '') return undefined;
-  if (!/^[1-9][0-9]{0,18}$/.test(cursor)) throw new InvalidCursorError();
+  if (!/^[1-9][0-9]{0,18}$/.test(cursor) || BigInt(cursor) > maxRecordId) throw new InvalidCursorError();
   return cursor;
 }
 
