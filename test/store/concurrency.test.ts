@@ -1,0 +1,103 @@
+import {
+  EventConflictError,
+  RecordType,
+  RunMetadataConflictError,
+  RunNotActiveError,
+  RunTerminalOutcomeConflictError,
+} from '../../core/store';
+import { childCommand, note, openStore, record, runningRoot, startCommand, terminal, uid } from './fixtures';
+
+// Races against real Postgres: every contender runs in its own transaction on its own connection.
+
+const { pool, store } = openStore();
+afterAll(() => pool.end());
+
+const settle = <T>(promises: Promise<T>[]) => Promise.allSettled(promises);
+const rejectedWith = (results: PromiseSettledResult<unknown>[]) =>
+  results.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => r.reason as Error);
+
+describe('racing writers', () => {
+  it('identical root starts: one insert, every racer gets the same original ids', async () => {
+    const { sessionId } = await runningRoot(store);
+    const cmd = startCommand({ runId: uid('run'), agentId: 'a', sessionId });
+    const results = await Promise.all(Array.from({ length: 12 }, () => store.startRootRun(cmd)));
+    expect(results.filter((r) => r.inserted)).toHaveLength(1);
+    expect(new Set(results.map((r) => r.startedRecordId)).size).toBe(1);
+    expect((await store.listRunRecords(cmd.runId, '', 100)).records).toHaveLength(1);
+  });
+
+  it('identical one-shot starts (no session row to serialize on): still one insert', async () => {
+    const cmd = startCommand({ runId: uid('oneshot'), agentId: 'a' });
+    const results = await Promise.all(Array.from({ length: 12 }, () => store.startOneShotRun(cmd)));
+    expect(results.filter((r) => r.inserted)).toHaveLength(1);
+    expect(new Set(results.map((r) => r.startedRecordId)).size).toBe(1);
+  });
+
+  it('racing successors: exactly one continues the predecessor', async () => {
+    const { run } = await runningRoot(store);
+    await store.recordRunSuspension({ runId: run.runId, checkpoint: Buffer.from('c'), record: record(run, RecordType.RunSuspended, {}) });
+    const successors = Array.from({ length: 10 }, () =>
+      startCommand({ runId: uid('next'), agentId: run.agentId, sessionId: run.sessionId, predecessorRunId: run.runId }),
+    );
+    const results = await settle(successors.map((cmd) => store.startRootRun(cmd)));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    for (const err of rejectedWith(results)) expect(err).toBeInstanceOf(RunMetadataConflictError);
+    const runs = await store.listRunsBySession(run.sessionId);
+    expect(runs.filter((r) => r.predecessorRunId === run.runId)).toHaveLength(1);
+  });
+
+  it('racing terminal writes: one outcome wins, the rest conflict, identical retries agree', async () => {
+    const { run } = await runningRoot(store);
+    const outcomes = [
+      ...Array.from({ length: 5 }, () => terminal(run, 'completed')),
+      ...Array.from({ length: 5 }, () => terminal(run, 'failed')),
+    ];
+    const results = await settle(outcomes.map((cmd) => store.recordRunTerminal(cmd)));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    for (const err of rejectedWith(results)) {
+      expect(err instanceof RunTerminalOutcomeConflictError || err instanceof EventConflictError).toBe(true);
+    }
+    const completions = (await store.listRunRecords(run.runId, '', 100)).records.filter((r) => r.type === RecordType.RunCompleted);
+    expect(completions).toHaveLength(1);
+
+    const { run: other } = await runningRoot(store);
+    const same = terminal(other, 'completed');
+    const identical = await Promise.all(Array.from({ length: 8 }, () => store.recordRunTerminal(same)));
+    expect(identical.filter((r) => r.inserted)).toHaveLength(1);
+    expect(new Set(identical.map((r) => r.recordId)).size).toBe(1);
+  });
+
+  it('a parent stopping while children start: every started child is linked before the parent ended', async () => {
+    const { run: parent } = await runningRoot(store);
+    const children = Array.from({ length: 16 }, () =>
+      childCommand(parent, { runId: uid('child'), agentId: 'c', sessionId: parent.sessionId }),
+    );
+    const starts = children.map((cmd) => store.startChildRun(cmd));
+    const stop = store.recordRunTerminal(terminal(parent, 'completed'));
+    const results = await settle([...starts, stop]);
+    expect(results.at(-1)!.status).toBe('fulfilled');
+    for (const err of rejectedWith(results)) expect(err).toBeInstanceOf(RunNotActiveError);
+
+    const parentLog = (await store.listRunRecords(parent.runId, '', 100)).records;
+    const endedAt = BigInt(parentLog.find((r) => r.type === RecordType.RunCompleted)!.id);
+    const links = parentLog.filter((r) => r.type === RecordType.ChildRunLinked);
+    const started = results.slice(0, -1).filter((r) => r.status === 'fulfilled').length;
+    expect(links).toHaveLength(started);
+    for (const link of links) expect(BigInt(link.id) < endedAt).toBe(true);
+    for (const [index, cmd] of children.entries()) {
+      const load = store.loadRun(cmd.runId);
+      if (results[index]!.status === 'fulfilled') await expect(load).resolves.toMatchObject({ parentRunId: parent.runId });
+      else await expect(load).rejects.toThrow('run not found');
+    }
+  });
+
+  it('concurrent appenders on one session: no duplicate, no lost write, ids in commit order', async () => {
+    const { run, sessionId } = await runningRoot(store);
+    const writes = Array.from({ length: 40 }, (_, i) => note(run, `n${i}`));
+    const results = await Promise.all([...writes, ...writes].map((rec) => store.appendRunRecord(rec)));
+    expect(results.filter((r) => r.inserted)).toHaveLength(40);
+    const page = await store.listSessionRunRecords(sessionId, '', 1000);
+    expect(page.records).toHaveLength(41);
+    expect(new Set(page.records.map((r) => r.key)).size).toBe(41);
+  });
+});
