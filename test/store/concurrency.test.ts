@@ -74,7 +74,7 @@ describe('racing writers', () => {
     );
     const starts = children.map((cmd) => store.startChildRun(cmd));
     const stop = store.recordRunTerminal(terminal(parent, 'completed'));
-    const results = await settle([...starts, stop]);
+    const results = await settle<unknown>([...starts, stop]);
     expect(results.at(-1)!.status).toBe('fulfilled');
     for (const err of rejectedWith(results)) expect(err).toBeInstanceOf(RunNotActiveError);
 

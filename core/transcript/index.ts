@@ -1,0 +1,3 @@
+export * from './messages';
+export * from './validate';
+export * from './run-log';
