@@ -1,16 +1,18 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { StoreError } from '../core/store';
 import { isPermanentModelError } from '../core/llm/chat-model';
+import { TranscriptError } from '../core/transcript';
 
 /**
- * Runs activity work and turns errors that can never succeed (store contract violations, permanent
- * provider errors) into non-retryable failures. Everything else is rethrown as is so Temporal retries.
+ * Runs activity work and turns errors that can never succeed (store contract violations, invalid
+ * transcripts, permanent provider errors) into non-retryable failures. Everything else is rethrown
+ * as is so Temporal retries it.
  */
 export async function failPermanentErrorsFast<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (err instanceof StoreError || isPermanentModelError(err)) {
+    if (err instanceof StoreError || err instanceof TranscriptError || isPermanentModelError(err)) {
       throw ApplicationFailure.nonRetryable((err as Error).message, (err as Error).name);
     }
     throw err;

@@ -1,11 +1,11 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import type { TaskActivities } from '../activities/task-activities';
+import type { WeftActivities } from '../activities';
 
 export interface WeftWorkerOptions {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
-  activities: TaskActivities;
+  activities: WeftActivities;
   shutdownGraceMs: number;
   /** A prebuilt bundle (tests share one); otherwise the workflows are bundled from source. */
   workflowBundle?: WorkerOptions['workflowBundle'];

@@ -1,6 +1,6 @@
 // The worker process: runs Weft's workflows and activities on the task queue until SIGINT/SIGTERM.
 import { NativeConnection } from '@temporalio/worker';
-import { createTaskActivities } from '../activities/task-activities';
+import { createActivities } from '../activities';
 import { loadConfig } from '../core/config';
 import { createPool } from '../core/db/database';
 import { migrateDatabase } from '../core/db/migrate';
@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   await migrateDatabase(config.databaseUrl);
   const pool = createPool(config.databaseUrl);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
-  const activities = createTaskActivities({
+  const activities = createActivities({
     store: createRuntimeStore(pool),
     chatModel: createChatModel(config.llm),
     defaultModel: config.llm.model,

@@ -7,7 +7,8 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { FinishTaskInput, ModelStepResult, TaskActivities } from '../activities/task-activities';
+import type { WeftActivities } from '../activities';
+import type { FinishTaskInput } from '../activities/task-lifecycle';
 import { executionModeKey, taskStatusKey } from './search-attributes';
 
 export interface TaskWorkflowInput {
@@ -25,13 +26,16 @@ export interface TaskWorkflowResult {
   modelUsed: string;
 }
 
-const { startTask, finishTask } = proxyActivities<TaskActivities>({
-  startToCloseTimeout: '30 seconds',
+// Store writes take milliseconds; a short timeout lets a retry follow a dead worker quickly.
+const { startTask, finishTask } = proxyActivities<WeftActivities>({
+  startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds' },
 });
 
-const { callModel } = proxyActivities<TaskActivities>({
+// Model calls are long but heartbeat, so a dead worker is noticed within the heartbeat timeout.
+const { runModelStep } = proxyActivities<WeftActivities>({
   startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
 });
 
@@ -43,9 +47,9 @@ function failureMessage(err: unknown): string {
 }
 
 /**
- * One task, end to end: record the run's start, answer with one model call (STANDARD mode),
- * record the terminal status with its usage. Every store write happens in an activity; this code
- * only decides, using workflow time for every timestamp so retries are exact.
+ * One task, end to end: record the run's start, answer with one model step (STANDARD mode), record
+ * the terminal status with its usage. Every store write happens in an activity; this code only
+ * decides, using workflow time for every timestamp so retries are exact.
  */
 export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkflowResult> {
   const { workflowId } = workflowInfo();
@@ -55,13 +59,7 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkfl
     { key: executionModeKey, value: 'STANDARD' },
   ]);
 
-  const { proceed } = await startTask({
-    ...input,
-    workflowId,
-    runId: workflowId,
-    mode: 'STANDARD',
-    startedAtMs: Date.now(),
-  });
+  const { proceed } = await startTask({ ...input, workflowId, runId: workflowId, mode: 'STANDARD', startedAtMs: Date.now() });
   if (!proceed) {
     upsertSearchAttributes([{ key: taskStatusKey, value: 'CANCELLED' }]);
     return { status: 'CANCELLED', result: '', errorMessage: 'session ended', modelUsed: '' };
@@ -70,11 +68,15 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkfl
   const finish = async (outcome: Omit<FinishTaskInput, 'taskId' | 'runId' | 'sessionId' | 'finishedAtMs'>) => {
     await finishTask({ ...run, ...outcome, finishedAtMs: Date.now() });
     upsertSearchAttributes([{ key: taskStatusKey, value: outcome.status }]);
+    return { status: outcome.status, result: outcome.result, errorMessage: outcome.errorMessage, modelUsed: outcome.usage.model };
   };
 
-  let answer: ModelStepResult;
+  let outcome: Parameters<typeof finish>[0];
   try {
-    answer = await callModel({ query: input.query });
+    const step = await runModelStep({ runId: workflowId, sessionId: input.sessionId, step: 0, query: input.query, stepAtMs: Date.now() });
+    outcome = step.sessionEnded
+      ? { status: 'CANCELLED', result: '', errorMessage: 'session ended', usage: noUsage, cancellationReason: 'session_ended' }
+      : { status: 'COMPLETED', result: step.text, errorMessage: '', usage: { ...step.usage, model: step.model } };
   } catch (err) {
     if (isCancellation(err)) {
       // The engine cancelled us; the terminal record must still be written, so step outside the scope.
@@ -87,8 +89,5 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkfl
     await finish({ status: 'FAILED', result: '', errorMessage, usage: noUsage });
     throw ApplicationFailure.nonRetryable(`task failed: ${errorMessage}`, 'TaskFailed');
   }
-
-  const usage = { ...answer.usage, model: answer.model };
-  await finish({ status: 'COMPLETED', result: answer.text, errorMessage: '', usage });
-  return { status: 'COMPLETED', result: answer.text, errorMessage: '', modelUsed: answer.model };
+  return finish(outcome);
 }

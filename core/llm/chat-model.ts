@@ -1,9 +1,6 @@
 import OpenAI from 'openai';
-
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
-}
+import { validateTranscript, type Message } from '../transcript';
+import { fromChatMessage, toChatMessages } from './chat-encoding';
 
 export interface TokenCounts {
   promptTokens: number;
@@ -12,7 +9,7 @@ export interface TokenCounts {
 }
 
 export interface ChatCompletion {
-  text: string;
+  message: Message;
   model: string;
   finishReason: string;
   usage: TokenCounts;
@@ -24,8 +21,14 @@ export interface ChatModelOptions {
   timeoutMs: number;
 }
 
+export interface ChatRequest {
+  model: string;
+  messages: readonly Message[];
+  signal?: AbortSignal;
+}
+
 export interface ChatModel {
-  complete(request: { model: string; messages: ChatMessage[]; signal?: AbortSignal }): Promise<ChatCompletion>;
+  complete(request: ChatRequest): Promise<ChatCompletion>;
 }
 
 /**
@@ -41,11 +44,13 @@ export function createChatModel(options: ChatModelOptions): ChatModel {
   });
   return {
     async complete({ model, messages, signal }) {
-      const response = await client.chat.completions.create({ model, messages }, { signal });
+      // An invalid transcript never reaches a provider.
+      validateTranscript(messages);
+      const response = await client.chat.completions.create({ model, messages: toChatMessages(messages) }, { signal });
       const choice = response.choices[0];
       if (!choice) throw new Error(`model ${model} returned no choices`);
       return {
-        text: choice.message.content ?? '',
+        message: fromChatMessage(choice.message),
         model: response.model,
         finishReason: choice.finish_reason,
         usage: {

@@ -1,5 +1,6 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { RecordType, encodePayload } from '../../core/store';
+import { assistantText, buildMessagesFromRunLog, userText } from '../../core/transcript';
 import { startTestStack, TEST_MODEL, type TestStack } from '../support/stack';
 import { getTaskStatus, grpcError, submitTask, waitForFinish } from '../support/grpc';
 
@@ -46,8 +47,18 @@ describe('a STANDARD task through the real API, Temporal and Postgres', () => {
 
     // The run's start and terminal records are in Postgres, in order.
     const page = await stack.store.listRunRecords(submitted.workflow_id, '', 10);
-    expect(page.records.map((r) => r.type)).toEqual([RecordType.RunStarted, RecordType.RunCompleted]);
-    expect(Buffer.from(page.records[1]!.payload)).toEqual(Buffer.from(encodePayload({ status: 'completed' })));
+    expect(page.records.map((r) => r.type)).toEqual([
+      RecordType.RunStarted,
+      RecordType.TranscriptSeeded,
+      RecordType.TranscriptAppended,
+      RecordType.RunCompleted,
+    ]);
+    expect(Buffer.from(page.records[3]!.payload)).toEqual(Buffer.from(encodePayload({ status: 'completed' })));
+    // The run log rebuilds exactly what the model saw and said.
+    expect(await buildMessagesFromRunLog(stack.store, submitted.workflow_id)).toEqual([
+      userText('What is the capital of France?'),
+      assistantText('Paris is the capital of France.'),
+    ]);
     const run = await stack.store.loadRun(submitted.workflow_id);
     expect(run.status).toBe('completed');
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { Pool } from 'pg';
-import { createTaskActivities } from '../../activities/task-activities';
+import { createActivities } from '../../activities';
 import { startApiServer, type ApiServer } from '../../api/server';
 import { createPool } from '../../core/db/database';
 import { createChatModel } from '../../core/llm/chat-model';
@@ -43,7 +43,7 @@ export async function startTestStack(options: { maxQueryBytes?: number } = {}): 
     connection: workerConnection,
     namespace: 'default',
     taskQueue,
-    activities: createTaskActivities({
+    activities: createActivities({
       store,
       chatModel: createChatModel({ baseURL: model.baseURL, apiKey: 'test', timeoutMs: 10_000 }),
       defaultModel: TEST_MODEL,

@@ -1,17 +1,16 @@
-import { Context } from '@temporalio/activity';
-import type { ChatModel, TokenCounts } from '../core/llm/chat-model';
 import { ENGINE_CANCELED_REASON, SessionEndedError, type RuntimeStore } from '../core/store';
+import type { TokenCounts } from '../core/llm/chat-model';
 import { insertTask, recordTaskOutcome } from '../core/tasks/task-index';
 import { TaskStatus, type ExecutionMode } from '../core/tasks/task-status';
 import { failPermanentErrorsFast } from './failures';
-import { TASK_AGENT_ID, runCompletedRecord, runStartedRecord, sessionEndedRecord } from './task-records';
-
-export interface TaskActivityDeps {
-  store: RuntimeStore;
-  chatModel: ChatModel;
-  /** Model used when a step does not name one. */
-  defaultModel: string;
-}
+import {
+  TASK_AGENT_ID,
+  cancellationIntentRecord,
+  ownerOf,
+  runCompletedRecord,
+  runStartedRecord,
+  sessionEndedRecord,
+} from './task-records';
 
 export interface StartTaskInput {
   taskId: string;
@@ -26,18 +25,6 @@ export interface StartTaskInput {
   startedAtMs: number;
 }
 
-export interface ModelStepInput {
-  query: string;
-  model?: string;
-}
-
-export interface ModelStepResult {
-  text: string;
-  model: string;
-  finishReason: string;
-  usage: TokenCounts;
-}
-
 export type FinishedStatus = typeof TaskStatus.Completed | typeof TaskStatus.Failed | typeof TaskStatus.Cancelled;
 
 export interface FinishTaskInput {
@@ -48,21 +35,22 @@ export interface FinishTaskInput {
   result: string;
   errorMessage: string;
   usage: TokenCounts & { model: string };
+  /** For an explicit cancellation (e.g. session_ended): recorded as the intent before the end. */
+  cancellationReason?: string;
   finishedAtMs: number;
 }
 
 const terminalStatusOf = { COMPLETED: 'completed', FAILED: 'failed', CANCELLED: 'canceled' } as const;
 
-export function createTaskActivities(deps: TaskActivityDeps) {
-  const { store } = deps;
+export function createTaskLifecycleActivities({ store }: { store: RuntimeStore }) {
   return {
     /** Records the run's start and indexes the task, in one transaction. */
     async startTask(input: StartTaskInput): Promise<{ proceed: boolean }> {
       return failPermanentErrorsFast(async () => {
         const at = new Date(input.startedAtMs);
-        const owner = { runId: input.runId, ...(input.sessionId ? { sessionId: input.sessionId } : {}) };
+        const owner = ownerOf(input.runId, input.sessionId);
         if (input.sessionId) {
-          // Sessions submitted with a task are opened on first use; an ended one stops the run below.
+          // Sessions named by a task are opened on first use; an ended one stops the run below.
           await store.createSession(input.sessionId, at).catch((err: unknown) => {
             if (!(err instanceof SessionEndedError)) throw err;
           });
@@ -95,26 +83,22 @@ export function createTaskActivities(deps: TaskActivityDeps) {
       });
     },
 
-    /** One LLM call. Cancelling the workflow aborts the HTTP request. */
-    async callModel(input: ModelStepInput): Promise<ModelStepResult> {
-      return failPermanentErrorsFast(async () => {
-        const completion = await deps.chatModel.complete({
-          model: input.model || deps.defaultModel,
-          messages: [{ role: 'user', content: input.query }],
-          signal: Context.current().cancellationSignal,
-        });
-        return completion;
-      });
-    },
-
     /** Records the terminal status, the run_completed record and the task's outcome, in one transaction. */
     async finishTask(input: FinishTaskInput): Promise<void> {
       return failPermanentErrorsFast(async () => {
         const at = new Date(input.finishedAtMs);
+        const owner = ownerOf(input.runId, input.sessionId);
         const status = terminalStatusOf[input.status];
-        const owner = { runId: input.runId, ...(input.sessionId ? { sessionId: input.sessionId } : {}) };
-        const run = await store.loadRun(input.runId);
-        const reason = status === 'canceled' ? run.cancellationReason || ENGINE_CANCELED_REASON : undefined;
+        if (input.cancellationReason) {
+          await store.recordRunCancellation({
+            runId: input.runId,
+            reason: input.cancellationReason,
+            record: cancellationIntentRecord(owner, at, input.cancellationReason),
+          });
+        }
+        // Cancelled without a recorded request means the engine cancelled the run.
+        const reason =
+          status === 'canceled' ? (await store.loadRun(input.runId)).cancellationReason || ENGINE_CANCELED_REASON : undefined;
         const record = runCompletedRecord(owner, at, {
           status,
           ...(reason ? { reason } : {}),
@@ -133,5 +117,3 @@ export function createTaskActivities(deps: TaskActivityDeps) {
     },
   };
 }
-
-export type TaskActivities = ReturnType<typeof createTaskActivities>;

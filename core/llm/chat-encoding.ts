@@ -1,0 +1,66 @@
+import type {
+  ChatCompletionContentPart,
+  ChatCompletionMessage,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions';
+import type { Message, Part } from '../transcript';
+
+// Weft's transcript <-> OpenAI chat format, part order preserved. Thinking, citations and cache
+// checkpoints stay in the transcript for audit and replay; the chat format has no place for them.
+
+function userContent(parts: Part[]): ChatCompletionContentPart[] {
+  return parts.flatMap((part): ChatCompletionContentPart[] => {
+    if (part.kind === 'text') return [{ type: 'text', text: part.text }];
+    if (part.kind === 'image') {
+      const url = part.url ?? `data:${part.mediaType ?? 'image/png'};base64,${part.data ?? ''}`;
+      return [{ type: 'image_url', image_url: { url } }];
+    }
+    if (part.kind === 'document') return [{ type: 'text', text: part.text ?? (part.chunks ?? []).join('\n') }];
+    return [];
+  });
+}
+
+const asString = (content: unknown) => (typeof content === 'string' ? content : JSON.stringify(content));
+
+export function toChatMessages(messages: readonly Message[], system?: string): ChatCompletionMessageParam[] {
+  const out: ChatCompletionMessageParam[] = system ? [{ role: 'system', content: system }] : [];
+  for (const message of messages) {
+    if (message.role === 'assistant') {
+      const text = message.parts.flatMap((p) => (p.kind === 'text' ? [p.text] : [])).join('');
+      const calls = message.parts.flatMap((p) =>
+        p.kind === 'tool_use'
+          ? [{ id: p.id, type: 'function' as const, function: { name: p.name, arguments: JSON.stringify(p.input ?? {}) } }]
+          : [],
+      );
+      out.push({ role: 'assistant', content: text || null, ...(calls.length > 0 ? { tool_calls: calls } : {}) });
+      continue;
+    }
+    // Tool results first, as the chat format requires them right after the assistant's calls.
+    for (const part of message.parts) {
+      if (part.kind === 'tool_result') out.push({ role: 'tool', tool_call_id: part.toolUseId, content: asString(part.content) });
+    }
+    const content = userContent(message.parts);
+    if (content.length === 0) continue;
+    const onlyText = content.every((c) => c.type === 'text');
+    out.push({ role: 'user', content: onlyText ? content.map((c) => (c as { text: string }).text).join('') : content });
+  }
+  return out;
+}
+
+/** The assistant's reply as a transcript message: its text, then its tool calls, in order. */
+export function fromChatMessage(reply: ChatCompletionMessage): Message {
+  const parts: Part[] = [];
+  if (reply.content) parts.push({ kind: 'text', text: reply.content });
+  for (const call of reply.tool_calls ?? []) {
+    if (call.type !== 'function') continue;
+    let input: unknown;
+    try {
+      input = JSON.parse(call.function.arguments || '{}');
+    } catch {
+      input = { _unparsed_arguments: call.function.arguments };
+    }
+    parts.push({ kind: 'tool_use', id: call.id, name: call.function.name, input });
+  }
+  if (parts.length === 0) parts.push({ kind: 'text', text: '' });
+  return { role: 'assistant', parts };
+}
