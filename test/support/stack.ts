@@ -14,6 +14,37 @@ import { ScriptedModelServer } from '../model-server/scripted-model-server';
 
 export const TEST_MODEL = 'scripted-test-model';
 
+export interface RunningWorker {
+  worker: Worker;
+  stop(): Promise<void>;
+}
+
+/** A Weft worker on the shared test Temporal server, its model calls going to `modelBaseURL`. */
+export async function startTestWorker(options: { taskQueue: string; store: RuntimeStore; modelBaseURL: string }): Promise<RunningWorker> {
+  const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+  const worker = await createWeftWorker({
+    connection,
+    namespace: 'default',
+    taskQueue: options.taskQueue,
+    activities: createActivities({
+      store: options.store,
+      chatModel: createChatModel({ baseURL: options.modelBaseURL, apiKey: 'test', timeoutMs: 10_000 }),
+      defaultModel: TEST_MODEL,
+    }),
+    shutdownGraceMs: 5_000,
+    workflowBundle: { codePath: process.env.WEFT_TEST_WORKFLOW_BUNDLE! },
+  });
+  const running = worker.run();
+  return {
+    worker,
+    async stop() {
+      worker.shutdown();
+      await running;
+      await connection.close();
+    },
+  };
+}
+
 export interface TestStack {
   pool: Pool;
   store: RuntimeStore;
@@ -30,30 +61,14 @@ export interface TestStack {
  * a worker on its own task queue, the gRPC API on a free port, and a scripted model server.
  */
 export async function startTestStack(options: { maxQueryBytes?: number } = {}): Promise<TestStack> {
-  const temporalAddress = process.env.TEMPORAL_ADDRESS!;
-  const databaseUrl = process.env.DATABASE_URL!;
   const taskQueue = `test-${randomUUID()}`;
-  const pool = createPool(databaseUrl);
+  const pool = createPool(process.env.DATABASE_URL!);
   const store = createRuntimeStore(pool);
   const model = new ScriptedModelServer();
   await model.start();
+  const worker = await startTestWorker({ taskQueue, store, modelBaseURL: model.baseURL });
 
-  const workerConnection = await NativeConnection.connect({ address: temporalAddress });
-  const worker: Worker = await createWeftWorker({
-    connection: workerConnection,
-    namespace: 'default',
-    taskQueue,
-    activities: createActivities({
-      store,
-      chatModel: createChatModel({ baseURL: model.baseURL, apiKey: 'test', timeoutMs: 10_000 }),
-      defaultModel: TEST_MODEL,
-    }),
-    shutdownGraceMs: 5_000,
-    workflowBundle: { codePath: process.env.WEFT_TEST_WORKFLOW_BUNDLE! },
-  });
-  const workerRun = worker.run();
-
-  const clientConnection = await Connection.connect({ address: temporalAddress });
+  const clientConnection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const temporal = new Client({ connection: clientConnection, namespace: 'default' });
   const api = await startApiServer(
     { temporal, pool, taskQueue, maxQueryBytes: options.maxQueryBytes ?? 32 * 1024 },
@@ -73,9 +88,7 @@ export async function startTestStack(options: { maxQueryBytes?: number } = {}): 
     async stop() {
       orchestrator.close();
       await api.shutdown();
-      worker.shutdown();
-      await workerRun;
-      await workerConnection.close();
+      await worker.stop();
       await clientConnection.close();
       await model.stop();
       await pool.end();

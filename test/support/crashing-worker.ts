@@ -1,0 +1,27 @@
+// A worker process that kills itself (SIGKILL, no cleanup) right after a chosen store write has
+// committed and before its activity can report completion: the worst moment for exactly-once.
+import '../setup/quiet-sdk-logs';
+import { createPool } from '../../core/db/database';
+import { createRuntimeStore, type RuntimeStore } from '../../core/store';
+import { startTestWorker } from './stack';
+
+async function main(): Promise<void> {
+  const crashAfter = process.env.CRASH_AFTER_RECORD_TYPE!;
+  const pool = createPool(process.env.DATABASE_URL!);
+  const store = createRuntimeStore(pool);
+  const crashing: RuntimeStore = {
+    ...store,
+    async appendRunRecord(record, alsoWrite) {
+      const written = await store.appendRunRecord(record, alsoWrite);
+      if (record.type === crashAfter) process.kill(process.pid, 'SIGKILL');
+      return written;
+    },
+  };
+  await startTestWorker({ taskQueue: process.env.WEFT_TASK_QUEUE!, store: crashing, modelBaseURL: process.env.WEFT_LLM_BASE_URL! });
+  console.log('crashing worker ready');
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
