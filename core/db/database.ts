@@ -1,7 +1,11 @@
 import { Client, Pool } from 'pg';
 
 export function createPool(databaseUrl: string, max = 10): Pool {
-  return new Pool({ connectionString: databaseUrl, max });
+  const pool = new Pool({ connectionString: databaseUrl, max });
+  // An idle client dies when Postgres restarts or kills it; the pool replaces it on next use.
+  // Without a listener that 'error' event would crash the whole process.
+  pool.on('error', (err) => console.error(`postgres: idle connection lost: ${err.message}`));
+  return pool;
 }
 
 /** Creates the database named in the URL when it does not exist yet (first start on a machine). */

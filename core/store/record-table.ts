@@ -1,5 +1,12 @@
 import type { Queryable } from '../db/transaction';
-import { EventConflictError, InvalidCursorError, InvalidStoreInputError } from './errors';
+import {
+  EventConflictError,
+  InvalidCursorError,
+  InvalidStoreInputError,
+  RecordOwnerMismatchError,
+  RunNotActiveError,
+  RunNotFoundError,
+} from './errors';
 import type { RecordInput, RecordWrite, StoredRecord } from './records';
 
 interface RecordRow {
@@ -82,6 +89,41 @@ export async function insertRecord(tx: Queryable, record: RecordInput): Promise<
   const stored = await findRecordByKey(tx, record.runId, record.key);
   if (!stored) throw new EventConflictError(`key ${record.key} vanished during insert`);
   return requireExactRetry(stored, record);
+}
+
+type AppendOutcome = 'inserted' | 'exists' | 'run_not_found' | 'owner_mismatch' | 'run_not_active';
+
+/**
+ * appendRunRecord's rules in one round trip (see migration 002): lock session and run, check the
+ * owner, return an existing record for exact-retry comparison, refuse a stopped run, insert.
+ */
+export async function appendRecord(db: Queryable, record: RecordInput): Promise<RecordWrite> {
+  const result = await db.query<Omit<RecordRow, 'run_id' | 'event_key'> & { outcome: AppendOutcome }>(
+    'SELECT * FROM weft_append_run_record($1, $2, $3, $4, $5, $6, $7, $8)',
+    [
+      record.runId,
+      record.key,
+      record.agentId,
+      record.sessionId ?? null,
+      record.turnId ?? '',
+      record.type,
+      Buffer.from(record.payload),
+      record.timestamp,
+    ],
+  );
+  const row = result.rows[0]!;
+  switch (row.outcome) {
+    case 'inserted':
+      return { recordId: String(row.record_id), inserted: true };
+    case 'exists':
+      return requireExactRetry({ ...row, run_id: record.runId, event_key: record.key }, record);
+    case 'run_not_found':
+      throw new RunNotFoundError();
+    case 'owner_mismatch':
+      throw new RecordOwnerMismatchError();
+    case 'run_not_active':
+      throw new RunNotActiveError();
+  }
 }
 
 export interface RecordPage {

@@ -67,10 +67,8 @@ function validateLifecycleRecord(runId: string, record: RecordInput, type: strin
 }
 
 /** The change already happened: only an exact retry of the record that first proved it is accepted. */
-async function replayChange(tx: Queryable, run: RunMeta, change: LifecycleChange, record: RecordInput): Promise<RecordWrite | undefined> {
-  const firstId = await findLifecycleRecordId(tx, run.runId, change);
-  if (!firstId) return undefined;
-  const stored = await findRecordByKey(tx, run.runId, record.key);
+async function replayChange(tx: Queryable, firstId: string, change: LifecycleChange, record: RecordInput): Promise<RecordWrite> {
+  const stored = await findRecordByKey(tx, record.runId, record.key);
   if (!stored || String(stored.record_id) !== firstId) {
     throw new EventConflictError(`the ${change} was recorded with another record`);
   }
@@ -94,8 +92,8 @@ export function validateCancellation(cmd: RunCancellationCommand): void {
 export async function recordCancellationIn(tx: Queryable, cmd: RunCancellationCommand): Promise<RecordWrite> {
   const run = await lockOwnedRun(tx, cmd.runId, cmd.record);
   if (run.cancellationReason && run.cancellationReason !== cmd.reason) throw new RunCancellationReasonConflictError();
-  const replayed = await replayChange(tx, run, 'cancellation', cmd.record);
-  if (replayed) return replayed;
+  const firstId = await findLifecycleRecordId(tx, run.runId, 'cancellation');
+  if (firstId) return replayChange(tx, firstId, 'cancellation', cmd.record);
   if (run.status !== 'running' && run.status !== 'suspended') throw new RunNotActiveError();
   const written = await insertRecord(tx, cmd.record);
   await tx.query('UPDATE runtime_runs SET cancellation_reason = $2, updated_at = $3 WHERE run_id = $1', [
@@ -121,8 +119,8 @@ export async function recordSuspensionIn(tx: Queryable, cmd: RunSuspensionComman
   ]);
   const first = stored.rows[0];
   if (first && !first.checkpoint.equals(Buffer.from(cmd.checkpoint))) throw new RunSuspensionConflictError();
-  const replayed = await replayChange(tx, run, 'suspension', cmd.record);
-  if (replayed) return replayed;
+  const firstId = await findLifecycleRecordId(tx, run.runId, 'suspension');
+  if (firstId) return replayChange(tx, firstId, 'suspension', cmd.record);
   if (run.status !== 'running') throw new RunNotActiveError();
   const written = await insertRecord(tx, cmd.record);
   await tx.query('INSERT INTO runtime_run_checkpoints (run_id, record_id, checkpoint) VALUES ($1, $2, $3)', [
@@ -176,10 +174,11 @@ function requireCancellationProvenance(run: RunMeta, payloadReason: string | und
 /** Stores the final status and run_completed together. */
 export async function recordTerminalIn(tx: Queryable, cmd: RunTerminalCommand, payloadReason: string | undefined): Promise<RecordWrite> {
   const run = await lockOwnedRun(tx, cmd.runId, cmd.record);
-  const finished = await findLifecycleRecordId(tx, cmd.runId, 'terminal');
-  if (finished && run.status !== cmd.status) throw new RunTerminalOutcomeConflictError();
-  const replayed = await replayChange(tx, run, 'terminal', cmd.record);
-  if (replayed) return replayed;
+  const firstId = await findLifecycleRecordId(tx, cmd.runId, 'terminal');
+  if (firstId) {
+    if (run.status !== cmd.status) throw new RunTerminalOutcomeConflictError();
+    return replayChange(tx, firstId, 'terminal', cmd.record);
+  }
   if (cmd.status === 'canceled') requireCancellationProvenance(run, payloadReason);
   const written = await insertRecord(tx, cmd.record);
   await updateRunStatus(tx, cmd.runId, cmd.status, cmd.record.timestamp);

@@ -119,8 +119,10 @@ export async function requireRun(tx: Queryable, runId: string, lock = false): Pr
  * then the run row. Session-wide record ids therefore follow commit order.
  */
 export async function lockRunForWrite(tx: Queryable, runId: string): Promise<RunMeta> {
-  const peek = await requireRun(tx, runId);
-  if (peek.sessionId) await findSession(tx, peek.sessionId, true);
+  await tx.query(
+    'SELECT 1 FROM runtime_sessions WHERE session_id = (SELECT session_id FROM runtime_runs WHERE run_id = $1) FOR UPDATE',
+    [runId],
+  );
   return requireRun(tx, runId, true);
 }
 

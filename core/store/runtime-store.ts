@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import type { Queryable } from '../db/transaction';
-import { InvalidStoreInputError, RecordOwnerMismatchError, RunNotActiveError } from './errors';
-import { findRecordByKey, insertRecord, listRecordPage, requireExactRetry, toStoredRecord, type RecordPage } from './record-table';
+import { InvalidStoreInputError } from './errors';
+import { appendRecord, findRecordByKey, listRecordPage, toStoredRecord, type RecordPage } from './record-table';
 import { lifecycleRecordTypes, type RecordInput, type RecordWrite, type RunStatus, type StoredRecord } from './records';
 import {
   loadSuspensionIn,
@@ -24,7 +24,7 @@ import {
   type RunStartResult,
   type StartKind,
 } from './run-starts';
-import { lockRunForWrite, requireLiveSession, requireRun, type RunMeta, type Session } from './run-table';
+import { requireLiveSession, requireRun, type RunMeta, type Session } from './run-table';
 import {
   createSessionIn,
   endSessionIn,
@@ -33,7 +33,7 @@ import {
   purgeSessionIn,
 } from './sessions';
 import { storeTransaction } from './transactions';
-import { requireId, requireOwner, validateRecordShape } from './validation';
+import { requireId, validateRecordShape } from './validation';
 
 /** Writes that must commit together with a newly applied lifecycle change (the task index, events). */
 export type AlsoWrite<T> = (tx: Queryable, change: T) => Promise<void>;
@@ -120,14 +120,9 @@ export function createRuntimeStore(pool: Pool): RuntimeStore {
       if (lifecycleRecordTypes.has(record.type)) {
         throw new InvalidStoreInputError(`${record.type} records are written by lifecycle methods only`);
       }
-      return change(async (tx) => {
-        const run = await lockRunForWrite(tx, record.runId);
-        requireOwner(record, run, () => new RecordOwnerMismatchError());
-        const stored = await findRecordByKey(tx, record.runId, record.key);
-        if (stored) return requireExactRetry(stored, record);
-        if (run.status !== 'running') throw new RunNotActiveError();
-        return insertRecord(tx, record);
-      }, alsoWrite);
+      // Without companion writes the store function is atomic on its own: one round trip.
+      if (!alsoWrite) return appendRecord(pool, record);
+      return change((tx) => appendRecord(tx, record), alsoWrite);
     },
 
     loadRun: async (runId) => {

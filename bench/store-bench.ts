@@ -1,0 +1,135 @@
+// Runtime store benchmark: `npx tsx bench/store-bench.ts` (DATABASE_URL picks the server; a
+// scratch database weft_bench is created and dropped). Prints p50/p99 and ops/s for lifecycle
+// transactions, concurrent appends and page reads, beside a plain INSERT baseline measured on the
+// same database in the same run.
+import { randomUUID } from 'node:crypto';
+import { Client, type Pool } from 'pg';
+import { createPool } from '../core/db/database';
+import { migrateDatabase } from '../core/db/migrate';
+import { RecordType, createRuntimeStore, encodePayload, type RecordInput, type RuntimeStore } from '../core/store';
+import { printTable, summarize, timed, type Summary } from './stats';
+
+const lifecycleRuns = Number(process.env.BENCH_RUNS ?? 1000);
+const writers = Number(process.env.BENCH_WRITERS ?? 8);
+const appendsPerWriter = Number(process.env.BENCH_APPENDS ?? 1500);
+const pageSize = 100;
+
+let clock = Date.now();
+const tick = () => new Date((clock += 1));
+
+function rec(run: { runId: string; agentId: string; sessionId?: string }, type: string, payload: object): RecordInput {
+  return { key: randomUUID(), runId: run.runId, agentId: run.agentId, ...(run.sessionId ? { sessionId: run.sessionId } : {}), type, timestamp: tick(), payload: encodePayload(payload) };
+}
+
+async function startRun(store: RuntimeStore, sessionId: string) {
+  const run = { runId: randomUUID(), agentId: 'bench.agent', sessionId };
+  const startedAt = tick();
+  await store.startRootRun({
+    ...run,
+    startedAt,
+    started: { ...rec(run, RecordType.RunStarted, {}), timestamp: startedAt },
+    canceled: rec(run, RecordType.RunCompleted, { status: 'canceled', reason: 'session_ended' }),
+  });
+  return run;
+}
+
+async function lifecycle(store: RuntimeStore, sessionId: string): Promise<Summary[]> {
+  const starts: number[] = [];
+  const terminals: number[] = [];
+  const begin = Date.now();
+  for (let i = 0; i < lifecycleRuns; i++) {
+    const run = await timed(starts, () => startRun(store, sessionId));
+    await timed(terminals, () => store.recordRunTerminal({ runId: run.runId, status: 'completed', record: rec(run, RecordType.RunCompleted, { status: 'completed' }) }));
+  }
+  const seconds = (Date.now() - begin) / 1000;
+  return [summarize('lifecycle: startRootRun', starts, seconds), summarize('lifecycle: recordRunTerminal', terminals, seconds)];
+}
+
+async function appends(store: RuntimeStore): Promise<{ summary: Summary; runId: string }> {
+  const runs = [];
+  for (let w = 0; w < writers; w++) {
+    const sessionId = randomUUID();
+    await store.createSession(sessionId, tick());
+    runs.push(await startRun(store, sessionId));
+  }
+  const latencies: number[] = [];
+  const payload = { text: 'x'.repeat(200) };
+  const begin = process.hrtime.bigint();
+  await Promise.all(
+    runs.map(async (run) => {
+      for (let i = 0; i < appendsPerWriter; i++) await timed(latencies, () => store.appendRunRecord(rec(run, 'bench.note', payload)));
+    }),
+  );
+  const seconds = Number(process.hrtime.bigint() - begin) / 1e9;
+  return { summary: summarize(`appendRunRecord, ${writers} writers`, latencies, seconds), runId: runs[0]!.runId };
+}
+
+async function plainInserts(pool: Pool): Promise<Summary> {
+  await pool.query(`CREATE TABLE IF NOT EXISTS bench_plain (id bigserial PRIMARY KEY, run_id text NOT NULL, event_key text NOT NULL,
+    agent_id text NOT NULL, session_id text, record_type text NOT NULL, payload bytea NOT NULL, recorded_at timestamptz NOT NULL)`);
+  const latencies: number[] = [];
+  const payload = encodePayload({ text: 'x'.repeat(200) });
+  const begin = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: writers }, async () => {
+      const runId = randomUUID();
+      for (let i = 0; i < appendsPerWriter; i++) {
+        await timed(latencies, () =>
+          pool.query(
+            'INSERT INTO bench_plain (run_id, event_key, agent_id, session_id, record_type, payload, recorded_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+            [runId, randomUUID(), 'bench.agent', runId, 'bench.note', payload, tick()],
+          ),
+        );
+      }
+    }),
+  );
+  const seconds = Number(process.hrtime.bigint() - begin) / 1e9;
+  return summarize(`plain INSERT baseline, ${writers} writers`, latencies, seconds);
+}
+
+async function pageReads(store: RuntimeStore, runId: string): Promise<Summary> {
+  const latencies: number[] = [];
+  const begin = Date.now();
+  for (let round = 0; round < 5; round++) {
+    let cursor = '';
+    do {
+      cursor = (await timed(latencies, () => store.listRunRecords(runId, cursor, pageSize))).nextCursor;
+    } while (cursor);
+  }
+  return summarize(`listRunRecords, pages of ${pageSize}`, latencies, (Date.now() - begin) / 1000);
+}
+
+async function main(): Promise<void> {
+  const server = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  const benchUrl = new URL(server);
+  benchUrl.pathname = '/weft_bench';
+  server.pathname = '/postgres';
+  const admin = new Client({ connectionString: server.toString() });
+  await admin.connect();
+  await admin.query('DROP DATABASE IF EXISTS weft_bench WITH (FORCE)');
+  await migrateDatabase(benchUrl.toString());
+  const pool = createPool(benchUrl.toString(), writers + 2);
+  const store = createRuntimeStore(pool);
+  try {
+    const sessionId = randomUUID();
+    await store.createSession(sessionId, tick());
+    const rows = await lifecycle(store, sessionId);
+    const baseline = await plainInserts(pool);
+    const appended = await appends(store);
+    rows.push(appended.summary, baseline, await pageReads(store, appended.runId));
+    printTable(rows);
+    const ratio = appended.summary.opsPerSecond / baseline.opsPerSecond;
+    const lifecycleP99 = Math.max(rows[0]!.p99, rows[1]!.p99);
+    console.log(`\nlifecycle transaction p99: ${lifecycleP99.toFixed(2)} ms (target <= 5 ms)`);
+    console.log(`appends: ${appended.summary.opsPerSecond.toFixed(0)}/s (target >= 5000/s), ${(ratio * 100).toFixed(0)}% of plain INSERT (target >= 50%)`);
+  } finally {
+    await pool.end();
+    await admin.query('DROP DATABASE IF EXISTS weft_bench WITH (FORCE)');
+    await admin.end();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
