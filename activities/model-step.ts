@@ -1,78 +1,162 @@
 import { Context } from '@temporalio/activity';
-import type { ChatModel, TokenCounts } from '../core/llm/chat-model';
-import type { RuntimeStore } from '../core/store';
-import { buildMessagesFromRunLog, decodeTranscriptRecord, textOf, userText } from '../core/transcript';
+import type { TokenCounts } from '../core/llm/chat-model';
+import { costOf } from '../core/llm/pricing';
+import type { ModelTier } from '../core/orchestration/plan';
+import { recordStepUsage, spendOf } from '../core/tasks/task-usage';
+import type { ToolOutcome } from '../core/tools/tool';
+import {
+  buildMessagesFromRunLog,
+  decodeTranscriptRecord,
+  textOf,
+  userText,
+  type Message,
+  type Part,
+} from '../core/transcript';
+import type { ActivityDeps } from './deps';
 import { failPermanentErrorsFast } from './failures';
 import { whileHeartbeating } from './heartbeat';
-import { ownerOf, seedRecord, stepReplyKey, stepReplyRecord } from './task-records';
+import { ownerOf, seedRecord, stepReplyKey, stepReplyRecord, toolResultKey, toolResultsRecord } from './task-records';
+
+export interface Budget {
+  taskTokens?: number;
+  agentTokens?: number;
+  taskCostUsd?: number;
+}
 
 export interface ModelStepInput {
+  taskId: string;
+  /** The run whose transcript this step extends: the task run, or an agent's child run. */
   runId: string;
+  runAgentId?: string;
   sessionId: string;
+  /** The agent, in the task's terms, that spends the tokens ('main' for a single-agent task). */
+  agentId: string;
   step: number;
-  /** The user's query; seeds the transcript on the first step. */
-  query: string;
-  model?: string;
+  /** User text that seeds the transcript on step 0. */
+  seed?: string;
+  system?: string;
+  /** Tool calls of the previous step whose results go back to the model now. */
+  toolResultsFor?: string[];
+  tools?: string[];
+  tier?: ModelTier;
+  budget?: Budget;
   /** Workflow time of the step, epoch milliseconds: the timestamp of its records. */
   stepAtMs: number;
 }
 
-export type ModelStepResult =
-  | { sessionEnded: true }
-  | { sessionEnded: false; text: string; model: string; finishReason: string; usage: TokenCounts };
-
-export interface ModelStepDeps {
-  store: RuntimeStore;
-  chatModel: ChatModel;
-  /** Model used when a step does not name one. */
-  defaultModel: string;
+export interface ToolCallRequest {
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
 }
 
-export function createModelStepActivities({ store, chatModel, defaultModel }: ModelStepDeps) {
+export type ModelStepResult =
+  | { kind: 'session_ended' }
+  | { kind: 'over_budget'; reason: string }
+  | {
+      kind: 'reply';
+      text: string;
+      toolCalls: ToolCallRequest[];
+      model: string;
+      usage: TokenCounts;
+      costUsd: number;
+      /** Set when this step's usage crossed a budget: no further step may run. */
+      overBudget?: string;
+    };
+
+function overBudget(budget: Budget | undefined, task: { tokens: number; costUsd: number }, agent: { tokens: number }): string | undefined {
+  if (!budget) return undefined;
+  if (budget.taskTokens && task.tokens > budget.taskTokens) return `task used ${task.tokens} tokens of its ${budget.taskTokens} token budget`;
+  if (budget.agentTokens && agent.tokens > budget.agentTokens) return `agent used ${agent.tokens} tokens of its ${budget.agentTokens} token budget`;
+  if (budget.taskCostUsd && task.costUsd > budget.taskCostUsd) {
+    return `task cost $${task.costUsd.toFixed(4)} of its $${budget.taskCostUsd} cost limit`;
+  }
+  return undefined;
+}
+
+function replyOf(message: Message, model: string, usage: TokenCounts, costUsd: number) {
+  const toolCalls = message.parts.flatMap((part) =>
+    part.kind === 'tool_use' ? [{ id: part.id, name: part.name, arguments: (part.input ?? {}) as Record<string, unknown> }] : [],
+  );
+  return { kind: 'reply' as const, text: textOf(message), toolCalls, model, usage, costUsd };
+}
+
+export function createModelStepActivities({ store, pool, chatModel, models, prices, tools }: ActivityDeps) {
+  const spend = async (input: ModelStepInput) => ({ task: await spendOf(pool, input.taskId), agent: await spendOf(pool, input.taskId, input.agentId) });
+
   return {
     /**
-     * One LLM call. The transcript comes from the run log and the reply is appended to it under a
-     * key fixed by the step, so a retried step whose reply was already stored returns that reply
+     * One LLM call. The transcript comes from the run log and the reply is appended to it, with its
+     * usage, under a key fixed by the step: a retried step whose reply is stored returns that reply
      * and never calls the model twice.
      */
     async runModelStep(input: ModelStepInput): Promise<ModelStepResult> {
       return failPermanentErrorsFast(async () => {
-        const owner = ownerOf(input.runId, input.sessionId);
+        const owner = ownerOf(input.runId, input.sessionId, input.runAgentId);
         const at = new Date(input.stepAtMs);
         const stored = await store.findRunRecord(input.runId, stepReplyKey(owner, input.step));
         if (stored) {
           const reply = decodeTranscriptRecord(stored);
-          return {
-            sessionEnded: false,
-            text: textOf(reply.messages[0]!),
-            model: reply.model ?? '',
-            finishReason: reply.finishReason ?? '',
-            usage: reply.usage ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
-          };
+          const usage = reply.usage ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+          const spent = await spend(input);
+          const crossed = overBudget(input.budget, spent.task, spent.agent);
+          const model = reply.model ?? '';
+          return { ...replyOf(reply.messages[0]!, model, usage, costOf(prices, model, usage)), ...(crossed ? { overBudget: crossed } : {}) };
         }
         // An ended session refuses new planner work; the workflow then records the cancellation.
-        if (input.sessionId && (await store.loadSessionStatus(input.sessionId)) !== 'active') return { sessionEnded: true };
-        // A retried first step proposes the same seed record: the store returns the original.
-        if (input.step === 0) await store.appendRunRecord(seedRecord(owner, at, { messages: [userText(input.query)] }));
+        if (input.sessionId && (await store.loadSessionStatus(input.sessionId)) !== 'active') return { kind: 'session_ended' };
+        const before = await spend(input);
+        const already = overBudget(input.budget, before.task, before.agent);
+        if (already) return { kind: 'over_budget', reason: already };
+
+        if (input.step === 0 && input.seed !== undefined) {
+          // A retried first step proposes the same seed record: the store returns the original.
+          await store.appendRunRecord(seedRecord(owner, at, { messages: [userText(input.seed)] }));
+        }
+        if (input.toolResultsFor && input.toolResultsFor.length > 0) {
+          const parts: Part[] = [];
+          for (const id of input.toolResultsFor) {
+            const result = await store.findRunRecord(input.runId, toolResultKey(owner, id));
+            if (!result) throw new Error(`tool call ${id} has no stored result`);
+            const { outcome } = JSON.parse(Buffer.from(result.payload).toString('utf8')) as { outcome: ToolOutcome };
+            parts.push({ kind: 'tool_result', toolUseId: id, content: outcome.ok ? outcome.content : outcome.error, ...(outcome.ok ? {} : { isError: true }) });
+          }
+          await store.appendRunRecord(toolResultsRecord(owner, input.step, at, { messages: [{ role: 'user', parts }] }));
+        }
+
         const messages = await buildMessagesFromRunLog(store, input.runId);
+        const model = models[input.tier ?? 'MEDIUM'];
+        const toolMetadata = (input.tools ?? []).flatMap((name) => tools.get(name) ?? []);
         const completion = await whileHeartbeating(() =>
-          chatModel.complete({ model: input.model || defaultModel, messages, signal: Context.current().cancellationSignal }),
-        );
-        await store.appendRunRecord(
-          stepReplyRecord(owner, input.step, at, {
-            messages: [completion.message],
-            model: completion.model,
-            finishReason: completion.finishReason,
-            usage: completion.usage,
+          chatModel.complete({
+            model,
+            messages,
+            ...(input.system ? { system: input.system } : {}),
+            tools: toolMetadata,
+            signal: Context.current().cancellationSignal,
           }),
         );
-        return {
-          sessionEnded: false,
-          text: textOf(completion.message),
+        const costUsd = costOf(prices, completion.model, completion.usage);
+        const replyRecord = stepReplyRecord(owner, input.step, at, {
+          messages: [completion.message],
           model: completion.model,
           finishReason: completion.finishReason,
           usage: completion.usage,
-        };
+        });
+        await store.appendRunRecord(replyRecord, (tx) =>
+          recordStepUsage(tx, {
+            taskId: input.taskId,
+            stepKey: replyRecord.key,
+            agentId: input.agentId,
+            model: completion.model,
+            ...completion.usage,
+            costUsd,
+            at,
+          }),
+        );
+        const after = await spend(input);
+        const crossed = overBudget(input.budget, after.task, after.agent);
+        return { ...replyOf(completion.message, completion.model, completion.usage, costUsd), ...(crossed ? { overBudget: crossed } : {}) };
       });
     },
   };

@@ -1,16 +1,14 @@
-import { ENGINE_CANCELED_REASON, SessionEndedError, type RuntimeStore } from '../core/store';
-import type { TokenCounts } from '../core/llm/chat-model';
+import { appendTaskEvent } from '../core/events/event-log';
+import { EventType } from '../core/events/event-types';
+import { SessionEndedError } from '../core/store';
 import { insertTask, recordTaskOutcome } from '../core/tasks/task-index';
 import { TaskStatus, type ExecutionMode } from '../core/tasks/task-status';
+import { usageTotals } from '../core/tasks/task-usage';
+import type { ActivityDeps } from './deps';
 import { failPermanentErrorsFast } from './failures';
-import {
-  TASK_AGENT_ID,
-  cancellationIntentRecord,
-  ownerOf,
-  runCompletedRecord,
-  runStartedRecord,
-  sessionEndedRecord,
-} from './task-records';
+import { taskEvent } from './task-events';
+import { endRun } from './end-run';
+import { TASK_AGENT_ID, cancellationIntentRecord, ownerOf, runStartedRecord, sessionEndedRecord } from './task-records';
 
 export interface StartTaskInput {
   taskId: string;
@@ -25,7 +23,16 @@ export interface StartTaskInput {
   startedAtMs: number;
 }
 
-export type FinishedStatus = typeof TaskStatus.Completed | typeof TaskStatus.Failed | typeof TaskStatus.Cancelled;
+export interface ToolSummary {
+  name: string;
+  dangerous: boolean;
+}
+
+export type FinishedStatus =
+  | typeof TaskStatus.Completed
+  | typeof TaskStatus.Failed
+  | typeof TaskStatus.Cancelled
+  | typeof TaskStatus.Timeout;
 
 export interface FinishTaskInput {
   taskId: string;
@@ -34,18 +41,33 @@ export interface FinishTaskInput {
   status: FinishedStatus;
   result: string;
   errorMessage: string;
-  usage: TokenCounts & { model: string };
-  /** For an explicit cancellation (e.g. session_ended): recorded as the intent before the end. */
+  /** BUDGET_EXCEEDED when a budget ended the task. */
+  code?: 'BUDGET_EXCEEDED';
+  model: string;
+  /** An explicit cancellation (session_ended, approval_rejected, ...): recorded as intent before the end. */
   cancellationReason?: string;
   finishedAtMs: number;
 }
 
-const terminalStatusOf = { COMPLETED: 'completed', FAILED: 'failed', CANCELLED: 'canceled' } as const;
+export interface CancellationRequestInput {
+  runId: string;
+  sessionId: string;
+  reason: string;
+  atMs: number;
+}
 
-export function createTaskLifecycleActivities({ store }: { store: RuntimeStore }) {
+const terminalStatusOf = { COMPLETED: 'completed', FAILED: 'failed', CANCELLED: 'canceled', TIMEOUT: 'canceled' } as const;
+const finalEventOf = {
+  COMPLETED: EventType.WorkflowCompleted,
+  FAILED: EventType.WorkflowFailed,
+  CANCELLED: EventType.WorkflowCancelled,
+  TIMEOUT: EventType.WorkflowFailed,
+} as const;
+
+export function createTaskLifecycleActivities({ store, tools }: ActivityDeps) {
   return {
-    /** Records the run's start and indexes the task, in one transaction. */
-    async startTask(input: StartTaskInput): Promise<{ proceed: boolean }> {
+    /** Records the run's start, indexes the task and emits WORKFLOW_STARTED, in one transaction. */
+    async startTask(input: StartTaskInput): Promise<{ proceed: boolean; tools: ToolSummary[] }> {
       return failPermanentErrorsFast(async () => {
         const at = new Date(input.startedAtMs);
         const owner = ownerOf(input.runId, input.sessionId);
@@ -65,8 +87,9 @@ export function createTaskLifecycleActivities({ store }: { store: RuntimeStore }
           canceled: sessionEndedRecord(owner, at),
         };
         const start = input.sessionId ? store.startRootRun : store.startOneShotRun;
-        const result = await start(command, (tx, started) =>
-          insertTask(tx, {
+        const result = await start(command, async (tx, started) => {
+          const proceed = started.decision === 'proceed';
+          await insertTask(tx, {
             taskId: input.taskId,
             workflowId: input.workflowId,
             runId: input.runId,
@@ -75,44 +98,65 @@ export function createTaskLifecycleActivities({ store }: { store: RuntimeStore }
             sessionId: input.sessionId,
             query: input.query,
             mode: input.mode,
-            status: started.decision === 'proceed' ? TaskStatus.Running : TaskStatus.Cancelled,
+            status: proceed ? TaskStatus.Running : TaskStatus.Cancelled,
             createdAt: at,
-          }),
-        );
-        return { proceed: result.decision === 'proceed' };
+          });
+          await appendTaskEvent(tx, taskEvent(input.workflowId, 'started', EventType.WorkflowStarted, at, { message: 'task started' }));
+          if (!proceed) {
+            await appendTaskEvent(
+              tx,
+              taskEvent(input.workflowId, 'finished', EventType.WorkflowCancelled, at, { message: 'session ended before the task started' }),
+            );
+          }
+        });
+        return {
+          proceed: result.decision === 'proceed',
+          tools: tools.list().map((tool) => ({ name: tool.name, dangerous: tool.dangerous })),
+        };
       });
     },
 
-    /** Records the terminal status, the run_completed record and the task's outcome, in one transaction. */
+    /** CancelTask's intent: the first reason is kept; the workflow's end carries the same one. */
+    async recordCancellationRequest(input: CancellationRequestInput): Promise<void> {
+      return failPermanentErrorsFast(async () => {
+        const owner = ownerOf(input.runId, input.sessionId);
+        const at = new Date(input.atMs);
+        await store.recordRunCancellation({ runId: input.runId, reason: input.reason, record: cancellationIntentRecord(owner, at, input.reason) });
+      });
+    },
+
+    /** Records the terminal status, run_completed, the task's outcome and its final event, in one transaction. */
     async finishTask(input: FinishTaskInput): Promise<void> {
       return failPermanentErrorsFast(async () => {
         const at = new Date(input.finishedAtMs);
         const owner = ownerOf(input.runId, input.sessionId);
         const status = terminalStatusOf[input.status];
-        if (input.cancellationReason) {
-          await store.recordRunCancellation({
-            runId: input.runId,
-            reason: input.cancellationReason,
-            record: cancellationIntentRecord(owner, at, input.cancellationReason),
-          });
-        }
-        // Cancelled without a recorded request means the engine cancelled the run.
-        const reason =
-          status === 'canceled' ? (await store.loadRun(input.runId)).cancellationReason || ENGINE_CANCELED_REASON : undefined;
-        const record = runCompletedRecord(owner, at, {
-          status,
-          ...(reason ? { reason } : {}),
-          ...(input.errorMessage ? { error: input.errorMessage } : {}),
-        });
-        await store.recordRunTerminal({ runId: input.runId, status, record }, (tx) =>
-          recordTaskOutcome(tx, input.taskId, {
+        const error = input.code ? `${input.code}: ${input.errorMessage}` : input.errorMessage;
+        const ending = { status, at, ...(error ? { error } : {}), ...(input.cancellationReason ? { cancellationReason: input.cancellationReason } : {}) };
+        await endRun(store, owner, ending, async (tx) => {
+          const usage = await usageTotals(tx, input.taskId);
+          await recordTaskOutcome(tx, input.taskId, {
             status: input.status,
             result: input.result,
-            errorMessage: input.errorMessage,
-            usage: { ...input.usage, costUsd: 0 },
+            errorMessage: error,
+            usage: { ...usage, model: input.model },
             completedAt: at,
-          }),
-        );
+          });
+          if (input.code === 'BUDGET_EXCEEDED') {
+            await appendTaskEvent(
+              tx,
+              taskEvent(input.runId, 'budget-exceeded', EventType.BudgetExceeded, at, { message: input.errorMessage, payload: { ...usage } }),
+            );
+          }
+          if (error) await appendTaskEvent(tx, taskEvent(input.runId, 'error', EventType.ErrorOccurred, at, { message: error }));
+          await appendTaskEvent(
+            tx,
+            taskEvent(input.runId, 'finished', finalEventOf[input.status], at, {
+              message: input.status === 'COMPLETED' ? 'task completed' : `task ${input.status.toLowerCase()}${error ? `: ${error}` : ''}`,
+              payload: { status: input.status },
+            }),
+          );
+        });
       });
     },
   };

@@ -26,3 +26,4 @@ export function toServiceError(err: unknown, log: (line: string) => void): Parti
   log(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   return { code: GrpcStatus.INTERNAL, details: 'internal error' };
 }
+export const failedPrecondition = (message: string) => new ApiError(GrpcStatus.FAILED_PRECONDITION, message);

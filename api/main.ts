@@ -3,6 +3,7 @@ import { Client, Connection } from '@temporalio/client';
 import { loadConfig } from '../core/config';
 import { createPool } from '../core/db/database';
 import { migrateDatabase } from '../core/db/migrate';
+import { createWeftToolRegistry } from '../core/tools';
 import { startApiServer } from './server';
 
 async function main(): Promise<void> {
@@ -12,7 +13,14 @@ async function main(): Promise<void> {
   const connection = await Connection.connect({ address: config.temporal.address });
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   const server = await startApiServer(
-    { temporal, pool, taskQueue: config.temporal.taskQueue, maxQueryBytes: config.limits.maxQueryBytes },
+    {
+      temporal,
+      pool,
+      taskQueue: config.temporal.taskQueue,
+      maxQueryBytes: config.limits.maxQueryBytes,
+      taskDefaults: config.task,
+      tools: createWeftToolRegistry(config),
+    },
     config.grpc.host,
     config.grpc.port,
   );

@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import type { TaskSettings } from './orchestration/task-settings';
+import { parseModelPrices, type ModelPrices } from './llm/pricing';
+import type { ModelTier } from './orchestration/plan';
 
 // Every setting Weft reads from the environment, validated once at process start.
 // Workflow code never reads this: configuration reaches workflows through their input.
@@ -13,6 +16,19 @@ const envSchema = z.object({
   WEFT_LLM_API_KEY: z.string().optional(),
   OPENAI_API_KEY: z.string().optional(),
   WEFT_LLM_MODEL: z.string().default('gpt-5-mini'),
+  WEFT_MODEL_SMALL: z.string().optional(),
+  WEFT_MODEL_MEDIUM: z.string().optional(),
+  WEFT_MODEL_LARGE: z.string().optional(),
+  WEFT_MODEL_PRICES: z.string().optional(),
+  WEFT_WORKSPACE_DIR: z.string().default('.state/workspaces'),
+  WEFT_MAX_AGENTS: z.coerce.number().int().positive().default(5),
+  WEFT_MAX_ITERATIONS: z.coerce.number().int().positive().default(10),
+  WEFT_TOOL_PARALLELISM: z.coerce.number().int().positive().default(4),
+  WEFT_STEPS_PER_HISTORY: z.coerce.number().int().positive().default(50),
+  WEFT_APPROVAL_TIMEOUT_MS: z.coerce.number().int().positive().default(60 * 60 * 1000),
+  WEFT_APPROVAL_COST_THRESHOLD_USD: z.coerce.number().nonnegative().default(0),
+  WEFT_AGENT_TOKEN_BUDGET: z.coerce.number().int().nonnegative().default(0),
+  WEFT_TASK_COST_LIMIT_USD: z.coerce.number().nonnegative().default(0),
   WEFT_LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
   WEFT_MAX_QUERY_BYTES: z.coerce.number().int().positive().default(32 * 1024),
   WEFT_SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(30_000),
@@ -23,7 +39,13 @@ export interface WeftConfig {
   temporal: { address: string; namespace: string; taskQueue: string };
   grpc: { host: string; port: number };
   llm: { baseURL?: string; apiKey: string; model: string; timeoutMs: number };
+  /** The model for each tier (each defaults to WEFT_LLM_MODEL). */
+  models: Record<ModelTier, string>;
+  prices: ModelPrices;
+  workspaceDir: string;
   limits: { maxQueryBytes: number };
+  /** Defaults every task starts with; a request may lower some of them. */
+  task: TaskSettings;
   shutdownGraceMs: number;
 }
 
@@ -45,7 +67,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
       model: e.WEFT_LLM_MODEL,
       timeoutMs: e.WEFT_LLM_TIMEOUT_MS,
     },
+    models: {
+      SMALL: e.WEFT_MODEL_SMALL ?? e.WEFT_LLM_MODEL,
+      MEDIUM: e.WEFT_MODEL_MEDIUM ?? e.WEFT_LLM_MODEL,
+      LARGE: e.WEFT_MODEL_LARGE ?? e.WEFT_LLM_MODEL,
+    },
+    prices: parseModelPrices(e.WEFT_MODEL_PRICES),
+    workspaceDir: e.WEFT_WORKSPACE_DIR,
     limits: { maxQueryBytes: e.WEFT_MAX_QUERY_BYTES },
+    task: {
+      maxAgents: e.WEFT_MAX_AGENTS,
+      maxIterations: e.WEFT_MAX_ITERATIONS,
+      toolParallelism: e.WEFT_TOOL_PARALLELISM,
+      stepsPerHistory: e.WEFT_STEPS_PER_HISTORY,
+      approvalTimeoutMs: e.WEFT_APPROVAL_TIMEOUT_MS,
+      approvalCostThresholdUsd: e.WEFT_APPROVAL_COST_THRESHOLD_USD,
+      taskTokenBudget: 0,
+      agentTokenBudget: e.WEFT_AGENT_TOKEN_BUDGET,
+      taskCostLimitUsd: e.WEFT_TASK_COST_LIMIT_USD,
+    },
     shutdownGraceMs: e.WEFT_SHUTDOWN_GRACE_MS,
   };
 }

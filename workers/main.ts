@@ -6,6 +6,7 @@ import { createPool } from '../core/db/database';
 import { migrateDatabase } from '../core/db/migrate';
 import { createChatModel } from '../core/llm/chat-model';
 import { createRuntimeStore } from '../core/store';
+import { createWeftToolRegistry } from '../core/tools';
 import { createWeftWorker } from './create-worker';
 
 async function main(): Promise<void> {
@@ -14,9 +15,12 @@ async function main(): Promise<void> {
   const pool = createPool(config.databaseUrl);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const activities = createActivities({
+    pool,
     store: createRuntimeStore(pool),
     chatModel: createChatModel(config.llm),
-    defaultModel: config.llm.model,
+    models: config.models,
+    prices: config.prices,
+    tools: createWeftToolRegistry(config),
   });
   const worker = await createWeftWorker({
     connection,

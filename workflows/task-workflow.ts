@@ -1,15 +1,23 @@
 import {
-  ActivityFailure,
   ApplicationFailure,
   CancellationScope,
+  ContinueAsNew,
+  continueAsNew,
   isCancellation,
-  proxyActivities,
+  log,
+  setHandler,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { WeftActivities } from '../activities';
-import type { FinishTaskInput } from '../activities/task-lifecycle';
+import type { FinishTaskInput, ToolSummary } from '../activities/task-lifecycle';
+import type { Plan } from '../core/orchestration/plan';
+import { modelActivities, storeActivities, toolActivities } from './activity-stubs';
+import { createApprovalGate, type AwaitApproval } from './approval-gate';
+import { initialLoopState, runAgentLoop, type AgentLoopResult, type AgentLoopState } from './agent-loop';
+import { cancelTaskSignal, taskStatusQuery, type CancelRequest, type TaskView } from './messages';
+import { runPlan } from './plan-runner';
 import { executionModeKey, taskStatusKey } from './search-attributes';
+import { budgetOf, type TaskSettings } from './settings';
 
 export interface TaskWorkflowInput {
   taskId: string;
@@ -17,77 +25,312 @@ export interface TaskWorkflowInput {
   userId: string;
   sessionId: string;
   query: string;
+  /** False: never decompose (STANDARD). True: complexity analysis picks the mode. */
+  autoDecompose: boolean;
+  /** The caller's plan: runs as COMPLEX without analysis. */
+  manualPlan?: Plan;
+  requireApproval: boolean;
+  settings: TaskSettings;
+  /** Set when a single-agent task continues in a fresh history. */
+  resume?: { tools: ToolSummary[]; loop: AgentLoopState };
 }
+
+type Mode = 'SIMPLE' | 'STANDARD' | 'COMPLEX';
 
 export interface TaskWorkflowResult {
   status: FinishTaskInput['status'];
+  code?: 'BUDGET_EXCEEDED';
+  mode: Mode | '';
   result: string;
   errorMessage: string;
   modelUsed: string;
+  tokens: number;
+  costUsd: number;
 }
 
-// Store writes take milliseconds; a short timeout lets a retry follow a dead worker quickly.
-const { startTask, finishTask } = proxyActivities<WeftActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds' },
-});
+type TaskOutcome = Pick<FinishTaskInput, 'status' | 'result' | 'errorMessage' | 'code' | 'cancellationReason'> & { model: string };
 
-// Model calls are long but heartbeat, so a dead worker is noticed within the heartbeat timeout.
-const { runModelStep } = proxyActivities<WeftActivities>({
-  startToCloseTimeout: '5 minutes',
-  heartbeatTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
-});
+const { startTask, finishTask, recordCancellationRequest, recordPlan, checkPlanText } = storeActivities;
+const { analyzeComplexity, decomposeTask, runModelStep } = modelActivities;
+const { runToolCall } = toolActivities;
 
-const noUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0, model: '' };
+const completed = (result: string, model: string): TaskOutcome => ({ status: 'COMPLETED', result, errorMessage: '', model });
+const failed = (errorMessage: string, model = ''): TaskOutcome => ({ status: 'FAILED', result: '', errorMessage, model });
 
-function failureMessage(err: unknown): string {
-  const cause = err instanceof ActivityFailure ? err.cause : err;
-  return cause instanceof Error ? cause.message : String(cause);
+/** What a finished agent loop means for the task. */
+function loopOutcome(loop: Exclude<AgentLoopResult, { kind: 'continue' }>): TaskOutcome {
+  const model = loop.state.model;
+  switch (loop.kind) {
+    case 'answered':
+      return completed(loop.text, model);
+    case 'over_budget':
+      return { ...failed(loop.reason, model), code: 'BUDGET_EXCEEDED' };
+    case 'session_ended':
+      return { status: 'CANCELLED', result: '', errorMessage: 'session ended', cancellationReason: 'session_ended', model };
+    case 'rejected':
+      return { status: 'CANCELLED', result: '', errorMessage: `rejected: ${loop.feedback}`, cancellationReason: 'approval_rejected', model };
+    case 'approval_timeout':
+      return { status: 'TIMEOUT', result: '', errorMessage: 'approval timed out', cancellationReason: 'approval_timeout', model };
+  }
 }
+
+const outputText = (content: unknown) => (typeof content === 'string' ? content : JSON.stringify(content));
 
 /**
- * One task, end to end: record the run's start, answer with one model step (STANDARD mode), record
- * the terminal status with its usage. Every store write happens in an activity; this code only
- * decides, using workflow time for every timestamp so retries are exact.
+ * One task, end to end. Records the run's start, routes the task (SIMPLE, STANDARD or COMPLEX),
+ * asks for approval when required, runs one agent or a DAG of agent child workflows, and records
+ * the terminal status with its usage. Every side effect is an activity; this code only decides,
+ * with workflow time for every timestamp, so activity retries are exact retries.
  */
 export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkflowResult> {
   const { workflowId } = workflowInfo();
+  const view: TaskView = { status: 'RUNNING', mode: '', progress: 0, agents: [], tokens: 0, costUsd: 0 };
+  setHandler(taskStatusQuery, () => view);
+  const awaitApproval = createApprovalGate(view);
   const run = { taskId: input.taskId, runId: workflowId, sessionId: input.sessionId };
-  upsertSearchAttributes([
-    { key: taskStatusKey, value: 'RUNNING' },
-    { key: executionModeKey, value: 'STANDARD' },
-  ]);
-
-  const { proceed } = await startTask({ ...input, workflowId, runId: workflowId, mode: 'STANDARD', startedAtMs: Date.now() });
-  if (!proceed) {
-    upsertSearchAttributes([{ key: taskStatusKey, value: 'CANCELLED' }]);
-    return { status: 'CANCELLED', result: '', errorMessage: 'session ended', modelUsed: '' };
-  }
-
-  const finish = async (outcome: Omit<FinishTaskInput, 'taskId' | 'runId' | 'sessionId' | 'finishedAtMs'>) => {
-    await finishTask({ ...run, ...outcome, finishedAtMs: Date.now() });
-    upsertSearchAttributes([{ key: taskStatusKey, value: outcome.status }]);
-    return { status: outcome.status, result: outcome.result, errorMessage: outcome.errorMessage, modelUsed: outcome.usage.model };
+  const setMode = (mode: Mode) => {
+    view.mode = mode;
+    upsertSearchAttributes([{ key: executionModeKey, value: mode }]);
   };
 
-  let outcome: Parameters<typeof finish>[0];
+  let tools = input.resume?.tools;
+  if (!tools) {
+    upsertSearchAttributes([{ key: taskStatusKey, value: 'RUNNING' }]);
+    const started = await startTask({ ...input, workflowId, runId: workflowId, mode: 'STANDARD', startedAtMs: Date.now() });
+    if (!started.proceed) {
+      view.status = 'CANCELLED';
+      upsertSearchAttributes([{ key: taskStatusKey, value: 'CANCELLED' }]);
+      return { status: 'CANCELLED', mode: '', result: '', errorMessage: 'session ended', modelUsed: '', tokens: 0, costUsd: 0 };
+    }
+    tools = started.tools;
+  }
+
+  // CancelTask: record the intent with its reason first, then cancel the work (and every child).
+  const work = new CancellationScope();
+  let cancelRequest: CancelRequest | undefined;
+  let cancelling: Promise<void> | undefined;
+  let finishing = false;
+  setHandler(cancelTaskSignal, (request) => {
+    if (cancelRequest || finishing) return;
+    cancelRequest = request;
+    cancelling = recordCancellationRequest({ runId: workflowId, sessionId: input.sessionId, reason: request.reason, atMs: Date.now() }).then(() =>
+      work.cancel(),
+    );
+  });
+
+  const context: TaskContext = { input, workflowId, tools, view, awaitApproval, setMode };
+  let outcome: TaskOutcome;
   try {
-    const step = await runModelStep({ runId: workflowId, sessionId: input.sessionId, step: 0, query: input.query, stepAtMs: Date.now() });
-    outcome = step.sessionEnded
-      ? { status: 'CANCELLED', result: '', errorMessage: 'session ended', usage: noUsage, cancellationReason: 'session_ended' }
-      : { status: 'COMPLETED', result: step.text, errorMessage: '', usage: { ...step.usage, model: step.model } };
+    outcome = await work.run(() => runTask(context));
   } catch (err) {
-    if (isCancellation(err)) {
-      // The engine cancelled us; the terminal record must still be written, so step outside the scope.
-      await CancellationScope.nonCancellable(() =>
-        finish({ status: 'CANCELLED', result: '', errorMessage: 'task cancelled', usage: noUsage }),
-      );
+    // Handing over to a fresh history is not an ending.
+    if (err instanceof ContinueAsNew) throw err;
+    if (!isCancellation(err)) {
+      outcome = failed(err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err));
+    } else if (cancelRequest) {
+      outcome = { status: 'CANCELLED', result: '', errorMessage: `cancelled: ${cancelRequest.reason}`, model: '' };
+    } else {
+      // The engine cancelled the workflow (no CancelTask): record it as such, then end as cancelled.
+      await CancellationScope.nonCancellable(() => finish({ status: 'CANCELLED', result: '', errorMessage: 'cancelled', model: '' }));
       throw err;
     }
-    const errorMessage = failureMessage(err);
-    await finish({ status: 'FAILED', result: '', errorMessage, usage: noUsage });
-    throw ApplicationFailure.nonRetryable(`task failed: ${errorMessage}`, 'TaskFailed');
   }
+  finishing = true;
+  await cancelling?.catch((err: unknown) => log.warn('recording the cancellation request failed', { error: String(err) }));
   return finish(outcome);
+
+  async function finish(end: TaskOutcome): Promise<TaskWorkflowResult> {
+    await finishTask({ ...run, ...end, finishedAtMs: Date.now() });
+    view.status = end.status;
+    view.progress = 1;
+    upsertSearchAttributes([{ key: taskStatusKey, value: end.status }]);
+    const result = { status: end.status, mode: view.mode, result: end.result, errorMessage: end.errorMessage, modelUsed: end.model, tokens: view.tokens, costUsd: view.costUsd };
+    if (end.status === 'FAILED') throw ApplicationFailure.nonRetryable(`task failed: ${end.code ? `${end.code}: ` : ''}${end.errorMessage}`, 'TaskFailed', result);
+    return { ...result, ...(end.code ? { code: end.code } : {}) };
+  }
+}
+
+interface TaskContext {
+  input: TaskWorkflowInput;
+  workflowId: string;
+  tools: ToolSummary[];
+  view: TaskView;
+  awaitApproval: AwaitApproval;
+  setMode(mode: Mode): void;
+}
+
+async function runTask(ctx: TaskContext): Promise<TaskOutcome> {
+  const { input, workflowId } = ctx;
+  if (input.resume) {
+    ctx.setMode('STANDARD');
+    return runSingleAgent(ctx, input.query, input.resume.loop);
+  }
+  const routingInput = { taskId: input.taskId, workflowId, tenantId: input.tenantId, sessionId: input.sessionId, query: input.query };
+  let plan = input.manualPlan;
+  let mode: Mode = plan ? 'COMPLEX' : 'STANDARD';
+  let estimatedCostUsd = 0;
+  let directTool: { name: string; arguments: Record<string, unknown> } | undefined;
+  if (!plan && input.autoDecompose) {
+    const routing = await analyzeComplexity({ ...routingInput, atMs: Date.now() });
+    mode = routing.verdict.recommended_mode;
+    estimatedCostUsd = routing.verdict.estimated_cost_usd;
+    if (routing.cachedAnswer !== undefined) {
+      ctx.setMode('SIMPLE');
+      return completed(routing.cachedAnswer, 'cache');
+    }
+    directTool = routing.verdict.direct_tool;
+    if (mode === 'COMPLEX') {
+      const decomposition = await decomposeTask({ ...routingInput, atMs: Date.now() });
+      if (!decomposition.ok) return failed(`could not decompose the task: ${decomposition.errors.join('; ')}`);
+      plan = decomposition.plan;
+    }
+  }
+  ctx.setMode(mode);
+
+  const dangerous = ctx.tools.filter((t) => t.dangerous).map((t) => t.name);
+  const reasons: string[] = [];
+  if (input.requireApproval) reasons.push('the request requires approval');
+  const dangerousInPlan = [...new Set((plan?.agents ?? []).flatMap((a) => a.tools).filter((t) => dangerous.includes(t)))];
+  if (dangerousInPlan.length > 0) reasons.push(`the plan uses dangerous tools: ${dangerousInPlan.join(', ')}`);
+  const threshold = input.settings.approvalCostThresholdUsd;
+  if (threshold > 0 && estimatedCostUsd > threshold) reasons.push(`estimated cost $${estimatedCostUsd} is above $${threshold}`);
+
+  let query = input.query;
+  let planChanged = Boolean(input.manualPlan);
+  if (reasons.length > 0) {
+    let approvedPlan: Plan | undefined;
+    const decision = await ctx.awaitApproval(
+      {
+        approvalId: `${workflowId}/plan`,
+        taskId: input.taskId,
+        taskWorkflowId: workflowId,
+        runId: workflowId,
+        tenantId: input.tenantId,
+        userId: input.userId,
+        sessionId: input.sessionId,
+        query: input.query,
+        kind: 'plan',
+        proposedAction: plan ? { mode, plan } : { mode, query: input.query },
+        reason: reasons.join('; '),
+        timeoutMs: input.settings.approvalTimeoutMs,
+      },
+      // A modified plan is validated like a model's; without a plan, the modification is the query.
+      plan
+        ? async (text) => {
+            const check = await checkPlanText(text);
+            if (!check.ok) return check.errors.join('; ');
+            approvedPlan = check.plan;
+            return undefined;
+          }
+        : undefined,
+    );
+    if (decision.outcome === 'timeout') return loopOutcome({ kind: 'approval_timeout', state: initialLoopState });
+    if (decision.outcome === 'rejected') return loopOutcome({ kind: 'rejected', feedback: decision.feedback, state: initialLoopState });
+    if (decision.modifiedAction) {
+      if (approvedPlan) {
+        plan = approvedPlan;
+        planChanged = true;
+      } else query = decision.modifiedAction;
+    }
+  }
+
+  if (plan) return runPlanned(ctx, plan, planChanged);
+  if (mode === 'SIMPLE' && directTool) {
+    const outcome = await runToolCall({
+      taskId: input.taskId,
+      workflowId,
+      tenantId: input.tenantId,
+      runId: workflowId,
+      sessionId: input.sessionId,
+      agentId: 'main',
+      call: { id: 'direct', ...directTool },
+      atMs: Date.now(),
+    });
+    return outcome.ok ? completed(outputText(outcome.content), directTool.name) : failed(`${outcome.error.category} error: ${outcome.error.message}`);
+  }
+  return runSingleAgent(ctx, query, initialLoopState);
+}
+
+/** STANDARD: one agent on the task's own run; long loops continue in a fresh history. */
+async function runSingleAgent(ctx: TaskContext, query: string, from: AgentLoopState): Promise<TaskOutcome> {
+  const { input, workflowId } = ctx;
+  ctx.view.progress = 0.1;
+  const loop = await runAgentLoop(
+    {
+      taskId: input.taskId,
+      taskWorkflowId: workflowId,
+      tenantId: input.tenantId,
+      userId: input.userId,
+      sessionId: input.sessionId,
+      query,
+      runId: workflowId,
+      agentId: 'main',
+      seed: query,
+      tools: ctx.tools.map((t) => t.name),
+      dangerousTools: ctx.tools.filter((t) => t.dangerous).map((t) => t.name),
+      maxIterations: input.settings.maxIterations,
+      stepsPerHistory: input.settings.stepsPerHistory,
+      toolParallelism: input.settings.toolParallelism,
+      budget: budgetOf(input.settings),
+      approvalTimeoutMs: input.settings.approvalTimeoutMs,
+      awaitApproval: ctx.awaitApproval,
+      onUsage: (tokens, costUsd) => {
+        ctx.view.tokens += tokens;
+        ctx.view.costUsd += costUsd;
+      },
+    },
+    from,
+  );
+  if (loop.kind === 'continue') {
+    return continueAsNew<typeof taskWorkflow>({ ...input, query, resume: { tools: ctx.tools, loop: loop.state } });
+  }
+  return loopOutcome(loop);
+}
+
+/** COMPLEX: the plan's agents as child workflows, then one synthesis step over their results. */
+async function runPlanned(ctx: TaskContext, plan: Plan, record: boolean): Promise<TaskOutcome> {
+  const { input, workflowId } = ctx;
+  if (record) await recordPlan({ taskId: input.taskId, workflowId, tenantId: input.tenantId, sessionId: input.sessionId, query: input.query, atMs: Date.now(), plan });
+  ctx.view.agents = plan.agents.map((a) => ({ agentId: a.id, status: 'PENDING', result: '', tokens: 0, costUsd: 0 }));
+  const outcome = await runPlan(plan, {
+    taskId: input.taskId,
+    tenantId: input.tenantId,
+    userId: input.userId,
+    sessionId: input.sessionId,
+    query: input.query,
+    dangerousTools: ctx.tools.filter((t) => t.dangerous).map((t) => t.name),
+    settings: input.settings,
+    agents: ctx.view.agents,
+  });
+  ctx.view.tokens = ctx.view.agents.reduce((sum, a) => sum + a.tokens, 0);
+  ctx.view.costUsd = ctx.view.agents.reduce((sum, a) => sum + a.costUsd, 0);
+  ctx.view.progress = 0.9;
+  if (outcome.kind === 'stopped') {
+    const stopped = outcome.result;
+    if (stopped.kind === 'failed') return failed(`agent ${outcome.agentId} failed: ${stopped.message}`);
+    return loopOutcome(stopped);
+  }
+  if (outcome.results.length === 1) return completed(outcome.results[0]!.result, '');
+
+  const seed = [
+    `Task: ${input.query}`,
+    ...outcome.results.map((r) => `## Result of ${r.agentId}\n${r.result}`),
+    'Combine these results into one final answer to the task.',
+  ].join('\n\n');
+  const synthesis = await runModelStep({
+    taskId: input.taskId,
+    runId: workflowId,
+    sessionId: input.sessionId,
+    agentId: 'synthesis',
+    step: 0,
+    seed,
+    budget: budgetOf(input.settings),
+    stepAtMs: Date.now(),
+  });
+  if (synthesis.kind === 'session_ended') return loopOutcome({ kind: 'session_ended', state: initialLoopState });
+  if (synthesis.kind === 'over_budget') return loopOutcome({ kind: 'over_budget', reason: synthesis.reason, state: initialLoopState });
+  ctx.view.tokens += synthesis.usage.totalTokens;
+  ctx.view.costUsd += synthesis.costUsd;
+  if (synthesis.overBudget) return { ...failed(synthesis.overBudget, synthesis.model), code: 'BUDGET_EXCEEDED' };
+  return completed(synthesis.text, synthesis.model);
 }

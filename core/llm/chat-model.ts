@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import type { ToolMetadata } from '../tools/tool';
 import { validateTranscript, type Message } from '../transcript';
 import { fromChatMessage, toChatMessages } from './chat-encoding';
 
@@ -24,6 +25,9 @@ export interface ChatModelOptions {
 export interface ChatRequest {
   model: string;
   messages: readonly Message[];
+  /** Instructions sent as the system message; not part of the transcript. */
+  system?: string;
+  tools?: readonly ToolMetadata[];
   signal?: AbortSignal;
 }
 
@@ -43,10 +47,24 @@ export function createChatModel(options: ChatModelOptions): ChatModel {
     maxRetries: 0,
   });
   return {
-    async complete({ model, messages, signal }) {
+    async complete({ model, messages, system, tools, signal }) {
       // An invalid transcript never reaches a provider.
       validateTranscript(messages);
-      const response = await client.chat.completions.create({ model, messages: toChatMessages(messages) }, { signal });
+      const response = await client.chat.completions.create(
+        {
+          model,
+          messages: toChatMessages(messages, system),
+          ...(tools && tools.length > 0
+            ? {
+                tools: tools.map((tool) => ({
+                  type: 'function' as const,
+                  function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+                })),
+              }
+            : {}),
+        },
+        { signal },
+      );
       const choice = response.choices[0];
       if (!choice) throw new Error(`model ${model} returned no choices`);
       return {
@@ -67,4 +85,9 @@ export function createChatModel(options: ChatModelOptions): ChatModel {
 export function isPermanentModelError(err: unknown): boolean {
   if (!(err instanceof OpenAI.APIError) || err.status === undefined) return false;
   return err.status >= 400 && err.status < 500 && ![408, 409, 429].includes(err.status);
+}
+
+/** Any failure of the provider call itself (refused, unreachable, timed out), as opposed to Weft's own errors. */
+export function isModelFailure(err: unknown): boolean {
+  return err instanceof OpenAI.APIError;
 }

@@ -36,7 +36,7 @@ import { storeTransaction } from './transactions';
 import { requireId, validateRecordShape } from './validation';
 
 /** Writes that must commit together with a newly applied lifecycle change (the task index, events). */
-export type AlsoWrite<T> = (tx: Queryable, change: T) => Promise<void>;
+export type AlsoWrite<T> = (tx: Queryable, change: T) => Promise<unknown>;
 
 /**
  * Weft's runtime store (Goa-AI's storage.Store on Postgres). Every lifecycle method is one

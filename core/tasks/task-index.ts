@@ -20,6 +20,8 @@ export interface TaskRecord {
   usage: TokenCounts & { costUsd: number; model: string };
   createdAt: Date;
   completedAt?: Date;
+  progress: number;
+  plan?: unknown;
 }
 
 export interface NewTask {
@@ -62,6 +64,8 @@ interface TaskRow {
   model: string;
   created_at: Date;
   completed_at: Date | null;
+  progress: number;
+  plan: unknown;
 }
 
 export async function insertTask(tx: Queryable, task: NewTask): Promise<void> {
@@ -76,7 +80,7 @@ export async function insertTask(tx: Queryable, task: NewTask): Promise<void> {
 export async function recordTaskOutcome(tx: Queryable, taskId: string, outcome: TaskOutcome): Promise<void> {
   await tx.query(
     `UPDATE tasks SET status = $2, result = $3, error_message = $4, prompt_tokens = $5, completion_tokens = $6,
-                      total_tokens = $7, cost_usd = $8, model = $9, completed_at = $10
+                      total_tokens = $7, cost_usd = $8, model = $9, completed_at = $10, progress = 1
      WHERE task_id = $1`,
     [
       taskId,
@@ -90,6 +94,26 @@ export async function recordTaskOutcome(tx: Queryable, taskId: string, outcome: 
       outcome.usage.model,
       outcome.completedAt,
     ],
+  );
+}
+
+export async function recordTaskMode(tx: Queryable, taskId: string, mode: ExecutionMode): Promise<void> {
+  await tx.query('UPDATE tasks SET mode = $2 WHERE task_id = $1', [taskId, mode]);
+}
+
+/** The plan a COMPLEX task runs, and the mode it runs in. */
+export async function recordTaskPlan(tx: Queryable, taskId: string, mode: ExecutionMode, plan: unknown): Promise<void> {
+  await tx.query('UPDATE tasks SET mode = $2, plan = $3 WHERE task_id = $1', [taskId, mode, plan === undefined ? null : JSON.stringify(plan)]);
+}
+
+/** Progress of a planned task: its finished agents over all planned agents (synthesis is the last 10%). */
+export async function recordTaskProgress(tx: Queryable, taskId: string): Promise<void> {
+  await tx.query(
+    `UPDATE tasks SET progress = greatest(progress, 0.9 * (
+       SELECT count(*) FROM task_agents a WHERE a.task_id = $1 AND a.status <> 'RUNNING')::float8
+       / greatest(coalesce(jsonb_array_length(plan->'agents'), 1), 1))
+     WHERE task_id = $1`,
+    [taskId],
   );
 }
 
@@ -118,5 +142,7 @@ export async function findTask(db: Queryable, taskId: string): Promise<TaskRecor
     },
     createdAt: row.created_at,
     ...(row.completed_at ? { completedAt: row.completed_at } : {}),
+    progress: row.progress,
+    ...(row.plan ? { plan: row.plan } : {}),
   };
 }

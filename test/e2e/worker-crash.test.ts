@@ -5,9 +5,9 @@ import { Client, Connection } from '@temporalio/client';
 import { createPool } from '../../core/db/database';
 import { RecordType, createRuntimeStore } from '../../core/store';
 import { assistantText, buildMessagesFromRunLog, userText } from '../../core/transcript';
-import type { TaskWorkflowInput, taskWorkflow } from '../../workflows/task-workflow';
+import type { taskWorkflow } from '../../workflows/task-workflow';
 import { ScriptedModelServer } from '../model-server/scripted-model-server';
-import { startTestWorker } from '../support/stack';
+import { startTestWorker, testTaskInput } from '../support/stack';
 
 const repoRoot = path.resolve(__dirname, '../..');
 const pool = createPool(process.env.DATABASE_URL!);
@@ -40,7 +40,7 @@ it('a worker killed right after a store write committed: the task completes with
   });
   const died = new Promise<NodeJS.Signals | null>((resolve) => crashing.once('exit', (_code, signal) => resolve(signal)));
 
-  const input: TaskWorkflowInput = { taskId: `crash-${randomUUID()}`, tenantId: 't', userId: 'u', sessionId: `sess-${randomUUID()}`, query };
+  const input = testTaskInput({ taskId: `crash-${randomUUID()}`, sessionId: `sess-${randomUUID()}`, query });
   const handle = await temporal.workflow.start<typeof taskWorkflow>('taskWorkflow', { workflowId: input.taskId, taskQueue, args: [input] });
 
   expect(await died).toBe('SIGKILL');
@@ -48,7 +48,7 @@ it('a worker killed right after a store write committed: the task completes with
   expect(await store.findRunRecord(input.taskId, `${input.taskId}/step-0/reply`)).toBeDefined();
   expect((await handle.describe()).status.name).toBe('RUNNING');
 
-  const replacement = await startTestWorker({ taskQueue, store, modelBaseURL: model.baseURL });
+  const replacement = await startTestWorker({ taskQueue, pool, store, modelBaseURL: model.baseURL });
   try {
     const result = await handle.result();
     expect(result).toMatchObject({ status: 'COMPLETED', result: 'The answer survived the crash.' });

@@ -7,7 +7,7 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import type { TaskWorkflowInput } from '../../workflows/task-workflow';
 import '../setup/quiet-sdk-logs';
 import { startTestServices } from '../setup/test-services';
-import { startTestStack, type TestStack } from '../support/stack';
+import { startTestStack, testTaskInput, type TestStack } from '../support/stack';
 
 interface Scenario {
   name: string;
@@ -19,7 +19,7 @@ const scenarios: Scenario[] = [
   {
     name: 'standard-completed',
     script: (stack) => stack.model.on('golden standard', { content: 'A golden answer.', usage: { prompt_tokens: 5, completion_tokens: 3 } }),
-    input: { taskId: 'golden-standard', tenantId: 'tenant-a', userId: 'user-a', sessionId: 'sess-golden', query: 'golden standard' },
+    input: testTaskInput({ taskId: 'golden-standard', sessionId: 'sess-golden', query: 'golden standard' }),
   },
 ];
 

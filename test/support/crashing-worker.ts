@@ -17,7 +17,7 @@ async function main(): Promise<void> {
       return written;
     },
   };
-  await startTestWorker({ taskQueue: process.env.WEFT_TASK_QUEUE!, store: crashing, modelBaseURL: process.env.WEFT_LLM_BASE_URL! });
+  await startTestWorker({ taskQueue: process.env.WEFT_TASK_QUEUE!, pool, store: crashing, modelBaseURL: process.env.WEFT_LLM_BASE_URL! });
   console.log('crashing worker ready');
 }
 

@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { Pool } from 'pg';
@@ -6,13 +9,33 @@ import { createActivities } from '../../activities';
 import { startApiServer, type ApiServer } from '../../api/server';
 import { createPool } from '../../core/db/database';
 import { createChatModel } from '../../core/llm/chat-model';
+import { loadConfig } from '../../core/config';
+import type { ModelPrices } from '../../core/llm/pricing';
+import type { TaskSettings } from '../../core/orchestration/task-settings';
 import { createRuntimeStore, type RuntimeStore } from '../../core/store';
+import { createWeftToolRegistry, type ToolRegistry } from '../../core/tools';
+import type { TaskWorkflowInput } from '../../workflows/task-workflow';
 import { createOrchestratorClient } from '../../protos/clients';
 import type { OrchestratorServiceClient } from '../../protos/generated/shannon/orchestrator/OrchestratorService';
 import { createWeftWorker } from '../../workers/create-worker';
 import { ScriptedModelServer } from '../model-server/scripted-model-server';
 
 export const TEST_MODEL = 'scripted-test-model';
+export const TEST_MODELS = { SMALL: 'scripted-small', MEDIUM: TEST_MODEL, LARGE: 'scripted-large' };
+
+/** Task settings as a fresh deployment has them (the config defaults), with a test's overrides. */
+export function testTaskSettings(overrides: Partial<TaskSettings> = {}): TaskSettings {
+  return { ...loadConfig({}).task, ...overrides };
+}
+
+/** A task workflow input for tests that start the workflow directly. */
+export function testTaskInput(overrides: Partial<TaskWorkflowInput> & { taskId: string; query: string }): TaskWorkflowInput {
+  return { tenantId: 't', userId: 'u', sessionId: '', autoDecompose: false, requireApproval: false, settings: testTaskSettings(), ...overrides };
+}
+
+export function testToolRegistry(): ToolRegistry {
+  return createWeftToolRegistry({ workspaceDir: mkdtempSync(path.join(tmpdir(), 'weft-workspace-')) });
+}
 
 export interface RunningWorker {
   worker: Worker;
@@ -20,16 +43,26 @@ export interface RunningWorker {
 }
 
 /** A Weft worker on the shared test Temporal server, its model calls going to `modelBaseURL`. */
-export async function startTestWorker(options: { taskQueue: string; store: RuntimeStore; modelBaseURL: string }): Promise<RunningWorker> {
+export async function startTestWorker(options: {
+  taskQueue: string;
+  pool: Pool;
+  store: RuntimeStore;
+  modelBaseURL: string;
+  prices?: ModelPrices;
+  tools?: ToolRegistry;
+}): Promise<RunningWorker> {
   const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const worker = await createWeftWorker({
     connection,
     namespace: 'default',
     taskQueue: options.taskQueue,
     activities: createActivities({
+      pool: options.pool,
       store: options.store,
       chatModel: createChatModel({ baseURL: options.modelBaseURL, apiKey: 'test', timeoutMs: 10_000 }),
-      defaultModel: TEST_MODEL,
+      models: TEST_MODELS,
+      prices: options.prices ?? {},
+      tools: options.tools ?? testToolRegistry(),
     }),
     shutdownGraceMs: 5_000,
     workflowBundle: { codePath: process.env.WEFT_TEST_WORKFLOW_BUNDLE! },
@@ -60,18 +93,28 @@ export interface TestStack {
  * A whole Weft stack for one test file on the shared Temporal dev server and test database:
  * a worker on its own task queue, the gRPC API on a free port, and a scripted model server.
  */
-export async function startTestStack(options: { maxQueryBytes?: number } = {}): Promise<TestStack> {
+export async function startTestStack(
+  options: { maxQueryBytes?: number; settings?: Partial<TaskSettings>; prices?: ModelPrices } = {},
+): Promise<TestStack> {
   const taskQueue = `test-${randomUUID()}`;
   const pool = createPool(process.env.DATABASE_URL!);
   const store = createRuntimeStore(pool);
   const model = new ScriptedModelServer();
   await model.start();
-  const worker = await startTestWorker({ taskQueue, store, modelBaseURL: model.baseURL });
+  const tools = testToolRegistry();
+  const worker = await startTestWorker({ taskQueue, pool, store, modelBaseURL: model.baseURL, tools, ...(options.prices ? { prices: options.prices } : {}) });
 
   const clientConnection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const temporal = new Client({ connection: clientConnection, namespace: 'default' });
   const api = await startApiServer(
-    { temporal, pool, taskQueue, maxQueryBytes: options.maxQueryBytes ?? 32 * 1024 },
+    {
+      temporal,
+      pool,
+      taskQueue,
+      maxQueryBytes: options.maxQueryBytes ?? 32 * 1024,
+      taskDefaults: testTaskSettings(options.settings),
+      tools,
+    },
     '127.0.0.1',
     0,
   );

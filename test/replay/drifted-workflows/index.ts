@@ -7,6 +7,6 @@ import type { TaskWorkflowInput } from '../../../workflows/task-workflow';
 const { runModelStep } = proxyActivities<WeftActivities>({ startToCloseTimeout: '1 minute' });
 
 export async function taskWorkflow(input: TaskWorkflowInput): Promise<string> {
-  const answer = await runModelStep({ runId: input.taskId, sessionId: '', step: 0, query: input.query, stepAtMs: Date.now() });
-  return answer.sessionEnded ? '' : answer.text;
+  const answer = await runModelStep({ taskId: input.taskId, runId: input.taskId, sessionId: '', agentId: 'main', step: 0, seed: input.query, stepAtMs: Date.now() });
+  return answer.kind === 'reply' ? answer.text : '';
 }

@@ -1,0 +1,34 @@
+import { ENGINE_CANCELED_REASON, type AlsoWrite, type RecordWrite, type RuntimeStore, type TerminalStatus } from '../core/store';
+import { cancellationIntentRecord, runCompletedRecord, type RunOwner } from './task-records';
+
+export interface RunEnding {
+  status: TerminalStatus;
+  /** An explicit cancellation (session_ended, approval_rejected, ...), recorded as intent unless one exists. */
+  cancellationReason?: string;
+  error?: string;
+  at: Date;
+}
+
+/**
+ * Ends a run with one of the three valid cancellation provenances: an explicit reason is recorded as
+ * the intent first (a reason already requested wins), and a cancellation without any request is the
+ * engine's.
+ */
+export async function endRun(store: RuntimeStore, owner: RunOwner, ending: RunEnding, alsoWrite?: AlsoWrite<RecordWrite>): Promise<void> {
+  let reason = ending.status === 'canceled' ? (await store.loadRun(owner.runId)).cancellationReason : '';
+  if (ending.status === 'canceled' && !reason && ending.cancellationReason) {
+    await store.recordRunCancellation({
+      runId: owner.runId,
+      reason: ending.cancellationReason,
+      record: cancellationIntentRecord(owner, ending.at, ending.cancellationReason),
+    });
+    reason = ending.cancellationReason;
+  }
+  if (ending.status === 'canceled' && !reason) reason = ENGINE_CANCELED_REASON;
+  const record = runCompletedRecord(owner, ending.at, {
+    status: ending.status,
+    ...(reason ? { reason } : {}),
+    ...(ending.error ? { error: ending.error } : {}),
+  });
+  await store.recordRunTerminal({ runId: owner.runId, status: ending.status, record }, alsoWrite);
+}

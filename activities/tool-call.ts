@@ -1,0 +1,73 @@
+import { Context } from '@temporalio/activity';
+import { appendTaskEvent } from '../core/events/event-log';
+import { EventType } from '../core/events/event-types';
+import type { ToolOutcome } from '../core/tools/tool';
+import type { ActivityDeps } from './deps';
+import { failPermanentErrorsFast } from './failures';
+import { whileHeartbeating } from './heartbeat';
+import { appendEvents, taskEvent } from './task-events';
+import { ownerOf, toolResultKey, toolResultRecord } from './task-records';
+import type { ToolCallRequest } from './model-step';
+
+export interface ToolCallInput {
+  taskId: string;
+  workflowId: string;
+  tenantId: string;
+  runId: string;
+  runAgentId?: string;
+  sessionId: string;
+  agentId: string;
+  call: ToolCallRequest;
+  atMs: number;
+}
+
+const summary = (value: unknown) => {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return text.length > 500 ? `${text.slice(0, 500)}…` : text;
+};
+
+export function createToolCallActivities({ store, pool, tools }: ActivityDeps) {
+  return {
+    /**
+     * One tool call, idempotent by its tool-call id: the outcome is stored in the run log under that
+     * id, and a retry after it was stored returns it without running the tool again.
+     */
+    async runToolCall(input: ToolCallInput): Promise<ToolOutcome> {
+      return failPermanentErrorsFast(async () => {
+        const owner = ownerOf(input.runId, input.sessionId, input.runAgentId);
+        const at = new Date(input.atMs);
+        const stored = await store.findRunRecord(input.runId, toolResultKey(owner, input.call.id));
+        if (stored) return (JSON.parse(Buffer.from(stored.payload).toString('utf8')) as { outcome: ToolOutcome }).outcome;
+
+        const eventKey = `tool/${input.runId}/${input.call.id}`;
+        await appendEvents(pool, [
+          taskEvent(input.workflowId, `${eventKey}/invoked`, EventType.ToolInvoked, at, {
+            agentId: input.agentId,
+            message: `calling ${input.call.name}`,
+            payload: { tool: input.call.name, tool_call_id: input.call.id },
+          }),
+        ]);
+        const outcome = await whileHeartbeating(() =>
+          tools.execute(input.call.name, input.call.arguments, {
+            tenantId: input.tenantId,
+            sessionId: input.sessionId,
+            taskId: input.taskId,
+            signal: Context.current().cancellationSignal,
+          }),
+        );
+        const record = toolResultRecord(owner, input.call.id, at, { tool_use_id: input.call.id, name: input.call.name, outcome });
+        await store.appendRunRecord(record, (tx) =>
+          appendTaskEvent(
+            tx,
+            taskEvent(input.workflowId, `${eventKey}/observed`, EventType.ToolObservation, at, {
+              agentId: input.agentId,
+              message: outcome.ok ? summary(outcome.content) : `${outcome.error.category} error: ${outcome.error.message}`,
+              payload: { tool: input.call.name, tool_call_id: input.call.id, ok: outcome.ok },
+            }),
+          ),
+        );
+        return outcome;
+      });
+    },
+  };
+}

@@ -1,0 +1,78 @@
+import type { Client } from '@temporalio/client';
+import type { Pool } from 'pg';
+import { checkPlan, parsePlanText } from '../core/orchestration/plan';
+import { findApproval, listPendingApprovals } from '../core/tasks/approvals';
+import type { ToolRegistry } from '../core/tools/registry';
+import type { ApproveTaskRequest__Output } from '../protos/generated/shannon/orchestrator/ApproveTaskRequest';
+import type { ApproveTaskResponse } from '../protos/generated/shannon/orchestrator/ApproveTaskResponse';
+import type { GetPendingApprovalsRequest__Output } from '../protos/generated/shannon/orchestrator/GetPendingApprovalsRequest';
+import type { GetPendingApprovalsResponse } from '../protos/generated/shannon/orchestrator/GetPendingApprovalsResponse';
+import { approvalDecisionSignal } from '../workflows/messages';
+import { failedPrecondition, invalidArgument, notFound } from './grpc-errors';
+import { jsonToStruct } from './struct';
+
+export interface ApprovalDeps {
+  temporal: Client;
+  pool: Pool;
+  tools: ToolRegistry;
+}
+
+const timestamp = (date: Date) => ({ seconds: String(Math.floor(date.getTime() / 1000)), nanos: (date.getTime() % 1000) * 1_000_000 });
+
+/** The edited plan or tool arguments must pass the same validation as the original. */
+function checkModification(kind: 'plan' | 'tool', proposed: unknown, modified: string, tools: ToolRegistry): void {
+  if (kind === 'plan') {
+    const isPlan = typeof proposed === 'object' && proposed !== null && 'plan' in proposed;
+    if (!isPlan) return; // without a plan, the modification is a new query text
+    const check = checkPlan(parsePlanText(modified), tools.list().map((t) => t.name));
+    if (!check.ok) throw invalidArgument(`modified_action is not a valid plan: ${check.errors.join('; ')}`);
+    return;
+  }
+  let args: unknown;
+  try {
+    args = JSON.parse(modified);
+  } catch {
+    throw invalidArgument('modified_action must be the tool arguments as JSON');
+  }
+  const problem = tools.checkArguments((proposed as { tool: string }).tool, args);
+  if (problem) throw invalidArgument(`modified_action: ${problem}`);
+}
+
+export async function approveTask(deps: ApprovalDeps, request: ApproveTaskRequest__Output): Promise<ApproveTaskResponse> {
+  if (!request.approval_id) throw invalidArgument('approval_id is required');
+  const approval = await findApproval(deps.pool, request.approval_id);
+  if (!approval) throw notFound(`approval ${request.approval_id} not found`);
+  if (request.workflow_id && request.workflow_id !== approval.workflowId && request.workflow_id !== approval.taskId) {
+    throw invalidArgument(`approval ${request.approval_id} does not belong to workflow ${request.workflow_id}`);
+  }
+  if (approval.status !== 'pending') throw failedPrecondition(`approval ${request.approval_id} is already ${approval.status}`);
+  if (approval.expiresAt.getTime() < Date.now()) throw failedPrecondition(`approval ${request.approval_id} has expired`);
+  if (request.approved && request.modified_action) checkModification(approval.kind, approval.proposedAction, request.modified_action, deps.tools);
+  await deps.temporal.workflow.getHandle(approval.workflowId).signal(approvalDecisionSignal, {
+    approvalId: approval.approvalId,
+    approved: request.approved,
+    feedback: request.feedback,
+    ...(request.modified_action ? { modifiedAction: request.modified_action } : {}),
+    decidedBy: request.approved_by,
+  });
+  return { success: true, message: request.approved ? 'approval sent; the task continues' : 'rejection sent; the task will be cancelled' };
+}
+
+export async function pendingApprovals(
+  deps: ApprovalDeps,
+  request: GetPendingApprovalsRequest__Output,
+  tenantId: string,
+): Promise<GetPendingApprovalsResponse> {
+  const approvals = await listPendingApprovals(deps.pool, { tenantId, userId: request.user_id, sessionId: request.session_id });
+  return {
+    approvals: approvals.map((a) => ({
+      approval_id: a.approvalId,
+      workflow_id: a.workflowId,
+      query: a.query,
+      proposed_action: JSON.stringify(a.proposedAction),
+      reason: a.reason,
+      requested_at: timestamp(a.requestedAt),
+      metadata: jsonToStruct({ task_id: a.taskId, kind: a.kind, expires_at: a.expiresAt.toISOString(), user_id: a.userId, session_id: a.sessionId }),
+    })),
+  };
+}

@@ -1,0 +1,40 @@
+import type { Struct, Struct__Output } from '../protos/generated/google/protobuf/Struct';
+import type { Value, Value__Output } from '../protos/generated/google/protobuf/Value';
+
+// google.protobuf.Struct <-> plain JSON, for the seed's Struct fields (context, metadata, schemas).
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+function fromValue(value: Value__Output): Json {
+  switch (value.kind) {
+    case 'numberValue':
+      return value.numberValue!;
+    case 'stringValue':
+      return value.stringValue!;
+    case 'boolValue':
+      return value.boolValue!;
+    case 'structValue':
+      return structToJson(value.structValue!);
+    case 'listValue':
+      return (value.listValue?.values ?? []).map(fromValue);
+    default:
+      return null;
+  }
+}
+
+export function structToJson(struct: Struct__Output | null | undefined): { [key: string]: Json } {
+  return Object.fromEntries(Object.entries(struct?.fields ?? {}).map(([key, value]) => [key, fromValue(value)]));
+}
+
+function toValue(value: unknown): Value {
+  if (value === null || value === undefined) return { nullValue: 'NULL_VALUE' };
+  if (typeof value === 'number') return { numberValue: value };
+  if (typeof value === 'string') return { stringValue: value };
+  if (typeof value === 'boolean') return { boolValue: value };
+  if (Array.isArray(value)) return { listValue: { values: value.map(toValue) } };
+  return { structValue: jsonToStruct(value as Record<string, unknown>) };
+}
+
+export function jsonToStruct(json: Record<string, unknown>): Struct {
+  return { fields: Object.fromEntries(Object.entries(json).map(([key, value]) => [key, toValue(value)])) };
+}

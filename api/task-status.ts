@@ -1,0 +1,67 @@
+import type { Client } from '@temporalio/client';
+import type { Pool } from 'pg';
+import { listTaskAgents } from '../core/tasks/task-agents';
+import type { TaskRecord } from '../core/tasks/task-index';
+import type { AgentTaskStatus } from '../protos/generated/shannon/orchestrator/AgentTaskStatus';
+import type { GetTaskStatusResponse } from '../protos/generated/shannon/orchestrator/GetTaskStatusResponse';
+import { taskStatusQuery, type TaskView } from '../workflows/messages';
+
+/** Live details from a running workflow; undefined when it cannot answer (finished, or no worker yet). */
+async function queryView(temporal: Client, workflowId: string): Promise<TaskView | undefined> {
+  try {
+    return await temporal.workflow.getHandle(workflowId).query(taskStatusQuery);
+  } catch {
+    return undefined;
+  }
+}
+
+/** GetTaskStatus from the store, with the workflow's live view while the task runs. */
+export async function taskStatusResponse(
+  deps: { temporal: Client; pool: Pool },
+  task: TaskRecord,
+  includeDetails: boolean,
+): Promise<GetTaskStatusResponse> {
+  const running = task.status === 'RUNNING' || task.status === 'QUEUED';
+  const view = running ? await queryView(deps.temporal, task.workflowId) : undefined;
+  const finishedAt = task.completedAt ?? new Date();
+  let agentStatuses: AgentTaskStatus[] = [];
+  if (includeDetails) {
+    const stored = await listTaskAgents(deps.pool, task.taskId);
+    agentStatuses = stored.map((agent) => {
+      const live = view?.agents.find((a) => a.agentId === agent.agentId);
+      return {
+        agent_id: agent.agentId,
+        task_id: task.taskId,
+        status: `TASK_STATUS_${live && live.status !== 'PENDING' ? live.status : agent.status}`,
+        result: agent.result || live?.result || '',
+        token_usage: {
+          prompt_tokens: agent.usage.promptTokens,
+          completion_tokens: agent.usage.completionTokens,
+          total_tokens: agent.usage.totalTokens,
+          cost_usd: agent.usage.costUsd,
+        },
+      };
+    });
+  }
+  return {
+    task_id: task.taskId,
+    status: `TASK_STATUS_${task.status}`,
+    progress: running ? Math.max(task.progress, view?.progress ?? 0) : 1,
+    result: task.result,
+    error_message: task.errorMessage,
+    metrics: {
+      latency_ms: String(finishedAt.getTime() - task.createdAt.getTime()),
+      token_usage: {
+        prompt_tokens: task.usage.promptTokens,
+        completion_tokens: task.usage.completionTokens,
+        total_tokens: running && view ? view.tokens : task.usage.totalTokens,
+        cost_usd: running && view ? view.costUsd : task.usage.costUsd,
+        model: task.usage.model,
+      },
+      agents_used: Math.max(agentStatuses.length, task.status === 'COMPLETED' && task.mode !== 'COMPLEX' ? 1 : 0),
+      mode: `EXECUTION_MODE_${view?.mode || task.mode}`,
+      cache_hit: task.usage.model === 'cache',
+    },
+    agent_statuses: agentStatuses,
+  };
+}

@@ -1,0 +1,77 @@
+import { checkPlan, type Plan } from '../core/orchestration/plan';
+import type { TaskSettings } from '../core/orchestration/task-settings';
+import type { SubmitTaskRequest__Output } from '../protos/generated/shannon/orchestrator/SubmitTaskRequest';
+import type { TaskDecomposition__Output } from '../protos/generated/shannon/orchestrator/TaskDecomposition';
+import type { TaskWorkflowInput } from '../workflows/task-workflow';
+import { invalidArgument } from './grpc-errors';
+import { structToJson } from './struct';
+
+export interface SubmissionLimits {
+  maxQueryBytes: number;
+  taskDefaults: TaskSettings;
+  toolNames: string[];
+}
+
+const tierOf = { MODEL_TIER_SMALL: 'SMALL', MODEL_TIER_MEDIUM: 'MEDIUM', MODEL_TIER_LARGE: 'LARGE' } as const;
+
+/** The caller's manual_decomposition as a plan, validated like a model's. */
+function manualPlan(decomposition: TaskDecomposition__Output | null, toolNames: string[]): Plan | undefined {
+  if (!decomposition || decomposition.agent_tasks.length === 0) return undefined;
+  const candidate = {
+    agents: decomposition.agent_tasks.map((task) => ({
+      id: task.agent_id,
+      description: task.description,
+      dependencies: task.dependencies,
+      tools: task.required_tools,
+      tier: tierOf[task.model_tier as keyof typeof tierOf] ?? 'MEDIUM',
+    })),
+  };
+  const check = checkPlan(candidate, toolNames);
+  if (!check.ok) throw invalidArgument(`manual_decomposition is invalid: ${check.errors.join('; ')}`);
+  return check.plan;
+}
+
+function positiveNumber(context: Record<string, unknown>, key: string): number | undefined {
+  const value = context[key];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw invalidArgument(`context.${key} must be a positive number`);
+  return value;
+}
+
+/** Validates a SubmitTask request and turns it into the task workflow's input. */
+export function taskInputFrom(
+  request: SubmitTaskRequest__Output,
+  ids: { taskId: string },
+  limits: SubmissionLimits,
+): TaskWorkflowInput {
+  if (!request.query || request.query.trim() === '') throw invalidArgument('query is required');
+  const bytes = Buffer.byteLength(request.query, 'utf8');
+  if (bytes > limits.maxQueryBytes) throw invalidArgument(`query is ${bytes} bytes; the limit is ${limits.maxQueryBytes}`);
+  const metadata = request.metadata;
+  const budget = metadata?.token_budget ?? 0;
+  if (!Number.isFinite(budget) || budget < 0) throw invalidArgument('metadata.token_budget must be >= 0');
+  const maxAgents = metadata?.max_agents ?? 0;
+  if (maxAgents < 0) throw invalidArgument('metadata.max_agents must be >= 0');
+  const context = structToJson(request.context);
+  const approvalTimeoutSeconds = positiveNumber(context, 'approval_timeout_seconds');
+  const maxIterations = positiveNumber(context, 'max_iterations');
+  const plan = manualPlan(request.manual_decomposition, limits.toolNames);
+  const defaults = limits.taskDefaults;
+  return {
+    taskId: ids.taskId,
+    tenantId: metadata?.tenant_id ?? '',
+    userId: metadata?.user_id ?? '',
+    sessionId: metadata?.session_id ?? '',
+    query: request.query,
+    autoDecompose: request.auto_decompose,
+    ...(plan ? { manualPlan: plan } : {}),
+    requireApproval: request.require_approval,
+    settings: {
+      ...defaults,
+      maxAgents: maxAgents > 0 ? maxAgents : defaults.maxAgents,
+      taskTokenBudget: Math.floor(budget),
+      ...(approvalTimeoutSeconds ? { approvalTimeoutMs: Math.round(approvalTimeoutSeconds * 1000) } : {}),
+      ...(maxIterations ? { maxIterations: Math.min(Math.floor(maxIterations), defaults.maxIterations * 10) } : {}),
+    },
+  };
+}

@@ -1,0 +1,20 @@
+// The task event catalog (seed 000's StreamTaskExecution types plus what a user would expect).
+export const EventType = {
+  WorkflowStarted: 'WORKFLOW_STARTED',
+  StatusUpdate: 'STATUS_UPDATE',
+  DecompositionCompleted: 'DECOMPOSITION_COMPLETED',
+  ApprovalRequested: 'APPROVAL_REQUESTED',
+  ApprovalDecision: 'APPROVAL_DECISION',
+  AgentStarted: 'AGENT_STARTED',
+  AgentThinking: 'AGENT_THINKING',
+  ToolInvoked: 'TOOL_INVOKED',
+  ToolObservation: 'TOOL_OBSERVATION',
+  AgentCompleted: 'AGENT_COMPLETED',
+  AgentFailed: 'AGENT_FAILED',
+  BudgetExceeded: 'BUDGET_EXCEEDED',
+  ErrorOccurred: 'ERROR_OCCURRED',
+  WorkflowCancelled: 'WORKFLOW_CANCELLED',
+  WorkflowFailed: 'WORKFLOW_FAILED',
+  WorkflowCompleted: 'WORKFLOW_COMPLETED',
+} as const;
+export type EventType = (typeof EventType)[keyof typeof EventType];

@@ -1,0 +1,82 @@
+import { z } from 'zod';
+
+// A COMPLEX task's plan: agent tasks with dependencies, tools and model tiers. Plans come from a
+// model, from the caller's manual_decomposition, or from an approver's modified_action; all three
+// are validated by the same rules.
+
+export const modelTiers = ['SMALL', 'MEDIUM', 'LARGE'] as const;
+export type ModelTier = (typeof modelTiers)[number];
+export const maxPlanAgents = 10;
+
+const agentTaskSchema = z.strictObject({
+  id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'must be 1-64 letters, digits, "_" or "-"'),
+  description: z.string().min(1).max(4000),
+  dependencies: z.array(z.string()).max(maxPlanAgents).default([]),
+  tools: z.array(z.string()).max(20).default([]),
+  tier: z.enum(modelTiers).default('MEDIUM'),
+});
+
+export const planSchema = z.strictObject({
+  agents: z.array(agentTaskSchema).min(1).max(maxPlanAgents),
+});
+
+export type AgentTask = z.infer<typeof agentTaskSchema>;
+export type Plan = z.infer<typeof planSchema>;
+
+export type PlanCheck = { ok: true; plan: Plan } | { ok: false; errors: string[] };
+
+function findCycle(plan: Plan): string[] | undefined {
+  const deps = new Map(plan.agents.map((a) => [a.id, a.dependencies]));
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (id: string, trail: string[]): string[] | undefined => {
+    if (state.get(id) === 'done') return undefined;
+    if (state.get(id) === 'visiting') return [...trail.slice(trail.indexOf(id)), id];
+    state.set(id, 'visiting');
+    for (const dep of deps.get(id) ?? []) {
+      const cycle = visit(dep, [...trail, id]);
+      if (cycle) return cycle;
+    }
+    state.set(id, 'done');
+    return undefined;
+  };
+  for (const agent of plan.agents) {
+    const cycle = visit(agent.id, []);
+    if (cycle) return cycle;
+  }
+  return undefined;
+}
+
+/** Schema, unique ids, known dependencies and tools, and no cycle. Errors are meant for a model to fix. */
+export function checkPlan(candidate: unknown, knownTools: readonly string[]): PlanCheck {
+  const parsed = planSchema.safeParse(candidate);
+  if (!parsed.success) {
+    return { ok: false, errors: parsed.error.issues.map((i) => `${i.path.join('.') || 'plan'}: ${i.message}`) };
+  }
+  const plan = parsed.data;
+  const errors: string[] = [];
+  const ids = new Set<string>();
+  for (const agent of plan.agents) {
+    if (ids.has(agent.id)) errors.push(`agent ${agent.id} appears twice`);
+    ids.add(agent.id);
+  }
+  for (const agent of plan.agents) {
+    for (const dep of agent.dependencies) if (!ids.has(dep)) errors.push(`agent ${agent.id} depends on unknown agent ${dep}`);
+    for (const tool of agent.tools) if (!knownTools.includes(tool)) errors.push(`agent ${agent.id} uses unknown tool ${tool}`);
+  }
+  if (errors.length === 0) {
+    const cycle = findCycle(plan);
+    if (cycle) errors.push(`dependency cycle: ${cycle.join(' -> ')}`);
+  }
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, plan };
+}
+
+/** Parses plan JSON a model or a person wrote, tolerating a Markdown code fence around it. */
+export function parsePlanText(text: string): unknown {
+  const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(text);
+  const body = (fenced ? fenced[1]! : text).trim();
+  try {
+    return JSON.parse(body);
+  } catch {
+    return { invalid_json: body.slice(0, 200) };
+  }
+}

@@ -1,0 +1,14 @@
+/** Limits a task runs under: from the request and the API's configuration, fixed at submit time. */
+export interface TaskSettings {
+  maxAgents: number;
+  maxIterations: number;
+  toolParallelism: number;
+  /** Model steps a workflow runs before continuing in a fresh history. */
+  stepsPerHistory: number;
+  approvalTimeoutMs: number;
+  /** A task whose estimated cost is above this needs approval (0: no threshold). */
+  approvalCostThresholdUsd: number;
+  taskTokenBudget: number;
+  agentTokenBudget: number;
+  taskCostLimitUsd: number;
+}

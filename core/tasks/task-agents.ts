@@ -1,0 +1,67 @@
+import type { Queryable } from '../db/transaction';
+import type { TaskStatus } from './task-status';
+
+// One row per agent of a task, written in the transactions of its child run's start and end.
+
+export interface AgentRecord {
+  agentId: string;
+  runId: string;
+  status: TaskStatus;
+  result: string;
+  error: string;
+  usage: { totalTokens: number; promptTokens: number; completionTokens: number; costUsd: number };
+}
+
+export async function recordAgentStarted(tx: Queryable, taskId: string, agentId: string, runId: string, at: Date): Promise<void> {
+  await tx.query(
+    `INSERT INTO task_agents (task_id, agent_id, run_id, status, started_at) VALUES ($1, $2, $3, 'RUNNING', $4)
+     ON CONFLICT (task_id, agent_id) DO NOTHING`,
+    [taskId, agentId, runId, at],
+  );
+}
+
+export async function recordAgentOutcome(
+  tx: Queryable,
+  taskId: string,
+  agentId: string,
+  outcome: { status: TaskStatus; result: string; error: string; at: Date },
+): Promise<void> {
+  await tx.query(
+    'UPDATE task_agents SET status = $3, result = $4, error = $5, completed_at = $6 WHERE task_id = $1 AND agent_id = $2',
+    [taskId, agentId, outcome.status, outcome.result, outcome.error, outcome.at],
+  );
+}
+
+export async function listTaskAgents(db: Queryable, taskId: string): Promise<AgentRecord[]> {
+  const rows = await db.query<{
+    agent_id: string;
+    run_id: string;
+    status: TaskStatus;
+    result: string;
+    error: string;
+    prompt_tokens: string;
+    completion_tokens: string;
+    total_tokens: string;
+    cost_usd: number;
+  }>(
+    `SELECT a.agent_id, a.run_id, a.status, a.result, a.error,
+            coalesce(sum(u.prompt_tokens), 0) AS prompt_tokens, coalesce(sum(u.completion_tokens), 0) AS completion_tokens,
+            coalesce(sum(u.total_tokens), 0) AS total_tokens, coalesce(sum(u.cost_usd), 0)::float8 AS cost_usd
+     FROM task_agents a LEFT JOIN task_usage u ON u.task_id = a.task_id AND u.agent_id = a.agent_id
+     WHERE a.task_id = $1 GROUP BY a.task_id, a.agent_id ORDER BY min(a.started_at), a.agent_id`,
+    [taskId],
+  );
+  return rows.rows.map((row) => ({
+    agentId: row.agent_id,
+    runId: row.run_id,
+    status: row.status,
+    result: row.result,
+    error: row.error,
+    usage: {
+      promptTokens: Number(row.prompt_tokens),
+      completionTokens: Number(row.completion_tokens),
+      totalTokens: Number(row.total_tokens),
+      costUsd: row.cost_usd,
+    },
+  }));
+}

@@ -1,0 +1,48 @@
+import type { Queryable } from '../db/transaction';
+import type { TokenCounts } from '../llm/chat-model';
+
+// Usage of every model step, keyed by the step's record: a retried step never counts twice, and
+// budgets are checked against what was actually recorded.
+
+export interface StepUsage extends TokenCounts {
+  taskId: string;
+  stepKey: string;
+  agentId: string;
+  model: string;
+  costUsd: number;
+  at: Date;
+}
+
+export interface Spend {
+  tokens: number;
+  costUsd: number;
+}
+
+export async function recordStepUsage(tx: Queryable, usage: StepUsage): Promise<void> {
+  await tx.query(
+    `INSERT INTO task_usage (task_id, step_key, agent_id, model, prompt_tokens, completion_tokens, total_tokens, cost_usd, recorded_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (task_id, step_key) DO NOTHING`,
+    [usage.taskId, usage.stepKey, usage.agentId, usage.model, usage.promptTokens, usage.completionTokens, usage.totalTokens, usage.costUsd, usage.at],
+  );
+}
+
+/** What a task (or one of its agents) has spent so far. */
+export async function spendOf(db: Queryable, taskId: string, agentId?: string): Promise<Spend> {
+  const rows = await db.query<{ tokens: string; cost: number }>(
+    `SELECT coalesce(sum(total_tokens), 0) AS tokens, coalesce(sum(cost_usd), 0)::float8 AS cost
+     FROM task_usage WHERE task_id = $1 AND ($2::text IS NULL OR agent_id = $2)`,
+    [taskId, agentId ?? null],
+  );
+  return { tokens: Number(rows.rows[0]!.tokens), costUsd: rows.rows[0]!.cost };
+}
+
+export async function usageTotals(db: Queryable, taskId: string): Promise<TokenCounts & { costUsd: number }> {
+  const rows = await db.query<{ p: string; c: string; t: string; cost: number }>(
+    `SELECT coalesce(sum(prompt_tokens), 0) AS p, coalesce(sum(completion_tokens), 0) AS c,
+            coalesce(sum(total_tokens), 0) AS t, coalesce(sum(cost_usd), 0)::float8 AS cost
+     FROM task_usage WHERE task_id = $1`,
+    [taskId],
+  );
+  const row = rows.rows[0]!;
+  return { promptTokens: Number(row.p), completionTokens: Number(row.c), totalTokens: Number(row.t), costUsd: row.cost };
+}

@@ -1,0 +1,52 @@
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+
+// The messages Weft's workflows handle. Kept apart from the workflow code so the API can import
+// them without loading workflow logic.
+
+/**
+ * A human's decision on a pending approval. Send it from the API (ApproveTask), or by hand:
+ * `temporal workflow signal --workflow-id <id> --name approvalDecision --input '{"approvalId":"...","approved":true,"decidedBy":"me"}'`.
+ */
+export interface ApprovalDecision {
+  approvalId: string;
+  approved: boolean;
+  feedback?: string;
+  /** An edited plan (JSON) or edited tool arguments (JSON), validated like the original. */
+  modifiedAction?: string;
+  decidedBy?: string;
+}
+export const approvalDecisionSignal = defineSignal<[ApprovalDecision]>('approvalDecision');
+
+export interface CancelRequest {
+  reason: string;
+  requestedBy?: string;
+}
+/** CancelTask: the workflow records the intent with its reason, then cancels its work. */
+export const cancelTaskSignal = defineSignal<[CancelRequest]>('cancelTask');
+
+export interface PendingApprovalView {
+  approvalId: string;
+  workflowId: string;
+  kind: 'plan' | 'tool';
+  proposedAction: unknown;
+  reason: string;
+}
+
+export interface AgentView {
+  agentId: string;
+  status: 'PENDING' | 'RUNNING' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
+  result: string;
+  tokens: number;
+  costUsd: number;
+}
+
+export interface TaskView {
+  status: 'RUNNING' | 'COMPLETED' | 'FAILED' | 'CANCELLED' | 'TIMEOUT';
+  mode: 'SIMPLE' | 'STANDARD' | 'COMPLEX' | '';
+  progress: number;
+  agents: AgentView[];
+  pendingApproval?: PendingApprovalView;
+  tokens: number;
+  costUsd: number;
+}
+export const taskStatusQuery = defineQuery<TaskView>('taskStatus');

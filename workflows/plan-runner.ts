@@ -1,0 +1,101 @@
+import { CancellationScope, ChildWorkflowCancellationType, executeChild, isCancellation, workflowInfo } from '@temporalio/workflow';
+import type { AgentTask, Plan } from '../core/orchestration/plan';
+import type { AgentWorkflowInput, AgentWorkflowResult, agentWorkflow } from './agent-workflow';
+import type { AgentView } from './messages';
+import type { TaskSettings } from './settings';
+
+export interface PlanContext {
+  taskId: string;
+  tenantId: string;
+  userId: string;
+  sessionId: string;
+  query: string;
+  dangerousTools: string[];
+  settings: TaskSettings;
+  agents: AgentView[];
+}
+
+type AgentOutcome = AgentWorkflowResult | { kind: 'failed'; message: string; state: { tokens: number; costUsd: number } };
+
+export type PlanOutcome =
+  | { kind: 'completed'; results: Array<{ agentId: string; result: string }> }
+  | { kind: 'stopped'; agentId: string; result: Exclude<AgentOutcome, { kind: 'answered' }> };
+
+/** The agents whose dependencies are all done and that are neither running nor done. */
+export function readyAgents(plan: Plan, done: ReadonlySet<string>, running: ReadonlySet<string>): AgentTask[] {
+  return plan.agents.filter((a) => !done.has(a.id) && !running.has(a.id) && a.dependencies.every((d) => done.has(d)));
+}
+
+/**
+ * Runs a plan's agents as child workflows: every agent whose dependencies are met starts, at most
+ * maxAgents at once, and receives its dependencies' results. The first agent that stops without an
+ * answer stops the others.
+ */
+export async function runPlan(plan: Plan, context: PlanContext): Promise<PlanOutcome> {
+  const taskWorkflowId = workflowInfo().workflowId;
+  const results = new Map<string, string>();
+  const running = new Map<string, Promise<[string, AgentOutcome]>>();
+  const view = (agentId: string) => context.agents.find((a) => a.agentId === agentId)!;
+  const scope = new CancellationScope();
+
+  const start = (agent: AgentTask) => {
+    const input: AgentWorkflowInput = {
+      taskId: context.taskId,
+      taskWorkflowId,
+      tenantId: context.tenantId,
+      userId: context.userId,
+      sessionId: context.sessionId,
+      query: context.query,
+      agent,
+      dependencyResults: agent.dependencies.map((id) => ({ agentId: id, result: results.get(id)! })),
+      dangerousTools: context.dangerousTools,
+      settings: context.settings,
+    };
+    view(agent.id).status = 'RUNNING';
+    const child = scope.run(() =>
+      executeChild<typeof agentWorkflow>('agentWorkflow', {
+        workflowId: `${taskWorkflowId}/agent/${agent.id}`,
+        args: [input],
+        // A cancelled agent still records its run's end before the task records its own.
+        cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
+      }),
+    );
+    running.set(
+      agent.id,
+      child.then(
+        (result): [string, AgentOutcome] => [agent.id, result],
+        (err: unknown): [string, AgentOutcome] => {
+          // The task being cancelled is the task's business; any other failure stops the plan.
+          if (isCancellation(err)) throw err;
+          const message = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
+          return [agent.id, { kind: 'failed', message, state: { tokens: 0, costUsd: 0 } }];
+        },
+      ),
+    );
+  };
+
+  for (;;) {
+    for (const agent of readyAgents(plan, new Set(results.keys()), new Set(running.keys()))) {
+      if (running.size >= Math.max(1, context.settings.maxAgents)) break;
+      start(agent);
+    }
+    if (running.size === 0) break;
+    const [agentId, result] = await Promise.race(running.values());
+    running.delete(agentId);
+    const agent = view(agentId);
+    agent.tokens = result.state.tokens;
+    agent.costUsd = result.state.costUsd;
+    if (result.kind !== 'answered') {
+      agent.status = result.kind === 'over_budget' || result.kind === 'failed' ? 'FAILED' : 'CANCELLED';
+      scope.cancel();
+      // Let the other agents record their cancellation before the task ends.
+      await Promise.allSettled(running.values());
+      for (const other of running.keys()) view(other).status = 'CANCELLED';
+      return { kind: 'stopped', agentId, result };
+    }
+    agent.status = 'COMPLETED';
+    agent.result = result.text;
+    results.set(agentId, result.text);
+  }
+  return { kind: 'completed', results: plan.agents.map((a) => ({ agentId: a.id, result: results.get(a.id)! })) };
+}
