@@ -35,8 +35,9 @@ export function createApprovalGate(view: { pendingApproval?: PendingApprovalView
   ): Promise<ApprovalOutcome> {
     const { workflowId } = workflowInfo();
     const requestedAt = Date.now();
-    await requestApproval({ ...request, workflowId, atMs: requestedAt });
+    // Listen before the approval becomes visible: a decision may arrive while it is being recorded.
     waitingFor = request.approvalId;
+    await requestApproval({ ...request, workflowId, atMs: requestedAt });
     view.pendingApproval = { approvalId: request.approvalId, workflowId, kind: request.kind, proposedAction: request.proposedAction, reason: request.reason };
     upsertSearchAttributes([{ key: awaitingApprovalKey, value: true }]);
     const record = (status: 'approved' | 'rejected' | 'expired', d?: ApprovalDecision) =>
