@@ -1,0 +1,91 @@
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import { WorkflowFailedError } from '@temporalio/client';
+import { RecordType } from '../../core/store';
+import { findApproval } from '../../core/tasks/approvals';
+import { grpcError, submitTask, waitForFinish } from '../support/grpc';
+import { cancelTask, eventTypes, pendingApprovalOf, until } from '../support/orchestration';
+import { startTestStack, type TestStack } from '../support/stack';
+
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startTestStack();
+});
+afterAll(() => stack.stop());
+
+const unique = (label: string) => `${label} ${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+const requested = (text: string) => () => stack.model.requests.some((r) => JSON.stringify(r.body).includes(text)) || undefined;
+const recordsOf = async (runId: string) =>
+  (await stack.store.listRunRecords(runId, '', 100)).records.map((r) => [r.type, JSON.parse(Buffer.from(r.payload).toString())]);
+
+describe('cancellation', () => {
+  it('CancelTask records the intent, aborts the running step, and ends with the same reason', async () => {
+    const query = unique('a slow question');
+    stack.model.on(query, { content: 'too late', delayMs: 20_000 });
+    const submitted = await submitTask(stack.orchestrator, { query });
+    await until(requested(query));
+    expect(await cancelTask(stack.orchestrator, submitted.task_id, 'user changed their mind')).toMatchObject({ success: true });
+    const status = await waitForFinish(stack.orchestrator, submitted.task_id, 15_000);
+    expect(status).toMatchObject({ status: 'TASK_STATUS_CANCELLED', error_message: 'cancelled: user changed their mind' });
+    expect(await stack.store.loadRun(submitted.workflow_id)).toMatchObject({ status: 'canceled', cancellationReason: 'user changed their mind' });
+    const records = await recordsOf(submitted.workflow_id);
+    expect(records.filter(([type]) => type === RecordType.CancellationIntent)).toEqual([[RecordType.CancellationIntent, { reason: 'user changed their mind' }]]);
+    expect(records.at(-1)).toEqual([RecordType.RunCompleted, { status: 'canceled', reason: 'user changed their mind', error: 'cancelled: user changed their mind' }]);
+    expect((await eventTypes(stack.pool, submitted.workflow_id)).at(-1)).toBe('WORKFLOW_CANCELLED');
+
+    const again = await grpcError(cancelTask(stack.orchestrator, submitted.task_id, 'twice'));
+    expect(again.code).toBe(GrpcStatus.FAILED_PRECONDITION);
+    const unknown = await grpcError(cancelTask(stack.orchestrator, 'task-nobody-knows', 'x'));
+    expect(unknown.code).toBe(GrpcStatus.NOT_FOUND);
+  });
+
+  it('cancels every running agent of a COMPLEX task, and their runs end too', async () => {
+    const prefix = unique('cancel-dag');
+    stack.model.on(`${prefix} slow one`, { content: 'never', delayMs: 20_000 });
+    stack.model.on(`${prefix} slow two`, { content: 'never', delayMs: 20_000 });
+    const submitted = await submitTask(stack.orchestrator, {
+      query: `${prefix} task`,
+      manual_decomposition: {
+        agent_tasks: [
+          { agent_id: 'one', description: `${prefix} slow one` },
+          { agent_id: 'two', description: `${prefix} slow two` },
+        ],
+      },
+    });
+    await until(() => (requested(`${prefix} slow one`)() && requested(`${prefix} slow two`)()) || undefined);
+    await cancelTask(stack.orchestrator, submitted.task_id, 'stop everything');
+    const status = await waitForFinish(stack.orchestrator, submitted.task_id, 15_000);
+    expect(status.status).toBe('TASK_STATUS_CANCELLED');
+    for (const agent of ['one', 'two']) {
+      const run = await stack.store.loadRun(`${submitted.workflow_id}/agent/${agent}`);
+      expect(run.status).toBe('canceled');
+      const description = await stack.temporal.workflow.getHandle(`${submitted.workflow_id}/agent/${agent}`).describe();
+      expect(description.status.name).toBe('CANCELLED');
+    }
+    expect(await eventTypes(stack.pool, submitted.workflow_id)).toEqual(
+      expect.arrayContaining(['AGENT_FAILED:one', 'AGENT_FAILED:two', 'WORKFLOW_CANCELLED']),
+    );
+  });
+
+  it('cancelling while an approval is pending leaves no approval pending', async () => {
+    const submitted = await submitTask(stack.orchestrator, { query: unique('cancel while waiting'), require_approval: true });
+    const pending = await pendingApprovalOf(stack.orchestrator, submitted.task_id);
+    await cancelTask(stack.orchestrator, submitted.task_id, 'not needed');
+    expect((await waitForFinish(stack.orchestrator, submitted.task_id)).status).toBe('TASK_STATUS_CANCELLED');
+    expect(await findApproval(stack.pool, pending.approval_id)).toMatchObject({ status: 'expired', feedback: 'task cancelled' });
+  });
+
+  it('a workflow cancelled by the engine without a request records engine_canceled', async () => {
+    const query = unique('cancelled from the web ui');
+    stack.model.on(query, { content: 'never', delayMs: 20_000 });
+    const submitted = await submitTask(stack.orchestrator, { query });
+    await until(requested(query));
+    const handle = stack.temporal.workflow.getHandle(submitted.workflow_id);
+    await handle.cancel();
+    await expect(handle.result()).rejects.toBeInstanceOf(WorkflowFailedError);
+    expect((await handle.describe()).status.name).toBe('CANCELLED');
+    expect(await stack.store.loadRun(submitted.workflow_id)).toMatchObject({ status: 'canceled', cancellationReason: '' });
+    const records = await recordsOf(submitted.workflow_id);
+    expect(records.some(([type]) => type === RecordType.CancellationIntent)).toBe(false);
+    expect(records.at(-1)).toEqual([RecordType.RunCompleted, { status: 'canceled', reason: 'engine_canceled', error: 'cancelled' }]);
+  });
+});
