@@ -3,6 +3,7 @@
 import { Command } from 'commander';
 import type { ServiceError } from '@grpc/grpc-js';
 import { callUnary, createOrchestratorClient } from '../protos/clients';
+import { replay } from './replay';
 import type { GetTaskStatusResponse__Output } from '../protos/generated/shannon/orchestrator/GetTaskStatusResponse';
 import type { SubmitTaskRequest } from '../protos/generated/shannon/orchestrator/SubmitTaskRequest';
 import type { SubmitTaskResponse__Output } from '../protos/generated/shannon/orchestrator/SubmitTaskResponse';
@@ -44,10 +45,14 @@ program
   .option('--session <id>', 'session id to continue')
   .option('--task-id <id>', 'task id (a repeated submit returns the same task)')
   .option('--watch', 'wait and print the result')
-  .action(async (query: string, options: { user: string; session?: string; taskId?: string; watch?: boolean }) => {
+  .option('--no-decompose', 'always one agent (STANDARD); by default the complexity analysis picks the mode')
+  .option('--approval', 'require human approval before the task runs')
+  .action(async (query: string, options: { user: string; session?: string; taskId?: string; watch?: boolean; decompose: boolean; approval?: boolean }) => {
     const orchestrator = client();
     const request: SubmitTaskRequest = {
       query,
+      auto_decompose: options.decompose,
+      require_approval: Boolean(options.approval),
       metadata: { user_id: options.user, session_id: options.session ?? '', task_id: options.taskId ?? '' },
     };
     const submitted = await callUnary<SubmitTaskRequest, SubmitTaskResponse__Output>(
@@ -76,6 +81,24 @@ program
   .description("show a task's status and result")
   .argument('<task>', 'task id')
   .action(async (taskId: string) => printStatus(await getStatus(taskId)));
+
+program
+  .command('replay')
+  .description('replay a live workflow, or an exported history, against the current workflow code')
+  .argument('[workflow-id]', 'the workflow to fetch from Temporal (or the recorded id of --file)')
+  .option('--file <history.json>', 'a history exported as JSON (temporal workflow show --output json)')
+  .option('--temporal <address>', 'Temporal frontend', process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233')
+  .option('--namespace <namespace>', 'Temporal namespace', process.env.TEMPORAL_NAMESPACE ?? 'default')
+  .action(async (workflowId: string | undefined, options: { file?: string; temporal: string; namespace: string }) => {
+    if (!workflowId && !options.file) throw new Error('give a workflow id or --file');
+    const matches = await replay({
+      ...(workflowId ? { workflowId } : {}),
+      ...(options.file ? { file: options.file } : {}),
+      temporalAddress: options.temporal,
+      namespace: options.namespace,
+    });
+    process.exitCode = matches ? 0 : 1;
+  });
 
 program.parseAsync().catch((err: ServiceError | Error) => {
   const code = 'code' in err && typeof err.code === 'number' ? ` (gRPC status ${err.code})` : '';

@@ -1,4 +1,4 @@
-import { CancellationScope, condition, isCancellation, log, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, condition, isCancellation, log, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { ApprovalRequestInput } from '../activities/approvals';
 import { storeActivities } from './activity-stubs';
 import { approvalDecisionSignal, type ApprovalDecision, type PendingApprovalView } from './messages';
@@ -34,12 +34,17 @@ export function createApprovalGate(view: { pendingApproval?: PendingApprovalView
     checkModification?: (modifiedAction: string) => Promise<string | undefined>,
   ): Promise<ApprovalOutcome> {
     const { workflowId } = workflowInfo();
-    const requestedAt = Date.now();
     // Listen before the approval becomes visible: a decision may arrive while it is being recorded.
+    // The deadline timer starts together with the request, so the history's commands do not depend
+    // on whether the decision arrives before or after the request is recorded.
     waitingFor = request.approvalId;
-    await requestApproval({ ...request, workflowId, atMs: requestedAt });
-    view.pendingApproval = { approvalId: request.approvalId, workflowId, kind: request.kind, proposedAction: request.proposedAction, reason: request.reason };
-    upsertSearchAttributes([{ key: awaitingApprovalKey, value: true }]);
+    let timedOut = false;
+    const deadline = new CancellationScope();
+    void deadline.run(() => sleep(request.timeoutMs)).then(
+      () => (timedOut = true),
+      () => undefined, // cancelled once decided
+    );
+    let requested = false;
     const record = (status: 'approved' | 'rejected' | 'expired', d?: ApprovalDecision) =>
       recordApprovalDecision({
         approvalId: request.approvalId,
@@ -55,9 +60,13 @@ export function createApprovalGate(view: { pendingApproval?: PendingApprovalView
         atMs: Date.now(),
       });
     try {
+      await requestApproval({ ...request, workflowId, atMs: Date.now() });
+      requested = true;
+      view.pendingApproval = { approvalId: request.approvalId, workflowId, kind: request.kind, proposedAction: request.proposedAction, reason: request.reason };
+      upsertSearchAttributes([{ key: awaitingApprovalKey, value: true }]);
       for (;;) {
-        const remaining = requestedAt + request.timeoutMs - Date.now();
-        if (remaining <= 0 || !(await condition(() => decision !== undefined, remaining))) {
+        await condition(() => decision !== undefined || timedOut);
+        if (decision === undefined) {
           await record('expired');
           return { outcome: 'timeout' };
         }
@@ -77,11 +86,12 @@ export function createApprovalGate(view: { pendingApproval?: PendingApprovalView
       }
     } catch (err) {
       // A cancelled task leaves no approval pending.
-      if (isCancellation(err)) {
+      if (requested && isCancellation(err)) {
         await CancellationScope.nonCancellable(() => record('expired', { approvalId: request.approvalId, approved: false, feedback: 'task cancelled' }));
       }
       throw err;
     } finally {
+      deadline.cancel();
       waitingFor = undefined;
       view.pendingApproval = undefined;
       upsertSearchAttributes([{ key: awaitingApprovalKey, value: false }]);

@@ -27,23 +27,27 @@ afterAll(async () => {
   await pool.end();
 });
 
+function startWorkerProcess(taskQueue: string, env: Record<string, string> = {}) {
+  // node --import tsx, not the tsx wrapper: the SIGKILL must hit the process we watch.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/worker-process.ts'], {
+    cwd: repoRoot,
+    env: { ...process.env, WEFT_TASK_QUEUE: taskQueue, WEFT_LLM_BASE_URL: model.baseURL, ...env },
+    stdio: 'inherit',
+  });
+  return { child, exited: new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal))) };
+}
+
 it('a worker killed right after a store write committed: the task completes with no duplicate and no missing record', async () => {
   const taskQueue = `crash-${randomUUID()}`;
   const query = `crash-test question ${randomUUID()}`;
   model.on(query, { content: 'The answer survived the crash.', usage: { prompt_tokens: 9, completion_tokens: 5 } });
 
-  // node --import tsx, not the tsx wrapper: the SIGKILL must hit the process we watch.
-  const crashing = spawn(process.execPath, ['--import', 'tsx', 'test/support/crashing-worker.ts'], {
-    cwd: repoRoot,
-    env: { ...process.env, WEFT_TASK_QUEUE: taskQueue, WEFT_LLM_BASE_URL: model.baseURL, CRASH_AFTER_RECORD_TYPE: RecordType.TranscriptAppended },
-    stdio: 'inherit',
-  });
-  const died = new Promise<NodeJS.Signals | null>((resolve) => crashing.once('exit', (_code, signal) => resolve(signal)));
+  const crashing = startWorkerProcess(taskQueue, { CRASH_AFTER_RECORD_TYPE: RecordType.TranscriptAppended });
 
   const input = testTaskInput({ taskId: `crash-${randomUUID()}`, sessionId: `sess-${randomUUID()}`, query });
   const handle = await temporal.workflow.start<typeof taskWorkflow>('taskWorkflow', { workflowId: input.taskId, taskQueue, args: [input] });
 
-  expect(await died).toBe('SIGKILL');
+  expect(await crashing.exited).toBe('SIGKILL');
   // The reply is committed, but the activity never reported it: the workflow is still running.
   expect(await store.findRunRecord(input.taskId, `${input.taskId}/step-0/reply`)).toBeDefined();
   expect((await handle.describe()).status.name).toBe('RUNNING');
@@ -68,4 +72,48 @@ it('a worker killed right after a store write committed: the task completes with
   expect(await buildMessagesFromRunLog(store, input.taskId)).toEqual([userText(query), assistantText('The answer survived the crash.')]);
   const task = await pool.query('SELECT status, total_tokens FROM tasks WHERE task_id = $1', [input.taskId]);
   expect(task.rows).toEqual([{ status: 'COMPLETED', total_tokens: 14 }]);
+});
+
+it('a worker killed during an agent\'s model step of a COMPLEX task: completed steps never run again', async () => {
+  const taskQueue = `crash-${randomUUID()}`;
+  const prefix = `kill-dag-${randomUUID()}`;
+  model.on(`${prefix} quick`, { toolCalls: [{ id: 'q1', name: 'calculator', arguments: '{"expression":"6*7"}' }] }, { content: 'quick done' });
+  model.on(`${prefix} slow`, { content: 'slow done', delayMs: 1_500 });
+  model.on((text) => text.includes('Combine these results') && text.includes(prefix), { content: 'all done' });
+  const worker = startWorkerProcess(taskQueue);
+  const plan = {
+    agents: [
+      { id: 'quick', description: `${prefix} quick`, dependencies: [], tools: ['calculator'], tier: 'MEDIUM' as const },
+      { id: 'slow', description: `${prefix} slow`, dependencies: ['quick'], tools: [], tier: 'MEDIUM' as const },
+    ],
+  };
+  const input = testTaskInput({ taskId: `kill-${randomUUID()}`, query: `${prefix} task`, manualPlan: plan });
+  const handle = await temporal.workflow.start<typeof taskWorkflow>('taskWorkflow', { workflowId: input.taskId, taskQueue, args: [input] });
+
+  // Kill the worker while the slow agent's model call is in flight.
+  const slowAsked = () => model.requests.some((r) => JSON.stringify(r.body).includes(`${prefix} slow`));
+  while (!slowAsked()) await new Promise((resolve) => setTimeout(resolve, 20));
+  worker.child.kill('SIGKILL');
+  expect(await worker.exited).toBe('SIGKILL');
+
+  const replacement = await startTestWorker({ taskQueue, pool, store, modelBaseURL: model.baseURL });
+  try {
+    expect(await handle.result()).toMatchObject({ status: 'COMPLETED', result: 'all done' });
+  } finally {
+    await replacement.stop();
+  }
+  const asked = (text: string) => model.requests.filter((r) => JSON.stringify(r.body).includes(text)).length;
+  // The quick agent's two steps and its tool call had completed: none ran again.
+  expect(asked(`${prefix} quick`)).toBe(2);
+  const quickRun = `${input.taskId}/agent/quick`;
+  const quickRecords = (await store.listRunRecords(quickRun, '', 100)).records.map((r) => r.type);
+  expect(quickRecords).toEqual([RecordType.RunStarted, RecordType.TranscriptSeeded, RecordType.TranscriptAppended, 'tool_result', RecordType.TranscriptAppended, RecordType.TranscriptAppended, RecordType.RunCompleted]);
+  const invoked = await pool.query(`SELECT count(*)::int AS n FROM task_events WHERE workflow_id = $1 AND event_type = 'TOOL_INVOKED'`, [input.taskId]);
+  expect(invoked.rows[0].n).toBe(1);
+  // Every run started and ended exactly once.
+  for (const runId of [input.taskId, quickRun, `${input.taskId}/agent/slow`]) {
+    const types = (await store.listRunRecords(runId, '', 100)).records.map((r) => r.type);
+    expect(types.filter((t) => t === RecordType.RunStarted)).toHaveLength(1);
+    expect(types.filter((t) => t === RecordType.RunCompleted)).toHaveLength(1);
+  }
 });

@@ -9,28 +9,30 @@ import { Worker } from '@temporalio/worker';
 // break workflows already running in production: put it behind patched().
 
 const historiesDir = path.join(__dirname, '../histories');
-const goldenFiles = readdirSync(historiesDir).filter((file) => file.endsWith('.json'));
+const manifest = JSON.parse(readFileSync(path.join(historiesDir, 'manifest.json'), 'utf8')) as Record<string, string>;
+const goldenFiles = readdirSync(historiesDir).filter((file) => file.endsWith('.json') && file !== 'manifest.json');
 
 function loadHistory(file: string) {
   return historyFromJSON(JSON.parse(readFileSync(path.join(historiesDir, file), 'utf8')));
 }
 
-it('has golden histories to replay', () => {
-  expect(goldenFiles).toContain('standard-completed.json');
+it('has a golden history for every workflow path', () => {
+  const paths = ['simple', 'standard', 'complex-dag', 'complex-dag.agent-join', 'approve', 'approve-modified', 'reject', 'timeout', 'cancel', 'budget-exceeded', 'failure', 'continue-as-new.run-1', 'continue-as-new.run-2'];
+  expect(goldenFiles.map((file) => path.basename(file, '.json')).sort()).toEqual(paths.sort());
 });
 
 it.each(goldenFiles)('replays %s against the current workflow code', async (file) => {
   await Worker.runReplayHistory(
     { workflowBundle: { codePath: process.env.WEFT_TEST_WORKFLOW_BUNDLE! } },
     loadHistory(file),
-    path.basename(file, '.json'),
+    manifest[file],
   );
 });
 
 it('detects a workflow whose code no longer matches its history', async () => {
   const replay = Worker.runReplayHistory(
     { workflowsPath: require.resolve('./drifted-workflows') },
-    loadHistory('standard-completed.json'),
+    loadHistory('standard.json'),
   );
   await expect(replay).rejects.toBeInstanceOf(DeterminismViolationError);
 });

@@ -1,12 +1,13 @@
-// A worker process that kills itself (SIGKILL, no cleanup) right after a chosen store write has
-// committed and before its activity can report completion: the worst moment for exactly-once.
+// A worker in its own process, for tests that kill workers. With CRASH_AFTER_RECORD_TYPE set it
+// kills itself (SIGKILL, no cleanup) right after such a record commits, before its activity can
+// report completion: the worst moment for exactly-once.
 import '../setup/quiet-sdk-logs';
 import { createPool } from '../../core/db/database';
 import { createRuntimeStore, type RuntimeStore } from '../../core/store';
 import { startTestWorker } from './stack';
 
 async function main(): Promise<void> {
-  const crashAfter = process.env.CRASH_AFTER_RECORD_TYPE!;
+  const crashAfter = process.env.CRASH_AFTER_RECORD_TYPE;
   const pool = createPool(process.env.DATABASE_URL!);
   const store = createRuntimeStore(pool);
   const crashing: RuntimeStore = {
@@ -18,7 +19,7 @@ async function main(): Promise<void> {
     },
   };
   await startTestWorker({ taskQueue: process.env.WEFT_TASK_QUEUE!, pool, store: crashing, modelBaseURL: process.env.WEFT_LLM_BASE_URL! });
-  console.log('crashing worker ready');
+  console.log('worker process ready');
 }
 
 main().catch((err: unknown) => {
