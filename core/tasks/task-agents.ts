@@ -1,7 +1,8 @@
 import type { Queryable } from '../db/transaction';
 import type { TaskStatus } from './task-status';
 
-// One row per agent of a task, written in the transactions of its child run's start and end.
+// One row per agent of a task, written in the transactions of its child run's start and end, listed
+// in the order of the task's plan.
 
 export interface AgentRecord {
   agentId: string;
@@ -47,8 +48,13 @@ export async function listTaskAgents(db: Queryable, taskId: string): Promise<Age
     `SELECT a.agent_id, a.run_id, a.status, a.result, a.error,
             coalesce(sum(u.prompt_tokens), 0) AS prompt_tokens, coalesce(sum(u.completion_tokens), 0) AS completion_tokens,
             coalesce(sum(u.total_tokens), 0) AS total_tokens, coalesce(sum(u.cost_usd), 0)::float8 AS cost_usd
-     FROM task_agents a LEFT JOIN task_usage u ON u.task_id = a.task_id AND u.agent_id = a.agent_id
-     WHERE a.task_id = $1 GROUP BY a.task_id, a.agent_id ORDER BY min(a.started_at), a.agent_id`,
+     FROM task_agents a
+     JOIN tasks t ON t.task_id = a.task_id
+     LEFT JOIN task_usage u ON u.task_id = a.task_id AND u.agent_id = a.agent_id
+     LEFT JOIN LATERAL (SELECT e.position FROM jsonb_array_elements(t.plan->'agents') WITH ORDINALITY AS e(agent, position)
+                        WHERE e.agent->>'id' = a.agent_id) p ON true
+     WHERE a.task_id = $1 GROUP BY a.task_id, a.agent_id, p.position
+     ORDER BY p.position NULLS LAST, a.agent_id`,
     [taskId],
   );
   return rows.rows.map((row) => ({
