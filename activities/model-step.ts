@@ -64,8 +64,7 @@ export type ModelStepResult =
       overBudget?: string;
     };
 
-function overBudget(budget: Budget | undefined, task: { tokens: number; costUsd: number }, agent: { tokens: number }): string | undefined {
-  if (!budget) return undefined;
+function overBudget(budget: Budget, task: { tokens: number; costUsd: number }, agent: { tokens: number }): string | undefined {
   if (budget.taskTokens && task.tokens > budget.taskTokens) return `task used ${task.tokens} tokens of its ${budget.taskTokens} token budget`;
   if (budget.agentTokens && agent.tokens > budget.agentTokens) return `agent used ${agent.tokens} tokens of its ${budget.agentTokens} token budget`;
   if (budget.taskCostUsd && task.costUsd > budget.taskCostUsd) {
@@ -82,7 +81,13 @@ function replyOf(message: Message, model: string, usage: TokenCounts, costUsd: n
 }
 
 export function createModelStepActivities({ store, pool, chatModel, models, prices, tools }: ActivityDeps) {
-  const spend = async (input: ModelStepInput) => ({ task: await spendOf(pool, input.taskId), agent: await spendOf(pool, input.taskId, input.agentId) });
+  /** Why the recorded spend is over a budget; nothing to read when the step has no budget. */
+  const overBudgetNow = async (input: ModelStepInput): Promise<string | undefined> => {
+    const budget = input.budget;
+    if (!budget || (!budget.taskTokens && !budget.agentTokens && !budget.taskCostUsd)) return undefined;
+    const agent = budget.agentTokens ? await spendOf(pool, input.taskId, input.agentId) : { tokens: 0, costUsd: 0 };
+    return overBudget(budget, await spendOf(pool, input.taskId), agent);
+  };
 
   return {
     /**
@@ -98,15 +103,13 @@ export function createModelStepActivities({ store, pool, chatModel, models, pric
         if (stored) {
           const reply = decodeTranscriptRecord(stored);
           const usage = reply.usage ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
-          const spent = await spend(input);
-          const crossed = overBudget(input.budget, spent.task, spent.agent);
+          const crossed = await overBudgetNow(input);
           const model = reply.model ?? '';
           return { ...replyOf(reply.messages[0]!, model, usage, costOf(prices, model, usage)), ...(crossed ? { overBudget: crossed } : {}) };
         }
         // An ended session refuses new planner work; the workflow then records the cancellation.
         if (input.sessionId && (await store.loadSessionStatus(input.sessionId)) !== 'active') return { kind: 'session_ended' };
-        const before = await spend(input);
-        const already = overBudget(input.budget, before.task, before.agent);
+        const already = await overBudgetNow(input);
         if (already) return { kind: 'over_budget', reason: already };
 
         if (input.step === 0 && input.seed !== undefined) {
@@ -154,8 +157,7 @@ export function createModelStepActivities({ store, pool, chatModel, models, pric
             at,
           }),
         );
-        const after = await spend(input);
-        const crossed = overBudget(input.budget, after.task, after.agent);
+        const crossed = await overBudgetNow(input);
         return { ...replyOf(completion.message, completion.model, completion.usage, costUsd), ...(crossed ? { overBudget: crossed } : {}) };
       });
     },

@@ -31,6 +31,7 @@ const envSchema = z.object({
   WEFT_TASK_COST_LIMIT_USD: z.coerce.number().nonnegative().default(0),
   WEFT_LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
   WEFT_MAX_QUERY_BYTES: z.coerce.number().int().positive().default(32 * 1024),
+  WEFT_WORKFLOW_BUNDLE: z.string().optional(),
   WEFT_SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(30_000),
 });
 
@@ -46,6 +47,8 @@ export interface WeftConfig {
   limits: { maxQueryBytes: number };
   /** Defaults every task starts with; a request may lower some of them. */
   task: TaskSettings;
+  /** A prebuilt workflow bundle (infra/build-workflow-bundle.ts); without one the worker bundles at start. */
+  workflowBundlePath?: string;
   shutdownGraceMs: number;
 }
 
@@ -86,6 +89,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
       agentTokenBudget: e.WEFT_AGENT_TOKEN_BUDGET,
       taskCostLimitUsd: e.WEFT_TASK_COST_LIMIT_USD,
     },
+    ...(e.WEFT_WORKFLOW_BUNDLE ? { workflowBundlePath: e.WEFT_WORKFLOW_BUNDLE } : {}),
     shutdownGraceMs: e.WEFT_SHUTDOWN_GRACE_MS,
   };
 }

@@ -63,6 +63,16 @@ export interface RunningDevServer {
 export async function startDevServer(options: DevServerOptions, log: (line: string) => void = console.log): Promise<RunningDevServer> {
   const cli = ensureTemporalCli(log);
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port), '--log-level', 'warn'];
+  // Local latency: one partition per task queue (a single worker's polls and its tasks never sit on
+  // different partitions), and the history service reads its transfer queue as often as tasks come
+  // rather than at most 20 times a second (which adds up to 50 ms before every task is dispatched).
+  for (const setting of [
+    'matching.numTaskqueueReadPartitions=1',
+    'matching.numTaskqueueWritePartitions=1',
+    'history.transferProcessorMaxPollRPS=1000',
+  ]) {
+    args.push('--dynamic-config-value', setting);
+  }
   if (options.uiPort) args.push('--ui-port', String(options.uiPort));
   else args.push('--headless');
   if (options.dbFile) {

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { loadConfig } from '../core/config';
 import { redactUrl } from '../core/db/database';
 import { DEMO_MODEL } from '../test/model-server/scripted-model-server';
+import { buildWorkflowBundle } from './build-workflow-bundle';
 import { ensurePostgres } from './postgres';
 import { startProcess, stopProcess, type ManagedProcess } from './processes';
 import { ensureSearchAttributes, startDevServer, stateDir, type RunningDevServer } from './temporal-dev-server';
@@ -62,6 +63,8 @@ async function main(): Promise<void> {
       env.WEFT_LLM_MODEL = DEMO_MODEL;
     }
 
+    log('bundling the workflow code...');
+    env.WEFT_WORKFLOW_BUNDLE = await buildWorkflowBundle();
     const worker = startProcess('worker', 'workers/main.ts', env);
     const api = startProcess('api', 'api/main.ts', env);
     processes.push(worker, api);

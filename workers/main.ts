@@ -28,6 +28,7 @@ async function main(): Promise<void> {
     taskQueue: config.temporal.taskQueue,
     activities,
     shutdownGraceMs: config.shutdownGraceMs,
+    ...(config.workflowBundlePath ? { workflowBundle: { codePath: config.workflowBundlePath } } : {}),
   });
   console.log(`worker polling task queue ${config.temporal.taskQueue} on ${config.temporal.address}`);
   // The SDK's runtime shuts the worker down on SIGINT/SIGTERM; run() resolves once it has drained.

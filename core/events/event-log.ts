@@ -26,33 +26,22 @@ export interface TaskEvent {
 export const eventChannel = 'weft_task_events';
 
 /**
- * Appends an event with the workflow's next sequence number, inside the caller's transaction. The
- * counter row stays locked until commit, so sequences are gap-free and committed in order, and an
- * event whose key is already in the log is not appended again.
+ * Appends an event with the workflow's next sequence number, inside the caller's transaction, in one
+ * round trip (migration 004). The counter row stays locked until commit, so sequences are gap-free
+ * and committed in order, and an event whose key is already in the log is not appended again.
  */
 export async function appendTaskEvent(tx: Queryable, event: NewTaskEvent): Promise<number> {
-  // Lock the workflow's counter first: appends of one workflow (and retries of one event) serialize here.
-  const counter = await tx.query<{ last_seq: string }>(
-    `INSERT INTO task_event_counters (workflow_id, last_seq) VALUES ($1, 0)
-     ON CONFLICT (workflow_id) DO UPDATE SET last_seq = task_event_counters.last_seq
-     RETURNING last_seq`,
-    [event.workflowId],
-  );
-  const existing = await tx.query<{ seq: string }>('SELECT seq FROM task_events WHERE workflow_id = $1 AND event_key = $2', [
+  const result = await tx.query<{ seq: string }>('SELECT weft_append_task_event($1, $2, $3, $4, $5, $6, $7, $8) AS seq', [
     event.workflowId,
     event.key,
+    event.type,
+    event.agentId ?? '',
+    event.message ?? '',
+    JSON.stringify(event.payload ?? {}),
+    event.at,
+    eventChannel,
   ]);
-  if (existing.rows[0]) return Number(existing.rows[0].seq);
-  const seq = Number(counter.rows[0]!.last_seq) + 1;
-  await tx.query('UPDATE task_event_counters SET last_seq = $2 WHERE workflow_id = $1', [event.workflowId, seq]);
-  await tx.query(
-    `INSERT INTO task_events (workflow_id, seq, event_key, event_type, agent_id, message, payload, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [event.workflowId, seq, event.key, event.type, event.agentId ?? '', event.message ?? '', JSON.stringify(event.payload ?? {}), event.at],
-  );
-  // Live readers are woken at commit; the log itself is the source of truth.
-  await tx.query('SELECT pg_notify($1, $2)', [eventChannel, `${event.workflowId}:${seq}`]);
-  return seq;
+  return Number(result.rows[0]!.seq);
 }
 
 interface EventRow {

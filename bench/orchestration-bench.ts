@@ -1,0 +1,118 @@
+// Orchestration benchmark: `npx tsx bench/orchestration-bench.ts`. Starts its own Temporal dev
+// server and database (as `make test` does), then measures, in the same run:
+// - end-to-end latency of a STANDARD task with one model call (gRPC SubmitTask -> result) and of a
+//   bare Temporal workflow with the same three activity round trips;
+// - throughput of both over BENCH_SECONDS (default 60) with BENCH_CONCURRENCY tasks in flight;
+// - the Weft worker's RSS with 100 tasks in flight.
+// Both workers run in their own processes; the model is the scripted OpenAI-compatible server.
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { startApiServer } from '../api/server';
+import { createPool } from '../core/db/database';
+import { callUnary, createOrchestratorClient } from '../protos/clients';
+import type { SubmitTaskRequest } from '../protos/generated/shannon/orchestrator/SubmitTaskRequest';
+import type { SubmitTaskResponse__Output } from '../protos/generated/shannon/orchestrator/SubmitTaskResponse';
+import { ScriptedModelServer } from '../test/model-server/scripted-model-server';
+import '../test/setup/quiet-sdk-logs';
+import { startTestServices } from '../test/setup/test-services';
+import { testTaskSettings, testToolRegistry } from '../test/support/stack';
+import type { bareWorkflow } from './bare-workflows';
+import { rssMb, startReadyProcess, stop } from './processes';
+import { printTable, summarize, timed, type Summary } from './stats';
+
+const latencyRuns = Number(process.env.BENCH_RUNS ?? 50);
+const seconds = Number(process.env.BENCH_SECONDS ?? 60);
+const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const inFlight = 100;
+
+async function closedLoop(name: string, runOne: () => Promise<unknown>): Promise<Summary> {
+  const latencies: number[] = [];
+  const deadline = Date.now() + seconds * 1000;
+  const begin = Date.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (Date.now() < deadline) await timed(latencies, runOne);
+    }),
+  );
+  return summarize(name, latencies, (Date.now() - begin) / 1000);
+}
+
+async function main(): Promise<void> {
+  const services = await startTestServices();
+  const pool = createPool(process.env.DATABASE_URL!, 20);
+  const model = new ScriptedModelServer({ demo: true });
+  await model.start();
+  model.on('bench in flight', { content: 'slow answer', delayMs: 4_000 });
+  const weftQueue = `bench-weft-${randomUUID()}`;
+  const bareQueue = `bench-bare-${randomUUID()}`;
+  // The production worker entry point, with a prebuilt workflow bundle, configured as `make up` does.
+  const weftWorker = await startReadyProcess(
+    'workers/main.ts',
+    {
+      WEFT_TASK_QUEUE: weftQueue,
+      WEFT_LLM_BASE_URL: model.baseURL,
+      WEFT_LLM_MODEL: 'bench-model',
+      WEFT_WORKSPACE_DIR: '.state/bench-workspaces',
+      WEFT_WORKFLOW_BUNDLE: process.env.WEFT_TEST_WORKFLOW_BUNDLE!,
+    },
+    'worker polling task queue',
+  );
+  const idleRss = rssMb(weftWorker.pid!);
+  const bareWorker = await startReadyProcess('bench/bare-worker.ts', { WEFT_TASK_QUEUE: bareQueue });
+  const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+  const temporal = new Client({ connection });
+  const api = await startApiServer(
+    { temporal, pool, taskQueue: weftQueue, maxQueryBytes: 32 * 1024, taskDefaults: testTaskSettings(), tools: testToolRegistry() },
+    '127.0.0.1',
+    0,
+  );
+  const orchestrator = createOrchestratorClient(`127.0.0.1:${api.port}`);
+  const standardTask = async (query = `bench question ${randomUUID()}`) => {
+    const submitted = await callUnary<SubmitTaskRequest, SubmitTaskResponse__Output>(orchestrator.SubmitTask, orchestrator, { query });
+    return temporal.workflow.getHandle(submitted.workflow_id).result();
+  };
+  const bare = () => temporal.workflow.execute<typeof bareWorkflow>('bareWorkflow', { taskQueue: bareQueue, workflowId: `bare-${randomUUID()}` });
+
+  try {
+    for (let i = 0; i < 5; i++) await Promise.all([standardTask(), bare()]); // warm up both paths
+    const rows: Summary[] = [];
+    const weftLatencies: number[] = [];
+    const bareLatencies: number[] = [];
+    for (let i = 0; i < latencyRuns; i++) {
+      await timed(weftLatencies, () => standardTask());
+      await timed(bareLatencies, bare);
+    }
+    const weftLatency = summarize('latency: STANDARD task, 1 model call', weftLatencies, 1);
+    const bareLatency = summarize('latency: bare workflow, 3 activities', bareLatencies, 1);
+    rows.push(weftLatency, bareLatency);
+
+    const weftThroughput = await closedLoop(`throughput: STANDARD tasks, ${concurrency} in flight`, () => standardTask());
+    const bareThroughput = await closedLoop(`throughput: bare workflows, ${concurrency} in flight`, bare);
+    rows.push(weftThroughput, bareThroughput);
+
+    let peakRss = rssMb(weftWorker.pid!);
+    const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMb(weftWorker.pid!))), 100);
+    await Promise.all(Array.from({ length: inFlight }, () => standardTask(`bench in flight ${randomUUID()}`)));
+    clearInterval(sampler);
+
+    console.log('');
+    printTable(rows.map((r) => (r.name.startsWith('latency') ? { ...r, opsPerSecond: NaN } : r)));
+    console.log(`\nlatency ratio (p50 STANDARD / p50 bare): ${(weftLatency.p50 / bareLatency.p50).toFixed(2)} (target <= 1.3)`);
+    console.log(`throughput ratio (STANDARD / bare): ${(weftThroughput.opsPerSecond / bareThroughput.opsPerSecond).toFixed(2)} (target >= 0.6)`);
+    console.log(`worker RSS: ${idleRss.toFixed(0)} MB idle, peak ${peakRss.toFixed(0)} MB with ${inFlight} tasks in flight (target <= 300 MB)`);
+  } finally {
+    orchestrator.close();
+    await api.shutdown();
+    await connection.close();
+    await stop(weftWorker);
+    await stop(bareWorker);
+    await model.stop();
+    await pool.end();
+    await services.stop();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
