@@ -4,14 +4,8 @@ import { costOf } from '../core/llm/pricing';
 import type { ModelTier } from '../core/orchestration/plan';
 import { recordStepUsage, spendOf } from '../core/tasks/task-usage';
 import type { ToolOutcome } from '../core/tools/tool';
-import {
-  buildMessagesFromRunLog,
-  decodeTranscriptRecord,
-  textOf,
-  userText,
-  type Message,
-  type Part,
-} from '../core/transcript';
+import type { RecordInput } from '../core/store';
+import { decodeTranscriptRecord, readRunLog, replayRunLogRecords, textOf, userText, type Message, type Part } from '../core/transcript';
 import type { ActivityDeps } from './deps';
 import { failPermanentErrorsFast } from './failures';
 import { whileHeartbeating } from './heartbeat';
@@ -93,18 +87,19 @@ export function createModelStepActivities({ store, pool, chatModel, models, pric
     /**
      * One LLM call. The transcript comes from the run log and the reply is appended to it, with its
      * usage, under a key fixed by the step: a retried step whose reply is stored returns that reply
-     * and never calls the model twice.
+     * and never calls the model twice. One read and one transaction per step.
      */
     async runModelStep(input: ModelStepInput): Promise<ModelStepResult> {
       return failPermanentErrorsFast(async () => {
         const owner = ownerOf(input.runId, input.sessionId, input.runAgentId);
         const at = new Date(input.stepAtMs);
-        const stored = await store.findRunRecord(input.runId, stepReplyKey(owner, input.step));
+        const log = await readRunLog(store, input.runId);
+        const stored = log.find((record) => record.key === stepReplyKey(owner, input.step));
         if (stored) {
           const reply = decodeTranscriptRecord(stored);
           const usage = reply.usage ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
-          const crossed = await overBudgetNow(input);
           const model = reply.model ?? '';
+          const crossed = await overBudgetNow(input);
           return { ...replyOf(reply.messages[0]!, model, usage, costOf(prices, model, usage)), ...(crossed ? { overBudget: crossed } : {}) };
         }
         // An ended session refuses new planner work; the workflow then records the cancellation.
@@ -112,22 +107,21 @@ export function createModelStepActivities({ store, pool, chatModel, models, pric
         const already = await overBudgetNow(input);
         if (already) return { kind: 'over_budget', reason: already };
 
-        if (input.step === 0 && input.seed !== undefined) {
-          // A retried first step proposes the same seed record: the store returns the original.
-          await store.appendRunRecord(seedRecord(owner, at, { messages: [userText(input.seed)] }));
-        }
+        // What this step adds before the model's reply: the seed on step 0, the previous step's tool
+        // results after a tool step. They are stored together with the reply, in one transaction.
+        const added: RecordInput[] = [];
+        if (input.step === 0 && input.seed !== undefined) added.push(seedRecord(owner, at, { messages: [userText(input.seed)] }));
         if (input.toolResultsFor && input.toolResultsFor.length > 0) {
-          const parts: Part[] = [];
-          for (const id of input.toolResultsFor) {
-            const result = await store.findRunRecord(input.runId, toolResultKey(owner, id));
+          const parts: Part[] = input.toolResultsFor.map((id) => {
+            const result = log.find((record) => record.key === toolResultKey(owner, id));
             if (!result) throw new Error(`tool call ${id} has no stored result`);
             const { outcome } = JSON.parse(Buffer.from(result.payload).toString('utf8')) as { outcome: ToolOutcome };
-            parts.push({ kind: 'tool_result', toolUseId: id, content: outcome.ok ? outcome.content : outcome.error, ...(outcome.ok ? {} : { isError: true }) });
-          }
-          await store.appendRunRecord(toolResultsRecord(owner, input.step, at, { messages: [{ role: 'user', parts }] }));
+            return { kind: 'tool_result', toolUseId: id, content: outcome.ok ? outcome.content : outcome.error, ...(outcome.ok ? {} : { isError: true }) };
+          });
+          added.push(toolResultsRecord(owner, input.step, at, { messages: [{ role: 'user', parts }] }));
         }
+        const messages = [...replayRunLogRecords(log), ...added.flatMap((record) => decodeTranscriptRecord(record).messages)];
 
-        const messages = await buildMessagesFromRunLog(store, input.runId);
         const model = models[input.tier ?? 'MEDIUM'];
         const toolMetadata = (input.tools ?? []).flatMap((name) => tools.get(name) ?? []);
         const completion = await whileHeartbeating(() =>
@@ -140,22 +134,14 @@ export function createModelStepActivities({ store, pool, chatModel, models, pric
           }),
         );
         const costUsd = costOf(prices, completion.model, completion.usage);
-        const replyRecord = stepReplyRecord(owner, input.step, at, {
+        const reply = stepReplyRecord(owner, input.step, at, {
           messages: [completion.message],
           model: completion.model,
           finishReason: completion.finishReason,
           usage: completion.usage,
         });
-        await store.appendRunRecord(replyRecord, (tx) =>
-          recordStepUsage(tx, {
-            taskId: input.taskId,
-            stepKey: replyRecord.key,
-            agentId: input.agentId,
-            model: completion.model,
-            ...completion.usage,
-            costUsd,
-            at,
-          }),
+        await store.appendRunRecords([...added, reply], (tx) =>
+          recordStepUsage(tx, { taskId: input.taskId, stepKey: reply.key, agentId: input.agentId, model: completion.model, ...completion.usage, costUsd, at }),
         );
         const crossed = await overBudgetNow(input);
         return { ...replyOf(completion.message, completion.model, completion.usage, costUsd), ...(crossed ? { overBudget: crossed } : {}) };

@@ -134,15 +134,9 @@ export function createTaskLifecycleActivities({ store, tools }: ActivityDeps) {
         const error = input.code ? `${input.code}: ${input.errorMessage}` : input.errorMessage;
         const ending = { status, at, ...(error ? { error } : {}), ...(input.cancellationReason ? { cancellationReason: input.cancellationReason } : {}) };
         await endRun(store, owner, ending, async (tx) => {
-          const usage = await usageTotals(tx, input.taskId);
-          await recordTaskOutcome(tx, input.taskId, {
-            status: input.status,
-            result: input.result,
-            errorMessage: error,
-            usage: { ...usage, model: input.model },
-            completedAt: at,
-          });
+          await recordTaskOutcome(tx, input.taskId, { status: input.status, result: input.result, errorMessage: error, model: input.model, completedAt: at });
           if (input.code === 'BUDGET_EXCEEDED') {
+            const usage = await usageTotals(tx, input.taskId);
             await appendTaskEvent(
               tx,
               taskEvent(input.runId, 'budget-exceeded', EventType.BudgetExceeded, at, { message: input.errorMessage, payload: { ...usage } }),

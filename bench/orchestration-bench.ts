@@ -17,6 +17,7 @@ import '../test/setup/quiet-sdk-logs';
 import { startTestServices } from '../test/setup/test-services';
 import { testTaskSettings, testToolRegistry } from '../test/support/stack';
 import type { bareWorkflow } from './bare-workflows';
+import { workerNodeFlags } from '../infra/processes';
 import { rssMb, startReadyProcess, stop } from './processes';
 import { printTable, summarize, timed, type Summary } from './stats';
 
@@ -56,6 +57,7 @@ async function main(): Promise<void> {
       WEFT_WORKFLOW_BUNDLE: process.env.WEFT_TEST_WORKFLOW_BUNDLE!,
     },
     'worker polling task queue',
+    workerNodeFlags,
   );
   const idleRss = rssMb(weftWorker.pid!);
   const bareWorker = await startReadyProcess('bench/bare-worker.ts', { WEFT_TASK_QUEUE: bareQueue });

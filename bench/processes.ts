@@ -5,8 +5,13 @@ import path from 'node:path';
 const repoRoot = path.resolve(__dirname, '..');
 
 /** Starts a TypeScript entry point as its own process and waits until it prints that it is ready. */
-export async function startReadyProcess(entry: string, env: Record<string, string>, readyText = 'worker process ready'): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+export async function startReadyProcess(
+  entry: string,
+  env: Record<string, string>,
+  readyText = 'worker process ready',
+  nodeFlags: string[] = [],
+): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', entry], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
       if (chunk.toString().includes(readyText)) resolve();

@@ -1,8 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { repoRoot } from './temporal-dev-server';
 
-const tsx = path.join(repoRoot, 'node_modules', '.bin', 'tsx');
 
 export interface ManagedProcess {
   name: string;
@@ -10,9 +8,12 @@ export interface ManagedProcess {
   exited: Promise<number | null>;
 }
 
+/** Node flags the worker runs with: a small young generation keeps its memory low under load. */
+export const workerNodeFlags = ['--max-semi-space-size=1', '--optimize-for-size'];
+
 /** Runs a TypeScript entry point as a child process, its output prefixed with its name. */
-export function startProcess(name: string, entry: string, env: NodeJS.ProcessEnv): ManagedProcess {
-  const child = spawn(tsx, [entry], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startProcess(name: string, entry: string, env: NodeJS.ProcessEnv, nodeFlags: string[] = []): ManagedProcess {
+  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', entry], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const prefix = (stream: NodeJS.ReadableStream, out: NodeJS.WritableStream) => {
     let buffered = '';
     stream.on('data', (chunk: Buffer) => {

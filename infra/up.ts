@@ -8,7 +8,7 @@ import { redactUrl } from '../core/db/database';
 import { DEMO_MODEL } from '../test/model-server/scripted-model-server';
 import { buildWorkflowBundle } from './build-workflow-bundle';
 import { ensurePostgres } from './postgres';
-import { startProcess, stopProcess, type ManagedProcess } from './processes';
+import { startProcess, stopProcess, workerNodeFlags, type ManagedProcess } from './processes';
 import { ensureSearchAttributes, startDevServer, stateDir, type RunningDevServer } from './temporal-dev-server';
 
 const log = (line: string) => console.log(`[up] ${line}`);
@@ -65,7 +65,7 @@ async function main(): Promise<void> {
 
     log('bundling the workflow code...');
     env.WEFT_WORKFLOW_BUNDLE = await buildWorkflowBundle();
-    const worker = startProcess('worker', 'workers/main.ts', env);
+    const worker = startProcess('worker', 'workers/main.ts', env, workerNodeFlags);
     const api = startProcess('api', 'api/main.ts', env);
     processes.push(worker, api);
     for (const proc of [worker, api]) {

@@ -33,7 +33,7 @@ import {
   purgeSessionIn,
 } from './sessions';
 import { storeTransaction } from './transactions';
-import { requireId, validateRecordShape } from './validation';
+import { requireDistinctKeys, requireId, validateRecordShape } from './validation';
 
 /** Writes that must commit together with a newly applied lifecycle change (the task index, events). */
 export type AlsoWrite<T> = (tx: Queryable, change: T) => Promise<unknown>;
@@ -59,6 +59,8 @@ export interface RuntimeStore {
   recordRunSuspension(cmd: RunSuspensionCommand, alsoWrite?: AlsoWrite<RecordWrite>): Promise<RecordWrite>;
   recordRunTerminal(cmd: RunTerminalCommand, alsoWrite?: AlsoWrite<RecordWrite>): Promise<RecordWrite>;
   appendRunRecord(record: RecordInput, alsoWrite?: AlsoWrite<RecordWrite>): Promise<RecordWrite>;
+  /** Several records of one run, in order, in one transaction; each follows appendRunRecord's rules. */
+  appendRunRecords(records: RecordInput[], alsoWrite?: AlsoWrite<RecordWrite[]>): Promise<RecordWrite[]>;
 
   loadRun(runId: string): Promise<RunMeta>;
   loadRunSuspension(runId: string): Promise<RunSuspension>;
@@ -66,6 +68,13 @@ export interface RuntimeStore {
   findRunRecord(runId: string, key: string): Promise<StoredRecord | undefined>;
   listRunRecords(runId: string, cursor: string, limit: number): Promise<RecordPage>;
   listSessionRunRecords(sessionId: string, cursor: string, limit: number): Promise<RecordPage>;
+}
+
+function validateAppend(record: RecordInput): void {
+  validateRecordShape(record, 'record');
+  if (lifecycleRecordTypes.has(record.type)) {
+    throw new InvalidStoreInputError(`${record.type} records are written by lifecycle methods only`);
+  }
 }
 
 export function createRuntimeStore(pool: Pool): RuntimeStore {
@@ -116,13 +125,21 @@ export function createRuntimeStore(pool: Pool): RuntimeStore {
       return change((tx) => recordTerminalIn(tx, cmd, payloadReason), alsoWrite);
     },
     async appendRunRecord(record, alsoWrite) {
-      validateRecordShape(record, 'record');
-      if (lifecycleRecordTypes.has(record.type)) {
-        throw new InvalidStoreInputError(`${record.type} records are written by lifecycle methods only`);
-      }
+      validateAppend(record);
       // Without companion writes the store function is atomic on its own: one round trip.
       if (!alsoWrite) return appendRecord(pool, record);
       return change((tx) => appendRecord(tx, record), alsoWrite);
+    },
+    async appendRunRecords(records, alsoWrite) {
+      records.forEach(validateAppend);
+      if (new Set(records.map((r) => r.runId)).size > 1) throw new InvalidStoreInputError('a batch holds the records of one run');
+      requireDistinctKeys(records);
+      return storeTransaction(pool, async (tx) => {
+        const written: RecordWrite[] = [];
+        for (const record of records) written.push(await appendRecord(tx, record));
+        if (written.some((w) => w.inserted)) await alsoWrite?.(tx, written);
+        return written;
+      });
     },
 
     loadRun: async (runId) => {

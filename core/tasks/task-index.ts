@@ -41,7 +41,8 @@ export interface TaskOutcome {
   status: TaskStatus;
   result: string;
   errorMessage: string;
-  usage: TokenCounts & { costUsd: number; model: string };
+  /** The model that gave the result; the usage totals come from the recorded steps. */
+  model: string;
   completedAt: Date;
 }
 
@@ -77,23 +78,16 @@ export async function insertTask(tx: Queryable, task: NewTask): Promise<void> {
   );
 }
 
+/** The task's end, with its usage summed from every recorded model step, in one statement. */
 export async function recordTaskOutcome(tx: Queryable, taskId: string, outcome: TaskOutcome): Promise<void> {
   await tx.query(
-    `UPDATE tasks SET status = $2, result = $3, error_message = $4, prompt_tokens = $5, completion_tokens = $6,
-                      total_tokens = $7, cost_usd = $8, model = $9, completed_at = $10, progress = 1
+    `UPDATE tasks SET status = $2, result = $3, error_message = $4, model = $5, completed_at = $6, progress = 1,
+                      prompt_tokens = u.p, completion_tokens = u.c, total_tokens = u.t, cost_usd = u.cost
+     FROM (SELECT coalesce(sum(prompt_tokens), 0) AS p, coalesce(sum(completion_tokens), 0) AS c,
+                  coalesce(sum(total_tokens), 0) AS t, coalesce(sum(cost_usd), 0) AS cost
+           FROM task_usage WHERE task_id = $1) u
      WHERE task_id = $1`,
-    [
-      taskId,
-      outcome.status,
-      outcome.result,
-      outcome.errorMessage,
-      outcome.usage.promptTokens,
-      outcome.usage.completionTokens,
-      outcome.usage.totalTokens,
-      outcome.usage.costUsd,
-      outcome.usage.model,
-      outcome.completedAt,
-    ],
+    [taskId, outcome.status, outcome.result, outcome.errorMessage, outcome.model, outcome.completedAt],
   );
 }
 

@@ -40,15 +40,11 @@ export function replayRunLogRecords(records: readonly StoredRecord[]): Message[]
 }
 
 /**
- * Rebuilds the exact messages a model saw from the run's log, page by page. A page that makes no
- * forward progress (an unchanged cursor, or ids that do not increase) is refused rather than looped on.
+ * Reads a run's whole log, page by page, oldest first. A page that makes no forward progress (an
+ * unchanged cursor, or ids that do not increase) is refused rather than looped on.
  */
-export async function buildMessagesFromRunLog(
-  store: Pick<RuntimeStore, 'listRunRecords'>,
-  runId: string,
-  pageSize = 500,
-): Promise<Message[]> {
-  const messages: Message[] = [];
+export async function readRunLog(store: Pick<RuntimeStore, 'listRunRecords'>, runId: string, pageSize = 500): Promise<StoredRecord[]> {
+  const records: StoredRecord[] = [];
   let cursor = '';
   let lastId = 0n;
   for (;;) {
@@ -57,11 +53,20 @@ export async function buildMessagesFromRunLog(
       if (BigInt(record.id) <= lastId) throw new Error(`run log page after cursor "${cursor}" made no forward progress`);
       lastId = BigInt(record.id);
     }
-    messages.push(...replayRunLogRecords(page.records));
-    if (page.nextCursor === '') return messages;
+    records.push(...page.records);
+    if (page.nextCursor === '') return records;
     if (page.nextCursor === cursor || page.records.length === 0) {
       throw new Error(`run log page after cursor "${cursor}" made no forward progress`);
     }
     cursor = page.nextCursor;
   }
+}
+
+/** Rebuilds the exact messages a model saw from the run's log (Goa-AI's BuildMessagesFromRunLog). */
+export async function buildMessagesFromRunLog(
+  store: Pick<RuntimeStore, 'listRunRecords'>,
+  runId: string,
+  pageSize = 500,
+): Promise<Message[]> {
+  return replayRunLogRecords(await readRunLog(store, runId, pageSize));
 }

@@ -46,6 +46,28 @@ describe('appendRunRecord and exact retries', () => {
   });
 });
 
+describe('appendRunRecords', () => {
+  it('writes a batch in order in one transaction; a retry of the batch returns the originals', async () => {
+    const { run } = await runningRoot(store);
+    const batch = [note(run, 'one'), note(run, 'two')];
+    const first = await store.appendRunRecords(batch);
+    expect(first.map((w) => w.inserted)).toEqual([true, true]);
+    expect(await store.appendRunRecords(batch)).toEqual(first.map((w) => ({ ...w, inserted: false })));
+    const texts = (await store.listRunRecords(run.runId, '', 10)).records.slice(1).map((r) => JSON.parse(Buffer.from(r.payload).toString()).text);
+    expect(texts).toEqual(['one', 'two']);
+  });
+
+  it('writes nothing when one record of the batch is refused', async () => {
+    const { run } = await runningRoot(store);
+    const taken = note(run, 'taken');
+    await store.appendRunRecord(taken);
+    const fresh = note(run, 'fresh');
+    await expect(store.appendRunRecords([fresh, { ...taken, payload: Buffer.from('{"text":"other"}') }])).rejects.toBeInstanceOf(EventConflictError);
+    expect((await store.listRunRecords(run.runId, '', 10)).records.map((r) => r.key)).not.toContain(fresh.key);
+    await expect(store.appendRunRecords([fresh, { ...fresh }])).rejects.toBeInstanceOf(InvalidStoreInputError);
+  });
+});
+
 describe('strict lifecycle JSON', () => {
   const bytes = (text: string) => Buffer.from(text, 'utf8');
 

@@ -17,6 +17,11 @@ async function main(): Promise<void> {
       if (record.type === crashAfter) process.kill(process.pid, 'SIGKILL');
       return written;
     },
+    async appendRunRecords(records, alsoWrite) {
+      const written = await store.appendRunRecords(records, alsoWrite);
+      if (records.some((record) => record.type === crashAfter)) process.kill(process.pid, 'SIGKILL');
+      return written;
+    },
   };
   await startTestWorker({ taskQueue: process.env.WEFT_TASK_QUEUE!, pool, store: crashing, modelBaseURL: process.env.WEFT_LLM_BASE_URL! });
   console.log('worker process ready');
