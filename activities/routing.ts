@@ -21,6 +21,7 @@ export interface RoutingInput {
   taskId: string;
   workflowId: string;
   tenantId: string;
+  userId: string;
   sessionId: string;
   query: string;
   atMs: number;
@@ -33,13 +34,16 @@ export type DecompositionResult = { ok: true; plan: Plan } | { ok: false; errors
 const normalise = (query: string) => query.trim().replace(/\s+/g, ' ').toLowerCase();
 const cacheWindowHours = 24;
 
-/** A completed answer to the same question in the same tenant, recently: SIMPLE's cached answer. */
-async function findCachedAnswer(pool: Pool, tenantId: string, query: string, excludeTaskId: string): Promise<string | undefined> {
+/**
+ * A completed answer to the same question by the same user of the same tenant, recently: SIMPLE's
+ * cached answer. Answers are never shared across users.
+ */
+async function findCachedAnswer(pool: Pool, input: RoutingInput): Promise<string | undefined> {
   const rows = await pool.query<{ result: string }>(
-    `SELECT result FROM tasks WHERE tenant_id = $1 AND status = 'COMPLETED' AND task_id <> $3
-       AND lower(regexp_replace(btrim(query), '\\s+', ' ', 'g')) = $2 AND completed_at > now() - make_interval(hours => $4)
+    `SELECT result FROM tasks WHERE tenant_id = $1 AND user_id = $2 AND status = 'COMPLETED' AND task_id <> $4
+       AND lower(regexp_replace(btrim(query), '\\s+', ' ', 'g')) = $3 AND completed_at > now() - make_interval(hours => $5)
      ORDER BY completed_at DESC LIMIT 1`,
-    [tenantId, normalise(query), excludeTaskId, cacheWindowHours],
+    [input.tenantId, input.userId, normalise(input.query), input.taskId, cacheWindowHours],
   );
   return rows.rows[0]?.result;
 }
@@ -88,7 +92,7 @@ export function createRoutingActivities({ store, pool, chatModel, models, prices
         const at = new Date(input.atMs);
         let verdict = heuristicComplexity(input.query);
         if (verdict.recommended_mode !== 'SIMPLE') {
-          const cachedAnswer = await findCachedAnswer(pool, input.tenantId, input.query, input.taskId);
+          const cachedAnswer = await findCachedAnswer(pool, input);
           if (cachedAnswer !== undefined) {
             verdict = { ...verdict, recommended_mode: 'SIMPLE', reasoning: 'the same question was answered recently' };
             await announce(input, at, verdict);

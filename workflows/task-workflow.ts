@@ -165,7 +165,7 @@ async function runTask(ctx: TaskContext): Promise<TaskOutcome> {
     ctx.setMode('STANDARD');
     return runSingleAgent(ctx, input.query, input.resume.loop);
   }
-  const routingInput = { taskId: input.taskId, workflowId, tenantId: input.tenantId, sessionId: input.sessionId, query: input.query };
+  const routingInput = { taskId: input.taskId, workflowId, tenantId: input.tenantId, userId: input.userId, sessionId: input.sessionId, query: input.query };
   let plan = input.manualPlan;
   let mode: Mode = plan ? 'COMPLEX' : 'STANDARD';
   let estimatedCostUsd = 0;
@@ -290,7 +290,9 @@ async function runSingleAgent(ctx: TaskContext, query: string, from: AgentLoopSt
 /** COMPLEX: the plan's agents as child workflows, then one synthesis step over their results. */
 async function runPlanned(ctx: TaskContext, plan: Plan, record: boolean): Promise<TaskOutcome> {
   const { input, workflowId } = ctx;
-  if (record) await recordPlan({ taskId: input.taskId, workflowId, tenantId: input.tenantId, sessionId: input.sessionId, query: input.query, atMs: Date.now(), plan });
+  if (record) {
+    await recordPlan({ taskId: input.taskId, workflowId, tenantId: input.tenantId, userId: input.userId, sessionId: input.sessionId, query: input.query, atMs: Date.now(), plan });
+  }
   ctx.view.agents = plan.agents.map((a) => ({ agentId: a.id, status: 'PENDING', result: '', tokens: 0, costUsd: 0 }));
   const outcome = await runPlan(plan, {
     taskId: input.taskId,
