@@ -1,29 +1,19 @@
 import { appendTaskEvent } from '../core/events/event-log';
 import { EventType } from '../core/events/event-types';
-import { decideApproval, insertPendingApproval, type ApprovalStatus } from '../core/tasks/approvals';
+import { decideApproval, insertPendingApproval, type ApprovalStatus, type NewApproval } from '../core/tasks/approvals';
 import type { ActivityDeps } from './deps';
 import { failPermanentErrorsFast } from './failures';
 import { taskEvent } from './task-events';
 import { approvalRecord, ownerOf } from './task-records';
 
-export interface ApprovalRequestInput {
-  approvalId: string;
-  taskId: string;
-  /** The task workflow: its event stream. */
+export interface ApprovalRequestInput
+  extends Pick<NewApproval, 'approvalId' | 'taskId' | 'workflowId' | 'tenantId' | 'userId' | 'sessionId' | 'query' | 'kind' | 'proposedAction' | 'reason'> {
+  /** The task workflow: its event stream. (`workflowId` is the workflow that waits for the decision.) */
   taskWorkflowId: string;
-  /** The workflow that waits for the decision (the task's, or an agent's). */
-  workflowId: string;
   /** The run whose log records the request and decision. */
   runId: string;
   runAgentId?: string;
   agentId?: string;
-  tenantId: string;
-  userId: string;
-  sessionId: string;
-  query: string;
-  kind: 'plan' | 'tool';
-  proposedAction: unknown;
-  reason: string;
   timeoutMs: number;
   atMs: number;
 }

@@ -1,8 +1,8 @@
 import { appendTaskEvent } from '../core/events/event-log';
 import { EventType } from '../core/events/event-types';
 import { SessionEndedError } from '../core/store';
-import { insertTask, recordTaskOutcome } from '../core/tasks/task-index';
-import { TaskStatus, type ExecutionMode } from '../core/tasks/task-status';
+import { insertTask, recordTaskOutcome, type NewTask } from '../core/tasks/task-index';
+import { TaskStatus } from '../core/tasks/task-status';
 import { usageTotals } from '../core/tasks/task-usage';
 import type { ActivityDeps } from './deps';
 import { failPermanentErrorsFast } from './failures';
@@ -10,15 +10,7 @@ import { taskEvent } from './task-events';
 import { endRun } from './end-run';
 import { TASK_AGENT_ID, cancellationIntentRecord, ownerOf, runStartedRecord, sessionEndedRecord } from './task-records';
 
-export interface StartTaskInput {
-  taskId: string;
-  workflowId: string;
-  runId: string;
-  tenantId: string;
-  userId: string;
-  sessionId: string;
-  query: string;
-  mode: ExecutionMode;
+export interface StartTaskInput extends Omit<NewTask, 'status' | 'createdAt'> {
   /** Workflow time of the start, epoch milliseconds. */
   startedAtMs: number;
 }

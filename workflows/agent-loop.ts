@@ -19,13 +19,17 @@ export interface AgentLoopState {
   model: string;
 }
 
-export interface AgentLoopParams {
+/** Which task (and whose) an agent works for. */
+export interface TaskScope {
   taskId: string;
   taskWorkflowId: string;
   tenantId: string;
   userId: string;
   sessionId: string;
   query: string;
+}
+
+export interface AgentLoopParams extends TaskScope {
   runId: string;
   runAgentId?: string;
   agentId: string;

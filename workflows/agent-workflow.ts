@@ -2,18 +2,12 @@ import { CancellationScope, continueAsNew, isCancellation, workflowInfo } from '
 import type { AgentTask } from '../core/orchestration/plan';
 import { storeActivities } from './activity-stubs';
 import { createApprovalGate } from './approval-gate';
-import { initialLoopState, runAgentLoop, type AgentLoopResult, type AgentLoopState } from './agent-loop';
+import { initialLoopState, runAgentLoop, type AgentLoopResult, type AgentLoopState, type TaskScope } from './agent-loop';
 import { budgetOf, type TaskSettings } from './settings';
 
 const { startAgent, finishAgent } = storeActivities;
 
-export interface AgentWorkflowInput {
-  taskId: string;
-  taskWorkflowId: string;
-  tenantId: string;
-  userId: string;
-  sessionId: string;
-  query: string;
+export interface AgentWorkflowInput extends TaskScope {
   agent: AgentTask;
   dependencyResults: Array<{ agentId: string; result: string }>;
   dangerousTools: string[];

@@ -63,6 +63,18 @@ export function requireExactRetry(stored: RecordRow, record: RecordInput): Recor
   return { recordId: String(stored.record_id), inserted: false };
 }
 
+/** A record's columns in the order both insert paths take them. */
+const recordParams = (record: RecordInput) => [
+  record.runId,
+  record.key,
+  record.agentId,
+  record.sessionId ?? null,
+  record.turnId ?? '',
+  record.type,
+  Buffer.from(record.payload),
+  record.timestamp,
+];
+
 /**
  * Inserts a record unique per (run, key). An exact retry returns the original id with inserted=false;
  * any difference is an event conflict. Callers hold the run's row lock, so ids follow commit order.
@@ -73,16 +85,7 @@ export async function insertRecord(tx: Queryable, record: RecordInput): Promise<
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
      ON CONFLICT (run_id, event_key) DO NOTHING
      RETURNING record_id`,
-    [
-      record.runId,
-      record.key,
-      record.agentId,
-      record.sessionId ?? null,
-      record.turnId ?? '',
-      record.type,
-      Buffer.from(record.payload),
-      record.timestamp,
-    ],
+    recordParams(record),
   );
   const row = inserted.rows[0];
   if (row) return { recordId: String(row.record_id), inserted: true };
@@ -100,16 +103,7 @@ type AppendOutcome = 'inserted' | 'exists' | 'run_not_found' | 'owner_mismatch' 
 export async function appendRecord(db: Queryable, record: RecordInput): Promise<RecordWrite> {
   const result = await db.query<Omit<RecordRow, 'run_id' | 'event_key'> & { outcome: AppendOutcome }>(
     'SELECT * FROM weft_append_run_record($1, $2, $3, $4, $5, $6, $7, $8)',
-    [
-      record.runId,
-      record.key,
-      record.agentId,
-      record.sessionId ?? null,
-      record.turnId ?? '',
-      record.type,
-      Buffer.from(record.payload),
-      record.timestamp,
-    ],
+    recordParams(record),
   );
   const row = result.rows[0]!;
   switch (row.outcome) {

@@ -5,25 +5,6 @@ import type { ExecutionMode, TaskStatus } from './task-status';
 // The task index: one row per task, written in the same transactions as the run's lifecycle
 // records, read by GetTaskStatus and ListTasks.
 
-export interface TaskRecord {
-  taskId: string;
-  workflowId: string;
-  runId: string;
-  tenantId: string;
-  userId: string;
-  sessionId: string;
-  query: string;
-  mode: ExecutionMode;
-  status: TaskStatus;
-  result: string;
-  errorMessage: string;
-  usage: TokenCounts & { costUsd: number; model: string };
-  createdAt: Date;
-  completedAt?: Date;
-  progress: number;
-  plan?: unknown;
-}
-
 export interface NewTask {
   taskId: string;
   workflowId: string;
@@ -35,6 +16,15 @@ export interface NewTask {
   mode: ExecutionMode;
   status: TaskStatus;
   createdAt: Date;
+}
+
+export interface TaskRecord extends NewTask {
+  result: string;
+  errorMessage: string;
+  usage: TokenCounts & { costUsd: number; model: string };
+  completedAt?: Date;
+  progress: number;
+  plan?: unknown;
 }
 
 export interface TaskOutcome {
