@@ -1,4 +1,4 @@
-import { ENGINE_CANCELED_REASON, type AlsoWrite, type RecordWrite, type RuntimeStore, type TerminalStatus } from '../core/store';
+import { ENGINE_CANCELED_REASON, EventConflictError, type AlsoWrite, type RecordWrite, type RuntimeStore, type TerminalStatus } from '../core/store';
 import { cancellationIntentRecord, runCompletedRecord, type RunOwner } from './task-records';
 
 export interface RunEnding {
@@ -15,6 +15,16 @@ export interface RunEnding {
  * engine's.
  */
 export async function endRun(store: RuntimeStore, owner: RunOwner, ending: RunEnding, alsoWrite?: AlsoWrite<RecordWrite>): Promise<void> {
+  try {
+    await writeEnding(store, owner, ending, alsoWrite);
+  } catch (err) {
+    // Proposed again (a local activity after a failed workflow task) with a later time: the same
+    // ending is already recorded, with everything that commits with it. Any other conflict stands.
+    if (!(err instanceof EventConflictError) || (await store.loadRun(owner.runId)).status !== ending.status) throw err;
+  }
+}
+
+async function writeEnding(store: RuntimeStore, owner: RunOwner, ending: RunEnding, alsoWrite?: AlsoWrite<RecordWrite>): Promise<void> {
   let reason = ending.status === 'canceled' ? (await store.loadRun(owner.runId)).cancellationReason : '';
   if (ending.status === 'canceled' && !reason && ending.cancellationReason) {
     await store.recordRunCancellation({

@@ -1,4 +1,4 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { WeftActivities } from '../activities';
 
 // Every activity the workflows call, with its timeouts and retries, declared once.
@@ -20,4 +20,13 @@ export const toolActivities = proxyActivities<WeftActivities>({
   startToCloseTimeout: '2 minutes',
   heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 3 },
+});
+
+// A task's start and end run as local activities: in the worker, recorded with the workflow task,
+// without a round trip through the task queue. A local activity's input is not in history, so a
+// workflow task that fails after one ran may propose it again with a later workflow time: the start
+// therefore uses the workflow's start time, and the end accepts that its change is already recorded.
+export const lifecycleActivities = proxyLocalActivities<WeftActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds' },
 });

@@ -11,7 +11,7 @@ import {
 } from '@temporalio/workflow';
 import type { FinishTaskInput, ToolSummary } from '../activities/task-lifecycle';
 import type { Plan } from '../core/orchestration/plan';
-import { modelActivities, storeActivities, toolActivities } from './activity-stubs';
+import { lifecycleActivities, modelActivities, storeActivities, toolActivities } from './activity-stubs';
 import { createApprovalGate, type AwaitApproval } from './approval-gate';
 import { initialLoopState, runAgentLoop, type AgentLoopResult, type AgentLoopState } from './agent-loop';
 import { cancelTaskSignal, taskStatusQuery, type CancelRequest, type TaskView } from './messages';
@@ -50,7 +50,8 @@ export interface TaskWorkflowResult {
 
 type TaskOutcome = Pick<FinishTaskInput, 'status' | 'result' | 'errorMessage' | 'code' | 'cancellationReason'> & { model: string };
 
-const { startTask, finishTask, recordCancellationRequest, recordPlan, checkPlanText } = storeActivities;
+const { recordCancellationRequest, recordPlan, checkPlanText } = storeActivities;
+const { startTask, finishTask } = lifecycleActivities;
 const { analyzeComplexity, decomposeTask, runModelStep } = modelActivities;
 const { runToolCall } = toolActivities;
 
@@ -83,7 +84,7 @@ const outputText = (content: unknown) => (typeof content === 'string' ? content 
  * with workflow time for every timestamp, so activity retries are exact retries.
  */
 export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkflowResult> {
-  const { workflowId } = workflowInfo();
+  const { workflowId, startTime } = workflowInfo();
   const view: TaskView = { status: 'RUNNING', mode: '', progress: 0, agents: [], tokens: 0, costUsd: 0 };
   setHandler(taskStatusQuery, () => view);
   const awaitApproval = createApprovalGate(view);
@@ -96,7 +97,7 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkfl
   let tools = input.resume?.tools;
   if (!tools) {
     upsertSearchAttributes([{ key: taskStatusKey, value: 'RUNNING' }]);
-    const started = await startTask({ ...input, workflowId, runId: workflowId, mode: 'STANDARD', startedAtMs: Date.now() });
+    const started = await startTask({ ...input, workflowId, runId: workflowId, mode: 'STANDARD', startedAtMs: startTime.getTime() });
     if (!started.proceed) {
       view.status = 'CANCELLED';
       upsertSearchAttributes([{ key: taskStatusKey, value: 'CANCELLED' }]);

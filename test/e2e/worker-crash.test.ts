@@ -117,3 +117,27 @@ it('a worker killed during an agent\'s model step of a COMPLEX task: completed s
     expect(types.filter((t) => t === RecordType.RunCompleted)).toHaveLength(1);
   }
 });
+
+it('a worker killed right after the task\'s end committed, before its workflow task completed: the end is not written twice', async () => {
+  const taskQueue = `crash-${randomUUID()}`;
+  const query = `crash at the end ${randomUUID()}`;
+  model.on(query, { content: 'finished once' });
+  const crashing = startWorkerProcess(taskQueue, { CRASH_AFTER_RECORD_TYPE: RecordType.RunCompleted });
+  const input = testTaskInput({ taskId: `crash-end-${randomUUID()}`, query });
+  const handle = await temporal.workflow.start<typeof taskWorkflow>('taskWorkflow', { workflowId: input.taskId, taskQueue, args: [input] });
+  expect(await crashing.exited).toBe('SIGKILL');
+  const endedAt = (await store.listRunRecords(input.taskId, '', 100)).records.at(-1)!;
+  expect(endedAt.type).toBe(RecordType.RunCompleted);
+
+  // The replacement proposes the end again, with a later workflow time: it is already recorded.
+  const replacement = await startTestWorker({ taskQueue, pool, store, modelBaseURL: model.baseURL });
+  try {
+    expect(await handle.result()).toMatchObject({ status: 'COMPLETED', result: 'finished once' });
+  } finally {
+    await replacement.stop();
+  }
+  const records = (await store.listRunRecords(input.taskId, '', 100)).records;
+  expect(records.filter((r) => r.type === RecordType.RunCompleted)).toEqual([endedAt]);
+  const finished = await pool.query(`SELECT count(*)::int AS n FROM task_events WHERE workflow_id = $1 AND event_type = 'WORKFLOW_COMPLETED'`, [input.taskId]);
+  expect(finished.rows[0].n).toBe(1);
+});

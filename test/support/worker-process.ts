@@ -17,6 +17,11 @@ async function main(): Promise<void> {
       if (record.type === crashAfter) process.kill(process.pid, 'SIGKILL');
       return written;
     },
+    async recordRunTerminal(cmd, alsoWrite) {
+      const written = await store.recordRunTerminal(cmd, alsoWrite);
+      if (cmd.record.type === crashAfter) process.kill(process.pid, 'SIGKILL');
+      return written;
+    },
     async appendRunRecords(records, alsoWrite) {
       const written = await store.appendRunRecords(records, alsoWrite);
       if (records.some((record) => record.type === crashAfter)) process.kill(process.pid, 'SIGKILL');
