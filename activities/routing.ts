@@ -8,7 +8,7 @@ import { costOf } from '../core/llm/pricing';
 import { complexityPrompt, complexityVerdictSchema, heuristicComplexity, type ComplexityVerdict } from '../core/orchestration/complexity';
 import { checkPlan, parsePlanText, type Plan } from '../core/orchestration/plan';
 import { encodePayload } from '../core/store';
-import { recordTaskMode, recordTaskPlan } from '../core/tasks/task-index';
+import { recordTaskMode, recordTaskPlan, type NewTask } from '../core/tasks/task-index';
 import { recordStepUsage } from '../core/tasks/task-usage';
 import { userText } from '../core/transcript';
 import type { ActivityDeps } from './deps';
@@ -17,13 +17,7 @@ import { whileHeartbeating } from './heartbeat';
 import { taskEvent } from './task-events';
 import { ownerOf } from './task-records';
 
-export interface RoutingInput {
-  taskId: string;
-  workflowId: string;
-  tenantId: string;
-  userId: string;
-  sessionId: string;
-  query: string;
+export interface RoutingInput extends Pick<NewTask, 'taskId' | 'workflowId' | 'tenantId' | 'userId' | 'sessionId' | 'query'> {
   atMs: number;
 }
 
