@@ -57,7 +57,7 @@ export function runCompletedRecord(
 export const stepReplyKey = (owner: RunOwner, step: number) => `${owner.runId}/step-${step}/reply`;
 
 export const toolResultKey = (owner: RunOwner, toolCallId: string) => `${owner.runId}/tool/${toolCallId}`;
-export const TOOL_RESULT_RECORD = 'tool_result';
+const TOOL_RESULT_RECORD = 'tool_result';
 
 export function toolResultRecord(owner: RunOwner, toolCallId: string, at: Date, payload: object): RecordInput {
   return record(owner, `tool/${toolCallId}`, TOOL_RESULT_RECORD, at, payload);

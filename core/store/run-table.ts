@@ -151,7 +151,7 @@ export async function updateRunStatus(tx: Queryable, runId: string, status: RunS
   await tx.query('UPDATE runtime_runs SET status = $2, updated_at = $3 WHERE run_id = $1', [runId, status, at]);
 }
 
-export type LifecycleChange = 'start' | 'link' | 'cancellation' | 'suspension' | 'terminal' | 'stop';
+export type LifecycleChange = 'start' | 'link' | 'cancellation' | 'suspension' | 'terminal';
 
 /** The record that first proved a lifecycle change of a run (subject distinguishes child links). */
 export async function findLifecycleRecordId(
