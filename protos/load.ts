@@ -15,11 +15,11 @@ const loaderOptions: protoLoader.Options = {
   includeDirs: [protosDir],
 };
 
-function load<T>(file: string): T {
-  const definition = protoLoader.loadSync(path.join(protosDir, file), loaderOptions);
-  return grpc.loadPackageDefinition(definition) as unknown as T;
+/** The package definition (also what server reflection describes). */
+export function orchestratorPackageDefinition(): protoLoader.PackageDefinition {
+  return protoLoader.loadSync(path.join(protosDir, 'shannon/orchestrator/orchestrator.proto'), loaderOptions);
 }
 
-export function loadOrchestratorProto(): OrchestratorProto {
-  return load<OrchestratorProto>('shannon/orchestrator/orchestrator.proto');
+export function loadOrchestratorProto(definition = orchestratorPackageDefinition()): OrchestratorProto {
+  return grpc.loadPackageDefinition(definition) as unknown as OrchestratorProto;
 }
