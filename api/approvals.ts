@@ -7,7 +7,9 @@ import type { ApproveTaskRequest__Output } from '../protos/generated/shannon/orc
 import type { ApproveTaskResponse } from '../protos/generated/shannon/orchestrator/ApproveTaskResponse';
 import type { GetPendingApprovalsRequest__Output } from '../protos/generated/shannon/orchestrator/GetPendingApprovalsRequest';
 import type { GetPendingApprovalsResponse } from '../protos/generated/shannon/orchestrator/GetPendingApprovalsResponse';
+import type { Principal } from '../core/auth/api-keys';
 import { approvalDecisionSignal } from '../workflows/messages';
+import { requireRole } from './auth';
 import { failedPrecondition, invalidArgument, notFound } from './grpc-errors';
 import { jsonToStruct } from './struct';
 
@@ -38,10 +40,12 @@ function checkModification(kind: 'plan' | 'tool', proposed: unknown, modified: s
   if (problem) throw invalidArgument(`modified_action: ${problem}`);
 }
 
-export async function approveTask(deps: ApprovalDeps, request: ApproveTaskRequest__Output): Promise<ApproveTaskResponse> {
+export async function approveTask(deps: ApprovalDeps, request: ApproveTaskRequest__Output, principal: Principal): Promise<ApproveTaskResponse> {
   if (!request.approval_id) throw invalidArgument('approval_id is required');
   const approval = await findApproval(deps.pool, request.approval_id);
-  if (!approval) throw notFound(`approval ${request.approval_id} not found`);
+  // Another tenant's approval is as unknown as a missing one.
+  if (!approval || approval.tenantId !== principal.tenantId) throw notFound(`approval ${request.approval_id} not found`);
+  requireRole(principal, 'approver', 'deciding an approval');
   if (request.workflow_id && request.workflow_id !== approval.workflowId && request.workflow_id !== approval.taskId) {
     throw invalidArgument(`approval ${request.approval_id} does not belong to workflow ${request.workflow_id}`);
   }
@@ -53,7 +57,8 @@ export async function approveTask(deps: ApprovalDeps, request: ApproveTaskReques
     approved: request.approved,
     feedback: request.feedback,
     ...(request.modified_action ? { modifiedAction: request.modified_action } : {}),
-    decidedBy: request.approved_by,
+    // Recorded as who decided: the authenticated user, with the name the request gives, if any.
+    decidedBy: request.approved_by && request.approved_by !== principal.userId ? `${principal.userId} (as ${request.approved_by})` : principal.userId,
   });
   return { success: true, message: request.approved ? 'approval sent; the task continues' : 'rejection sent; the task will be cancelled' };
 }

@@ -4,12 +4,14 @@ import { loadConfig } from '../core/config';
 import { createPool } from '../core/db/database';
 import { migrateDatabase } from '../core/db/migrate';
 import { createWeftToolRegistry } from '../core/tools';
+import { createAuthenticator } from './auth';
 import { startApiServer } from './server';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   await migrateDatabase(config.databaseUrl);
   const pool = createPool(config.databaseUrl);
+  if (!config.authEnabled) console.warn('WARNING: WEFT_AUTH=off: the API accepts every caller as tenant "default" with every role');
   const connection = await Connection.connect({ address: config.temporal.address });
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   const server = await startApiServer(
@@ -20,6 +22,7 @@ async function main(): Promise<void> {
       maxQueryBytes: config.limits.maxQueryBytes,
       taskDefaults: config.task,
       tools: createWeftToolRegistry(config),
+      auth: createAuthenticator(pool, { enabled: config.authEnabled }),
     },
     config.grpc.host,
     config.grpc.port,

@@ -1,3 +1,4 @@
+import { status as GrpcStatus } from '@grpc/grpc-js';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Pool } from 'pg';
 import type { TaskSettings } from '../core/orchestration/task-settings';
@@ -13,12 +14,14 @@ import type { SubmitTaskResponse } from '../protos/generated/shannon/orchestrato
 import { cancelTaskSignal } from '../workflows/messages';
 import { executionModeKey, sessionIdKey, taskStatusKey, tenantIdKey, userIdKey } from '../workflows/search-attributes';
 import type { taskWorkflow } from '../workflows/task-workflow';
+import type { Principal } from '../core/auth/api-keys';
 import { approveTask, pendingApprovals } from './approvals';
-import { failedPrecondition, invalidArgument, notFound } from './grpc-errors';
+import type { Authenticator } from './auth';
+import { ApiError, failedPrecondition, invalidArgument, notFound } from './grpc-errors';
 import { taskIdFor, workflowIdFor } from './task-ids';
 import { taskStatusResponse } from './task-status';
 import { taskInputFrom } from './task-submission';
-import { unary } from './unary';
+import { authorized } from './unary';
 
 export interface OrchestratorDeps {
   temporal: Client;
@@ -27,25 +30,41 @@ export interface OrchestratorDeps {
   maxQueryBytes: number;
   taskDefaults: TaskSettings;
   tools: ToolRegistry;
+  auth: Authenticator;
 }
 
-/** Whether Temporal knows the task's workflow; a task the index does not have yet is QUEUED. */
-async function workflowExists(temporal: Client, workflowId: string): Promise<boolean> {
+/**
+ * The tenant that owns a task's workflow (from its search attributes), or undefined when Temporal
+ * does not know it. A task the index has no row for yet is QUEUED.
+ */
+async function workflowTenant(temporal: Client, workflowId: string): Promise<string | undefined> {
   try {
-    await temporal.workflow.getHandle(workflowId).describe();
-    return true;
+    const description = await temporal.workflow.getHandle(workflowId).describe();
+    return description.typedSearchAttributes.get(tenantIdKey) ?? '';
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return false;
+    if (err instanceof WorkflowNotFoundError) return undefined;
     throw err;
   }
+}
+
+/** The caller's own task: another tenant's task is as unknown as a missing one. */
+async function ownTask(deps: OrchestratorDeps, taskId: string, principal: Principal) {
+  if (!taskId) throw invalidArgument('task_id is required');
+  const task = await findTask(deps.pool, taskId);
+  if (task) {
+    if (task.tenantId !== principal.tenantId) throw notFound(`task ${taskId} not found`);
+    return task;
+  }
+  if ((await workflowTenant(deps.temporal, workflowIdFor(taskId))) !== principal.tenantId) throw notFound(`task ${taskId} not found`);
+  return undefined;
 }
 
 export function createOrchestratorService(deps: OrchestratorDeps): Partial<OrchestratorServiceHandlers> {
   const limits = { maxQueryBytes: deps.maxQueryBytes, taskDefaults: deps.taskDefaults, toolNames: deps.tools.list().map((t) => t.name) };
   return {
-    SubmitTask: unary(async (request: SubmitTaskRequest__Output): Promise<SubmitTaskResponse> => {
+    SubmitTask: authorized(deps.auth, async (request: SubmitTaskRequest__Output, principal): Promise<SubmitTaskResponse> => {
       const taskId = taskIdFor(request.metadata?.task_id ?? '');
-      const input = taskInputFrom(request, { taskId }, limits);
+      const input = taskInputFrom(request, { taskId, principal }, limits);
       const workflowId = workflowIdFor(taskId);
       let message = 'task submitted';
       try {
@@ -65,6 +84,9 @@ export function createOrchestratorService(deps: OrchestratorDeps): Partial<Orche
         });
       } catch (err) {
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+        if ((await workflowTenant(deps.temporal, workflowId)) !== principal.tenantId) {
+          throw new ApiError(GrpcStatus.ALREADY_EXISTS, `task id ${taskId} is already taken; choose another`);
+        }
         message = 'task already submitted; returning the existing workflow';
       }
       const plan = input.manualPlan;
@@ -86,19 +108,15 @@ export function createOrchestratorService(deps: OrchestratorDeps): Partial<Orche
       };
     }),
 
-    GetTaskStatus: unary(async (request: GetTaskStatusRequest__Output): Promise<GetTaskStatusResponse> => {
-      if (!request.task_id) throw invalidArgument('task_id is required');
-      const task = await findTask(deps.pool, request.task_id);
+    GetTaskStatus: authorized(deps.auth, async (request: GetTaskStatusRequest__Output, principal): Promise<GetTaskStatusResponse> => {
+      const task = await ownTask(deps, request.task_id, principal);
       if (task) return taskStatusResponse(deps, task, request.include_details);
-      if (!(await workflowExists(deps.temporal, workflowIdFor(request.task_id)))) throw notFound(`task ${request.task_id} not found`);
       return { task_id: request.task_id, status: 'TASK_STATUS_QUEUED', progress: 0, agent_statuses: [] };
     }),
 
-    CancelTask: unary(async (request: CancelTaskRequest__Output): Promise<CancelTaskResponse> => {
-      if (!request.task_id) throw invalidArgument('task_id is required');
-      const task = await findTask(deps.pool, request.task_id);
+    CancelTask: authorized(deps.auth, async (request: CancelTaskRequest__Output, principal): Promise<CancelTaskResponse> => {
+      const task = await ownTask(deps, request.task_id, principal);
       const workflowId = workflowIdFor(request.task_id);
-      if (!task && !(await workflowExists(deps.temporal, workflowId))) throw notFound(`task ${request.task_id} not found`);
       if (task && task.status !== 'RUNNING' && task.status !== 'QUEUED') {
         throw failedPrecondition(`task ${request.task_id} has already finished (${task.status})`);
       }
@@ -106,7 +124,7 @@ export function createOrchestratorService(deps: OrchestratorDeps): Partial<Orche
       return { success: true, message: 'cancellation requested' };
     }),
 
-    ApproveTask: unary((request) => approveTask(deps, request)),
-    GetPendingApprovals: unary((request) => pendingApprovals(deps, request, '')),
+    ApproveTask: authorized(deps.auth, (request, principal) => approveTask(deps, request, principal)),
+    GetPendingApprovals: authorized(deps.auth, (request, principal) => pendingApprovals(deps, request, principal.tenantId)),
   };
 }

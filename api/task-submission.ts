@@ -3,7 +3,9 @@ import type { TaskSettings } from '../core/orchestration/task-settings';
 import type { SubmitTaskRequest__Output } from '../protos/generated/shannon/orchestrator/SubmitTaskRequest';
 import type { TaskDecomposition__Output } from '../protos/generated/shannon/orchestrator/TaskDecomposition';
 import type { TaskWorkflowInput } from '../workflows/task-workflow';
-import { invalidArgument } from './grpc-errors';
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import type { Principal } from '../core/auth/api-keys';
+import { ApiError, invalidArgument } from './grpc-errors';
 import { structToJson } from './struct';
 
 export interface SubmissionLimits {
@@ -41,13 +43,17 @@ function positiveNumber(context: Record<string, unknown>, key: string): number |
 /** Validates a SubmitTask request and turns it into the task workflow's input. */
 export function taskInputFrom(
   request: SubmitTaskRequest__Output,
-  ids: { taskId: string },
+  caller: { taskId: string; principal: Principal },
   limits: SubmissionLimits,
 ): TaskWorkflowInput {
   if (!request.query || request.query.trim() === '') throw invalidArgument('query is required');
   const bytes = Buffer.byteLength(request.query, 'utf8');
   if (bytes > limits.maxQueryBytes) throw invalidArgument(`query is ${bytes} bytes; the limit is ${limits.maxQueryBytes}`);
   const metadata = request.metadata;
+  const { principal } = caller;
+  if (metadata?.tenant_id && metadata.tenant_id !== principal.tenantId) {
+    throw new ApiError(GrpcStatus.PERMISSION_DENIED, `metadata.tenant_id ${metadata.tenant_id} is not the tenant of your API key`);
+  }
   const budget = metadata?.token_budget ?? 0;
   if (!Number.isFinite(budget) || budget < 0) throw invalidArgument('metadata.token_budget must be >= 0');
   const maxAgents = metadata?.max_agents ?? 0;
@@ -58,9 +64,9 @@ export function taskInputFrom(
   const plan = manualPlan(request.manual_decomposition, limits.toolNames);
   const defaults = limits.taskDefaults;
   return {
-    taskId: ids.taskId,
-    tenantId: metadata?.tenant_id ?? '',
-    userId: metadata?.user_id ?? '',
+    taskId: caller.taskId,
+    tenantId: principal.tenantId,
+    userId: metadata?.user_id || principal.userId,
     sessionId: metadata?.session_id ?? '',
     query: request.query,
     autoDecompose: request.auto_decompose,

@@ -1,4 +1,6 @@
 import type { sendUnaryData, ServerUnaryCall, ServiceError } from '@grpc/grpc-js';
+import type { Principal } from '../core/auth/api-keys';
+import type { Authenticator } from './auth';
 import { toServiceError } from './grpc-errors';
 
 /** Adapts an async handler to grpc-js: its result is the reply, a thrown error becomes a gRPC status. */
@@ -9,4 +11,9 @@ export function unary<Req, Res>(handler: (request: Req, call: ServerUnaryCall<Re
       (err: unknown) => callback(toServiceError(err, (line) => console.error(line)) as ServiceError),
     );
   };
+}
+
+/** A unary handler that runs only for an authenticated caller, who is passed along. */
+export function authorized<Req, Res>(auth: Authenticator, handler: (request: Req, principal: Principal) => Promise<Res>) {
+  return unary<Req, Res>(async (request, call) => handler(request, await auth.authenticate(call.metadata)));
 }

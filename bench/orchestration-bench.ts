@@ -7,7 +7,9 @@
 // Both workers run in their own processes; the model is the scripted OpenAI-compatible server.
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
+import { createAuthenticator } from '../api/auth';
 import { startApiServer } from '../api/server';
+import { createApiKey } from '../core/auth/api-keys';
 import { createPool } from '../core/db/database';
 import { callUnary, createOrchestratorClient } from '../protos/clients';
 import type { SubmitTaskRequest } from '../protos/generated/shannon/orchestrator/SubmitTaskRequest';
@@ -64,11 +66,20 @@ async function main(): Promise<void> {
   const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const temporal = new Client({ connection });
   const api = await startApiServer(
-    { temporal, pool, taskQueue: weftQueue, maxQueryBytes: 32 * 1024, taskDefaults: testTaskSettings(), tools: testToolRegistry() },
+    {
+      temporal,
+      pool,
+      taskQueue: weftQueue,
+      maxQueryBytes: 32 * 1024,
+      taskDefaults: testTaskSettings(),
+      tools: testToolRegistry(),
+      auth: createAuthenticator(pool, { enabled: true }),
+    },
     '127.0.0.1',
     0,
   );
-  const orchestrator = createOrchestratorClient(`127.0.0.1:${api.port}`);
+  const apiKey = await createApiKey(pool, { tenantId: 'bench', userId: 'bench', roles: [] });
+  const orchestrator = createOrchestratorClient(`127.0.0.1:${api.port}`, { apiKey });
   const standardTask = async (query = `bench question ${randomUUID()}`) => {
     const submitted = await callUnary<SubmitTaskRequest, SubmitTaskResponse__Output>(orchestrator.SubmitTask, orchestrator, { query });
     return temporal.workflow.getHandle(submitted.workflow_id).result();

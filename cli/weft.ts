@@ -1,6 +1,11 @@
 #!/usr/bin/env -S npx tsx
 // The `weft` command: talk to a running Weft API (`npm run weft -- --help`).
+import { existsSync, readFileSync } from 'node:fs';
 import { Command } from 'commander';
+import { createApiKey, type Role } from '../core/auth/api-keys';
+import { loadConfig } from '../core/config';
+import { createPool } from '../core/db/database';
+import { devApiKeyFile } from '../infra/dev-api-key';
 import type { ServiceError } from '@grpc/grpc-js';
 import { callUnary, createOrchestratorClient } from '../protos/clients';
 import { replay } from './replay';
@@ -13,8 +18,15 @@ program.option('--api <address>', 'Weft gRPC API address', process.env.WEFT_API_
 
 const unfinished = new Set(['TASK_STATUS_QUEUED', 'TASK_STATUS_RUNNING']);
 
+/** WEFT_API_KEY, or the development key `make up` wrote. */
+function apiKey(): string | undefined {
+  if (process.env.WEFT_API_KEY) return process.env.WEFT_API_KEY;
+  return existsSync(devApiKeyFile) ? readFileSync(devApiKeyFile, 'utf8').trim() : undefined;
+}
+
 function client() {
-  return createOrchestratorClient(program.opts<{ api: string }>().api);
+  const key = apiKey();
+  return createOrchestratorClient(program.opts<{ api: string }>().api, key ? { apiKey: key } : {});
 }
 
 function getStatus(taskId: string) {
@@ -81,6 +93,25 @@ program
   .description("show a task's status and result")
   .argument('<task>', 'task id')
   .action(async (taskId: string) => printStatus(await getStatus(taskId)));
+
+program
+  .command('keys')
+  .description('manage API keys (talks to the database named by DATABASE_URL)')
+  .command('create')
+  .description('create an API key; it is shown once')
+  .requiredOption('--tenant <id>', 'tenant the key belongs to')
+  .requiredOption('--user <id>', 'user the key acts as')
+  .option('--role <role...>', 'approver and/or admin', [])
+  .action(async (options: { tenant: string; user: string; role: string[] }) => {
+    const roles = options.role.filter((r): r is Role => r === 'approver' || r === 'admin');
+    if (roles.length !== options.role.length) throw new Error('roles are approver and admin');
+    const pool = createPool(loadConfig().databaseUrl, 1);
+    try {
+      console.log(await createApiKey(pool, { tenantId: options.tenant, userId: options.user, roles }));
+    } finally {
+      await pool.end();
+    }
+  });
 
 program
   .command('replay')

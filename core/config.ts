@@ -10,6 +10,7 @@ const envSchema = z.object({
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().default('default'),
   WEFT_TASK_QUEUE: z.string().default('weft-tasks'),
+  WEFT_AUTH: z.enum(['on', 'off']).default('on'),
   WEFT_GRPC_HOST: z.string().default('0.0.0.0'),
   WEFT_GRPC_PORT: z.coerce.number().int().min(0).max(65535).default(50052),
   WEFT_LLM_BASE_URL: z.string().url().optional(),
@@ -39,6 +40,8 @@ export interface WeftConfig {
   databaseUrl: string;
   temporal: { address: string; namespace: string; taskQueue: string };
   grpc: { host: string; port: number };
+  /** API keys required on the front door; off only when explicitly set (the API then warns). */
+  authEnabled: boolean;
   llm: { baseURL?: string; apiKey: string; model: string; timeoutMs: number };
   /** The model for each tier (each defaults to WEFT_LLM_MODEL). */
   models: Record<ModelTier, string>;
@@ -63,6 +66,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
     databaseUrl: e.DATABASE_URL,
     temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.WEFT_TASK_QUEUE },
     grpc: { host: e.WEFT_GRPC_HOST, port: e.WEFT_GRPC_PORT },
+    authEnabled: e.WEFT_AUTH === 'on',
     llm: {
       baseURL: e.WEFT_LLM_BASE_URL,
       // OpenAI-compatible servers without auth still need a non-empty key for the client.

@@ -7,6 +7,8 @@ import { loadConfig } from '../core/config';
 import { redactUrl } from '../core/db/database';
 import { DEMO_MODEL } from '../test/model-server/scripted-model-server';
 import { buildWorkflowBundle } from './build-workflow-bundle';
+import { migrateDatabase } from '../core/db/migrate';
+import { ensureDevApiKey } from './dev-api-key';
 import { ensurePostgres } from './postgres';
 import { startProcess, stopProcess, workerNodeFlags, type ManagedProcess } from './processes';
 import { ensureSearchAttributes, startDevServer, stateDir, type RunningDevServer } from './temporal-dev-server';
@@ -65,6 +67,8 @@ async function main(): Promise<void> {
 
     log('bundling the workflow code...');
     env.WEFT_WORKFLOW_BUNDLE = await buildWorkflowBundle();
+    await migrateDatabase(env.DATABASE_URL!);
+    const devKey = await ensureDevApiKey(env.DATABASE_URL!);
     const worker = startProcess('worker', 'workers/main.ts', env, workerNodeFlags);
     const api = startProcess('api', 'api/main.ts', env);
     processes.push(worker, api);
@@ -89,6 +93,10 @@ async function main(): Promise<void> {
           ? `  Model                    DEMO: the scripted test model on :${demoModelPort}, not a real LLM.\n` +
             '                           Set OPENAI_API_KEY (or WEFT_LLM_BASE_URL) for real answers.'
           : `  Model                    ${config.llm.model} at ${config.llm.baseURL ?? 'api.openai.com'}`,
+        '',
+        `  API key (development)    ${devKey}`,
+        '                           (tenant "dev", approver; the weft CLI reads it from .state/dev-api-key;',
+        '                           other clients send "authorization: Bearer <key>")',
         '',
         'Try:  npm run weft -- submit "What is durable execution?" --watch',
         'Stop: Ctrl-C',

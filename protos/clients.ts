@@ -2,12 +2,25 @@ import * as grpc from '@grpc/grpc-js';
 import type { OrchestratorServiceClient } from './generated/shannon/orchestrator/OrchestratorService';
 import { loadOrchestratorProto } from './load';
 
+/** Sends `authorization: Bearer <key>` with every call. */
+function bearer(apiKey: string): grpc.Interceptor {
+  return (options, nextCall) =>
+    new grpc.InterceptingCall(nextCall(options), {
+      start(metadata, listener, next) {
+        metadata.set('authorization', `Bearer ${apiKey}`);
+        next(metadata, listener);
+      },
+    });
+}
+
 export function createOrchestratorClient(
   address: string,
-  credentials: grpc.ChannelCredentials = grpc.credentials.createInsecure(),
+  options: { apiKey?: string; credentials?: grpc.ChannelCredentials } = {},
 ): OrchestratorServiceClient {
   const proto = loadOrchestratorProto();
-  return new proto.shannon.orchestrator.OrchestratorService(address, credentials);
+  return new proto.shannon.orchestrator.OrchestratorService(address, options.credentials ?? grpc.credentials.createInsecure(), {
+    interceptors: options.apiKey ? [bearer(options.apiKey)] : [],
+  });
 }
 
 type UnaryMethod<Req, Res> = (

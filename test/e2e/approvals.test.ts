@@ -35,7 +35,7 @@ describe('human approval', () => {
     expect(await approveTask(stack.orchestrator, { approval_id: pending.approval_id, approved: true, approved_by: 'alice', feedback: 'ok' })).toMatchObject({ success: true });
     const status = await waitForFinish(stack.orchestrator, submitted.task_id);
     expect(status).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'approved answer' });
-    expect(await findApproval(stack.pool, pending.approval_id)).toMatchObject({ status: 'approved', decidedBy: 'alice', feedback: 'ok' });
+    expect(await findApproval(stack.pool, pending.approval_id)).toMatchObject({ status: 'approved', decidedBy: 'tester (as alice)', feedback: 'ok' });
     expect(await eventTypes(stack.pool, submitted.workflow_id)).toEqual(['WORKFLOW_STARTED', 'APPROVAL_REQUESTED', 'APPROVAL_DECISION', 'WORKFLOW_COMPLETED']);
     const log = (await stack.store.listRunRecords(submitted.workflow_id, '', 50)).records.map((r) => r.type);
     expect(log).toEqual(expect.arrayContaining(['approval_requested', 'approval_decided']));
@@ -78,7 +78,7 @@ describe('human approval', () => {
     const status = await waitForFinish(stack.orchestrator, submitted.task_id);
     expect(status).toMatchObject({ status: 'TASK_STATUS_CANCELLED', error_message: 'rejected: too risky' });
     expect(await stack.store.loadRun(submitted.workflow_id)).toMatchObject({ status: 'canceled', cancellationReason: 'approval_rejected' });
-    expect(await findApproval(stack.pool, pending.approval_id)).toMatchObject({ status: 'rejected', feedback: 'too risky', decidedBy: 'carol' });
+    expect(await findApproval(stack.pool, pending.approval_id)).toMatchObject({ status: 'rejected', feedback: 'too risky', decidedBy: 'tester (as carol)' });
   });
 
   it('times out as TIMEOUT after the timeout given in the request, and refuses a late decision', async () => {

@@ -6,7 +6,9 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { Pool } from 'pg';
 import { createActivities } from '../../activities';
+import { createAuthenticator } from '../../api/auth';
 import { startApiServer, type ApiServer } from '../../api/server';
+import { createApiKey, type Principal } from '../../core/auth/api-keys';
 import { createPool } from '../../core/db/database';
 import { createChatModel } from '../../core/llm/chat-model';
 import { loadConfig } from '../../core/config';
@@ -84,7 +86,11 @@ export interface TestStack {
   model: ScriptedModelServer;
   temporal: Client;
   api: ApiServer;
+  /** An authenticated client: the key of a fresh tenant, with the approver role. */
   orchestrator: OrchestratorServiceClient;
+  principal: Principal;
+  /** A client for another caller (a new API key). */
+  clientFor(principal: Principal): Promise<OrchestratorServiceClient>;
   taskQueue: string;
   stop(): Promise<void>;
 }
@@ -114,11 +120,19 @@ export async function startTestStack(
       maxQueryBytes: options.maxQueryBytes ?? 32 * 1024,
       taskDefaults: testTaskSettings(options.settings),
       tools,
+      auth: createAuthenticator(pool, { enabled: true }),
     },
     '127.0.0.1',
     0,
   );
-  const orchestrator = createOrchestratorClient(`127.0.0.1:${api.port}`);
+  const clients: OrchestratorServiceClient[] = [];
+  const clientFor = async (who: Principal) => {
+    const client = createOrchestratorClient(`127.0.0.1:${api.port}`, { apiKey: await createApiKey(pool, who) });
+    clients.push(client);
+    return client;
+  };
+  const principal: Principal = { tenantId: `tenant-${randomUUID()}`, userId: 'tester', roles: ['approver'] };
+  const orchestrator = await clientFor(principal);
 
   return {
     pool,
@@ -127,9 +141,11 @@ export async function startTestStack(
     temporal,
     api,
     orchestrator,
+    principal,
+    clientFor,
     taskQueue,
     async stop() {
-      orchestrator.close();
+      for (const client of clients) client.close();
       await api.shutdown();
       await worker.stop();
       await clientConnection.close();

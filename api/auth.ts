@@ -1,0 +1,39 @@
+import { status as GrpcStatus, type Metadata } from '@grpc/grpc-js';
+import type { Pool } from 'pg';
+import { verifyApiKey, type Principal } from '../core/auth/api-keys';
+import { ApiError } from './grpc-errors';
+
+export interface Authenticator {
+  /** Who is calling, from `authorization: Bearer <api key>`; UNAUTHENTICATED otherwise. */
+  authenticate(metadata: Metadata): Promise<Principal>;
+}
+
+/** With authentication off every caller is this principal (and the API logs a warning at start). */
+export const unauthenticatedPrincipal: Principal = { tenantId: 'default', userId: 'anonymous', roles: ['approver', 'admin'] };
+
+const cacheMs = 30_000;
+
+export function createAuthenticator(pool: Pool, options: { enabled: boolean }): Authenticator {
+  // Verified keys are remembered briefly so a busy client does not cost a query per call.
+  const verified = new Map<string, { principal: Principal; until: number }>();
+  return {
+    async authenticate(metadata) {
+      if (!options.enabled) return unauthenticatedPrincipal;
+      const header = String(metadata.get('authorization')[0] ?? '');
+      const key = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+      if (!key) throw new ApiError(GrpcStatus.UNAUTHENTICATED, 'missing credentials: send "authorization: Bearer <api key>"');
+      const cached = verified.get(key);
+      if (cached && cached.until > Date.now()) return cached.principal;
+      const principal = await verifyApiKey(pool, key);
+      if (!principal) throw new ApiError(GrpcStatus.UNAUTHENTICATED, 'invalid or revoked API key');
+      verified.set(key, { principal, until: Date.now() + cacheMs });
+      return principal;
+    },
+  };
+}
+
+export function requireRole(principal: Principal, role: Principal['roles'][number], action: string): void {
+  if (!principal.roles.includes(role) && !principal.roles.includes('admin')) {
+    throw new ApiError(GrpcStatus.PERMISSION_DENIED, `${action} needs the ${role} role`);
+  }
+}

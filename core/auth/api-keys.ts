@@ -1,0 +1,43 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Queryable } from '../db/transaction';
+
+// API keys: `weft_<key id>_<secret>`. The key id finds the row, the secret is compared by its
+// SHA-256 in constant time (the secrets are 256 random bits, so a fast hash is the right tool).
+
+export type Role = 'approver' | 'admin';
+
+export interface Principal {
+  tenantId: string;
+  userId: string;
+  roles: Role[];
+}
+
+const keyPattern = /^weft_([a-z0-9]{12})_([A-Za-z0-9_-]{43})$/;
+const sha256 = (secret: string) => createHash('sha256').update(secret).digest();
+
+export async function createApiKey(db: Queryable, principal: Principal): Promise<string> {
+  if (!principal.tenantId || !principal.userId) throw new Error('an API key needs a tenant and a user');
+  const keyId = randomBytes(9).toString('base64url').toLowerCase().replace(/[^a-z0-9]/g, '0').slice(0, 12);
+  const secret = randomBytes(32).toString('base64url');
+  await db.query('INSERT INTO api_keys (key_id, secret_sha256, tenant_id, user_id, roles) VALUES ($1, $2, $3, $4, $5)', [
+    keyId,
+    sha256(secret),
+    principal.tenantId,
+    principal.userId,
+    principal.roles,
+  ]);
+  return `weft_${keyId}_${secret}`;
+}
+
+/** The principal a key stands for, or undefined for a malformed, unknown or revoked key. */
+export async function verifyApiKey(db: Queryable, key: string): Promise<Principal | undefined> {
+  const match = keyPattern.exec(key);
+  if (!match) return undefined;
+  const rows = await db.query<{ secret_sha256: Buffer; tenant_id: string; user_id: string; roles: Role[] }>(
+    'SELECT secret_sha256, tenant_id, user_id, roles FROM api_keys WHERE key_id = $1 AND revoked_at IS NULL',
+    [match[1]],
+  );
+  const row = rows.rows[0];
+  if (!row || !timingSafeEqual(row.secret_sha256, sha256(match[2]!))) return undefined;
+  return { tenantId: row.tenant_id, userId: row.user_id, roles: row.roles };
+}

@@ -1,0 +1,54 @@
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import { createOrchestratorClient } from '../../protos/clients';
+import { getTaskStatus, grpcError, submitTask, waitForFinish } from '../support/grpc';
+import { approveTask, cancelTask, pendingApprovalOf, pendingApprovals } from '../support/orchestration';
+import { startTestStack, type TestStack } from '../support/stack';
+
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startTestStack();
+});
+afterAll(() => stack.stop());
+
+const unique = (label: string) => `${label} ${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+
+describe('authentication', () => {
+  it('refuses a call without credentials, or with a bad key, as UNAUTHENTICATED', async () => {
+    const anonymous = createOrchestratorClient(`127.0.0.1:${stack.api.port}`);
+    const missing = await grpcError(submitTask(anonymous, { query: 'hello' }));
+    expect(missing.code).toBe(GrpcStatus.UNAUTHENTICATED);
+    expect(missing.details).toBe('missing credentials: send "authorization: Bearer <api key>"');
+    const forged = createOrchestratorClient(`127.0.0.1:${stack.api.port}`, { apiKey: `weft_abcdefabcdef_${'x'.repeat(43)}` });
+    expect((await grpcError(getTaskStatus(forged, 'any'))).code).toBe(GrpcStatus.UNAUTHENTICATED);
+    anonymous.close();
+    forged.close();
+  });
+});
+
+describe('tenancy', () => {
+  it("refuses every id of another tenant and lists none of its data", async () => {
+    const query = unique('tenant A secret');
+    stack.model.on(query, { content: 'A only' });
+    const mine = await submitTask(stack.orchestrator, { query, require_approval: true });
+    const approval = await pendingApprovalOf(stack.orchestrator, mine.task_id);
+
+    const other = await stack.clientFor({ tenantId: 'tenant-b', userId: 'mallory', roles: ['approver'] });
+    expect((await grpcError(getTaskStatus(other, mine.task_id))).code).toBe(GrpcStatus.NOT_FOUND);
+    expect((await grpcError(cancelTask(other, mine.task_id, 'x'))).code).toBe(GrpcStatus.NOT_FOUND);
+    expect((await grpcError(approveTask(other, { approval_id: approval.approval_id, approved: true }))).code).toBe(GrpcStatus.NOT_FOUND);
+    expect((await pendingApprovals(other)).approvals.map((a) => a.approval_id)).not.toContain(approval.approval_id);
+    const reuse = await grpcError(submitTask(other, { query: 'mine now', metadata: { task_id: mine.task_id } }));
+    expect(reuse.code).toBe(GrpcStatus.ALREADY_EXISTS);
+    const claim = await grpcError(submitTask(other, { query: 'q', metadata: { tenant_id: stack.principal.tenantId } }));
+    expect(claim.code).toBe(GrpcStatus.PERMISSION_DENIED);
+
+    // Deciding needs the approver role, in the task's own tenant too.
+    const viewer = await stack.clientFor({ ...stack.principal, userId: 'viewer', roles: [] });
+    const denied = await grpcError(approveTask(viewer, { approval_id: approval.approval_id, approved: true }));
+    expect(denied.code).toBe(GrpcStatus.PERMISSION_DENIED);
+    expect(denied.details).toBe('deciding an approval needs the approver role');
+
+    await approveTask(stack.orchestrator, { approval_id: approval.approval_id, approved: true });
+    expect((await waitForFinish(stack.orchestrator, mine.task_id)).result).toBe('A only');
+  });
+});
