@@ -3,6 +3,7 @@ import { Client, Connection } from '@temporalio/client';
 import { loadConfig } from '../core/config';
 import { createPool } from '../core/db/database';
 import { migrateDatabase } from '../core/db/migrate';
+import { startEventFeed } from '../core/events/event-feed';
 import { createWeftToolRegistry } from '../core/tools';
 import { createAuthenticator } from './auth';
 import { startApiServer } from './server';
@@ -12,6 +13,7 @@ async function main(): Promise<void> {
   await migrateDatabase(config.databaseUrl);
   const pool = createPool(config.databaseUrl);
   if (!config.authEnabled) console.warn('WARNING: WEFT_AUTH=off: the API accepts every caller as tenant "default" with every role');
+  const events = await startEventFeed(config.databaseUrl);
   const connection = await Connection.connect({ address: config.temporal.address });
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   const server = await startApiServer(
@@ -23,6 +25,7 @@ async function main(): Promise<void> {
       taskDefaults: config.task,
       tools: createWeftToolRegistry(config),
       auth: createAuthenticator(pool, { enabled: config.authEnabled }),
+      events,
     },
     config.grpc.host,
     config.grpc.port,
@@ -35,6 +38,7 @@ async function main(): Promise<void> {
     stopping = true;
     console.log(`api received ${signal}, draining`);
     await server.shutdown();
+    await events.close();
     await connection.close();
     await pool.end();
     console.log('api stopped');

@@ -1,8 +1,7 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Pool } from 'pg';
 import type { TaskSettings } from '../core/orchestration/task-settings';
-import { findTask } from '../core/tasks/task-index';
 import type { ToolRegistry } from '../core/tools/registry';
 import type { CancelTaskRequest__Output } from '../protos/generated/shannon/orchestrator/CancelTaskRequest';
 import type { CancelTaskResponse } from '../protos/generated/shannon/orchestrator/CancelTaskResponse';
@@ -14,11 +13,11 @@ import type { SubmitTaskResponse } from '../protos/generated/shannon/orchestrato
 import { cancelTaskSignal } from '../workflows/messages';
 import { executionModeKey, sessionIdKey, taskStatusKey, tenantIdKey, userIdKey } from '../workflows/search-attributes';
 import type { taskWorkflow } from '../workflows/task-workflow';
-import type { Principal } from '../core/auth/api-keys';
 import { approveTask, pendingApprovals } from './approvals';
 import type { Authenticator } from './auth';
-import { ApiError, failedPrecondition, invalidArgument, notFound } from './grpc-errors';
+import { ApiError, failedPrecondition } from './grpc-errors';
 import { taskIdFor, workflowIdFor } from './task-ids';
+import { ownTaskOf, workflowTenant } from './task-ownership';
 import { taskStatusResponse } from './task-status';
 import { taskInputFrom } from './task-submission';
 import { authorized } from './unary';
@@ -31,32 +30,6 @@ export interface OrchestratorDeps {
   taskDefaults: TaskSettings;
   tools: ToolRegistry;
   auth: Authenticator;
-}
-
-/**
- * The tenant that owns a task's workflow (from its search attributes), or undefined when Temporal
- * does not know it. A task the index has no row for yet is QUEUED.
- */
-async function workflowTenant(temporal: Client, workflowId: string): Promise<string | undefined> {
-  try {
-    const description = await temporal.workflow.getHandle(workflowId).describe();
-    return description.typedSearchAttributes.get(tenantIdKey) ?? '';
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return undefined;
-    throw err;
-  }
-}
-
-/** The caller's own task: another tenant's task is as unknown as a missing one. */
-async function ownTask(deps: OrchestratorDeps, taskId: string, principal: Principal) {
-  if (!taskId) throw invalidArgument('task_id is required');
-  const task = await findTask(deps.pool, taskId);
-  if (task) {
-    if (task.tenantId !== principal.tenantId) throw notFound(`task ${taskId} not found`);
-    return task;
-  }
-  if ((await workflowTenant(deps.temporal, workflowIdFor(taskId))) !== principal.tenantId) throw notFound(`task ${taskId} not found`);
-  return undefined;
 }
 
 export function createOrchestratorService(deps: OrchestratorDeps): Partial<OrchestratorServiceHandlers> {
@@ -109,13 +82,13 @@ export function createOrchestratorService(deps: OrchestratorDeps): Partial<Orche
     }),
 
     GetTaskStatus: authorized(deps.auth, async (request: GetTaskStatusRequest__Output, principal): Promise<GetTaskStatusResponse> => {
-      const task = await ownTask(deps, request.task_id, principal);
+      const task = await ownTaskOf(deps, request.task_id, principal);
       if (task) return taskStatusResponse(deps, task, request.include_details);
       return { task_id: request.task_id, status: 'TASK_STATUS_QUEUED', progress: 0, agent_statuses: [] };
     }),
 
     CancelTask: authorized(deps.auth, async (request: CancelTaskRequest__Output, principal): Promise<CancelTaskResponse> => {
-      const task = await ownTask(deps, request.task_id, principal);
+      const task = await ownTaskOf(deps, request.task_id, principal);
       const workflowId = workflowIdFor(request.task_id);
       if (task && task.status !== 'RUNNING' && task.status !== 'QUEUED') {
         throw failedPrecondition(`task ${request.task_id} has already finished (${task.status})`);

@@ -1,8 +1,10 @@
 import * as grpc from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation } from 'grpc-health-check';
-import { loadOrchestratorProto, orchestratorPackageDefinition } from '../protos/load';
+import { apiPackageDefinition, loadApiProtos } from '../protos/load';
+import type { EventFeed } from '../core/events/event-feed';
 import { createOrchestratorService, type OrchestratorDeps } from './orchestrator-service';
+import { createStreamingService } from './streaming-service';
 
 export interface ApiServer {
   port: number;
@@ -11,18 +13,22 @@ export interface ApiServer {
 
 const maxMessageBytes = 4 * 1024 * 1024;
 
-/** Binds the gRPC front door (OrchestratorService) on host:port; port 0 picks a free one. */
-export async function startApiServer(deps: OrchestratorDeps, host: string, port: number): Promise<ApiServer> {
+export type ApiDeps = OrchestratorDeps & { events: EventFeed };
+
+/** Binds the gRPC front door on host:port; port 0 picks a free one. */
+export async function startApiServer(deps: ApiDeps, host: string, port: number): Promise<ApiServer> {
   const server = new grpc.Server({
     'grpc.max_receive_message_length': maxMessageBytes,
     'grpc.max_send_message_length': maxMessageBytes,
   });
-  const definition = orchestratorPackageDefinition();
-  const proto = loadOrchestratorProto(definition);
+  const definition = apiPackageDefinition();
+  const proto = loadApiProtos(definition);
   server.addService(
     proto.shannon.orchestrator.OrchestratorService.service,
     createOrchestratorService(deps) as grpc.UntypedServiceImplementation,
   );
+  const streaming = createStreamingService(deps);
+  server.addService(proto.shannon.orchestrator.StreamingService.service, streaming.handlers as grpc.UntypedServiceImplementation);
   // grpcurl and other tools work with no .proto files; load balancers probe the standard health service.
   new ReflectionService(definition).addToServer(server);
   const health = new HealthImplementation({ '': 'SERVING', 'shannon.orchestrator.OrchestratorService': 'SERVING' });
@@ -39,6 +45,8 @@ export async function startApiServer(deps: OrchestratorDeps, host: string, port:
       new Promise<void>((resolve) => {
         health.setStatus('', 'NOT_SERVING');
         health.setStatus('shannon.orchestrator.OrchestratorService', 'NOT_SERVING');
+        // Open streams end cleanly; their clients resume elsewhere with the last id they saw.
+        streaming.endAll();
         const force = setTimeout(() => server.forceShutdown(), 10_000);
         server.tryShutdown(() => {
           clearTimeout(force);

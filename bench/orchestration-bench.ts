@@ -7,6 +7,7 @@
 // Both workers run in their own processes; the model is the scripted OpenAI-compatible server.
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
+import { startEventFeed } from '../core/events/event-feed';
 import { createAuthenticator } from '../api/auth';
 import { startApiServer } from '../api/server';
 import { createApiKey } from '../core/auth/api-keys';
@@ -65,6 +66,7 @@ async function main(): Promise<void> {
   const bareWorker = await startReadyProcess('bench/bare-worker.ts', { WEFT_TASK_QUEUE: bareQueue });
   const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const temporal = new Client({ connection });
+  const events = await startEventFeed(process.env.DATABASE_URL!);
   const api = await startApiServer(
     {
       temporal,
@@ -74,6 +76,7 @@ async function main(): Promise<void> {
       taskDefaults: testTaskSettings(),
       tools: testToolRegistry(),
       auth: createAuthenticator(pool, { enabled: true }),
+      events,
     },
     '127.0.0.1',
     0,
@@ -116,6 +119,7 @@ async function main(): Promise<void> {
   } finally {
     orchestrator.close();
     await api.shutdown();
+    await events.close();
     await connection.close();
     await stop(weftWorker);
     await stop(bareWorker);

@@ -1,6 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type { OrchestratorServiceClient } from './generated/shannon/orchestrator/OrchestratorService';
-import { loadOrchestratorProto } from './load';
+import { loadApiProtos } from './load';
+import type { StreamingServiceClient } from './generated/shannon/orchestrator/StreamingService';
 
 /** Sends `authorization: Bearer <key>` with every call. */
 function bearer(apiKey: string): grpc.Interceptor {
@@ -17,8 +18,18 @@ export function createOrchestratorClient(
   address: string,
   options: { apiKey?: string; credentials?: grpc.ChannelCredentials } = {},
 ): OrchestratorServiceClient {
-  const proto = loadOrchestratorProto();
+  const proto = loadApiProtos();
   return new proto.shannon.orchestrator.OrchestratorService(address, options.credentials ?? grpc.credentials.createInsecure(), {
+    interceptors: options.apiKey ? [bearer(options.apiKey)] : [],
+  });
+}
+
+export function createStreamingClient(
+  address: string,
+  options: { apiKey?: string; credentials?: grpc.ChannelCredentials } = {},
+): StreamingServiceClient {
+  const proto = loadApiProtos();
+  return new proto.shannon.orchestrator.StreamingService(address, options.credentials ?? grpc.credentials.createInsecure(), {
     interceptors: options.apiKey ? [bearer(options.apiKey)] : [],
   });
 }

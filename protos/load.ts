@@ -2,6 +2,7 @@ import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import type { ProtoGrpcType as OrchestratorProto } from './generated/orchestrator';
+import type { ProtoGrpcType as StreamingProto } from './generated/streaming';
 
 const protosDir = __dirname;
 
@@ -15,11 +16,18 @@ const loaderOptions: protoLoader.Options = {
   includeDirs: [protosDir],
 };
 
-/** The package definition (also what server reflection describes). */
-export function orchestratorPackageDefinition(): protoLoader.PackageDefinition {
-  return protoLoader.loadSync(path.join(protosDir, 'shannon/orchestrator/orchestrator.proto'), loaderOptions);
+const apiProtoFiles = ['shannon/orchestrator/orchestrator.proto', 'shannon/orchestrator/streaming.proto'];
+
+export type ApiProtos = OrchestratorProto & StreamingProto;
+
+/** The package definition of every service the API serves (also what server reflection describes). */
+export function apiPackageDefinition(): protoLoader.PackageDefinition {
+  return protoLoader.loadSync(
+    apiProtoFiles.map((file) => path.join(protosDir, file)),
+    loaderOptions,
+  );
 }
 
-export function loadOrchestratorProto(definition = orchestratorPackageDefinition()): OrchestratorProto {
-  return grpc.loadPackageDefinition(definition) as unknown as OrchestratorProto;
+export function loadApiProtos(definition = apiPackageDefinition()): ApiProtos {
+  return grpc.loadPackageDefinition(definition) as unknown as ApiProtos;
 }

@@ -6,6 +6,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { Pool } from 'pg';
 import { createActivities } from '../../activities';
+import { startEventFeed } from '../../core/events/event-feed';
 import { createAuthenticator } from '../../api/auth';
 import { startApiServer, type ApiServer } from '../../api/server';
 import { createApiKey, type Principal } from '../../core/auth/api-keys';
@@ -89,7 +90,9 @@ export interface TestStack {
   /** An authenticated client: the key of a fresh tenant, with the approver role. */
   orchestrator: OrchestratorServiceClient;
   principal: Principal;
-  /** A client for another caller (a new API key). */
+  apiKey: string;
+  /** A new API key, and a client for another caller. */
+  newApiKey(principal: Principal): Promise<string>;
   clientFor(principal: Principal): Promise<OrchestratorServiceClient>;
   taskQueue: string;
   stop(): Promise<void>;
@@ -112,6 +115,7 @@ export async function startTestStack(
 
   const clientConnection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const temporal = new Client({ connection: clientConnection, namespace: 'default' });
+  const events = await startEventFeed(process.env.DATABASE_URL!);
   const api = await startApiServer(
     {
       temporal,
@@ -121,18 +125,22 @@ export async function startTestStack(
       taskDefaults: testTaskSettings(options.settings),
       tools,
       auth: createAuthenticator(pool, { enabled: true }),
+      events,
     },
     '127.0.0.1',
     0,
   );
   const clients: OrchestratorServiceClient[] = [];
+  const newApiKey = (who: Principal) => createApiKey(pool, who);
   const clientFor = async (who: Principal) => {
-    const client = createOrchestratorClient(`127.0.0.1:${api.port}`, { apiKey: await createApiKey(pool, who) });
+    const client = createOrchestratorClient(`127.0.0.1:${api.port}`, { apiKey: await newApiKey(who) });
     clients.push(client);
     return client;
   };
   const principal: Principal = { tenantId: `tenant-${randomUUID()}`, userId: 'tester', roles: ['approver'] };
-  const orchestrator = await clientFor(principal);
+  const apiKey = await newApiKey(principal);
+  const orchestrator = createOrchestratorClient(`127.0.0.1:${api.port}`, { apiKey });
+  clients.push(orchestrator);
 
   return {
     pool,
@@ -142,11 +150,14 @@ export async function startTestStack(
     api,
     orchestrator,
     principal,
+    apiKey,
+    newApiKey,
     clientFor,
     taskQueue,
     async stop() {
       for (const client of clients) client.close();
       await api.shutdown();
+      await events.close();
       await worker.stop();
       await clientConnection.close();
       await model.stop();

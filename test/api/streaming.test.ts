@@ -1,0 +1,79 @@
+import { status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
+import { listTaskEvents } from '../../core/events/event-log';
+import { createStreamingClient } from '../../protos/clients';
+import type { StreamingServiceClient } from '../../protos/generated/shannon/orchestrator/StreamingService';
+import type { TaskUpdate__Output } from '../../protos/generated/shannon/orchestrator/TaskUpdate';
+import { submitTask, waitForFinish } from '../support/grpc';
+import { startTestStack, type TestStack } from '../support/stack';
+
+let stack: TestStack;
+let streaming: StreamingServiceClient;
+beforeAll(async () => {
+  stack = await startTestStack();
+  streaming = createStreamingClient(`127.0.0.1:${stack.api.port}`, { apiKey: stack.apiKey });
+});
+afterAll(async () => {
+  streaming.close();
+  await stack.stop();
+});
+
+/** Reads a stream until it ends, or until `stopAfter` updates (then disconnects). */
+function read(request: object, stopAfter = Infinity, client = streaming): Promise<TaskUpdate__Output[]> {
+  return new Promise((resolve, reject) => {
+    const updates: TaskUpdate__Output[] = [];
+    const call = client.StreamTaskExecution(request);
+    call.on('data', (update: TaskUpdate__Output) => {
+      updates.push(update);
+      if (updates.length === stopAfter) {
+        call.cancel();
+        resolve(updates);
+      }
+    });
+    call.on('end', () => resolve(updates));
+    call.on('error', (err: ServiceError) => (err.code === GrpcStatus.CANCELLED ? resolve(updates) : reject(err)));
+  });
+}
+
+/** A busy task: several tool steps, so its log has a dozen events arriving over time. */
+async function busyTask(): Promise<string> {
+  const query = `stream me ${Date.now()}-${Math.random()}`;
+  const call = (id: string) => ({ toolCalls: [{ id, name: 'calculator', arguments: '{"expression":"1+1"}' }], delayMs: 40 });
+  stack.model.on(query, call('s1'), call('s2'), call('s3'), call('s4'), { content: 'streamed', delayMs: 40 });
+  return (await submitTask(stack.orchestrator, { query })).workflow_id;
+}
+
+it('streams the whole log live, in order, and ends with the task', async () => {
+  const workflowId = await busyTask();
+  const updates = await read({ workflow_id: workflowId });
+  const log = await listTaskEvents(stack.pool, workflowId);
+  expect(updates.map((u) => [Number(u.seq), u.type])).toEqual(log.map((e) => [e.seq, e.type]));
+  expect(updates.at(-1)!.type).toBe('WORKFLOW_COMPLETED');
+  expect(updates[0]!.stream_id).toMatch(/^\d+-1$/);
+});
+
+it('resumes after random disconnects with last_event_id or last_stream_id: no gap, no duplicate', async () => {
+  const workflowId = await busyTask();
+  const seen: TaskUpdate__Output[] = [];
+  for (let round = 0; round < 50; round++) {
+    const last = seen.at(-1);
+    const resume = !last ? {} : round % 2 === 0 ? { last_event_id: last.seq } : { last_stream_id: last.stream_id };
+    const chunk = await read({ workflow_id: workflowId, ...resume }, 1 + Math.floor(Math.random() * 3));
+    seen.push(...chunk);
+    if (seen.at(-1)?.type === 'WORKFLOW_COMPLETED') break;
+  }
+  const log = await listTaskEvents(stack.pool, workflowId);
+  expect(seen.map((u) => Number(u.seq))).toEqual(log.map((e) => e.seq));
+});
+
+it('filters by type and refuses bad input and other tenants', async () => {
+  const workflowId = await busyTask();
+  await waitForFinish(stack.orchestrator, workflowId);
+  const lifecycle = await read({ workflow_id: workflowId, types: ['WORKFLOW_STARTED', 'WORKFLOW_COMPLETED', 'ERROR_OCCURRED'] });
+  expect(lifecycle.map((u) => u.type)).toEqual(['WORKFLOW_STARTED', 'WORKFLOW_COMPLETED']);
+  await expect(read({ workflow_id: workflowId, last_stream_id: 'yesterday' })).rejects.toMatchObject({ code: GrpcStatus.INVALID_ARGUMENT });
+  await expect(read({ workflow_id: workflowId, types: ['NOT_A_TYPE'] })).rejects.toMatchObject({ code: GrpcStatus.INVALID_ARGUMENT });
+  await expect(read({ workflow_id: '' })).rejects.toMatchObject({ code: GrpcStatus.INVALID_ARGUMENT });
+  const other = createStreamingClient(`127.0.0.1:${stack.api.port}`, { apiKey: await stack.newApiKey({ tenantId: 'elsewhere', userId: 'eve', roles: [] }) });
+  await expect(read({ workflow_id: workflowId }, Infinity, other)).rejects.toMatchObject({ code: GrpcStatus.NOT_FOUND });
+  other.close();
+});
