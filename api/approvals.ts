@@ -11,15 +11,13 @@ import type { Principal } from '../core/auth/api-keys';
 import { approvalDecisionSignal } from '../workflows/messages';
 import { requireRole } from './auth';
 import { failedPrecondition, invalidArgument, notFound } from './grpc-errors';
-import { jsonToStruct } from './struct';
+import { jsonToStruct, toTimestamp } from './struct';
 
 export interface ApprovalDeps {
   temporal: Client;
   pool: Pool;
   tools: ToolRegistry;
 }
-
-const timestamp = (date: Date) => ({ seconds: String(Math.floor(date.getTime() / 1000)), nanos: (date.getTime() % 1000) * 1_000_000 });
 
 /** The edited plan or tool arguments must pass the same validation as the original. */
 function checkModification(kind: 'plan' | 'tool', proposed: unknown, modified: string, tools: ToolRegistry): void {
@@ -76,7 +74,7 @@ export async function pendingApprovals(
       query: a.query,
       proposed_action: JSON.stringify(a.proposedAction),
       reason: a.reason,
-      requested_at: timestamp(a.requestedAt),
+      requested_at: toTimestamp(a.requestedAt),
       metadata: jsonToStruct({ task_id: a.taskId, kind: a.kind, expires_at: a.expiresAt.toISOString(), user_id: a.userId, session_id: a.sessionId }),
     })),
   };

@@ -17,6 +17,7 @@ import { approveTask, pendingApprovals } from './approvals';
 import type { Authenticator } from './auth';
 import { ApiError, failedPrecondition } from './grpc-errors';
 import { taskIdFor, workflowIdFor } from './task-ids';
+import { listTaskSummaries, sessionContext } from './task-listing';
 import { ownTaskOf, workflowTenant } from './task-ownership';
 import { taskStatusResponse } from './task-status';
 import { taskInputFrom } from './task-submission';
@@ -97,6 +98,8 @@ export function createOrchestratorService(deps: OrchestratorDeps): Partial<Orche
       return { success: true, message: 'cancellation requested' };
     }),
 
+    ListTasks: authorized(deps.auth, (request, principal) => listTaskSummaries(deps.pool, request, principal)),
+    GetSessionContext: authorized(deps.auth, (request, principal) => sessionContext(deps.pool, request, principal)),
     ApproveTask: authorized(deps.auth, (request, principal) => approveTask(deps, request, principal)),
     GetPendingApprovals: authorized(deps.auth, (request, principal) => pendingApprovals(deps, request, principal.tenantId)),
   };

@@ -8,6 +8,7 @@ import type { StreamingServiceHandlers } from '../protos/generated/shannon/orche
 import type { TaskUpdate } from '../protos/generated/shannon/orchestrator/TaskUpdate';
 import type { Authenticator } from './auth';
 import { invalidArgument, toServiceError } from './grpc-errors';
+import { toTimestamp } from './struct';
 import { ownTaskOf } from './task-ownership';
 import type { Client } from '@temporalio/client';
 
@@ -29,13 +30,12 @@ function streamIdOf(event: TaskEvent): string {
 }
 
 function toUpdate(event: TaskEvent): TaskUpdate {
-  const ms = event.at.getTime();
   return {
     workflow_id: event.workflowId,
     type: event.type,
     agent_id: event.agentId,
     message: event.message,
-    timestamp: { seconds: String(Math.floor(ms / 1000)), nanos: (ms % 1000) * 1_000_000 },
+    timestamp: toTimestamp(event.at),
     seq: String(event.seq),
     stream_id: streamIdOf(event),
   };

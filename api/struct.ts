@@ -1,7 +1,8 @@
 import type { Struct, Struct__Output } from '../protos/generated/google/protobuf/Struct';
 import type { Value, Value__Output } from '../protos/generated/google/protobuf/Value';
 
-// google.protobuf.Struct <-> plain JSON, for the seed's Struct fields (context, metadata, schemas).
+// Protobuf well-known types <-> plain values: Struct <-> JSON (context, metadata, schemas) and
+// Date -> Timestamp.
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -37,4 +38,9 @@ function toValue(value: unknown): Value {
 
 export function jsonToStruct(json: Record<string, unknown>): Struct {
   return { fields: Object.fromEntries(Object.entries(json).map(([key, value]) => [key, toValue(value)])) };
+}
+
+export function toTimestamp(date: Date): { seconds: string; nanos: number } {
+  const ms = date.getTime();
+  return { seconds: String(Math.floor(ms / 1000)), nanos: (ms % 1000) * 1_000_000 };
 }

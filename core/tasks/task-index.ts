@@ -101,10 +101,7 @@ export async function recordTaskProgress(tx: Queryable, taskId: string): Promise
   );
 }
 
-export async function findTask(db: Queryable, taskId: string): Promise<TaskRecord | undefined> {
-  const found = await db.query<TaskRow>('SELECT * FROM tasks WHERE task_id = $1', [taskId]);
-  const row = found.rows[0];
-  if (!row) return undefined;
+function toTaskRecord(row: TaskRow): TaskRecord {
   return {
     taskId: row.task_id,
     workflowId: row.workflow_id,
@@ -129,4 +126,48 @@ export async function findTask(db: Queryable, taskId: string): Promise<TaskRecor
     progress: row.progress,
     ...(row.plan ? { plan: row.plan } : {}),
   };
+}
+
+export async function findTask(db: Queryable, taskId: string): Promise<TaskRecord | undefined> {
+  const found = await db.query<TaskRow>('SELECT * FROM tasks WHERE task_id = $1', [taskId]);
+  return found.rows[0] ? toTaskRecord(found.rows[0]) : undefined;
+}
+
+export interface TaskFilter {
+  tenantId: string;
+  userId?: string;
+  sessionId?: string;
+  status?: TaskStatus;
+  limit: number;
+  offset: number;
+}
+
+/** A tenant's tasks, newest first, with the count of all that match (also past the last page). */
+export async function listTasks(db: Queryable, filter: TaskFilter): Promise<{ tasks: TaskRecord[]; total: number }> {
+  const rows = await db.query<TaskRow & { total: string }>(
+    `WITH matching AS (
+       SELECT * FROM tasks
+       WHERE tenant_id = $1 AND ($2::text IS NULL OR user_id = $2) AND ($3::text IS NULL OR session_id = $3)
+         AND ($4::text IS NULL OR status = $4))
+     SELECT (SELECT count(*) FROM matching) AS total, page.*
+     FROM (SELECT 1) AS one
+     LEFT JOIN LATERAL (SELECT * FROM matching ORDER BY created_at DESC, task_id LIMIT $5 OFFSET $6) AS page ON true`,
+    [filter.tenantId, filter.userId || null, filter.sessionId || null, filter.status ?? null, filter.limit, filter.offset],
+  );
+  return {
+    tasks: rows.rows.filter((row) => row.task_id !== null).map(toTaskRecord),
+    total: Number(rows.rows[0]?.total ?? 0),
+  };
+}
+
+/** What a tenant's tasks in one session have spent. */
+export async function sessionSpend(db: Queryable, tenantId: string, sessionId: string): Promise<TokenCounts & { costUsd: number }> {
+  const rows = await db.query<{ p: string; c: string; t: string; cost: number }>(
+    `SELECT coalesce(sum(prompt_tokens), 0) AS p, coalesce(sum(completion_tokens), 0) AS c,
+            coalesce(sum(total_tokens), 0) AS t, coalesce(sum(cost_usd), 0)::float8 AS cost
+     FROM tasks WHERE tenant_id = $1 AND session_id = $2`,
+    [tenantId, sessionId],
+  );
+  const row = rows.rows[0]!;
+  return { promptTokens: Number(row.p), completionTokens: Number(row.c), totalTokens: Number(row.t), costUsd: row.cost };
 }
