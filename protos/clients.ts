@@ -14,24 +14,22 @@ function bearer(apiKey: string): grpc.Interceptor {
     });
 }
 
-export function createOrchestratorClient(
-  address: string,
-  options: { apiKey?: string; credentials?: grpc.ChannelCredentials } = {},
-): OrchestratorServiceClient {
-  const proto = loadApiProtos();
-  return new proto.shannon.orchestrator.OrchestratorService(address, options.credentials ?? grpc.credentials.createInsecure(), {
-    interceptors: options.apiKey ? [bearer(options.apiKey)] : [],
-  });
+export interface ClientOptions {
+  /** Sent as `authorization: Bearer <key>` on every call. */
+  apiKey?: string;
+  credentials?: grpc.ChannelCredentials;
 }
 
-export function createStreamingClient(
-  address: string,
-  options: { apiKey?: string; credentials?: grpc.ChannelCredentials } = {},
-): StreamingServiceClient {
-  const proto = loadApiProtos();
-  return new proto.shannon.orchestrator.StreamingService(address, options.credentials ?? grpc.credentials.createInsecure(), {
-    interceptors: options.apiKey ? [bearer(options.apiKey)] : [],
-  });
+function channelArgs(options: ClientOptions): [grpc.ChannelCredentials, grpc.ClientOptions] {
+  return [options.credentials ?? grpc.credentials.createInsecure(), { interceptors: options.apiKey ? [bearer(options.apiKey)] : [] }];
+}
+
+export function createOrchestratorClient(address: string, options: ClientOptions = {}): OrchestratorServiceClient {
+  return new (loadApiProtos().shannon.orchestrator.OrchestratorService)(address, ...channelArgs(options));
+}
+
+export function createStreamingClient(address: string, options: ClientOptions = {}): StreamingServiceClient {
+  return new (loadApiProtos().shannon.orchestrator.StreamingService)(address, ...channelArgs(options));
 }
 
 type UnaryMethod<Req, Res> = (
