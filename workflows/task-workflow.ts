@@ -114,8 +114,10 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkfl
   setHandler(cancelTaskSignal, (request) => {
     if (cancelRequest || finishing) return;
     cancelRequest = request;
-    cancelling = recordCancellationRequest({ runId: workflowId, sessionId: input.sessionId, reason: request.reason, atMs: Date.now() }).then(() =>
-      work.cancel(),
+    cancelling = recordCancellationRequest({ runId: workflowId, sessionId: input.sessionId, reason: request.reason, atMs: Date.now() }).then(
+      () => work.cancel(),
+      // Handled here: a rejection nobody awaits yet would fail the workflow task.
+      (err: unknown) => log.warn('recording the cancellation request failed', { error: String(err) }),
     );
   });
 
@@ -137,7 +139,7 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkfl
     }
   }
   finishing = true;
-  await cancelling?.catch((err: unknown) => log.warn('recording the cancellation request failed', { error: String(err) }));
+  await cancelling;
   return finish(outcome);
 
   async function finish(end: TaskOutcome): Promise<TaskWorkflowResult> {
