@@ -3,6 +3,7 @@ import { listTaskEvents } from '../../core/events/event-log';
 import { createStreamingClient } from '../../protos/clients';
 import type { StreamingServiceClient } from '../../protos/generated/shannon/orchestrator/StreamingService';
 import type { TaskUpdate__Output } from '../../protos/generated/shannon/orchestrator/TaskUpdate';
+import { startApiServer } from '../../api/server';
 import { submitTask, waitForFinish } from '../support/grpc';
 import { startTestStack, type TestStack } from '../support/stack';
 
@@ -76,4 +77,31 @@ it('filters by type and refuses bad input and other tenants', async () => {
   const other = createStreamingClient(`127.0.0.1:${stack.api.port}`, { apiKey: await stack.newApiKey({ tenantId: 'elsewhere', userId: 'eve', roles: [] }) });
   await expect(read({ workflow_id: workflowId }, Infinity, other)).rejects.toMatchObject({ code: GrpcStatus.NOT_FOUND });
   other.close();
+});
+
+it('resumes across an API restart: the stopping server ends the stream, the new one continues it', async () => {
+  const workflowId = await busyTask();
+  const first = await startApiServer(stack.apiDeps, '127.0.0.1', 0);
+  const before = createStreamingClient(`127.0.0.1:${first.port}`, { apiKey: stack.apiKey });
+  const seen: TaskUpdate__Output[] = [];
+  const ended = new Promise<void>((resolve, reject) => {
+    const call = before.StreamTaskExecution({ workflow_id: workflowId });
+    call.on('data', (update: TaskUpdate__Output) => {
+      seen.push(update);
+      if (seen.length === 2) void first.shutdown();
+    });
+    call.on('end', () => resolve());
+    call.on('error', reject);
+  });
+  await ended;
+  before.close();
+  expect(seen.at(-1)?.type).not.toBe('WORKFLOW_COMPLETED');
+
+  const second = await startApiServer(stack.apiDeps, '127.0.0.1', 0);
+  const after = createStreamingClient(`127.0.0.1:${second.port}`, { apiKey: stack.apiKey });
+  seen.push(...(await read({ workflow_id: workflowId, last_stream_id: seen.at(-1)!.stream_id }, Infinity, after)));
+  after.close();
+  await second.shutdown();
+  const log = await listTaskEvents(stack.pool, workflowId);
+  expect(seen.map((u) => Number(u.seq))).toEqual(log.map((e) => e.seq));
 });

@@ -8,7 +8,7 @@ import type { Pool } from 'pg';
 import { createActivities } from '../../activities';
 import { startEventFeed } from '../../core/events/event-feed';
 import { createAuthenticator } from '../../api/auth';
-import { startApiServer, type ApiServer } from '../../api/server';
+import { startApiServer, type ApiDeps, type ApiServer } from '../../api/server';
 import { createApiKey, type Principal } from '../../core/auth/api-keys';
 import { createPool } from '../../core/db/database';
 import { createChatModel } from '../../core/llm/chat-model';
@@ -87,6 +87,8 @@ export interface TestStack {
   model: ScriptedModelServer;
   temporal: Client;
   api: ApiServer;
+  /** What the API runs on, to start more API servers on the same stack. */
+  apiDeps: ApiDeps;
   /** An authenticated client: the key of a fresh tenant, with the approver role. */
   orchestrator: OrchestratorServiceClient;
   principal: Principal;
@@ -116,20 +118,17 @@ export async function startTestStack(
   const clientConnection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const temporal = new Client({ connection: clientConnection, namespace: 'default' });
   const events = await startEventFeed(process.env.DATABASE_URL!);
-  const api = await startApiServer(
-    {
-      temporal,
-      pool,
-      taskQueue,
-      maxQueryBytes: options.maxQueryBytes ?? 32 * 1024,
-      taskDefaults: testTaskSettings(options.settings),
-      tools,
-      auth: createAuthenticator(pool, { enabled: true }),
-      events,
-    },
-    '127.0.0.1',
-    0,
-  );
+  const apiDeps: ApiDeps = {
+    temporal,
+    pool,
+    taskQueue,
+    maxQueryBytes: options.maxQueryBytes ?? 32 * 1024,
+    taskDefaults: testTaskSettings(options.settings),
+    tools,
+    auth: createAuthenticator(pool, { enabled: true }),
+    events,
+  };
+  const api = await startApiServer(apiDeps, '127.0.0.1', 0);
   const clients: OrchestratorServiceClient[] = [];
   const newApiKey = (who: Principal) => createApiKey(pool, who);
   const clientFor = async (who: Principal) => {
@@ -148,6 +147,7 @@ export async function startTestStack(
     model,
     temporal,
     api,
+    apiDeps,
     orchestrator,
     principal,
     apiKey,
