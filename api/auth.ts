@@ -1,5 +1,6 @@
 import { status as GrpcStatus, type Metadata } from '@grpc/grpc-js';
 import type { Pool } from 'pg';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { verifyApiKey, type Principal } from '../core/auth/api-keys';
 import { ApiError } from './grpc-errors';
 
@@ -13,9 +14,18 @@ export const unauthenticatedPrincipal: Principal = { tenantId: 'default', userId
 
 const cacheMs = 30_000;
 
-export function createAuthenticator(pool: Pool, options: { enabled: boolean }): Authenticator {
+export function createAuthenticator(pool: Pool, options: { enabled: boolean; perMinute?: number }): Authenticator {
   // Verified keys are remembered briefly so a busy client does not cost a query per call.
   const verified = new Map<string, { principal: Principal; until: number }>();
+  const limiter = options.perMinute ? new RateLimiterMemory({ points: options.perMinute, duration: 60 }) : undefined;
+  const limit = async (key: string) => {
+    try {
+      await limiter?.consume(key);
+    } catch (err) {
+      if (!(err instanceof RateLimiterRes)) throw err;
+      throw new ApiError(GrpcStatus.RESOURCE_EXHAUSTED, `rate limit of ${options.perMinute} calls a minute reached; retry in ${Math.ceil(err.msBeforeNext / 1000)} s`);
+    }
+  };
   return {
     async authenticate(metadata) {
       if (!options.enabled) return unauthenticatedPrincipal;
@@ -23,10 +33,14 @@ export function createAuthenticator(pool: Pool, options: { enabled: boolean }): 
       const key = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
       if (!key) throw new ApiError(GrpcStatus.UNAUTHENTICATED, 'missing credentials: send "authorization: Bearer <api key>"');
       const cached = verified.get(key);
-      if (cached && cached.until > Date.now()) return cached.principal;
+      if (cached && cached.until > Date.now()) {
+        await limit(key);
+        return cached.principal;
+      }
       const principal = await verifyApiKey(pool, key);
       if (!principal) throw new ApiError(GrpcStatus.UNAUTHENTICATED, 'invalid or revoked API key');
       verified.set(key, { principal, until: Date.now() + cacheMs });
+      await limit(key);
       return principal;
     },
   };

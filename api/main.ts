@@ -24,7 +24,7 @@ async function main(): Promise<void> {
       maxQueryBytes: config.limits.maxQueryBytes,
       taskDefaults: config.task,
       tools: createWeftToolRegistry(config),
-      auth: createAuthenticator(pool, { enabled: config.authEnabled }),
+      auth: createAuthenticator(pool, { enabled: config.authEnabled, perMinute: config.rateLimitPerMinute }),
       events,
     },
     config.grpc.host,

@@ -11,6 +11,7 @@ const envSchema = z.object({
   TEMPORAL_NAMESPACE: z.string().default('default'),
   WEFT_TASK_QUEUE: z.string().default('weft-tasks'),
   WEFT_AUTH: z.enum(['on', 'off']).default('on'),
+  WEFT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().nonnegative().default(600),
   WEFT_GRPC_HOST: z.string().default('0.0.0.0'),
   WEFT_GRPC_PORT: z.coerce.number().int().min(0).max(65535).default(50052),
   WEFT_LLM_BASE_URL: z.string().url().optional(),
@@ -42,6 +43,8 @@ export interface WeftConfig {
   grpc: { host: string; port: number };
   /** API keys required on the front door; off only when explicitly set (the API then warns). */
   authEnabled: boolean;
+  /** Calls one API key may make per minute (0: unlimited). */
+  rateLimitPerMinute: number;
   llm: { baseURL?: string; apiKey: string; model: string; timeoutMs: number };
   /** The model for each tier (each defaults to WEFT_LLM_MODEL). */
   models: Record<ModelTier, string>;
@@ -67,6 +70,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
     temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.WEFT_TASK_QUEUE },
     grpc: { host: e.WEFT_GRPC_HOST, port: e.WEFT_GRPC_PORT },
     authEnabled: e.WEFT_AUTH === 'on',
+    rateLimitPerMinute: e.WEFT_RATE_LIMIT_PER_MINUTE,
     llm: {
       baseURL: e.WEFT_LLM_BASE_URL,
       // OpenAI-compatible servers without auth still need a non-empty key for the client.

@@ -1,4 +1,6 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
+import { createAuthenticator } from '../../api/auth';
+import { startApiServer } from '../../api/server';
 import { createOrchestratorClient } from '../../protos/clients';
 import { getTaskStatus, grpcError, submitTask, waitForFinish } from '../support/grpc';
 import { approveTask, cancelTask, pendingApprovalOf, pendingApprovals } from '../support/orchestration';
@@ -22,6 +24,19 @@ describe('authentication', () => {
     expect((await grpcError(getTaskStatus(forged, 'any'))).code).toBe(GrpcStatus.UNAUTHENTICATED);
     anonymous.close();
     forged.close();
+  });
+});
+
+describe('rate limits', () => {
+  it('answers RESOURCE_EXHAUSTED once a key has used its calls for the minute', async () => {
+    const limited = await startApiServer({ ...stack.apiDeps, auth: createAuthenticator(stack.pool, { enabled: true, perMinute: 2 }) }, '127.0.0.1', 0);
+    const client = createOrchestratorClient(`127.0.0.1:${limited.port}`, { apiKey: stack.apiKey });
+    for (let call = 0; call < 2; call++) expect((await grpcError(getTaskStatus(client, 'nope'))).code).toBe(GrpcStatus.NOT_FOUND);
+    const exhausted = await grpcError(getTaskStatus(client, 'nope'));
+    expect(exhausted.code).toBe(GrpcStatus.RESOURCE_EXHAUSTED);
+    expect(exhausted.details).toMatch(/^rate limit of 2 calls a minute reached; retry in \d+ s$/);
+    client.close();
+    await limited.shutdown();
   });
 });
 
