@@ -33,4 +33,4 @@ protos/generated/.stamp: $(PROTOS) node_modules/.weft-installed
 
 # Builds the Temporal CLI into .tools/bin unless one is already installed (a no-op the second time).
 temporal-cli: node_modules/.weft-installed
-	@$(TSX) infra/ensure-temporal-cli.ts
+	@$(TSX) infra/ensure-tools.ts

@@ -1,47 +1,16 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, openSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { weftSearchAttributes } from '../workflows/search-attributes';
+import { ensureGoTool, temporalCli } from './go-tools';
 
 export const repoRoot = path.resolve(__dirname, '..');
 export const stateDir = path.join(repoRoot, '.state');
-const toolsBin = path.join(repoRoot, '.tools', 'bin');
-const cliModule = 'github.com/temporalio/cli/cmd/temporal@v1.5.1';
 
-function onPath(command: string): string | undefined {
-  try {
-    return execFileSync('sh', ['-c', `command -v ${command}`], { encoding: 'utf8' }).trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Finds the Temporal CLI (TEMPORAL_CLI, PATH, then .tools/bin) or builds it there with Go once.
- * Newer CLI tags carry a replace directive that `go install` refuses, hence the pinned version.
- */
 export function ensureTemporalCli(log: (line: string) => void = console.log): string {
-  const local = path.join(toolsBin, 'temporal');
-  const found = process.env.TEMPORAL_CLI || onPath('temporal') || (existsSync(local) ? local : undefined);
-  if (found) return found;
-  const go = onPath('go') ?? (existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : undefined);
-  if (!go) {
-    throw new Error(
-      'The Temporal CLI was not found and Go is not installed to build it. Install one of:\n' +
-        '  - the Temporal CLI: https://docs.temporal.io/cli#install (then make sure `temporal` is on PATH), or\n' +
-        `  - Go 1.22+ (https://go.dev/dl/), and Weft builds it: go install ${cliModule}\n` +
-        'Or point Weft at an existing cluster with TEMPORAL_ADDRESS=host:7233.',
-    );
-  }
-  log(`building the Temporal CLI into ${toolsBin} (once; takes a few minutes)...`);
-  mkdirSync(toolsBin, { recursive: true });
-  execFileSync(go, ['install', cliModule], {
-    stdio: 'inherit',
-    env: { ...process.env, CGO_ENABLED: '0', GOBIN: toolsBin },
-  });
-  return local;
+  return ensureGoTool(temporalCli, log);
 }
 
 export interface DevServerOptions {
