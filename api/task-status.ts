@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Pool } from 'pg';
-import { listTaskAgents } from '../core/tasks/task-agents';
+import { listTaskAgents, type AgentRecord } from '../core/tasks/task-agents';
 import type { TaskRecord } from '../core/tasks/task-index';
 import type { AgentTaskStatus } from '../protos/generated/shannon/orchestrator/AgentTaskStatus';
 import type { GetTaskStatusResponse } from '../protos/generated/shannon/orchestrator/GetTaskStatusResponse';
@@ -15,6 +15,23 @@ async function queryView(temporal: Client, workflowId: string): Promise<TaskView
   }
 }
 
+/** An agent's status from the store, with the running workflow's fresher view where it has one. */
+function agentStatus(taskId: string, agent: AgentRecord, view: TaskView | undefined): AgentTaskStatus {
+  const live = view?.agents.find((a) => a.agentId === agent.agentId);
+  return {
+    agent_id: agent.agentId,
+    task_id: taskId,
+    status: `TASK_STATUS_${live && live.status !== 'PENDING' ? live.status : agent.status}`,
+    result: agent.result || live?.result || '',
+    token_usage: {
+      prompt_tokens: agent.usage.promptTokens,
+      completion_tokens: agent.usage.completionTokens,
+      total_tokens: agent.usage.totalTokens,
+      cost_usd: agent.usage.costUsd,
+    },
+  };
+}
+
 /** GetTaskStatus from the store, with the workflow's live view while the task runs. */
 export async function taskStatusResponse(
   deps: { temporal: Client; pool: Pool },
@@ -24,25 +41,8 @@ export async function taskStatusResponse(
   const running = task.status === 'RUNNING' || task.status === 'QUEUED';
   const view = running ? await queryView(deps.temporal, task.workflowId) : undefined;
   const finishedAt = task.completedAt ?? new Date();
-  let agentStatuses: AgentTaskStatus[] = [];
-  if (includeDetails) {
-    const stored = await listTaskAgents(deps.pool, task.taskId);
-    agentStatuses = stored.map((agent) => {
-      const live = view?.agents.find((a) => a.agentId === agent.agentId);
-      return {
-        agent_id: agent.agentId,
-        task_id: task.taskId,
-        status: `TASK_STATUS_${live && live.status !== 'PENDING' ? live.status : agent.status}`,
-        result: agent.result || live?.result || '',
-        token_usage: {
-          prompt_tokens: agent.usage.promptTokens,
-          completion_tokens: agent.usage.completionTokens,
-          total_tokens: agent.usage.totalTokens,
-          cost_usd: agent.usage.costUsd,
-        },
-      };
-    });
-  }
+  const stored = await listTaskAgents(deps.pool, task.taskId);
+  const agentStatuses = includeDetails ? stored.map((agent) => agentStatus(task.taskId, agent, view)) : [];
   return {
     task_id: task.taskId,
     status: `TASK_STATUS_${task.status}`,
@@ -58,7 +58,8 @@ export async function taskStatusResponse(
         cost_usd: running && view ? view.costUsd : task.usage.costUsd,
         model: task.usage.model,
       },
-      agents_used: Math.max(agentStatuses.length, task.status === 'COMPLETED' && task.mode !== 'COMPLEX' ? 1 : 0),
+      // A plan's agents, or the one agent of a task that ran one.
+      agents_used: stored.length > 0 ? stored.length : task.mode !== 'SIMPLE' && task.usage.totalTokens > 0 ? 1 : 0,
       mode: `EXECUTION_MODE_${view?.mode || task.mode}`,
       cache_hit: task.usage.model === 'cache',
     },
