@@ -3,12 +3,12 @@ SHELL := /bin/bash
 TSX := node_modules/.bin/tsx
 PROTOS := $(wildcard protos/shannon/*/*.proto)
 
-.PHONY: up test lint typecheck jest deps temporal-cli
+.PHONY: up test lint typecheck jest deps temporal-cli test-tools
 
 up: deps temporal-cli
 	$(TSX) infra/up.ts
 
-test: deps temporal-cli lint typecheck jest
+test: deps test-tools lint typecheck jest
 
 jest: deps
 	node_modules/.bin/jest
@@ -31,6 +31,9 @@ protos/generated/.stamp: $(PROTOS) node_modules/.weft-installed
 	npm run --silent proto:gen
 	touch $@
 
-# Builds the Temporal CLI into .tools/bin unless one is already installed (a no-op the second time).
+# Builds the Temporal CLI (and for tests grpcurl) into .tools/bin unless already installed.
 temporal-cli: node_modules/.weft-installed
 	@$(TSX) infra/ensure-tools.ts
+
+test-tools: node_modules/.weft-installed
+	@$(TSX) infra/ensure-tools.ts --test

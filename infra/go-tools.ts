@@ -3,7 +3,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 
 // Command-line tools Weft builds from the Go module proxy when a machine lacks them, into a
-// project-local folder (a no-op once built). The Temporal CLI is one; others can follow.
+// project-local folder (a no-op once built): the Temporal CLI, and grpcurl for the seed's examples.
 
 const repoRoot = path.resolve(__dirname, '..');
 const toolsBin = path.join(repoRoot, '.tools', 'bin');
@@ -24,6 +24,13 @@ export const temporalCli: GoTool = {
   installHint:
     'the Temporal CLI: https://docs.temporal.io/cli#install (then make sure `temporal` is on PATH); ' +
     'or point Weft at an existing cluster with TEMPORAL_ADDRESS=host:7233',
+};
+
+export const grpcurl: GoTool = {
+  binary: 'grpcurl',
+  module: 'github.com/fullstorydev/grpcurl/cmd/grpcurl@v1.9.3',
+  override: 'GRPCURL',
+  installHint: 'grpcurl: https://github.com/fullstorydev/grpcurl#installation',
 };
 
 function onPath(command: string): string | undefined {

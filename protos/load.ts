@@ -3,6 +3,7 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import type { ProtoGrpcType as OrchestratorProto } from './generated/orchestrator';
 import type { ProtoGrpcType as StreamingProto } from './generated/streaming';
+import { qualifyTypeNames } from './qualified-descriptors';
 
 const protosDir = __dirname;
 
@@ -22,10 +23,7 @@ export type ApiProtos = OrchestratorProto & StreamingProto;
 
 /** The package definition of every service the API serves (also what server reflection describes). */
 export function apiPackageDefinition(): protoLoader.PackageDefinition {
-  return protoLoader.loadSync(
-    apiProtoFiles.map((file) => path.join(protosDir, file)),
-    loaderOptions,
-  );
+  return qualifyTypeNames(protoLoader.loadSync(apiProtoFiles.map((file) => path.join(protosDir, file)), loaderOptions));
 }
 
 export function loadApiProtos(definition = apiPackageDefinition()): ApiProtos {

@@ -1,0 +1,54 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { ensureGoTool, grpcurl } from '../../infra/go-tools';
+import { waitForFinish } from '../support/grpc';
+import { startTestStack, type TestStack } from '../support/stack';
+
+// The seed's grpcurl examples, unchanged but for the API key header, against the real API with
+// server reflection only (no .proto files).
+
+let stack: TestStack;
+let binary: string;
+beforeAll(async () => {
+  binary = ensureGoTool(grpcurl, () => {});
+  stack = await startTestStack();
+});
+afterAll(() => stack.stop());
+
+// Asynchronously: the API under test runs in this process and must keep answering.
+async function call(method: string, body: object): Promise<Array<Record<string, unknown>>> {
+  const args = ['-plaintext', '-H', `authorization: Bearer ${stack.apiKey}`, '-d', JSON.stringify(body), `127.0.0.1:${stack.api.port}`, method];
+  const { stdout } = await promisify(execFile)(binary, args);
+  // One JSON object per message.
+  return stdout.trim().split(/\n(?=\{)/).map((text) => JSON.parse(text) as Record<string, unknown>);
+}
+
+it('runs the seed examples: SubmitTask, GetTaskStatus, StreamTaskExecution with and without filters and resume', async () => {
+  const query = 'Q4の売上データを分析し、視覚化を作成する';
+  stack.model.on(query, { content: '分析完了。' });
+  const [submitted] = await call('shannon.orchestrator.OrchestratorService/SubmitTask', {
+    metadata: { user_id: 'user-123', session_id: 'sess-456', token_budget: 10000 },
+    query,
+    auto_decompose: true,
+  });
+  expect(submitted).toMatchObject({ status: 'STATUS_CODE_OK' });
+  const taskId = submitted!.task_id as string;
+  const workflowId = submitted!.workflow_id as string;
+  await waitForFinish(stack.orchestrator, taskId);
+
+  const [status] = await call('shannon.orchestrator.OrchestratorService/GetTaskStatus', { task_id: taskId, include_details: true });
+  expect(status).toMatchObject({ task_id: taskId, status: 'TASK_STATUS_COMPLETED', result: '分析完了。' });
+
+  const all = await call('shannon.orchestrator.StreamingService/StreamTaskExecution', { workflow_id: workflowId });
+  expect(all[0]).toMatchObject({ type: 'WORKFLOW_STARTED', seq: '1' });
+  expect(all.at(-1)).toMatchObject({ type: 'WORKFLOW_COMPLETED' });
+
+  const lifecycle = await call('shannon.orchestrator.StreamingService/StreamTaskExecution', {
+    workflow_id: workflowId,
+    types: ['WORKFLOW_STARTED', 'WORKFLOW_COMPLETED', 'ERROR_OCCURRED'],
+  });
+  expect(lifecycle.map((m) => m.type)).toEqual(['WORKFLOW_STARTED', 'WORKFLOW_COMPLETED']);
+
+  const resumed = await call('shannon.orchestrator.StreamingService/StreamTaskExecution', { workflow_id: workflowId, last_stream_id: all[0]!.stream_id });
+  expect(resumed.map((m) => m.seq)).toEqual(all.slice(1).map((m) => m.seq));
+});
