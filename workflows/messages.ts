@@ -1,4 +1,5 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { ExecutionMode } from '../core/orchestration/complexity';
 
 // The messages Weft's workflows handle. Kept apart from the workflow code so the API can import
 // them without loading workflow logic.
@@ -42,7 +43,7 @@ export interface AgentView {
 
 export interface TaskView {
   status: 'RUNNING' | 'COMPLETED' | 'FAILED' | 'CANCELLED' | 'TIMEOUT';
-  mode: 'SIMPLE' | 'STANDARD' | 'COMPLEX' | '';
+  mode: ExecutionMode | '';
   progress: number;
   agents: AgentView[];
   pendingApproval?: PendingApprovalView;

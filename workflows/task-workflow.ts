@@ -10,6 +10,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { FinishTaskInput, ToolSummary } from '../activities/task-lifecycle';
+import type { ExecutionMode } from '../core/orchestration/complexity';
 import type { Plan } from '../core/orchestration/plan';
 import { lifecycleActivities, modelActivities, storeActivities, toolActivities } from './activity-stubs';
 import { createApprovalGate, type AwaitApproval } from './approval-gate';
@@ -35,12 +36,11 @@ export interface TaskWorkflowInput {
   resume?: { tools: ToolSummary[]; loop: AgentLoopState };
 }
 
-type Mode = 'SIMPLE' | 'STANDARD' | 'COMPLEX';
 
 export interface TaskWorkflowResult {
   status: FinishTaskInput['status'];
   code?: 'BUDGET_EXCEEDED';
-  mode: Mode | '';
+  mode: ExecutionMode | '';
   result: string;
   errorMessage: string;
   modelUsed: string;
@@ -89,7 +89,7 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkfl
   setHandler(taskStatusQuery, () => view);
   const awaitApproval = createApprovalGate(view);
   const run = { taskId: input.taskId, runId: workflowId, sessionId: input.sessionId };
-  const setMode = (mode: Mode) => {
+  const setMode = (mode: ExecutionMode) => {
     view.mode = mode;
     upsertSearchAttributes([{ key: executionModeKey, value: mode }]);
   };
@@ -159,7 +159,7 @@ interface TaskContext {
   tools: ToolSummary[];
   view: TaskView;
   awaitApproval: AwaitApproval;
-  setMode(mode: Mode): void;
+  setMode(mode: ExecutionMode): void;
 }
 
 async function runTask(ctx: TaskContext): Promise<TaskOutcome> {
@@ -170,7 +170,7 @@ async function runTask(ctx: TaskContext): Promise<TaskOutcome> {
   }
   const routingInput = { taskId: input.taskId, workflowId, tenantId: input.tenantId, userId: input.userId, sessionId: input.sessionId, query: input.query };
   let plan = input.manualPlan;
-  let mode: Mode = plan ? 'COMPLEX' : 'STANDARD';
+  let mode: ExecutionMode = plan ? 'COMPLEX' : 'STANDARD';
   let estimatedCostUsd = 0;
   let directTool: { name: string; arguments: Record<string, unknown> } | undefined;
   if (!plan && input.autoDecompose) {

@@ -8,6 +8,7 @@ import { z } from 'zod';
 //   ("and", "then", commas, numbered items) and with analysis verbs; >= 0.6 is COMPLEX.
 
 export const executionModes = ['SIMPLE', 'STANDARD', 'COMPLEX'] as const;
+export type ExecutionMode = (typeof executionModes)[number];
 
 export const complexityVerdictSchema = z.strictObject({
   recommended_mode: z.enum(executionModes),

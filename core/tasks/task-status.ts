@@ -9,9 +9,4 @@ export const TaskStatus = {
 } as const;
 export type TaskStatus = (typeof TaskStatus)[keyof typeof TaskStatus];
 
-export const ExecutionMode = {
-  Simple: 'SIMPLE',
-  Standard: 'STANDARD',
-  Complex: 'COMPLEX',
-} as const;
-export type ExecutionMode = (typeof ExecutionMode)[keyof typeof ExecutionMode];
+export type { ExecutionMode } from '../orchestration/complexity';
