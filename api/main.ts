@@ -27,10 +27,13 @@ async function main(): Promise<void> {
       auth: createAuthenticator(pool, { enabled: config.authEnabled, perMinute: config.rateLimitPerMinute }),
       events,
     },
-    config.grpc.host,
-    config.grpc.port,
+    config.listen,
   );
-  console.log(`api serving gRPC on ${config.grpc.host}:${server.port}`);
+  const { host } = config.listen;
+  console.log(
+    `api serving gRPC on ${host}:${server.port} (orchestrator, streaming, session, ai), ${host}:${server.agentPort} (agent), ` +
+      `${host}:${server.llmPort} (llm); REST and SSE on http://${host}:${server.httpPort}/api/v1`,
+  );
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -1,57 +1,56 @@
-import * as grpc from '@grpc/grpc-js';
-import { ReflectionService } from '@grpc/reflection';
-import { HealthImplementation } from 'grpc-health-check';
-import { apiPackageDefinition, loadApiProtos } from '../protos/load';
 import type { EventFeed } from '../core/events/event-feed';
+import { protoFilesByPort } from '../protos/load';
+import { startGrpcServer } from './grpc-server';
 import { createOrchestratorService, type OrchestratorDeps } from './orchestrator-service';
 import { createStreamingService } from './streaming-service';
 
-export interface ApiServer {
+/** Where the API listens; every port may be 0 (a free one). The defaults are the seed's. */
+export interface ApiListen {
+  host: string;
   port: number;
+  agentPort: number;
+  llmPort: number;
+  httpPort: number;
+  maxMessageBytes: number;
+}
+
+export interface ApiServer {
+  /** Orchestrator, Streaming, Session and ai.AIService. */
+  port: number;
+  agentPort: number;
+  llmPort: number;
+  httpPort: number;
   shutdown(): Promise<void>;
 }
 
-const maxMessageBytes = 4 * 1024 * 1024;
-
 export type ApiDeps = OrchestratorDeps & { events: EventFeed };
 
-/** Binds the gRPC front door on host:port; port 0 picks a free one. */
-export async function startApiServer(deps: ApiDeps, host: string, port: number): Promise<ApiServer> {
-  const server = new grpc.Server({
-    'grpc.max_receive_message_length': maxMessageBytes,
-    'grpc.max_send_message_length': maxMessageBytes,
-  });
-  const definition = apiPackageDefinition();
-  const proto = loadApiProtos(definition);
-  server.addService(
-    proto.shannon.orchestrator.OrchestratorService.service,
-    createOrchestratorService(deps) as grpc.UntypedServiceImplementation,
-  );
+/** Every port on free ones, for tests and benchmarks. */
+export function ephemeralListen(host = '127.0.0.1'): ApiListen {
+  return { host, port: 0, agentPort: 0, llmPort: 0, httpPort: 0, maxMessageBytes: 4 * 1024 * 1024 };
+}
+
+/** Starts the front door: the gRPC ports of the seed and the REST/SSE gateway. */
+export async function startApiServer(deps: ApiDeps, listen: ApiListen): Promise<ApiServer> {
   const streaming = createStreamingService(deps);
-  server.addService(proto.shannon.orchestrator.StreamingService.service, streaming.handlers as grpc.UntypedServiceImplementation);
-  // grpcurl and other tools work with no .proto files; load balancers probe the standard health service.
-  new ReflectionService(definition).addToServer(server);
-  const health = new HealthImplementation({ '': 'SERVING', 'shannon.orchestrator.OrchestratorService': 'SERVING' });
-  health.addToServer(server);
-  const boundPort = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, bound) =>
-      err ? reject(err) : resolve(bound),
-    );
+  const common = { host: listen.host, maxMessageBytes: listen.maxMessageBytes };
+  const front = await startGrpcServer({
+    ...common,
+    port: listen.port,
+    protoFiles: protoFilesByPort.front,
+    services: {
+      'shannon.orchestrator.OrchestratorService': createOrchestratorService(deps),
+      'shannon.orchestrator.StreamingService': streaming.handlers,
+    },
+    beforeShutdown: () => streaming.endAll(),
   });
   return {
-    port: boundPort,
-    // Lets in-flight calls finish, then closes; a hard stop after the deadline so shutdown cannot hang.
-    shutdown: () =>
-      new Promise<void>((resolve) => {
-        health.setStatus('', 'NOT_SERVING');
-        health.setStatus('shannon.orchestrator.OrchestratorService', 'NOT_SERVING');
-        // Open streams end cleanly; their clients resume elsewhere with the last id they saw.
-        streaming.endAll();
-        const force = setTimeout(() => server.forceShutdown(), 10_000);
-        server.tryShutdown(() => {
-          clearTimeout(force);
-          resolve();
-        });
-      }),
+    port: front.port,
+    agentPort: 0,
+    llmPort: 0,
+    httpPort: 0,
+    shutdown: async () => {
+      await front.shutdown();
+    },
   };
 }

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { startEventFeed } from '../core/events/event-feed';
 import { createAuthenticator } from '../api/auth';
-import { startApiServer } from '../api/server';
+import { ephemeralListen, startApiServer } from '../api/server';
 import { createApiKey } from '../core/auth/api-keys';
 import { createPool } from '../core/db/database';
 import { callUnary, createOrchestratorClient } from '../protos/clients';
@@ -78,8 +78,7 @@ async function main(): Promise<void> {
       auth: createAuthenticator(pool, { enabled: true }),
       events,
     },
-    '127.0.0.1',
-    0,
+    ephemeralListen(),
   );
   const apiKey = await createApiKey(pool, { tenantId: 'bench', userId: 'bench', roles: [] });
   const orchestrator = createOrchestratorClient(`127.0.0.1:${api.port}`, { apiKey });

@@ -14,6 +14,10 @@ const envSchema = z.object({
   WEFT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().nonnegative().default(600),
   WEFT_GRPC_HOST: z.string().default('0.0.0.0'),
   WEFT_GRPC_PORT: z.coerce.number().int().min(0).max(65535).default(50052),
+  WEFT_AGENT_GRPC_PORT: z.coerce.number().int().min(0).max(65535).default(50051),
+  WEFT_LLM_GRPC_PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+  WEFT_HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  WEFT_MAX_MESSAGE_BYTES: z.coerce.number().int().positive().default(4 * 1024 * 1024),
   WEFT_LLM_BASE_URL: z.string().url().optional(),
   WEFT_LLM_API_KEY: z.string().optional(),
   OPENAI_API_KEY: z.string().optional(),
@@ -40,7 +44,8 @@ const envSchema = z.object({
 export interface WeftConfig {
   databaseUrl: string;
   temporal: { address: string; namespace: string; taskQueue: string };
-  grpc: { host: string; port: number };
+  /** The seed's ports: 50052 (Orchestrator, Streaming, Session, AIService), 50051 (Agent), 8000 (LLM), 8080 (REST/SSE). */
+  listen: { host: string; port: number; agentPort: number; llmPort: number; httpPort: number; maxMessageBytes: number };
   /** API keys required on the front door; off only when explicitly set (the API then warns). */
   authEnabled: boolean;
   /** Calls one API key may make per minute (0: unlimited). */
@@ -68,7 +73,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
   return {
     databaseUrl: e.DATABASE_URL,
     temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.WEFT_TASK_QUEUE },
-    grpc: { host: e.WEFT_GRPC_HOST, port: e.WEFT_GRPC_PORT },
+    listen: {
+      host: e.WEFT_GRPC_HOST,
+      port: e.WEFT_GRPC_PORT,
+      agentPort: e.WEFT_AGENT_GRPC_PORT,
+      llmPort: e.WEFT_LLM_GRPC_PORT,
+      httpPort: e.WEFT_HTTP_PORT,
+      maxMessageBytes: e.WEFT_MAX_MESSAGE_BYTES,
+    },
     authEnabled: e.WEFT_AUTH === 'on',
     rateLimitPerMinute: e.WEFT_RATE_LIMIT_PER_MINUTE,
     llm: {

@@ -86,7 +86,9 @@ async function main(): Promise<void> {
       [
         '',
         'Weft is starting:',
-        `  gRPC API (Orchestrator)  127.0.0.1:${config.grpc.port}`,
+        `  gRPC API                 127.0.0.1:${config.listen.port} (Orchestrator, Streaming, Session, ai.AIService)`,
+        `                           127.0.0.1:${config.listen.agentPort} (AgentService), 127.0.0.1:${config.listen.llmPort} (LLMService)`,
+        `  REST and SSE             http://127.0.0.1:${config.listen.httpPort}/api/v1  (OpenAPI: /openapi.json)`,
         `  Temporal                 ${config.temporal.address}  (Web UI: ${temporalUi})`,
         `  Postgres                 ${redactUrl(config.databaseUrl)}${postgres.embedded ? '  (embedded)' : ''}`,
         demo

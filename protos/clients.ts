@@ -1,7 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import type { OrchestratorServiceClient } from './generated/shannon/orchestrator/OrchestratorService';
-import { loadApiProtos } from './load';
-import type { StreamingServiceClient } from './generated/shannon/orchestrator/StreamingService';
+import { loadApiProtos, type ApiProtos } from './load';
 
 /** Sends `authorization: Bearer <key>` with every call. */
 function bearer(apiKey: string): grpc.Interceptor {
@@ -24,13 +22,28 @@ function channelArgs(options: ClientOptions): [grpc.ChannelCredentials, grpc.Cli
   return [options.credentials ?? grpc.credentials.createInsecure(), { interceptors: options.apiKey ? [bearer(options.apiKey)] : [] }];
 }
 
-export function createOrchestratorClient(address: string, options: ClientOptions = {}): OrchestratorServiceClient {
-  return new (loadApiProtos().shannon.orchestrator.OrchestratorService)(address, ...channelArgs(options));
+/** The client class of each service, by a short name. */
+function serviceClients(protos: ApiProtos) {
+  return {
+    orchestrator: protos.shannon.orchestrator.OrchestratorService,
+    streaming: protos.shannon.orchestrator.StreamingService,
+    session: protos.shannon.session.SessionService,
+    ai: protos.ai.AIService,
+    agent: protos.shannon.agent.AgentService,
+    llm: protos.shannon.llm.LLMService,
+  };
 }
 
-export function createStreamingClient(address: string, options: ClientOptions = {}): StreamingServiceClient {
-  return new (loadApiProtos().shannon.orchestrator.StreamingService)(address, ...channelArgs(options));
+export type ServiceName = keyof ReturnType<typeof serviceClients>;
+export type ServiceClient<S extends ServiceName> = InstanceType<ReturnType<typeof serviceClients>[S]>;
+
+export function createServiceClient<S extends ServiceName>(service: S, address: string, options: ClientOptions = {}): ServiceClient<S> {
+  const Client = serviceClients(loadApiProtos())[service];
+  return new Client(address, ...channelArgs(options)) as ServiceClient<S>;
 }
+
+export const createOrchestratorClient = (address: string, options: ClientOptions = {}) => createServiceClient('orchestrator', address, options);
+export const createStreamingClient = (address: string, options: ClientOptions = {}) => createServiceClient('streaming', address, options);
 
 type UnaryMethod<Req, Res> = (
   request: Req,

@@ -1,7 +1,11 @@
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
+import type { ProtoGrpcType as AgentProto } from './generated/agent';
+import type { ProtoGrpcType as AiProto } from './generated/ai';
+import type { ProtoGrpcType as LlmProto } from './generated/llm';
 import type { ProtoGrpcType as OrchestratorProto } from './generated/orchestrator';
+import type { ProtoGrpcType as SessionProto } from './generated/session';
 import type { ProtoGrpcType as StreamingProto } from './generated/streaming';
 import { qualifyTypeNames } from './qualified-descriptors';
 
@@ -17,15 +21,29 @@ const loaderOptions: protoLoader.Options = {
   includeDirs: [protosDir],
 };
 
-const apiProtoFiles = ['shannon/orchestrator/orchestrator.proto', 'shannon/orchestrator/streaming.proto'];
+/** The .proto files behind each of the seed's ports. */
+export const protoFilesByPort = {
+  /** 50052: Orchestrator, Streaming, Session and ai.AIService. */
+  front: ['shannon/orchestrator/orchestrator.proto', 'shannon/orchestrator/streaming.proto', 'shannon/session/session.proto', 'ai/ai.proto'],
+  /** 50051 */
+  agent: ['shannon/agent/agent.proto'],
+  /** 8000 */
+  llm: ['shannon/llm/llm.proto'],
+} as const;
 
-export type ApiProtos = OrchestratorProto & StreamingProto;
+const allProtoFiles = Object.values(protoFilesByPort).flat();
 
-/** The package definition of every service the API serves (also what server reflection describes). */
-export function apiPackageDefinition(): protoLoader.PackageDefinition {
-  return qualifyTypeNames(protoLoader.loadSync(apiProtoFiles.map((file) => path.join(protosDir, file)), loaderOptions));
+export type ApiProtos = OrchestratorProto & StreamingProto & SessionProto & AiProto & AgentProto & LlmProto;
+
+/** The package definition of some .proto files (also what server reflection describes for them). */
+export function packageDefinitionOf(files: readonly string[] = allProtoFiles): protoLoader.PackageDefinition {
+  return qualifyTypeNames(protoLoader.loadSync(files.map((file) => path.join(protosDir, file)), loaderOptions));
 }
 
-export function loadApiProtos(definition = apiPackageDefinition()): ApiProtos {
-  return grpc.loadPackageDefinition(definition) as unknown as ApiProtos;
+let loaded: ApiProtos | undefined;
+
+/** Every service and message of the API, loaded once per process. */
+export function loadApiProtos(): ApiProtos {
+  loaded ??= grpc.loadPackageDefinition(packageDefinitionOf()) as unknown as ApiProtos;
+  return loaded;
 }

@@ -1,6 +1,6 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { createAuthenticator } from '../../api/auth';
-import { startApiServer } from '../../api/server';
+import { ephemeralListen, startApiServer } from '../../api/server';
 import { createOrchestratorClient } from '../../protos/clients';
 import { getTaskStatus, grpcError, submitTask, waitForFinish } from '../support/grpc';
 import { approveTask, cancelTask, pendingApprovalOf, pendingApprovals } from '../support/orchestration';
@@ -29,7 +29,7 @@ describe('authentication', () => {
 
 describe('rate limits', () => {
   it('answers RESOURCE_EXHAUSTED once a key has used its calls for the minute', async () => {
-    const limited = await startApiServer({ ...stack.apiDeps, auth: createAuthenticator(stack.pool, { enabled: true, perMinute: 2 }) }, '127.0.0.1', 0);
+    const limited = await startApiServer({ ...stack.apiDeps, auth: createAuthenticator(stack.pool, { enabled: true, perMinute: 2 }) }, ephemeralListen());
     const client = createOrchestratorClient(`127.0.0.1:${limited.port}`, { apiKey: stack.apiKey });
     for (let call = 0; call < 2; call++) expect((await grpcError(getTaskStatus(client, 'nope'))).code).toBe(GrpcStatus.NOT_FOUND);
     const exhausted = await grpcError(getTaskStatus(client, 'nope'));

@@ -3,7 +3,7 @@ import { listTaskEvents } from '../../core/events/event-log';
 import { createStreamingClient } from '../../protos/clients';
 import type { StreamingServiceClient } from '../../protos/generated/shannon/orchestrator/StreamingService';
 import type { TaskUpdate__Output } from '../../protos/generated/shannon/orchestrator/TaskUpdate';
-import { startApiServer } from '../../api/server';
+import { ephemeralListen, startApiServer } from '../../api/server';
 import { submitTask, waitForFinish } from '../support/grpc';
 import { startTestStack, type TestStack } from '../support/stack';
 
@@ -81,7 +81,7 @@ it('filters by type and refuses bad input and other tenants', async () => {
 
 it('resumes across an API restart: the stopping server ends the stream, the new one continues it', async () => {
   const workflowId = await busyTask();
-  const first = await startApiServer(stack.apiDeps, '127.0.0.1', 0);
+  const first = await startApiServer(stack.apiDeps, ephemeralListen());
   const before = createStreamingClient(`127.0.0.1:${first.port}`, { apiKey: stack.apiKey });
   const seen: TaskUpdate__Output[] = [];
   const ended = new Promise<void>((resolve, reject) => {
@@ -97,7 +97,7 @@ it('resumes across an API restart: the stopping server ends the stream, the new 
   before.close();
   expect(seen.at(-1)?.type).not.toBe('WORKFLOW_COMPLETED');
 
-  const second = await startApiServer(stack.apiDeps, '127.0.0.1', 0);
+  const second = await startApiServer(stack.apiDeps, ephemeralListen());
   const after = createStreamingClient(`127.0.0.1:${second.port}`, { apiKey: stack.apiKey });
   seen.push(...(await read({ workflow_id: workflowId, last_stream_id: seen.at(-1)!.stream_id }, Infinity, after)));
   after.close();

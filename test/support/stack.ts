@@ -8,7 +8,7 @@ import type { Pool } from 'pg';
 import { createActivities } from '../../activities';
 import { startEventFeed } from '../../core/events/event-feed';
 import { createAuthenticator } from '../../api/auth';
-import { startApiServer, type ApiDeps, type ApiServer } from '../../api/server';
+import { ephemeralListen, startApiServer, type ApiDeps, type ApiServer } from '../../api/server';
 import { createApiKey, type Principal } from '../../core/auth/api-keys';
 import { createPool } from '../../core/db/database';
 import { createChatModel } from '../../core/llm/chat-model';
@@ -128,7 +128,7 @@ export async function startTestStack(
     auth: createAuthenticator(pool, { enabled: true }),
     events,
   };
-  const api = await startApiServer(apiDeps, '127.0.0.1', 0);
+  const api = await startApiServer(apiDeps, ephemeralListen());
   const clients: OrchestratorServiceClient[] = [];
   const newApiKey = (who: Principal) => createApiKey(pool, who);
   const clientFor = async (who: Principal) => {
