@@ -1,4 +1,5 @@
 import { status as GrpcStatus, type ServerErrorResponse } from '@grpc/grpc-js';
+import { ConversationError, MessageConflictError } from '../core/sessions/errors';
 
 /** An error the API reports to the caller with a gRPC status and a message that says what was wrong. */
 export class ApiError extends Error {
@@ -20,8 +21,18 @@ function isDependencyDown(err: unknown): boolean {
   return typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P03'].includes(code);
 }
 
+/** Postgres "data exception" (class 22): a value it cannot store, e.g. a NUL character or an out-of-range date. */
+function isUnstorableValue(err: unknown): err is Error {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === 'string' && code.startsWith('22');
+}
+
 export function toServiceError(err: unknown, log: (line: string) => void): Partial<ServerErrorResponse> {
   if (err instanceof ApiError) return { code: err.code, details: err.message };
+  if (err instanceof MessageConflictError) return { code: GrpcStatus.ALREADY_EXISTS, details: err.message };
+  // Unknown, another tenant's, deleted or expired: the session is not there for this caller.
+  if (err instanceof ConversationError) return { code: GrpcStatus.NOT_FOUND, details: err.message };
+  if (isUnstorableValue(err)) return { code: GrpcStatus.INVALID_ARGUMENT, details: `a value cannot be stored: ${err.message}` };
   if (isDependencyDown(err)) return { code: GrpcStatus.UNAVAILABLE, details: 'a dependency is unavailable; retry later' };
   log(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   return { code: GrpcStatus.INTERNAL, details: 'internal error' };

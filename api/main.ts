@@ -26,6 +26,7 @@ async function main(): Promise<void> {
       tools: createWeftToolRegistry(config),
       auth: createAuthenticator(pool, { enabled: config.authEnabled, perMinute: config.rateLimitPerMinute }),
       events,
+      sessions: config.sessions,
     },
     config.listen,
   );

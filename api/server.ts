@@ -2,6 +2,7 @@ import type { EventFeed } from '../core/events/event-feed';
 import { protoFilesByPort } from '../protos/load';
 import { startGrpcServer } from './grpc-server';
 import { createOrchestratorService, type OrchestratorDeps } from './orchestrator-service';
+import { createSessionService, type SessionDefaults } from './session-service';
 import { createStreamingService } from './streaming-service';
 
 /** Where the API listens; every port may be 0 (a free one). The defaults are the seed's. */
@@ -23,7 +24,7 @@ export interface ApiServer {
   shutdown(): Promise<void>;
 }
 
-export type ApiDeps = OrchestratorDeps & { events: EventFeed };
+export type ApiDeps = OrchestratorDeps & { events: EventFeed; sessions: SessionDefaults };
 
 /** Every port on free ones, for tests and benchmarks. */
 export function ephemeralListen(host = '127.0.0.1'): ApiListen {
@@ -41,6 +42,7 @@ export async function startApiServer(deps: ApiDeps, listen: ApiListen): Promise<
     services: {
       'shannon.orchestrator.OrchestratorService': createOrchestratorService(deps),
       'shannon.orchestrator.StreamingService': streaming.handlers,
+      'shannon.session.SessionService': createSessionService(deps),
     },
     beforeShutdown: () => streaming.endAll(),
   });

@@ -44,3 +44,7 @@ export function toTimestamp(date: Date): { seconds: string; nanos: number } {
   const ms = date.getTime();
   return { seconds: String(Math.floor(ms / 1000)), nanos: (ms % 1000) * 1_000_000 };
 }
+
+export function fromTimestamp(timestamp: { seconds: string | number; nanos: number }): Date {
+  return new Date(Number(timestamp.seconds) * 1000 + Math.floor(timestamp.nanos / 1_000_000));
+}

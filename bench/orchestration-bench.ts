@@ -77,6 +77,7 @@ async function main(): Promise<void> {
       tools: testToolRegistry(),
       auth: createAuthenticator(pool, { enabled: true }),
       events,
+      sessions: { ttlSeconds: 3600, maxHistory: 100 },
     },
     ephemeralListen(),
   );

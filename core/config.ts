@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { TaskSettings } from './orchestration/task-settings';
+import { parseModelAliases, type ModelAliases } from './llm/model-aliases';
 import { parseModelPrices, type ModelPrices } from './llm/pricing';
 import type { ModelTier } from './orchestration/plan';
 
@@ -17,6 +18,8 @@ const envSchema = z.object({
   WEFT_AGENT_GRPC_PORT: z.coerce.number().int().min(0).max(65535).default(50051),
   WEFT_LLM_GRPC_PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   WEFT_HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  WEFT_SESSION_TTL_SECONDS: z.coerce.number().int().positive().default(24 * 3600),
+  WEFT_SESSION_MAX_HISTORY: z.coerce.number().int().positive().default(100),
   WEFT_MAX_MESSAGE_BYTES: z.coerce.number().int().positive().default(4 * 1024 * 1024),
   WEFT_LLM_BASE_URL: z.string().url().optional(),
   WEFT_LLM_API_KEY: z.string().optional(),
@@ -26,6 +29,7 @@ const envSchema = z.object({
   WEFT_MODEL_MEDIUM: z.string().optional(),
   WEFT_MODEL_LARGE: z.string().optional(),
   WEFT_MODEL_PRICES: z.string().optional(),
+  WEFT_MODEL_ALIASES: z.string().optional(),
   WEFT_WORKSPACE_DIR: z.string().default('.state/workspaces'),
   WEFT_MAX_AGENTS: z.coerce.number().int().positive().default(5),
   WEFT_MAX_ITERATIONS: z.coerce.number().int().positive().default(10),
@@ -50,10 +54,14 @@ export interface WeftConfig {
   authEnabled: boolean;
   /** Calls one API key may make per minute (0: unlimited). */
   rateLimitPerMinute: number;
+  /** What a SessionService session gets when its creator does not say. */
+  sessions: { ttlSeconds: number; maxHistory: number };
   llm: { baseURL?: string; apiKey: string; model: string; timeoutMs: number };
   /** The model for each tier (each defaults to WEFT_LLM_MODEL). */
   models: Record<ModelTier, string>;
   prices: ModelPrices;
+  /** Model names clients may use for configured models (seed 002's "venice-uncensored"). */
+  modelAliases: ModelAliases;
   workspaceDir: string;
   limits: { maxQueryBytes: number };
   /** Defaults every task starts with; a request may lower some of them. */
@@ -82,6 +90,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
       maxMessageBytes: e.WEFT_MAX_MESSAGE_BYTES,
     },
     authEnabled: e.WEFT_AUTH === 'on',
+    sessions: { ttlSeconds: e.WEFT_SESSION_TTL_SECONDS, maxHistory: e.WEFT_SESSION_MAX_HISTORY },
     rateLimitPerMinute: e.WEFT_RATE_LIMIT_PER_MINUTE,
     llm: {
       baseURL: e.WEFT_LLM_BASE_URL,
@@ -96,6 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
       LARGE: e.WEFT_MODEL_LARGE ?? e.WEFT_LLM_MODEL,
     },
     prices: parseModelPrices(e.WEFT_MODEL_PRICES),
+    modelAliases: parseModelAliases(e.WEFT_MODEL_ALIASES, e.WEFT_MODEL_MEDIUM ?? e.WEFT_LLM_MODEL),
     workspaceDir: e.WEFT_WORKSPACE_DIR,
     limits: { maxQueryBytes: e.WEFT_MAX_QUERY_BYTES },
     task: {

@@ -66,3 +66,16 @@ export function callUnary<Req, Res>(
     );
   });
 }
+
+/** The request and response types of a generated unary method (its last overload is `(request, callback)`). */
+type UnaryTypes<F> = F extends (request: infer Req, callback: grpc.requestCallback<infer Res>) => grpc.ClientUnaryCall ? { request: Req; response: Res } : never;
+
+/** Calls a unary method by name: `await unaryCall(sessions, 'CreateSession', { user_id: 'ann' })`. */
+export function unaryCall<C extends grpc.Client, M extends keyof C & string>(
+  client: C,
+  method: M,
+  request: UnaryTypes<C[M]>['request'],
+  options: { metadata?: grpc.Metadata; deadlineMs?: number } = {},
+): Promise<UnaryTypes<C[M]>['response']> {
+  return callUnary(client[method] as UnaryMethod<unknown, UnaryTypes<C[M]>['response']>, client, request, options);
+}

@@ -47,9 +47,21 @@ export function toChatMessages(messages: readonly Message[], system?: string): C
   return out;
 }
 
-/** The assistant's reply as a transcript message: its text, then its tool calls, in order. */
+/**
+ * Reasoning some OpenAI-compatible servers return beside the content: `reasoning_content` (DeepSeek,
+ * vLLM, Qwen) or `reasoning` (Ollama, OpenRouter).
+ */
+function reasoningOf(reply: ChatCompletionMessage): string | undefined {
+  const extended = reply as ChatCompletionMessage & { reasoning_content?: unknown; reasoning?: unknown };
+  const reasoning = extended.reasoning_content ?? extended.reasoning;
+  return typeof reasoning === 'string' && reasoning !== '' ? reasoning : undefined;
+}
+
+/** The assistant's reply as a transcript message: its reasoning, its text, then its tool calls, in order. */
 export function fromChatMessage(reply: ChatCompletionMessage): Message {
   const parts: Part[] = [];
+  const reasoning = reasoningOf(reply);
+  if (reasoning) parts.push({ kind: 'thinking', text: reasoning });
   if (reply.content) parts.push({ kind: 'text', text: reply.content });
   for (const call of reply.tool_calls ?? []) {
     if (call.type !== 'function') continue;

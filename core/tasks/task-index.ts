@@ -160,14 +160,14 @@ export async function listTasks(db: Queryable, filter: TaskFilter): Promise<{ ta
   };
 }
 
-/** What a tenant's tasks in one session have spent. */
-export async function sessionSpend(db: Queryable, tenantId: string, sessionId: string): Promise<TokenCounts & { costUsd: number }> {
-  const rows = await db.query<{ p: string; c: string; t: string; cost: number }>(
-    `SELECT coalesce(sum(prompt_tokens), 0) AS p, coalesce(sum(completion_tokens), 0) AS c,
+/** How many tasks a tenant ran in one session and what they spent. */
+export async function sessionSpend(db: Queryable, tenantId: string, sessionId: string): Promise<TokenCounts & { costUsd: number; tasks: number }> {
+  const rows = await db.query<{ n: string; p: string; c: string; t: string; cost: number }>(
+    `SELECT count(*) AS n, coalesce(sum(prompt_tokens), 0) AS p, coalesce(sum(completion_tokens), 0) AS c,
             coalesce(sum(total_tokens), 0) AS t, coalesce(sum(cost_usd), 0)::float8 AS cost
      FROM tasks WHERE tenant_id = $1 AND session_id = $2`,
     [tenantId, sessionId],
   );
   const row = rows.rows[0]!;
-  return { promptTokens: Number(row.p), completionTokens: Number(row.c), totalTokens: Number(row.t), costUsd: row.cost };
+  return { tasks: Number(row.n), promptTokens: Number(row.p), completionTokens: Number(row.c), totalTokens: Number(row.t), costUsd: row.cost };
 }

@@ -72,3 +72,8 @@ export const assistantText = (text: string): Message => ({ role: 'assistant', pa
 export function textOf(message: Message): string {
   return message.parts.flatMap((part) => (part.kind === 'text' ? [part.text] : [])).join('');
 }
+
+/** The thinking parts of a message, joined: the model's reasoning, when it shared any. */
+export function thinkingOf(message: Message): string {
+  return message.parts.flatMap((part) => (part.kind === 'thinking' && part.text ? [part.text] : [])).join('');
+}

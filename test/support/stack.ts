@@ -18,7 +18,7 @@ import type { TaskSettings } from '../../core/orchestration/task-settings';
 import { createRuntimeStore, type RuntimeStore } from '../../core/store';
 import { createWeftToolRegistry, type ToolRegistry } from '../../core/tools';
 import type { TaskWorkflowInput } from '../../workflows/task-workflow';
-import { createOrchestratorClient } from '../../protos/clients';
+import { createOrchestratorClient, createServiceClient, type ServiceClient, type ServiceName } from '../../protos/clients';
 import type { OrchestratorServiceClient } from '../../protos/generated/shannon/orchestrator/OrchestratorService';
 import { createWeftWorker } from '../../workers/create-worker';
 import { ScriptedModelServer } from '../model-server/scripted-model-server';
@@ -96,6 +96,8 @@ export interface TestStack {
   /** A new API key, and a client for another caller. */
   newApiKey(principal: Principal): Promise<string>;
   clientFor(principal: Principal): Promise<OrchestratorServiceClient>;
+  /** A client of any service on its port, with the stack's key or the one given. */
+  client<S extends ServiceName>(service: S, apiKey?: string): ServiceClient<S>;
   taskQueue: string;
   stop(): Promise<void>;
 }
@@ -127,9 +129,10 @@ export async function startTestStack(
     tools,
     auth: createAuthenticator(pool, { enabled: true }),
     events,
+    sessions: loadConfig({}).sessions,
   };
   const api = await startApiServer(apiDeps, ephemeralListen());
-  const clients: OrchestratorServiceClient[] = [];
+  const clients: Array<{ close(): void }> = [];
   const newApiKey = (who: Principal) => createApiKey(pool, who);
   const clientFor = async (who: Principal) => {
     const client = createOrchestratorClient(`127.0.0.1:${api.port}`, { apiKey: await newApiKey(who) });
@@ -140,6 +143,12 @@ export async function startTestStack(
   const apiKey = await newApiKey(principal);
   const orchestrator = createOrchestratorClient(`127.0.0.1:${api.port}`, { apiKey });
   clients.push(orchestrator);
+  const portOf = (service: ServiceName) => (service === 'agent' ? api.agentPort : service === 'llm' ? api.llmPort : api.port);
+  const client = <S extends ServiceName>(service: S, key = apiKey): ServiceClient<S> => {
+    const created = createServiceClient(service, `127.0.0.1:${portOf(service)}`, { apiKey: key });
+    clients.push(created);
+    return created;
+  };
 
   return {
     pool,
@@ -153,6 +162,7 @@ export async function startTestStack(
     apiKey,
     newApiKey,
     clientFor,
+    client,
     taskQueue,
     async stop() {
       for (const client of clients) client.close();

@@ -1,0 +1,179 @@
+import { randomUUID } from 'node:crypto';
+import type { Pool } from 'pg';
+import {
+  closeConversation,
+  createConversation,
+  findConversation,
+  listConversations,
+  updateConversation,
+  type Conversation,
+} from '../core/sessions/conversations';
+import { ConversationClosedError } from '../core/sessions/errors';
+import { addMessages, clearHistory, listHistory, type HistoryMessage } from '../core/sessions/history';
+import { sessionSpend } from '../core/tasks/task-index';
+import type { Message__Output } from '../protos/generated/shannon/session/Message';
+import type { Session } from '../protos/generated/shannon/session/Session';
+import type { SessionServiceHandlers } from '../protos/generated/shannon/session/SessionService';
+import type { Authenticator } from './auth';
+import { invalidArgument } from './grpc-errors';
+import { pageOf } from './paging';
+import { fromTimestamp, jsonToStruct, structToJson, toTimestamp } from './struct';
+import { authorized } from './unary';
+
+export interface SessionDefaults {
+  ttlSeconds: number;
+  maxHistory: number;
+}
+
+export interface SessionDeps {
+  pool: Pool;
+  auth: Authenticator;
+  sessions: SessionDefaults;
+}
+
+const maxTtlSeconds = 365 * 24 * 3600;
+const maxHistoryLimit = 10_000;
+const roles = new Set(['user', 'assistant', 'system']);
+const ok = { status: 'STATUS_CODE_OK' as const };
+
+function requireSessionId(sessionId: string): string {
+  if (!sessionId) throw invalidArgument('session_id is required');
+  return sessionId;
+}
+
+/** A count that may be omitted (0: the default) but never negative or absurd. */
+function optionalCount(value: number, field: string, max: number): number {
+  if (value < 0) throw invalidArgument(`${field} must be >= 0`);
+  if (value > max) throw invalidArgument(`${field} must be <= ${max}`);
+  return value;
+}
+
+function historyMessageFrom(message: Message__Output | null): HistoryMessage {
+  if (!message) throw invalidArgument('message is required');
+  if (!roles.has(message.role)) throw invalidArgument(`message.role must be user, assistant or system, got "${message.role}"`);
+  if (!message.content) throw invalidArgument('message.content is required');
+  if (message.tokens_used < 0) throw invalidArgument('message.tokens_used must be >= 0');
+  const createdAt = message.timestamp ? fromTimestamp(message.timestamp) : new Date();
+  if (Number.isNaN(createdAt.getTime())) throw invalidArgument('message.timestamp is out of range');
+  return {
+    id: message.id || randomUUID(),
+    role: message.role as HistoryMessage['role'],
+    content: message.content,
+    tokensUsed: message.tokens_used,
+    metadata: structToJson(message.metadata),
+    createdAt,
+  };
+}
+
+async function sessionMessage(pool: Pool, conversation: Conversation, includeHistory: boolean): Promise<Session> {
+  const [history, spent] = await Promise.all([listHistory(pool, conversation.sessionId), sessionSpend(pool, conversation.tenantId, conversation.sessionId)]);
+  return {
+    id: conversation.sessionId,
+    user_id: conversation.userId,
+    context: jsonToStruct(conversation.context),
+    history: includeHistory
+      ? history.map((m) => ({
+          id: m.id,
+          role: m.role,
+          content: m.content,
+          timestamp: toTimestamp(m.createdAt),
+          tokens_used: m.tokensUsed,
+          metadata: jsonToStruct(m.metadata),
+        }))
+      : [],
+    created_at: toTimestamp(conversation.createdAt),
+    last_active: toTimestamp(conversation.lastActive),
+    expires_at: toTimestamp(conversation.expiresAt),
+    metrics: {
+      total_messages: history.length,
+      total_tokens: history.reduce((sum, m) => sum + m.tokensUsed, 0) + spent.totalTokens,
+      total_cost_usd: spent.costUsd,
+      total_tasks: spent.tasks,
+    },
+  };
+}
+
+export function createSessionService(deps: SessionDeps): SessionServiceHandlers {
+  const { pool, auth } = deps;
+  return {
+    CreateSession: authorized(auth, async (request, principal) => {
+      const ttl = optionalCount(request.ttl_seconds, 'ttl_seconds', maxTtlSeconds) || deps.sessions.ttlSeconds;
+      const maxHistory = optionalCount(request.max_history, 'max_history', maxHistoryLimit) || deps.sessions.maxHistory;
+      const conversation = await createConversation(
+        pool,
+        {
+          sessionId: randomUUID(),
+          tenantId: principal.tenantId,
+          userId: request.user_id || principal.userId,
+          context: structToJson(request.initial_context),
+          maxHistory,
+          ttlSeconds: ttl,
+        },
+        new Date(),
+      );
+      return {
+        session_id: conversation.sessionId,
+        created_at: toTimestamp(conversation.createdAt),
+        expires_at: toTimestamp(conversation.expiresAt),
+        ...ok,
+        message: 'session created',
+      };
+    }),
+
+    GetSession: authorized(auth, async (request, principal) => {
+      const conversation = await findConversation(pool, principal.tenantId, requireSessionId(request.session_id), new Date());
+      if (conversation.status === 'closed') throw new ConversationClosedError(conversation.sessionId);
+      return { session: await sessionMessage(pool, conversation, request.include_history), ...ok, message: conversation.status === 'expired' ? 'session expired' : '' };
+    }),
+
+    UpdateSession: authorized(auth, async (request, principal) => {
+      const extend = optionalCount(request.extend_ttl_seconds, 'extend_ttl_seconds', maxTtlSeconds);
+      const conversation = await updateConversation(
+        pool,
+        principal.tenantId,
+        requireSessionId(request.session_id),
+        { contextUpdates: structToJson(request.context_updates), extendTtlSeconds: extend },
+        new Date(),
+      );
+      return { success: true, new_expires_at: toTimestamp(conversation.expiresAt), ...ok, message: 'session updated' };
+    }),
+
+    DeleteSession: authorized(auth, async (request, principal) => {
+      await closeConversation(pool, principal.tenantId, requireSessionId(request.session_id), new Date());
+      return { success: true, ...ok, message: 'session deleted' };
+    }),
+
+    ListSessions: authorized(auth, async (request, principal) => {
+      const { sessions, total } = await listConversations(
+        pool,
+        { tenantId: principal.tenantId, userId: request.user_id, activeOnly: request.active_only, ...pageOf(request) },
+        new Date(),
+      );
+      return {
+        sessions: sessions.map((s) => ({
+          id: s.sessionId,
+          user_id: s.userId,
+          created_at: toTimestamp(s.createdAt),
+          last_active: toTimestamp(s.lastActive),
+          message_count: s.messageCount,
+          total_tokens: s.totalTokens,
+          is_active: s.status === 'active',
+        })),
+        total_count: total,
+        ...ok,
+        message: '',
+      };
+    }),
+
+    AddMessage: authorized(auth, async (request, principal) => {
+      const message = historyMessageFrom(request.message);
+      const size = await addMessages(pool, principal.tenantId, requireSessionId(request.session_id), [message], new Date());
+      return { success: true, history_size: size, ...ok, message: 'message added' };
+    }),
+
+    ClearHistory: authorized(auth, async (request, principal) => {
+      await clearHistory(pool, principal.tenantId, requireSessionId(request.session_id), request.keep_context, new Date());
+      return { success: true, ...ok, message: request.keep_context ? 'history cleared; context kept' : 'history and context cleared' };
+    }),
+  };
+}
