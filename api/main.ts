@@ -4,6 +4,7 @@ import { loadConfig } from '../core/config';
 import { createPool } from '../core/db/database';
 import { migrateDatabase } from '../core/db/migrate';
 import { startEventFeed } from '../core/events/event-feed';
+import { createChatModel } from '../core/llm/chat-model';
 import { createWeftToolRegistry } from '../core/tools';
 import { createAuthenticator } from './auth';
 import { startApiServer } from './server';
@@ -27,6 +28,8 @@ async function main(): Promise<void> {
       auth: createAuthenticator(pool, { enabled: config.authEnabled, perMinute: config.rateLimitPerMinute }),
       events,
       sessions: config.sessions,
+      chatModel: createChatModel(config.llm),
+      modelAliases: config.modelAliases,
     },
     config.listen,
   );

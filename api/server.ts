@@ -1,5 +1,8 @@
 import type { EventFeed } from '../core/events/event-feed';
+import type { ChatModel } from '../core/llm/chat-model';
+import type { ModelAliases } from '../core/llm/model-aliases';
 import { protoFilesByPort } from '../protos/load';
+import { createAiService } from './ai-service';
 import { startGrpcServer } from './grpc-server';
 import { createOrchestratorService, type OrchestratorDeps } from './orchestrator-service';
 import { createSessionService, type SessionDefaults } from './session-service';
@@ -24,7 +27,13 @@ export interface ApiServer {
   shutdown(): Promise<void>;
 }
 
-export type ApiDeps = OrchestratorDeps & { events: EventFeed; sessions: SessionDefaults };
+export type ApiDeps = OrchestratorDeps & {
+  events: EventFeed;
+  sessions: SessionDefaults;
+  /** For the gateway services (ai.AIService, LLMService), which call models directly. */
+  chatModel: ChatModel;
+  modelAliases: ModelAliases;
+};
 
 /** Every port on free ones, for tests and benchmarks. */
 export function ephemeralListen(host = '127.0.0.1'): ApiListen {
@@ -43,6 +52,7 @@ export async function startApiServer(deps: ApiDeps, listen: ApiListen): Promise<
       'shannon.orchestrator.OrchestratorService': createOrchestratorService(deps),
       'shannon.orchestrator.StreamingService': streaming.handlers,
       'shannon.session.SessionService': createSessionService(deps),
+      'ai.AIService': createAiService(deps),
     },
     beforeShutdown: () => streaming.endAll(),
   });

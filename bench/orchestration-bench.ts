@@ -15,6 +15,7 @@ import { createPool } from '../core/db/database';
 import { callUnary, createOrchestratorClient } from '../protos/clients';
 import type { SubmitTaskRequest } from '../protos/generated/shannon/orchestrator/SubmitTaskRequest';
 import type { SubmitTaskResponse__Output } from '../protos/generated/shannon/orchestrator/SubmitTaskResponse';
+import { createChatModel } from '../core/llm/chat-model';
 import { ScriptedModelServer } from '../test/model-server/scripted-model-server';
 import '../test/setup/quiet-sdk-logs';
 import { startTestServices } from '../test/setup/test-services';
@@ -78,6 +79,8 @@ async function main(): Promise<void> {
       auth: createAuthenticator(pool, { enabled: true }),
       events,
       sessions: { ttlSeconds: 3600, maxHistory: 100 },
+      chatModel: createChatModel({ baseURL: model.baseURL, apiKey: 'bench', timeoutMs: 10_000 }),
+      modelAliases: {},
     },
     ephemeralListen(),
   );

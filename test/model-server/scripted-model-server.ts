@@ -14,6 +14,8 @@ export interface ScriptedToolCall {
 
 export interface ScriptedReply {
   content?: string;
+  /** Sent as `reasoning_content`, as DeepSeek, vLLM and Qwen do. */
+  reasoning?: string;
   toolCalls?: ScriptedToolCall[];
   usage?: { prompt_tokens: number; completion_tokens: number };
   finishReason?: string;
@@ -193,7 +195,18 @@ export class ScriptedModelServer {
         object: 'chat.completion',
         created,
         model,
-        choices: [{ index: 0, message: { role: 'assistant', content, ...(toolCalls ? { tool_calls: toolCalls } : {}) }, finish_reason: finishReason }],
+        choices: [
+          {
+            index: 0,
+            message: {
+              role: 'assistant',
+              content,
+              ...(reply.reasoning ? { reasoning_content: reply.reasoning } : {}),
+              ...(toolCalls ? { tool_calls: toolCalls } : {}),
+            },
+            finish_reason: finishReason,
+          },
+        ],
         usage: fullUsage,
       },
       reply.headers,

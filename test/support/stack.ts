@@ -130,6 +130,8 @@ export async function startTestStack(
     auth: createAuthenticator(pool, { enabled: true }),
     events,
     sessions: loadConfig({}).sessions,
+    chatModel: createChatModel({ baseURL: model.baseURL, apiKey: 'test', timeoutMs: 10_000 }),
+    modelAliases: { 'venice-uncensored': TEST_MODEL },
   };
   const api = await startApiServer(apiDeps, ephemeralListen());
   const clients: Array<{ close(): void }> = [];
