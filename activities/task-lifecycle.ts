@@ -13,6 +13,8 @@ import { TASK_AGENT_ID, cancellationIntentRecord, ownerOf, runStartedRecord, ses
 export interface StartTaskInput extends Omit<NewTask, 'status' | 'createdAt'> {
   /** Workflow time of the start, epoch milliseconds. */
   startedAtMs: number;
+  /** Only these tools are offered (AgentService's available_tools); all registered ones when absent. */
+  allowedTools?: string[];
 }
 
 export interface ToolSummary {
@@ -103,7 +105,10 @@ export function createTaskLifecycleActivities({ store, tools }: ActivityDeps) {
         });
         return {
           proceed: result.decision === 'proceed',
-          tools: tools.list().map((tool) => ({ name: tool.name, dangerous: tool.dangerous })),
+          tools: tools
+            .list()
+            .filter((tool) => !input.allowedTools || input.allowedTools.includes(tool.name))
+            .map((tool) => ({ name: tool.name, dangerous: tool.dangerous })),
         };
       });
     },

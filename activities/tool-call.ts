@@ -21,10 +21,21 @@ export interface ToolCallInput {
   atMs: number;
 }
 
+const asText = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
+
 const summary = (value: unknown) => {
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  const text = asText(value);
   return text.length > 500 ? `${text.slice(0, 500)}…` : text;
 };
+
+/** Outputs up to this size travel whole in the event (AgentService reports them); larger ones as a summary. */
+const maxEventOutputChars = 64 * 1024;
+
+function observation(outcome: ToolOutcome, durationMs: number): Record<string, unknown> {
+  if (!outcome.ok) return { ok: false, error: outcome.error, duration_ms: durationMs };
+  const whole = asText(outcome.content).length <= maxEventOutputChars;
+  return { ok: true, output: whole ? outcome.content : summary(outcome.content), output_truncated: !whole, duration_ms: durationMs };
+}
 
 export function createToolCallActivities({ store, pool, tools }: ActivityDeps) {
   return {
@@ -44,9 +55,10 @@ export function createToolCallActivities({ store, pool, tools }: ActivityDeps) {
           taskEvent(input.workflowId, `${eventKey}/invoked`, EventType.ToolInvoked, at, {
             agentId: input.agentId,
             message: `calling ${input.call.name}`,
-            payload: { tool: input.call.name, tool_call_id: input.call.id },
+            payload: { tool: input.call.name, tool_call_id: input.call.id, arguments: input.call.arguments },
           }),
         ]);
+        const startedAt = performance.now();
         const outcome = await whileHeartbeating(() =>
           tools.execute(input.call.name, input.call.arguments, {
             tenantId: input.tenantId,
@@ -55,6 +67,7 @@ export function createToolCallActivities({ store, pool, tools }: ActivityDeps) {
             signal: Context.current().cancellationSignal,
           }),
         );
+        const durationMs = Math.round(performance.now() - startedAt);
         const record = toolResultRecord(owner, input.call.id, at, { tool_use_id: input.call.id, name: input.call.name, outcome });
         await store.appendRunRecord(record, (tx) =>
           appendTaskEvent(
@@ -62,7 +75,7 @@ export function createToolCallActivities({ store, pool, tools }: ActivityDeps) {
             taskEvent(input.workflowId, `${eventKey}/observed`, EventType.ToolObservation, at, {
               agentId: input.agentId,
               message: outcome.ok ? summary(outcome.content) : `${outcome.error.category} error: ${outcome.error.message}`,
-              payload: { tool: input.call.name, tool_call_id: input.call.id, ok: outcome.ok },
+              payload: { tool: input.call.name, tool_call_id: input.call.id, ...observation(outcome, durationMs) },
             }),
           ),
         );

@@ -5,6 +5,7 @@ import { createPool } from '../core/db/database';
 import { migrateDatabase } from '../core/db/migrate';
 import { startEventFeed } from '../core/events/event-feed';
 import { createChatModel } from '../core/llm/chat-model';
+import { loadTemplateCatalog } from '../core/templates/template-catalog';
 import { createWeftToolRegistry } from '../core/tools';
 import { createAuthenticator } from './auth';
 import { startApiServer } from './server';
@@ -15,6 +16,7 @@ async function main(): Promise<void> {
   const pool = createPool(config.databaseUrl);
   if (!config.authEnabled) console.warn('WARNING: WEFT_AUTH=off: the API accepts every caller as tenant "default" with every role');
   const events = await startEventFeed(config.databaseUrl);
+  const tools = createWeftToolRegistry(config);
   const connection = await Connection.connect({ address: config.temporal.address });
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   const server = await startApiServer(
@@ -24,7 +26,8 @@ async function main(): Promise<void> {
       taskQueue: config.temporal.taskQueue,
       maxQueryBytes: config.limits.maxQueryBytes,
       taskDefaults: config.task,
-      tools: createWeftToolRegistry(config),
+      tools,
+      templates: loadTemplateCatalog(config.templatesDir, tools.list().map((t) => t.name)),
       auth: createAuthenticator(pool, { enabled: config.authEnabled, perMinute: config.rateLimitPerMinute }),
       events,
       sessions: config.sessions,

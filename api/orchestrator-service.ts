@@ -1,7 +1,7 @@
-import { status as GrpcStatus } from '@grpc/grpc-js';
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { Pool } from 'pg';
 import type { TaskSettings } from '../core/orchestration/task-settings';
+import type { TemplateCatalog } from '../core/templates/template-catalog';
 import type { ToolRegistry } from '../core/tools/registry';
 import type { CancelTaskRequest__Output } from '../protos/generated/shannon/orchestrator/CancelTaskRequest';
 import type { CancelTaskResponse } from '../protos/generated/shannon/orchestrator/CancelTaskResponse';
@@ -11,17 +11,16 @@ import type { OrchestratorServiceHandlers } from '../protos/generated/shannon/or
 import type { SubmitTaskRequest__Output } from '../protos/generated/shannon/orchestrator/SubmitTaskRequest';
 import type { SubmitTaskResponse } from '../protos/generated/shannon/orchestrator/SubmitTaskResponse';
 import { cancelTaskSignal } from '../workflows/messages';
-import { executionModeKey, sessionIdKey, taskStatusKey, tenantIdKey, userIdKey } from '../workflows/search-attributes';
-import type { taskWorkflow } from '../workflows/task-workflow';
 import { approveTask, pendingApprovals } from './approvals';
 import type { Authenticator } from './auth';
-import { ApiError, failedPrecondition } from './grpc-errors';
-import { taskIdFor, workflowIdFor } from './task-ids';
+import { failedPrecondition } from './grpc-errors';
+import { workflowIdFor } from './task-ids';
 import { listTaskSummaries, sessionContext } from './task-listing';
-import { ownTaskOf, workflowTenant } from './task-ownership';
+import { ownTaskOf } from './task-ownership';
+import { startTaskWorkflow, submittedTaskId } from './task-start';
 import { taskStatusResponse } from './task-status';
 import { taskInputFrom } from './task-submission';
-import { authorized } from './unary';
+import { authorized, authorizedCall } from './unary';
 
 export interface OrchestratorDeps {
   temporal: Client;
@@ -30,39 +29,23 @@ export interface OrchestratorDeps {
   maxQueryBytes: number;
   taskDefaults: TaskSettings;
   tools: ToolRegistry;
+  templates: TemplateCatalog;
   auth: Authenticator;
 }
 
-export function createOrchestratorService(deps: OrchestratorDeps): Partial<OrchestratorServiceHandlers> {
-  const limits = { maxQueryBytes: deps.maxQueryBytes, taskDefaults: deps.taskDefaults, toolNames: deps.tools.list().map((t) => t.name) };
+export function createOrchestratorService(deps: OrchestratorDeps): OrchestratorServiceHandlers {
+  const limits = {
+    maxQueryBytes: deps.maxQueryBytes,
+    taskDefaults: deps.taskDefaults,
+    toolNames: deps.tools.list().map((t) => t.name),
+    templates: deps.templates,
+  };
   return {
-    SubmitTask: authorized(deps.auth, async (request: SubmitTaskRequest__Output, principal): Promise<SubmitTaskResponse> => {
-      const taskId = taskIdFor(request.metadata?.task_id ?? '');
+    SubmitTask: authorizedCall(deps.auth, async (request: SubmitTaskRequest__Output, principal, call): Promise<SubmitTaskResponse> => {
+      const taskId = submittedTaskId(request.metadata?.task_id ?? '', call.metadata, principal);
       const input = taskInputFrom(request, { taskId, principal }, limits);
-      const workflowId = workflowIdFor(taskId);
-      let message = 'task submitted';
-      try {
-        await deps.temporal.workflow.start<typeof taskWorkflow>('taskWorkflow', {
-          workflowId,
-          taskQueue: deps.taskQueue,
-          args: [input],
-          // A task id names one workflow forever: a repeated submit finds it instead of starting another.
-          workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          typedSearchAttributes: [
-            { key: taskStatusKey, value: 'QUEUED' },
-            { key: executionModeKey, value: input.manualPlan ? 'COMPLEX' : input.autoDecompose ? 'ROUTING' : 'STANDARD' },
-            { key: userIdKey, value: input.userId },
-            { key: sessionIdKey, value: input.sessionId },
-            { key: tenantIdKey, value: input.tenantId },
-          ],
-        });
-      } catch (err) {
-        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-        if ((await workflowTenant(deps.temporal, workflowId)) !== principal.tenantId) {
-          throw new ApiError(GrpcStatus.ALREADY_EXISTS, `task id ${taskId} is already taken; choose another`);
-        }
-        message = 'task already submitted; returning the existing workflow';
-      }
+      const { workflowId, alreadyStarted } = await startTaskWorkflow(deps, input, principal);
+      const message = alreadyStarted ? 'task already submitted; returning the existing workflow' : 'task submitted';
       const plan = input.manualPlan;
       return {
         workflow_id: workflowId,
@@ -100,6 +83,9 @@ export function createOrchestratorService(deps: OrchestratorDeps): Partial<Orche
 
     ListTasks: authorized(deps.auth, (request, principal) => listTaskSummaries(deps.pool, request, principal)),
     GetSessionContext: authorized(deps.auth, (request, principal) => sessionContext(deps.pool, request, principal)),
+    ListTemplates: authorized(deps.auth, async () => ({
+      templates: deps.templates.list().map((t) => ({ name: t.name, version: t.version, key: t.key, content_hash: t.contentHash })),
+    })),
     ApproveTask: authorized(deps.auth, (request, principal) => approveTask(deps, request, principal)),
     GetPendingApprovals: authorized(deps.auth, (request, principal) => pendingApprovals(deps, request, principal.tenantId)),
   };

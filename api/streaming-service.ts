@@ -1,7 +1,7 @@
 import type { ServerWritableStream, ServiceError } from '@grpc/grpc-js';
 import type { Pool } from 'pg';
 import type { EventFeed } from '../core/events/event-feed';
-import { listTaskEvents, type TaskEvent } from '../core/events/event-log';
+import type { TaskEvent } from '../core/events/event-log';
 import { EventType } from '../core/events/event-types';
 import type { StreamRequest__Output } from '../protos/generated/shannon/orchestrator/StreamRequest';
 import type { StreamingServiceHandlers } from '../protos/generated/shannon/orchestrator/StreamingService';
@@ -9,6 +9,7 @@ import type { TaskUpdate } from '../protos/generated/shannon/orchestrator/TaskUp
 import type { Authenticator } from './auth';
 import { invalidArgument, toServiceError } from './grpc-errors';
 import { toTimestamp } from './struct';
+import { tailTaskEvents } from './task-event-tail';
 import { ownTaskOf } from './task-ownership';
 import type { Client } from '@temporalio/client';
 
@@ -19,11 +20,7 @@ export interface StreamingDeps {
   events: EventFeed;
 }
 
-const finalTypes: ReadonlySet<string> = new Set([EventType.WorkflowCompleted, EventType.WorkflowFailed, EventType.WorkflowCancelled]);
 const knownTypes: ReadonlySet<string> = new Set(Object.values(EventType));
-const pageSize = 500;
-/** Readers re-read the log this often even without a notification, so a lost one only costs latency. */
-const pollMs = 2_000;
 
 function streamIdOf(event: TaskEvent): string {
   return `${event.at.getTime()}-${event.seq}`;
@@ -64,7 +61,7 @@ export interface StreamingService {
 }
 
 export function createStreamingService(deps: StreamingDeps): StreamingService {
-  const open = new Set<() => void>();
+  const open = new Set<AbortController>();
 
   async function stream(call: ServerWritableStream<StreamRequest__Output, TaskUpdate>): Promise<void> {
     const principal = await deps.auth.authenticate(call.metadata);
@@ -72,40 +69,19 @@ export function createStreamingService(deps: StreamingDeps): StreamingService {
     if (!request.workflow_id) throw invalidArgument('workflow_id is required');
     const unknown = request.types.filter((type) => !knownTypes.has(type));
     if (unknown.length > 0) throw invalidArgument(`unknown event types: ${unknown.join(', ')}`);
-    let after = resumeAfter(request);
+    const after = resumeAfter(request);
     await ownTaskOf(deps, request.workflow_id, principal);
 
     const wanted = (event: TaskEvent) => request.types.length === 0 || request.types.includes(event.type);
-    let wake: () => void = () => {};
-    let ending = false;
-    const stop = () => {
-      ending = true;
-      wake();
-    };
-    open.add(stop);
-    call.on('cancelled', stop);
-    const unsubscribe = deps.events.subscribe(request.workflow_id, () => wake());
+    const ending = new AbortController();
+    open.add(ending);
+    call.on('cancelled', () => ending.abort());
     try {
-      for (;;) {
-        // Subscribed before reading: an append committed during the read wakes the next round.
-        const woken = new Promise<void>((resolve) => {
-          wake = resolve;
-          setTimeout(resolve, pollMs).unref();
-        });
-        const events = await listTaskEvents(deps.pool, request.workflow_id, after, pageSize);
-        for (const event of events) {
-          if (ending) return;
-          if (wanted(event)) await write(call, toUpdate(event));
-          after = event.seq;
-          if (finalTypes.has(event.type)) return;
-        }
-        if (events.length === pageSize) continue;
-        if (ending) return;
-        await woken;
+      for await (const event of tailTaskEvents(deps, request.workflow_id, after, ending.signal)) {
+        if (wanted(event)) await write(call, toUpdate(event));
       }
     } finally {
-      unsubscribe();
-      open.delete(stop);
+      open.delete(ending);
     }
   }
 
@@ -119,7 +95,7 @@ export function createStreamingService(deps: StreamingDeps): StreamingService {
       },
     },
     endAll: () => {
-      for (const stop of open) stop();
+      for (const ending of open) ending.abort();
     },
   };
 }

@@ -1,17 +1,19 @@
 import { checkPlan, type Plan } from '../core/orchestration/plan';
 import type { TaskSettings } from '../core/orchestration/task-settings';
+import type { TemplateCatalog } from '../core/templates/template-catalog';
 import type { SubmitTaskRequest__Output } from '../protos/generated/shannon/orchestrator/SubmitTaskRequest';
 import type { TaskDecomposition__Output } from '../protos/generated/shannon/orchestrator/TaskDecomposition';
 import type { TaskWorkflowInput } from '../workflows/task-workflow';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { Principal } from '../core/auth/api-keys';
-import { ApiError, invalidArgument } from './grpc-errors';
+import { ApiError, invalidArgument, notFound } from './grpc-errors';
 import { structToJson } from './struct';
 
 export interface SubmissionLimits {
   maxQueryBytes: number;
   taskDefaults: TaskSettings;
   toolNames: string[];
+  templates: TemplateCatalog;
 }
 
 const tierOf = { MODEL_TIER_SMALL: 'SMALL', MODEL_TIER_MEDIUM: 'MEDIUM', MODEL_TIER_LARGE: 'LARGE' } as const;
@@ -31,6 +33,17 @@ function manualPlan(decomposition: TaskDecomposition__Output | null, toolNames: 
   const check = checkPlan(candidate, toolNames);
   if (!check.ok) throw invalidArgument(`manual_decomposition is invalid: ${check.errors.join('; ')}`);
   return check.plan;
+}
+
+/** The plan of the template named by context.template (and context.template_version), if any. */
+function templatePlan(context: Record<string, unknown>, templates: TemplateCatalog): Plan | undefined {
+  const { template: name, template_version: version } = context;
+  if (name === undefined) return undefined;
+  if (typeof name !== 'string' || name === '') throw invalidArgument('context.template must be a template name (see ListTemplates)');
+  if (version !== undefined && typeof version !== 'string') throw invalidArgument('context.template_version must be a string like "1.0.0"');
+  const template = templates.find(name, version);
+  if (!template) throw notFound(`template ${version ? `${name}@${version}` : name} not found (see ListTemplates)`);
+  return template.plan;
 }
 
 function positiveNumber(context: Record<string, unknown>, key: string): number | undefined {
@@ -61,7 +74,10 @@ export function taskInputFrom(
   const context = structToJson(request.context);
   const approvalTimeoutSeconds = positiveNumber(context, 'approval_timeout_seconds');
   const maxIterations = positiveNumber(context, 'max_iterations');
-  const plan = manualPlan(request.manual_decomposition, limits.toolNames);
+  const manual = manualPlan(request.manual_decomposition, limits.toolNames);
+  const fromTemplate = templatePlan(context, limits.templates);
+  if (manual && fromTemplate) throw invalidArgument('give either manual_decomposition or context.template, not both');
+  const plan = manual ?? fromTemplate;
   const defaults = limits.taskDefaults;
   return {
     taskId: caller.taskId,

@@ -15,5 +15,13 @@ export function unary<Req, Res>(handler: (request: Req, call: ServerUnaryCall<Re
 
 /** A unary handler that runs only for an authenticated caller, who is passed along. */
 export function authorized<Req, Res>(auth: Authenticator, handler: (request: Req, principal: Principal) => Promise<Res>) {
-  return unary<Req, Res>(async (request, call) => handler(request, await auth.authenticate(call.metadata)));
+  return authorizedCall<Req, Res>(auth, (request, principal) => handler(request, principal));
+}
+
+/** Like `authorized`, for handlers that also read the call (its metadata or deadline). */
+export function authorizedCall<Req, Res>(
+  auth: Authenticator,
+  handler: (request: Req, principal: Principal, call: ServerUnaryCall<Req, Res>) => Promise<Res>,
+) {
+  return unary<Req, Res>(async (request, call) => handler(request, await auth.authenticate(call.metadata), call));
 }

@@ -15,7 +15,9 @@ import { createPool } from '../core/db/database';
 import { callUnary, createOrchestratorClient } from '../protos/clients';
 import type { SubmitTaskRequest } from '../protos/generated/shannon/orchestrator/SubmitTaskRequest';
 import type { SubmitTaskResponse__Output } from '../protos/generated/shannon/orchestrator/SubmitTaskResponse';
+import { loadConfig } from '../core/config';
 import { createChatModel } from '../core/llm/chat-model';
+import { loadTemplateCatalog } from '../core/templates/template-catalog';
 import { ScriptedModelServer } from '../test/model-server/scripted-model-server';
 import '../test/setup/quiet-sdk-logs';
 import { startTestServices } from '../test/setup/test-services';
@@ -68,6 +70,7 @@ async function main(): Promise<void> {
   const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const temporal = new Client({ connection });
   const events = await startEventFeed(process.env.DATABASE_URL!);
+  const tools = testToolRegistry();
   const api = await startApiServer(
     {
       temporal,
@@ -75,7 +78,8 @@ async function main(): Promise<void> {
       taskQueue: weftQueue,
       maxQueryBytes: 32 * 1024,
       taskDefaults: testTaskSettings(),
-      tools: testToolRegistry(),
+      tools,
+      templates: loadTemplateCatalog(loadConfig({}).templatesDir, tools.list().map((t) => t.name)),
       auth: createAuthenticator(pool, { enabled: true }),
       events,
       sessions: { ttlSeconds: 3600, maxHistory: 100 },

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { z } from 'zod';
 import type { TaskSettings } from './orchestration/task-settings';
 import { parseModelAliases, type ModelAliases } from './llm/model-aliases';
@@ -31,6 +32,7 @@ const envSchema = z.object({
   WEFT_MODEL_PRICES: z.string().optional(),
   WEFT_MODEL_ALIASES: z.string().optional(),
   WEFT_WORKSPACE_DIR: z.string().default('.state/workspaces'),
+  WEFT_TEMPLATES_DIR: z.string().default(path.resolve(__dirname, '..', 'templates')),
   WEFT_MAX_AGENTS: z.coerce.number().int().positive().default(5),
   WEFT_MAX_ITERATIONS: z.coerce.number().int().positive().default(10),
   WEFT_TOOL_PARALLELISM: z.coerce.number().int().positive().default(4),
@@ -63,6 +65,8 @@ export interface WeftConfig {
   /** Model names clients may use for configured models (seed 002's "venice-uncensored"). */
   modelAliases: ModelAliases;
   workspaceDir: string;
+  /** Task templates (YAML) that ListTemplates lists and SubmitTask's context.template names. */
+  templatesDir: string;
   limits: { maxQueryBytes: number };
   /** Defaults every task starts with; a request may lower some of them. */
   task: TaskSettings;
@@ -107,6 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
     prices: parseModelPrices(e.WEFT_MODEL_PRICES),
     modelAliases: parseModelAliases(e.WEFT_MODEL_ALIASES, e.WEFT_MODEL_MEDIUM ?? e.WEFT_LLM_MODEL),
     workspaceDir: e.WEFT_WORKSPACE_DIR,
+    templatesDir: e.WEFT_TEMPLATES_DIR,
     limits: { maxQueryBytes: e.WEFT_MAX_QUERY_BYTES },
     task: {
       maxAgents: e.WEFT_MAX_AGENTS,

@@ -32,6 +32,8 @@ export interface TaskWorkflowInput {
   manualPlan?: Plan;
   requireApproval: boolean;
   settings: TaskSettings;
+  /** Only these tools are offered (AgentService's available_tools); all registered ones when absent. */
+  allowedTools?: string[];
   /** Set when a single-agent task continues in a fresh history. */
   resume?: { tools: ToolSummary[]; loop: AgentLoopState };
 }

@@ -16,6 +16,7 @@ import { loadConfig } from '../../core/config';
 import type { ModelPrices } from '../../core/llm/pricing';
 import type { TaskSettings } from '../../core/orchestration/task-settings';
 import { createRuntimeStore, type RuntimeStore } from '../../core/store';
+import { loadTemplateCatalog } from '../../core/templates/template-catalog';
 import { createWeftToolRegistry, type ToolRegistry } from '../../core/tools';
 import type { TaskWorkflowInput } from '../../workflows/task-workflow';
 import { createOrchestratorClient, createServiceClient, type ServiceClient, type ServiceName } from '../../protos/clients';
@@ -127,6 +128,7 @@ export async function startTestStack(
     maxQueryBytes: options.maxQueryBytes ?? 32 * 1024,
     taskDefaults: testTaskSettings(options.settings),
     tools,
+    templates: loadTemplateCatalog(loadConfig({}).templatesDir, tools.list().map((t) => t.name)),
     auth: createAuthenticator(pool, { enabled: true }),
     events,
     sessions: loadConfig({}).sessions,

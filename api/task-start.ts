@@ -1,0 +1,58 @@
+import { createHash } from 'node:crypto';
+import { status as GrpcStatus, type Metadata } from '@grpc/grpc-js';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { Principal } from '../core/auth/api-keys';
+import { executionModeKey, sessionIdKey, taskStatusKey, tenantIdKey, userIdKey } from '../workflows/search-attributes';
+import type { taskWorkflow, TaskWorkflowInput } from '../workflows/task-workflow';
+import { ApiError, invalidArgument } from './grpc-errors';
+import { taskIdFor, workflowIdFor } from './task-ids';
+import { workflowTenant } from './task-ownership';
+
+const maxIdempotencyKeyLength = 255;
+
+/**
+ * The task id of a submission: the caller's metadata.task_id, else one derived from an
+ * `idempotency-key` header (the same key of the same tenant always names the same task), else a new one.
+ */
+export function submittedTaskId(requestedTaskId: string, metadata: Metadata, principal: Principal): string {
+  const key = metadata.get('idempotency-key')[0];
+  if (requestedTaskId || key === undefined) return taskIdFor(requestedTaskId);
+  const text = String(key);
+  if (text === '' || text.length > maxIdempotencyKeyLength) throw invalidArgument(`idempotency-key must be 1-${maxIdempotencyKeyLength} characters`);
+  return `task-${createHash('sha256').update(`${principal.tenantId}\n${text}`).digest('hex').slice(0, 32)}`;
+}
+
+/**
+ * Starts the task's workflow, or finds it when the task id was submitted before (a retried submit).
+ * A task id another tenant already used is refused.
+ */
+export async function startTaskWorkflow(
+  deps: { temporal: Client; taskQueue: string },
+  input: TaskWorkflowInput,
+  principal: Principal,
+): Promise<{ workflowId: string; alreadyStarted: boolean }> {
+  const workflowId = workflowIdFor(input.taskId);
+  try {
+    await deps.temporal.workflow.start<typeof taskWorkflow>('taskWorkflow', {
+      workflowId,
+      taskQueue: deps.taskQueue,
+      args: [input],
+      // A task id names one workflow forever: a repeated submit finds it instead of starting another.
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      typedSearchAttributes: [
+        { key: taskStatusKey, value: 'QUEUED' },
+        { key: executionModeKey, value: input.manualPlan ? 'COMPLEX' : input.autoDecompose ? 'ROUTING' : 'STANDARD' },
+        { key: userIdKey, value: input.userId },
+        { key: sessionIdKey, value: input.sessionId },
+        { key: tenantIdKey, value: input.tenantId },
+      ],
+    });
+    return { workflowId, alreadyStarted: false };
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    if ((await workflowTenant(deps.temporal, workflowId)) !== principal.tenantId) {
+      throw new ApiError(GrpcStatus.ALREADY_EXISTS, `task id ${input.taskId} is already taken; choose another`);
+    }
+    return { workflowId, alreadyStarted: true };
+  }
+}
