@@ -33,6 +33,7 @@ async function main(): Promise<void> {
       sessions: config.sessions,
       chatModel: createChatModel(config.llm),
       modelAliases: config.modelAliases,
+      sandboxMemoryMb: config.sandboxMemoryMb,
     },
     config.listen,
   );

@@ -2,6 +2,7 @@ import type { EventFeed } from '../core/events/event-feed';
 import type { ChatModel } from '../core/llm/chat-model';
 import type { ModelAliases } from '../core/llm/model-aliases';
 import { protoFilesByPort } from '../protos/load';
+import { createAgentService } from './agent-service';
 import { createAiService } from './ai-service';
 import { startGrpcServer } from './grpc-server';
 import { createOrchestratorService, type OrchestratorDeps } from './orchestrator-service';
@@ -33,6 +34,8 @@ export type ApiDeps = OrchestratorDeps & {
   /** For the gateway services (ai.AIService, LLMService), which call models directly. */
   chatModel: ChatModel;
   modelAliases: ModelAliases;
+  /** The Python sandbox's memory cap, which GetCapabilities reports. */
+  sandboxMemoryMb: number;
 };
 
 /** Every port on free ones, for tests and benchmarks. */
@@ -56,13 +59,21 @@ export async function startApiServer(deps: ApiDeps, listen: ApiListen): Promise<
     },
     beforeShutdown: () => streaming.endAll(),
   });
+  const agents = createAgentService(deps);
+  const agent = await startGrpcServer({
+    ...common,
+    port: listen.agentPort,
+    protoFiles: protoFilesByPort.agent,
+    services: { 'shannon.agent.AgentService': agents.handlers },
+    beforeShutdown: () => agents.endAll(),
+  });
   return {
     port: front.port,
-    agentPort: 0,
+    agentPort: agent.port,
     llmPort: 0,
     httpPort: 0,
     shutdown: async () => {
-      await front.shutdown();
+      await Promise.all([front.shutdown(), agent.shutdown()]);
     },
   };
 }

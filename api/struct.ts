@@ -27,17 +27,18 @@ export function structToJson(struct: Struct__Output | null | undefined): { [key:
   return Object.fromEntries(Object.entries(struct?.fields ?? {}).map(([key, value]) => [key, fromValue(value)]));
 }
 
-function toValue(value: unknown): Value {
+/** Any JSON value as a protobuf Value. */
+export function jsonToValue(value: unknown): Value {
   if (value === null || value === undefined) return { nullValue: 'NULL_VALUE' };
   if (typeof value === 'number') return { numberValue: value };
   if (typeof value === 'string') return { stringValue: value };
   if (typeof value === 'boolean') return { boolValue: value };
-  if (Array.isArray(value)) return { listValue: { values: value.map(toValue) } };
+  if (Array.isArray(value)) return { listValue: { values: value.map(jsonToValue) } };
   return { structValue: jsonToStruct(value as Record<string, unknown>) };
 }
 
 export function jsonToStruct(json: Record<string, unknown>): Struct {
-  return { fields: Object.fromEntries(Object.entries(json).map(([key, value]) => [key, toValue(value)])) };
+  return { fields: Object.fromEntries(Object.entries(json).map(([key, value]) => [key, jsonToValue(value)])) };
 }
 
 export function toTimestamp(date: Date): { seconds: string; nanos: number } {

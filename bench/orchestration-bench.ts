@@ -85,6 +85,7 @@ async function main(): Promise<void> {
       sessions: { ttlSeconds: 3600, maxHistory: 100 },
       chatModel: createChatModel({ baseURL: model.baseURL, apiKey: 'bench', timeoutMs: 10_000 }),
       modelAliases: {},
+      sandboxMemoryMb: 512,
     },
     ephemeralListen(),
   );

@@ -21,6 +21,7 @@ const envSchema = z.object({
   WEFT_HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   WEFT_SESSION_TTL_SECONDS: z.coerce.number().int().positive().default(24 * 3600),
   WEFT_SESSION_MAX_HISTORY: z.coerce.number().int().positive().default(100),
+  WEFT_SANDBOX_MEMORY_MB: z.coerce.number().int().positive().default(512),
   WEFT_MAX_MESSAGE_BYTES: z.coerce.number().int().positive().default(4 * 1024 * 1024),
   WEFT_LLM_BASE_URL: z.string().url().optional(),
   WEFT_LLM_API_KEY: z.string().optional(),
@@ -65,6 +66,8 @@ export interface WeftConfig {
   /** Model names clients may use for configured models (seed 002's "venice-uncensored"). */
   modelAliases: ModelAliases;
   workspaceDir: string;
+  /** Memory cap of a Python sandbox process. */
+  sandboxMemoryMb: number;
   /** Task templates (YAML) that ListTemplates lists and SubmitTask's context.template names. */
   templatesDir: string;
   limits: { maxQueryBytes: number };
@@ -111,6 +114,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
     prices: parseModelPrices(e.WEFT_MODEL_PRICES),
     modelAliases: parseModelAliases(e.WEFT_MODEL_ALIASES, e.WEFT_MODEL_MEDIUM ?? e.WEFT_LLM_MODEL),
     workspaceDir: e.WEFT_WORKSPACE_DIR,
+    sandboxMemoryMb: e.WEFT_SANDBOX_MEMORY_MB,
     templatesDir: e.WEFT_TEMPLATES_DIR,
     limits: { maxQueryBytes: e.WEFT_MAX_QUERY_BYTES },
     task: {

@@ -171,3 +171,9 @@ export async function sessionSpend(db: Queryable, tenantId: string, sessionId: s
   const row = rows.rows[0]!;
   return { tasks: Number(row.n), promptTokens: Number(row.p), completionTokens: Number(row.c), totalTokens: Number(row.t), costUsd: row.cost };
 }
+
+/** How many of a tenant's tasks are queued or running. */
+export async function countRunningTasks(db: Queryable, tenantId: string): Promise<number> {
+  const { rows } = await db.query<{ n: string }>(`SELECT count(*) AS n FROM tasks WHERE tenant_id = $1 AND status IN ('QUEUED', 'RUNNING')`, [tenantId]);
+  return Number(rows[0]!.n);
+}

@@ -134,6 +134,7 @@ export async function startTestStack(
     sessions: loadConfig({}).sessions,
     chatModel: createChatModel({ baseURL: model.baseURL, apiKey: 'test', timeoutMs: 10_000 }),
     modelAliases: { 'venice-uncensored': TEST_MODEL },
+    sandboxMemoryMb: 512,
   };
   const api = await startApiServer(apiDeps, ephemeralListen());
   const clients: Array<{ close(): void }> = [];

@@ -1,0 +1,146 @@
+import { totalmem } from 'node:os';
+import { status as GrpcStatus, type ServerUnaryCall, type ServerWritableStream, type ServiceError } from '@grpc/grpc-js';
+import type { TaskEvent } from '../core/events/event-log';
+import { EventType } from '../core/events/event-types';
+import { countRunningTasks, findTask } from '../core/tasks/task-index';
+import { weftVersion } from '../core/version';
+import type { AgentServiceHandlers } from '../protos/generated/shannon/agent/AgentService';
+import type { ExecuteTaskRequest__Output } from '../protos/generated/shannon/agent/ExecuteTaskRequest';
+import type { TaskUpdate } from '../protos/generated/shannon/agent/TaskUpdate';
+import { agentTaskInput, awaitAgentResult, executionResponse, toolCallOf, toolResultOf } from './agent-execution';
+import { ApiError, toServiceError } from './grpc-errors';
+import type { OrchestratorDeps } from './orchestrator-service';
+import { tailTaskEvents, type EventTailDeps } from './task-event-tail';
+import { startTaskWorkflow, submittedTaskId } from './task-start';
+import { discoverTools, toolCapabilityOf } from './tool-capabilities';
+import { authorized, authorizedCall } from './unary';
+
+export type AgentDeps = OrchestratorDeps & EventTailDeps & { sandboxMemoryMb: number };
+
+const startedAt = Date.now();
+
+/** Ends a wait when the call is cancelled by its client or its deadline passes. */
+function abandonedSignal(call: ServerUnaryCall<unknown, unknown> | ServerWritableStream<unknown, unknown>): AbortSignal {
+  const abandoned = new AbortController();
+  call.on('cancelled', () => abandoned.abort(new ApiError(GrpcStatus.CANCELLED, 'the call was cancelled; the agent task keeps running')));
+  return abandoned.signal;
+}
+
+const stateOf: Partial<Record<string, TaskUpdate['state']>> = {
+  [EventType.WorkflowStarted]: 'AGENT_STATE_PLANNING',
+  [EventType.ApprovalRequested]: 'AGENT_STATE_WAITING',
+  [EventType.WorkflowCompleted]: 'AGENT_STATE_COMPLETED',
+  [EventType.WorkflowFailed]: 'AGENT_STATE_FAILED',
+  [EventType.WorkflowCancelled]: 'AGENT_STATE_FAILED',
+};
+
+function agentUpdate(taskId: string, event: TaskEvent): TaskUpdate {
+  const state = stateOf[event.type] ?? 'AGENT_STATE_EXECUTING';
+  return {
+    task_id: taskId,
+    state,
+    message: event.message,
+    ...(event.type === EventType.ToolInvoked ? { tool_call: toolCallOf(event) } : {}),
+    ...(event.type === EventType.ToolObservation ? { tool_result: toolResultOf(event) } : {}),
+    progress: state === 'AGENT_STATE_COMPLETED' || state === 'AGENT_STATE_FAILED' ? 1 : 0,
+  };
+}
+
+export interface AgentService {
+  handlers: AgentServiceHandlers;
+  /** Ends open StreamExecuteTask streams (their tasks keep running); for a graceful shutdown. */
+  endAll(): void;
+}
+
+export function createAgentService(deps: AgentDeps): AgentService {
+  const limits = {
+    maxQueryBytes: deps.maxQueryBytes,
+    taskDefaults: deps.taskDefaults,
+    toolNames: deps.tools.list().map((t) => t.name),
+    templates: deps.templates,
+  };
+  const open = new Set<AbortController>();
+
+  const start = async (request: ExecuteTaskRequest__Output, call: ServerUnaryCall<unknown, unknown> | ServerWritableStream<unknown, unknown>) => {
+    const principal = await deps.auth.authenticate(call.metadata);
+    const taskId = submittedTaskId(request.metadata?.task_id ?? '', call.metadata, principal);
+    const input = agentTaskInput(request, { taskId, principal }, limits);
+    const { workflowId } = await startTaskWorkflow(deps, input, principal);
+    return { taskId, workflowId, timeoutSeconds: request.config?.timeout_seconds ?? 0 };
+  };
+
+  const stream = async (call: ServerWritableStream<ExecuteTaskRequest__Output, TaskUpdate>) => {
+    const { taskId, workflowId, timeoutSeconds } = await start(call.request, call);
+    const ending = new AbortController();
+    open.add(ending);
+    call.on('cancelled', () => ending.abort());
+    // Only its timeout matters here: the stream itself ends with the task's final event.
+    const timeoutWatch = awaitAgentResult(deps.temporal, workflowId, timeoutSeconds, ending.signal).catch(() => undefined);
+    try {
+      for await (const event of tailTaskEvents(deps, workflowId, 0, ending.signal)) {
+        const update = agentUpdate(taskId, event);
+        // The last update carries the answer (or what went wrong) rather than a lifecycle line.
+        if (update.progress === 1) {
+          const task = await findTask(deps.pool, taskId);
+          update.message = task?.result || task?.errorMessage || update.message;
+        }
+        if (!call.write(update)) await new Promise((resolve) => call.once('drain', resolve));
+      }
+    } finally {
+      open.delete(ending);
+      ending.abort();
+      await timeoutWatch;
+    }
+  };
+
+  const handlers: AgentServiceHandlers = {
+    ExecuteTask: authorizedCall(deps.auth, async (request, _principal, call) => {
+      const { taskId, workflowId, timeoutSeconds } = await start(request, call);
+      const outcome = await awaitAgentResult(deps.temporal, workflowId, timeoutSeconds, abandonedSignal(call));
+      return executionResponse(deps.pool, taskId, workflowId, outcome);
+    }),
+
+    StreamExecuteTask: (call) => {
+      stream(call).then(
+        () => call.end(),
+        (err: unknown) => call.emit('error', toServiceError(err, (line) => console.error(line)) as ServiceError),
+      );
+    },
+
+    GetCapabilities: authorized(deps.auth, async () => ({
+      supported_tools: limits.toolNames,
+      supported_modes: ['EXECUTION_MODE_SIMPLE', 'EXECUTION_MODE_STANDARD'],
+      max_memory_mb: String(deps.sandboxMemoryMb),
+      max_concurrent_tasks: deps.taskDefaults.maxAgents,
+      version: weftVersion,
+    })),
+
+    HealthCheck: authorized(deps.auth, async (_request, principal) => {
+      const problems: string[] = [];
+      const activeTasks = await countRunningTasks(deps.pool, principal.tenantId).catch((err: unknown) => {
+        problems.push(`postgres: ${err instanceof Error ? err.message : String(err)}`);
+        return 0;
+      });
+      await deps.temporal.workflowService.getSystemInfo({}).catch((err: unknown) => {
+        problems.push(`temporal: ${err instanceof Error ? err.message : String(err)}`);
+      });
+      return {
+        healthy: problems.length === 0,
+        message: problems.length === 0 ? 'ok' : problems.join('; '),
+        uptime_seconds: String(Math.floor((Date.now() - startedAt) / 1000)),
+        active_tasks: activeTasks,
+        memory_usage_percent: (process.memoryUsage().rss / totalmem()) * 100,
+      };
+    }),
+
+    DiscoverTools: authorized(deps.auth, async (request) => ({ tools: discoverTools(deps.tools, request) })),
+    GetToolCapability: authorized(deps.auth, async (request) => ({ tool: toolCapabilityOf(deps.tools, request.tool_id) })),
+  };
+
+  return {
+    handlers,
+    endAll: () => {
+      for (const ending of open) ending.abort();
+    },
+  };
+}
