@@ -5,7 +5,7 @@ import { appendTaskEvent } from '../core/events/event-log';
 import { EventType } from '../core/events/event-types';
 import { isModelFailure, type ChatCompletion } from '../core/llm/chat-model';
 import { costOf } from '../core/llm/pricing';
-import { complexityPrompt, complexityVerdictSchema, heuristicComplexity, type ComplexityVerdict } from '../core/orchestration/complexity';
+import { complexityFromModel, heuristicComplexity, type ComplexityVerdict } from '../core/orchestration/complexity';
 import { checkPlan, parsePlanText, type Plan } from '../core/orchestration/plan';
 import { encodePayload } from '../core/store';
 import { recordTaskMode, recordTaskPlan, type NewTask } from '../core/tasks/task-index';
@@ -93,15 +93,16 @@ export function createRoutingActivities({ store, pool, chatModel, models, prices
             return { verdict, cachedAnswer };
           }
           // When no model answers (refused, down, unparseable), the heuristic decides, as documented.
-          const reply = await askOnce(input, 'routing/analysis', complexityPrompt(input.query, toolNames()), models.SMALL).catch(
-            (err: unknown) => {
-              if (isModelFailure(err)) return undefined;
-              throw err;
-            },
+          const fromModel = await complexityFromModel(input.query, toolNames(), (prompt) =>
+            askOnce(input, 'routing/analysis', prompt, models.SMALL).then(
+              (reply) => reply.text,
+              (err: unknown) => {
+                if (isModelFailure(err)) return undefined;
+                throw err;
+              },
+            ),
           );
-          const parsed = reply ? complexityVerdictSchema.safeParse(parsePlanText(reply.text)) : undefined;
-          // A model's SIMPLE needs a direct tool call, which only the heuristic provides.
-          if (parsed?.success && parsed.data.recommended_mode !== 'SIMPLE') verdict = { ...parsed.data, source: 'model' };
+          if (fromModel) verdict = fromModel;
         }
         await announce(input, at, verdict);
         return { verdict };

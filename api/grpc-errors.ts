@@ -1,5 +1,7 @@
 import { status as GrpcStatus, type ServerErrorResponse } from '@grpc/grpc-js';
+import OpenAI from 'openai';
 import { ConversationError, MessageConflictError } from '../core/sessions/errors';
+import { TranscriptError } from '../core/transcript';
 
 /** An error the API reports to the caller with a gRPC status and a message that says what was wrong. */
 export class ApiError extends Error {
@@ -27,8 +29,20 @@ function isUnstorableValue(err: unknown): err is Error {
   return typeof code === 'string' && code.startsWith('22');
 }
 
+/** A model provider's failure, in the caller's terms: its own bad request, a limit, or the provider being down. */
+function modelFailure(err: InstanceType<typeof OpenAI.APIError>): Partial<ServerErrorResponse> {
+  const details = `the model provider answered${err.status ? ` HTTP ${err.status}` : ''}: ${err.message}`;
+  if (err instanceof OpenAI.APIConnectionTimeoutError) return { code: GrpcStatus.DEADLINE_EXCEEDED, details: 'the model provider did not answer in time' };
+  if (err.status === 429) return { code: GrpcStatus.RESOURCE_EXHAUSTED, details };
+  if (err.status === 404) return { code: GrpcStatus.NOT_FOUND, details };
+  if (err.status === 400 || err.status === 422) return { code: GrpcStatus.INVALID_ARGUMENT, details };
+  return { code: GrpcStatus.UNAVAILABLE, details };
+}
+
 export function toServiceError(err: unknown, log: (line: string) => void): Partial<ServerErrorResponse> {
   if (err instanceof ApiError) return { code: err.code, details: err.message };
+  if (err instanceof TranscriptError) return { code: GrpcStatus.INVALID_ARGUMENT, details: `invalid conversation: ${err.message}` };
+  if (err instanceof OpenAI.APIError) return modelFailure(err);
   if (err instanceof MessageConflictError) return { code: GrpcStatus.ALREADY_EXISTS, details: err.message };
   // Unknown, another tenant's, deleted or expired: the session is not there for this caller.
   if (err instanceof ConversationError) return { code: GrpcStatus.NOT_FOUND, details: err.message };

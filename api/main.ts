@@ -5,6 +5,8 @@ import { createPool } from '../core/db/database';
 import { migrateDatabase } from '../core/db/migrate';
 import { startEventFeed } from '../core/events/event-feed';
 import { createChatModel } from '../core/llm/chat-model';
+import { createEmbedder } from '../core/llm/embeddings';
+import { providerOf } from '../core/llm/providers';
 import { loadTemplateCatalog } from '../core/templates/template-catalog';
 import { createWeftToolRegistry } from '../core/tools';
 import { createAuthenticator } from './auth';
@@ -32,6 +34,11 @@ async function main(): Promise<void> {
       events,
       sessions: config.sessions,
       chatModel: createChatModel(config.llm),
+      embedder: createEmbedder(config.llm),
+      models: config.models,
+      prices: config.prices,
+      provider: providerOf(config.llm.baseURL),
+      embeddingModel: config.llm.embeddingModel,
       modelAliases: config.modelAliases,
       sandboxMemoryMb: config.sandboxMemoryMb,
     },

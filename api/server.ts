@@ -1,10 +1,9 @@
 import type { EventFeed } from '../core/events/event-feed';
-import type { ChatModel } from '../core/llm/chat-model';
-import type { ModelAliases } from '../core/llm/model-aliases';
 import { protoFilesByPort } from '../protos/load';
 import { createAgentService } from './agent-service';
 import { createAiService } from './ai-service';
 import { startGrpcServer } from './grpc-server';
+import { createLlmService, type LlmDeps } from './llm-service';
 import { createOrchestratorService, type OrchestratorDeps } from './orchestrator-service';
 import { createSessionService, type SessionDefaults } from './session-service';
 import { createStreamingService } from './streaming-service';
@@ -28,15 +27,13 @@ export interface ApiServer {
   shutdown(): Promise<void>;
 }
 
-export type ApiDeps = OrchestratorDeps & {
-  events: EventFeed;
-  sessions: SessionDefaults;
-  /** For the gateway services (ai.AIService, LLMService), which call models directly. */
-  chatModel: ChatModel;
-  modelAliases: ModelAliases;
-  /** The Python sandbox's memory cap, which GetCapabilities reports. */
-  sandboxMemoryMb: number;
-};
+export type ApiDeps = OrchestratorDeps &
+  Omit<LlmDeps, 'auth' | 'tools'> & {
+    events: EventFeed;
+    sessions: SessionDefaults;
+    /** The Python sandbox's memory cap, which GetCapabilities reports. */
+    sandboxMemoryMb: number;
+  };
 
 /** Every port on free ones, for tests and benchmarks. */
 export function ephemeralListen(host = '127.0.0.1'): ApiListen {
@@ -67,13 +64,19 @@ export async function startApiServer(deps: ApiDeps, listen: ApiListen): Promise<
     services: { 'shannon.agent.AgentService': agents.handlers },
     beforeShutdown: () => agents.endAll(),
   });
+  const llm = await startGrpcServer({
+    ...common,
+    port: listen.llmPort,
+    protoFiles: protoFilesByPort.llm,
+    services: { 'shannon.llm.LLMService': createLlmService(deps) },
+  });
   return {
     port: front.port,
     agentPort: agent.port,
-    llmPort: 0,
+    llmPort: llm.port,
     httpPort: 0,
     shutdown: async () => {
-      await Promise.all([front.shutdown(), agent.shutdown()]);
+      await Promise.all([front.shutdown(), agent.shutdown(), llm.shutdown()]);
     },
   };
 }

@@ -17,6 +17,7 @@ import type { SubmitTaskRequest } from '../protos/generated/shannon/orchestrator
 import type { SubmitTaskResponse__Output } from '../protos/generated/shannon/orchestrator/SubmitTaskResponse';
 import { loadConfig } from '../core/config';
 import { createChatModel } from '../core/llm/chat-model';
+import { createEmbedder } from '../core/llm/embeddings';
 import { loadTemplateCatalog } from '../core/templates/template-catalog';
 import { ScriptedModelServer } from '../test/model-server/scripted-model-server';
 import '../test/setup/quiet-sdk-logs';
@@ -84,6 +85,11 @@ async function main(): Promise<void> {
       events,
       sessions: { ttlSeconds: 3600, maxHistory: 100 },
       chatModel: createChatModel({ baseURL: model.baseURL, apiKey: 'bench', timeoutMs: 10_000 }),
+      embedder: createEmbedder({ baseURL: model.baseURL, apiKey: 'bench', timeoutMs: 10_000 }),
+      models: { SMALL: 'bench-model', MEDIUM: 'bench-model', LARGE: 'bench-model' },
+      prices: {},
+      provider: 'VLLM',
+      embeddingModel: 'bench-embedding',
       modelAliases: {},
       sandboxMemoryMb: 512,
     },

@@ -32,6 +32,7 @@ const envSchema = z.object({
   WEFT_MODEL_LARGE: z.string().optional(),
   WEFT_MODEL_PRICES: z.string().optional(),
   WEFT_MODEL_ALIASES: z.string().optional(),
+  WEFT_EMBEDDING_MODEL: z.string().default('text-embedding-3-small'),
   WEFT_WORKSPACE_DIR: z.string().default('.state/workspaces'),
   WEFT_TEMPLATES_DIR: z.string().default(path.resolve(__dirname, '..', 'templates')),
   WEFT_MAX_AGENTS: z.coerce.number().int().positive().default(5),
@@ -59,7 +60,7 @@ export interface WeftConfig {
   rateLimitPerMinute: number;
   /** What a SessionService session gets when its creator does not say. */
   sessions: { ttlSeconds: number; maxHistory: number };
-  llm: { baseURL?: string; apiKey: string; model: string; timeoutMs: number };
+  llm: { baseURL?: string; apiKey: string; model: string; timeoutMs: number; embeddingModel: string };
   /** The model for each tier (each defaults to WEFT_LLM_MODEL). */
   models: Record<ModelTier, string>;
   prices: ModelPrices;
@@ -105,6 +106,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
       apiKey: e.WEFT_LLM_API_KEY ?? e.OPENAI_API_KEY ?? 'unused',
       model: e.WEFT_LLM_MODEL,
       timeoutMs: e.WEFT_LLM_TIMEOUT_MS,
+      embeddingModel: e.WEFT_EMBEDDING_MODEL,
     },
     models: {
       SMALL: e.WEFT_MODEL_SMALL ?? e.WEFT_LLM_MODEL,

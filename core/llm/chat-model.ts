@@ -22,61 +22,121 @@ export interface ChatModelOptions {
   timeoutMs: number;
 }
 
+/** Generation settings a caller may set; the provider's defaults apply to the rest. */
+export interface Sampling {
+  temperature?: number;
+  topP?: number;
+  maxTokens?: number;
+  stop?: string[];
+  presencePenalty?: number;
+  frequencyPenalty?: number;
+}
+
 export interface ChatRequest {
   model: string;
   messages: readonly Message[];
   /** Instructions sent as the system message; not part of the transcript. */
   system?: string;
-  tools?: readonly ToolMetadata[];
+  tools?: readonly Pick<ToolMetadata, 'name' | 'description' | 'parameters'>[];
+  sampling?: Sampling;
   signal?: AbortSignal;
 }
 
+/** A streamed reply: text as it comes, each tool call once its arguments are complete, then the end. */
+export type ChatDelta =
+  | { kind: 'text'; text: string }
+  | { kind: 'tool_call'; id: string; name: string; arguments: string }
+  | { kind: 'end'; finishReason: string; usage: TokenCounts; model: string };
+
 export interface ChatModel {
   complete(request: ChatRequest): Promise<ChatCompletion>;
+  stream(request: ChatRequest): AsyncGenerator<ChatDelta>;
 }
 
 /**
  * A chat model behind any OpenAI-compatible endpoint, through the official `openai` client.
  * The client's own retries are off: Temporal retries the activity, with its own backoff and limits.
  */
-export function createChatModel(options: ChatModelOptions): ChatModel {
-  const client = new OpenAI({
+/** The official `openai` client for one endpoint; its own retries are off (callers decide). */
+export function openAiClient(options: ChatModelOptions): OpenAI {
+  return new OpenAI({
     apiKey: options.apiKey,
     ...(options.baseURL ? { baseURL: options.baseURL } : {}),
     timeout: options.timeoutMs,
     maxRetries: 0,
   });
+}
+
+function requestBody({ model, messages, system, tools, sampling }: ChatRequest) {
+  // An invalid transcript never reaches a provider.
+  validateTranscript(messages);
   return {
-    async complete({ model, messages, system, tools, signal }) {
-      // An invalid transcript never reaches a provider.
-      validateTranscript(messages);
-      const response = await client.chat.completions.create(
-        {
-          model,
-          messages: toChatMessages(messages, system),
-          ...(tools && tools.length > 0
-            ? {
-                tools: tools.map((tool) => ({
-                  type: 'function' as const,
-                  function: { name: tool.name, description: tool.description, parameters: tool.parameters },
-                })),
-              }
-            : {}),
-        },
-        { signal },
-      );
+    model,
+    messages: toChatMessages(messages, system),
+    ...(tools && tools.length > 0
+      ? {
+          tools: tools.map((tool) => ({
+            type: 'function' as const,
+            function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+          })),
+        }
+      : {}),
+    ...(sampling?.temperature !== undefined ? { temperature: sampling.temperature } : {}),
+    ...(sampling?.topP !== undefined ? { top_p: sampling.topP } : {}),
+    ...(sampling?.maxTokens !== undefined ? { max_tokens: sampling.maxTokens } : {}),
+    ...(sampling?.stop?.length ? { stop: sampling.stop } : {}),
+    ...(sampling?.presencePenalty !== undefined ? { presence_penalty: sampling.presencePenalty } : {}),
+    ...(sampling?.frequencyPenalty !== undefined ? { frequency_penalty: sampling.frequencyPenalty } : {}),
+  };
+}
+
+const countsOf = (usage: OpenAI.CompletionUsage | null | undefined): TokenCounts => ({
+  promptTokens: usage?.prompt_tokens ?? 0,
+  completionTokens: usage?.completion_tokens ?? 0,
+  totalTokens: usage?.total_tokens ?? 0,
+});
+
+/**
+ * A chat model behind any OpenAI-compatible endpoint, through the official `openai` client.
+ * The client's own retries are off: Temporal retries the activity, with its own backoff and limits.
+ */
+export function createChatModel(options: ChatModelOptions): ChatModel {
+  const client = openAiClient(options);
+  return {
+    async complete(request) {
+      const response = await client.chat.completions.create(requestBody(request), { signal: request.signal });
       const choice = response.choices[0];
-      if (!choice) throw new Error(`model ${model} returned no choices`);
-      return {
-        message: fromChatMessage(choice.message),
-        model: response.model,
-        finishReason: choice.finish_reason,
-        usage: {
-          promptTokens: response.usage?.prompt_tokens ?? 0,
-          completionTokens: response.usage?.completion_tokens ?? 0,
-          totalTokens: response.usage?.total_tokens ?? 0,
-        },
-      };
+      if (!choice) throw new Error(`model ${request.model} returned no choices`);
+      return { message: fromChatMessage(choice.message), model: response.model, finishReason: choice.finish_reason, usage: countsOf(response.usage) };
+    },
+
+    async *stream(request) {
+      const stream = await client.chat.completions.create(
+        { ...requestBody(request), stream: true, stream_options: { include_usage: true } },
+        { signal: request.signal },
+      );
+      // Tool calls arrive as fragments keyed by index; each is passed on once whole.
+      const calls = new Map<number, { id: string; name: string; arguments: string }>();
+      let finishReason = '';
+      let usage: TokenCounts = countsOf(undefined);
+      let model = request.model;
+      for await (const chunk of stream) {
+        model = chunk.model || model;
+        if (chunk.usage) usage = countsOf(chunk.usage);
+        const choice = chunk.choices[0];
+        if (!choice) continue;
+        if (choice.delta.content) yield { kind: 'text', text: choice.delta.content };
+        for (const fragment of choice.delta.tool_calls ?? []) {
+          const call = calls.get(fragment.index) ?? { id: '', name: '', arguments: '' };
+          call.id ||= fragment.id ?? '';
+          call.name ||= fragment.function?.name ?? '';
+          call.arguments += fragment.function?.arguments ?? '';
+          calls.set(fragment.index, call);
+        }
+        if (choice.finish_reason) finishReason = choice.finish_reason;
+      }
+      for (const [, call] of [...calls].sort(([a], [b]) => a - b)) yield { kind: 'tool_call', ...call };
+      yield { kind: 'end', finishReason, usage, model };
     },
   };
 }

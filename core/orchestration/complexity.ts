@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parsePlanText } from './plan';
 
 // Complexity analysis picks the execution mode (seed 000's AnalyzeComplexity). A small model gives a
 // schema-validated verdict; when no model answers, or it answers badly, this documented heuristic
@@ -72,3 +73,19 @@ export const complexityPrompt = (query: string, tools: readonly string[]) =>
     `Available tools: ${tools.join(', ') || 'none'}.`,
     `Task: ${query}`,
   ].join('\n');
+
+/**
+ * A small model's verdict, schema-validated; undefined when `ask` gets no answer (it resolves
+ * undefined) or the answer is not a valid non-SIMPLE verdict. A model's SIMPLE needs a direct tool
+ * call, which only the heuristic provides.
+ */
+export async function complexityFromModel(
+  query: string,
+  tools: readonly string[],
+  ask: (prompt: string) => Promise<string | undefined>,
+): Promise<ComplexityVerdict | undefined> {
+  const reply = await ask(complexityPrompt(query, tools));
+  if (reply === undefined) return undefined;
+  const parsed = complexityVerdictSchema.safeParse(parsePlanText(reply));
+  return parsed.success && parsed.data.recommended_mode !== 'SIMPLE' ? { ...parsed.data, source: 'model' } : undefined;
+}

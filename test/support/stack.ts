@@ -12,6 +12,7 @@ import { ephemeralListen, startApiServer, type ApiDeps, type ApiServer } from '.
 import { createApiKey, type Principal } from '../../core/auth/api-keys';
 import { createPool } from '../../core/db/database';
 import { createChatModel } from '../../core/llm/chat-model';
+import { createEmbedder } from '../../core/llm/embeddings';
 import { loadConfig } from '../../core/config';
 import type { ModelPrices } from '../../core/llm/pricing';
 import type { TaskSettings } from '../../core/orchestration/task-settings';
@@ -133,6 +134,11 @@ export async function startTestStack(
     events,
     sessions: loadConfig({}).sessions,
     chatModel: createChatModel({ baseURL: model.baseURL, apiKey: 'test', timeoutMs: 10_000 }),
+    embedder: createEmbedder({ baseURL: model.baseURL, apiKey: 'test', timeoutMs: 10_000 }),
+    models: TEST_MODELS,
+    prices: options.prices ?? {},
+    provider: 'VLLM',
+    embeddingModel: 'scripted-embedding',
     modelAliases: { 'venice-uncensored': TEST_MODEL },
     sandboxMemoryMb: 512,
   };

@@ -1,0 +1,176 @@
+import type { ServerWritableStream, ServiceError } from '@grpc/grpc-js';
+import { isModelFailure, type ChatModel, type TokenCounts } from '../core/llm/chat-model';
+import type { Embedder } from '../core/llm/embeddings';
+import { resolveModelName, type ModelAliases } from '../core/llm/model-aliases';
+import { costOf, type ModelPrices } from '../core/llm/pricing';
+import type { Provider } from '../core/llm/providers';
+import { complexityFromModel, heuristicComplexity } from '../core/orchestration/complexity';
+import { modelTiers, type ModelTier } from '../core/orchestration/plan';
+import type { ToolRegistry } from '../core/tools/registry';
+import { textOf, userText } from '../core/transcript';
+import type { GenerateCompletionRequest__Output } from '../protos/generated/shannon/llm/GenerateCompletionRequest';
+import type { CompletionChunk } from '../protos/generated/shannon/llm/CompletionChunk';
+import type { LLMServiceHandlers } from '../protos/generated/shannon/llm/LLMService';
+import type { TokenUsage } from '../protos/generated/shannon/common/TokenUsage';
+import type { Authenticator } from './auth';
+import { invalidArgument, toServiceError } from './grpc-errors';
+import { conversationOf, parseArguments, samplingOf, toolCallMessage } from './llm-messages';
+import { structToJson } from './struct';
+import { authorized } from './unary';
+
+// LLMService (seed 000): the model gateway as a gRPC service, on its own port.
+
+export interface LlmDeps {
+  auth: Authenticator;
+  chatModel: ChatModel;
+  embedder: Embedder;
+  /** The model of each tier. */
+  models: Record<ModelTier, string>;
+  prices: ModelPrices;
+  modelAliases: ModelAliases;
+  provider: Provider;
+  embeddingModel: string;
+  tools: ToolRegistry;
+}
+
+const maxEmbedTexts = 256;
+const tierOf = (tier: string): ModelTier => (modelTiers as readonly string[]).includes(tier.replace('MODEL_TIER_', '')) ? (tier.replace('MODEL_TIER_', '') as ModelTier) : 'MEDIUM';
+
+export function createLlmService(deps: LlmDeps): LLMServiceHandlers {
+  const usageOf = (model: string, tier: ModelTier, usage: TokenCounts): TokenUsage => ({
+    prompt_tokens: usage.promptTokens,
+    completion_tokens: usage.completionTokens,
+    total_tokens: usage.totalTokens,
+    cost_usd: costOf(deps.prices, model, usage),
+    model,
+    tier: `MODEL_TIER_${tier}`,
+  });
+
+  /** The request as a chat request: a specific model (or alias) when named, else the tier's model. */
+  const chatRequest = (request: GenerateCompletionRequest__Output) => {
+    const tier = tierOf(request.tier);
+    const conversation = conversationOf(request.messages);
+    const tools = request.available_tools.map((tool) => {
+      if (!tool.name) throw invalidArgument('available_tools[].name is required');
+      return { name: tool.name, description: tool.description, parameters: structToJson(tool.parameters) };
+    });
+    return {
+      tier,
+      chat: {
+        model: request.specific_model ? resolveModelName(request.specific_model, deps.modelAliases) : deps.models[tier],
+        messages: conversation.messages,
+        ...(conversation.system ? { system: conversation.system } : {}),
+        tools,
+        sampling: samplingOf(request.config),
+      },
+    };
+  };
+
+  const streamCompletion = async (call: ServerWritableStream<GenerateCompletionRequest__Output, CompletionChunk>) => {
+    await deps.auth.authenticate(call.metadata);
+    const { tier, chat } = chatRequest(call.request);
+    const abandoned = new AbortController();
+    call.on('cancelled', () => abandoned.abort());
+    for await (const delta of deps.chatModel.stream({ ...chat, signal: abandoned.signal })) {
+      const chunk: CompletionChunk =
+        delta.kind === 'text'
+          ? { delta: delta.text }
+          : delta.kind === 'tool_call'
+            ? { tool_call_delta: toolCallMessage(delta.id, delta.name, parseArguments(delta.arguments)) }
+            : { finish_reason: delta.finishReason, usage: usageOf(delta.model, tier, delta.usage) };
+      if (!call.write(chunk)) await new Promise((resolve) => call.once('drain', resolve));
+    }
+  };
+
+  return {
+    GenerateCompletion: authorized(deps.auth, async (request) => {
+      const { tier, chat } = chatRequest(request);
+      const completion = await deps.chatModel.complete(chat);
+      return {
+        completion: textOf(completion.message),
+        tool_calls: completion.message.parts.flatMap((p) => (p.kind === 'tool_use' ? [toolCallMessage(p.id, p.name, p.input)] : [])),
+        usage: usageOf(completion.model, tier, completion.usage),
+        model_used: completion.model,
+        provider: `PROVIDER_${deps.provider}`,
+        cache_hit: false,
+        finish_reason: completion.finishReason,
+      };
+    }),
+
+    StreamCompletion: (call) => {
+      streamCompletion(call).then(
+        () => call.end(),
+        (err: unknown) => call.emit('error', toServiceError(err, (line) => console.error(line)) as ServiceError),
+      );
+    },
+
+    EmbedText: authorized(deps.auth, async (request) => {
+      if (request.texts.length === 0) throw invalidArgument('texts must not be empty');
+      if (request.texts.length > maxEmbedTexts) throw invalidArgument(`texts takes at most ${maxEmbedTexts} items`);
+      const empty = request.texts.findIndex((text) => text === '');
+      if (empty >= 0) throw invalidArgument(`texts[${empty}] is empty`);
+      const { vectors, model } = await deps.embedder.embed(request.texts, request.model ? resolveModelName(request.model, deps.modelAliases) : deps.embeddingModel);
+      return {
+        embeddings: vectors.map((vector, i) => ({ vector, text: request.texts[i]! })),
+        dimensions: vectors[0]?.length ?? 0,
+        model_used: model,
+      };
+    }),
+
+    AnalyzeComplexity: authorized(deps.auth, async (request) => {
+      if (!request.query.trim()) throw invalidArgument('query is required');
+      const tools = request.available_tools.length > 0 ? request.available_tools : deps.tools.list().map((t) => t.name);
+      const price = deps.prices[deps.models.MEDIUM];
+      const heuristic = heuristicComplexity(request.query, 1500, price ? (price.prompt + price.completion) / 2 : 0);
+      // A small model decides when it answers; the documented heuristic when it does not.
+      const fromModel =
+        heuristic.recommended_mode === 'SIMPLE'
+          ? undefined
+          : await complexityFromModel(request.query, tools, (prompt) =>
+              deps.chatModel.complete({ model: deps.models.SMALL, messages: [userText(prompt)] }).then(
+                (reply) => textOf(reply.message),
+                (err: unknown) => {
+                  if (isModelFailure(err)) return undefined;
+                  throw err;
+                },
+              ),
+            );
+      const verdict = fromModel ?? heuristic;
+      return {
+        recommended_mode: `EXECUTION_MODE_${verdict.recommended_mode}`,
+        complexity_score: verdict.complexity_score,
+        required_capabilities: verdict.required_capabilities,
+        estimated_agents: verdict.estimated_agents,
+        estimated_tokens: verdict.estimated_tokens,
+        estimated_cost_usd: verdict.estimated_cost_usd,
+        reasoning: verdict.reasoning,
+      };
+    }),
+
+    ListModels: authorized(deps.auth, async (request) => {
+      const tier = request.tier === 'MODEL_TIER_UNSPECIFIED' ? undefined : tierOf(request.tier);
+      const provider = request.provider === 'PROVIDER_UNSPECIFIED' ? undefined : request.provider.replace('PROVIDER_', '');
+      if (provider && provider !== deps.provider) return { models: [] };
+      return {
+        models: modelTiers
+          .filter((t) => !tier || t === tier)
+          .map((t) => {
+            const id = deps.models[t];
+            const price = deps.prices[id];
+            return {
+              id,
+              name: id,
+              provider: `PROVIDER_${deps.provider}` as const,
+              tier: `MODEL_TIER_${t}` as const,
+              context_window: 0,
+              cost_per_1k_prompt_tokens: price?.prompt ?? 0,
+              cost_per_1k_completion_tokens: price?.completion ?? 0,
+              supports_tools: true,
+              supports_streaming: true,
+              available: true,
+            };
+          }),
+      };
+    }),
+  };
+}

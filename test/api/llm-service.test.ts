@@ -1,0 +1,163 @@
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import { jsonToStruct, structToJson } from '../../api/struct';
+import { unaryCall, type ServiceClient } from '../../protos/clients';
+import type { CompletionChunk__Output } from '../../protos/generated/shannon/llm/CompletionChunk';
+import type { GenerateCompletionRequest } from '../../protos/generated/shannon/llm/GenerateCompletionRequest';
+import { grpcError } from '../support/grpc';
+import { startTestStack, TEST_MODEL, TEST_MODELS, type TestStack } from '../support/stack';
+
+let stack: TestStack;
+let llm: ServiceClient<'llm'>;
+beforeAll(async () => {
+  stack = await startTestStack({ prices: { [TEST_MODELS.SMALL]: { prompt: 1, completion: 2 } } });
+  llm = stack.client('llm');
+});
+afterAll(() => stack.stop());
+
+const chatBodies = () => stack.model.requests.filter((r) => r.path === '/v1/chat/completions').map((r) => r.body);
+const weatherTool = { name: 'weather', description: 'the weather in a city', parameters: jsonToStruct({ type: 'object', properties: { city: { type: 'string' } } }) };
+
+it('GenerateCompletion uses the tier\'s model, sends the conversation and tools, and reports usage with cost', async () => {
+  const answersTool = (body: Record<string, unknown>) => JSON.stringify(body.messages).includes('"tool_call_id":"w-1"');
+  stack.model.on((text, body) => text === 'weather in Paris?' && !answersTool(body), { toolCalls: [{ id: 'w-1', name: 'weather', arguments: '{"city":"Paris"}' }], usage: { prompt_tokens: 1000, completion_tokens: 500 } });
+  const response = await unaryCall(llm, 'GenerateCompletion', {
+    messages: [
+      { role: 'system', content: 'be brief' },
+      { role: 'user', content: 'weather in Paris?' },
+    ],
+    tier: 'MODEL_TIER_SMALL',
+    config: { temperature: 0.2, max_tokens: 64 },
+    available_tools: [weatherTool],
+  });
+  expect(response).toMatchObject({
+    completion: '',
+    model_used: TEST_MODELS.SMALL,
+    provider: 'PROVIDER_VLLM',
+    cache_hit: false,
+    finish_reason: 'tool_calls',
+    usage: { prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500, cost_usd: 2, model: TEST_MODELS.SMALL, tier: 'MODEL_TIER_SMALL' },
+  });
+  expect(response.tool_calls).toHaveLength(1);
+  expect(response.tool_calls[0]).toMatchObject({ name: 'weather', tool_id: 'w-1' });
+  expect(structToJson(response.tool_calls[0]!.parameters)).toEqual({ city: 'Paris' });
+  expect(chatBodies().at(-1)).toMatchObject({
+    model: TEST_MODELS.SMALL,
+    temperature: 0.2,
+    max_tokens: 64,
+    messages: [
+      { role: 'system', content: 'be brief' },
+      { role: 'user', content: 'weather in Paris?' },
+    ],
+    tools: [{ type: 'function', function: { name: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }],
+  });
+
+  // The tool's answer goes back paired with its call; a specific model (or alias) overrides the tier.
+  stack.model.on((_text, body) => answersTool(body), { content: 'Sunny in Paris.' });
+  const answered = await unaryCall(llm, 'GenerateCompletion', {
+    messages: [
+      { role: 'user', content: 'weather in Paris?' },
+      { role: 'assistant', content: '', tool_calls: response.tool_calls },
+      { role: 'tool', name: 'w-1', content: '{"sky":"clear"}' },
+    ],
+    specific_model: 'venice-uncensored',
+  });
+  expect(answered).toMatchObject({ completion: 'Sunny in Paris.', model_used: TEST_MODEL, finish_reason: 'stop' });
+  expect((chatBodies().at(-1)!.messages as unknown[]).slice(1)).toEqual([
+    { role: 'assistant', content: null, tool_calls: [{ id: 'w-1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } }] },
+    { role: 'tool', tool_call_id: 'w-1', content: '{"sky":"clear"}' },
+  ]);
+});
+
+it('StreamCompletion streams text deltas and whole tool calls, and ends with usage and finish reason', async () => {
+  stack.model.on('stream a long answer', { content: 'The answer is long enough to arrive in pieces.' });
+  const collect = (request: GenerateCompletionRequest) =>
+    new Promise<CompletionChunk__Output[]>((resolve, reject) => {
+      const chunks: CompletionChunk__Output[] = [];
+      const call = llm.StreamCompletion(request);
+      call.on('data', (chunk: CompletionChunk__Output) => chunks.push(chunk));
+      call.on('end', () => resolve(chunks));
+      call.on('error', reject);
+    });
+  const text = await collect({ messages: [{ role: 'user', content: 'stream a long answer' }] });
+  expect(text.filter((c) => c.delta).length).toBeGreaterThan(2);
+  expect(text.map((c) => c.delta).join('')).toBe('The answer is long enough to arrive in pieces.');
+  expect(text.at(-1)).toMatchObject({ finish_reason: 'stop', usage: { model: TEST_MODEL, tier: 'MODEL_TIER_MEDIUM' } });
+  expect(text.at(-1)!.usage!.total_tokens).toBeGreaterThan(0);
+
+  stack.model.on('stream two tools', {
+    toolCalls: [
+      { id: 't-1', name: 'weather', arguments: '{"city":"Kyoto, the old capital"}' },
+      { id: 't-2', name: 'weather', arguments: '{"city":"Osaka"}' },
+    ],
+  });
+  const tools = await collect({ messages: [{ role: 'user', content: 'stream two tools' }], available_tools: [weatherTool] });
+  const calls = tools.filter((c) => c.tool_call_delta).map((c) => [c.tool_call_delta!.tool_id, structToJson(c.tool_call_delta!.parameters)]);
+  expect(calls).toEqual([
+    ['t-1', { city: 'Kyoto, the old capital' }],
+    ['t-2', { city: 'Osaka' }],
+  ]);
+  expect(tools.at(-1)!.finish_reason).toBe('tool_calls');
+});
+
+it('EmbedText returns one vector per text with its dimensions and model', async () => {
+  const response = await unaryCall(llm, 'EmbedText', { texts: ['alpha', 'beta'] });
+  expect(response).toMatchObject({ dimensions: 16, model_used: 'scripted-embedding' });
+  expect(response.embeddings.map((e) => [e.text, e.vector.length])).toEqual([
+    ['alpha', 16],
+    ['beta', 16],
+  ]);
+  expect(response.embeddings[0]!.vector).not.toEqual(response.embeddings[1]!.vector);
+});
+
+it('AnalyzeComplexity takes a small model\'s verdict, and falls back to the heuristic without one', async () => {
+  const verdict = {
+    recommended_mode: 'COMPLEX',
+    complexity_score: 0.78,
+    required_capabilities: ['data_loading', 'analysis', 'visualization'],
+    estimated_agents: 3,
+    estimated_tokens: 5000,
+    estimated_cost_usd: 0.08,
+    reasoning: 'loading, analysis and charts',
+  };
+  stack.model.on((text, body) => body.model === TEST_MODELS.SMALL && text.includes('Analyze Q4 sales data'), { content: JSON.stringify(verdict) });
+  const fromModel = await unaryCall(llm, 'AnalyzeComplexity', { query: 'Analyze Q4 sales data and create a visualization', available_tools: ['csv_loader', 'pandas', 'matplotlib'] });
+  expect(fromModel).toEqual({ ...verdict, recommended_mode: 'EXECUTION_MODE_COMPLEX' });
+
+  stack.model.on((text) => text.includes('Compare three vendors'), { status: 503, content: 'down' });
+  const heuristic = await unaryCall(llm, 'AnalyzeComplexity', { query: 'Compare three vendors, then research prices and summarize the findings' });
+  expect(heuristic.recommended_mode).toMatch(/^EXECUTION_MODE_(STANDARD|COMPLEX)$/);
+  expect(heuristic.reasoning).not.toBe('');
+  expect(heuristic.estimated_agents).toBeGreaterThanOrEqual(1);
+  const simple = await unaryCall(llm, 'AnalyzeComplexity', { query: '2 + 2' });
+  expect(simple).toMatchObject({ recommended_mode: 'EXECUTION_MODE_SIMPLE', required_capabilities: ['calculation'] });
+});
+
+it('ListModels lists the tier models with prices, filtered by tier and provider', async () => {
+  const all = await unaryCall(llm, 'ListModels', {});
+  expect(all.models.map((m) => [m.id, m.tier])).toEqual([
+    [TEST_MODELS.SMALL, 'MODEL_TIER_SMALL'],
+    [TEST_MODELS.MEDIUM, 'MODEL_TIER_MEDIUM'],
+    [TEST_MODELS.LARGE, 'MODEL_TIER_LARGE'],
+  ]);
+  const small = await unaryCall(llm, 'ListModels', { tier: 'MODEL_TIER_SMALL' });
+  expect(small.models).toEqual([expect.objectContaining({ id: TEST_MODELS.SMALL, provider: 'PROVIDER_VLLM', cost_per_1k_prompt_tokens: 1, cost_per_1k_completion_tokens: 2 })]);
+  expect((await unaryCall(llm, 'ListModels', { provider: 'PROVIDER_OPENAI' })).models).toEqual([]);
+});
+
+it('maps bad input and provider failures to the seed\'s status codes', async () => {
+  const cases: Array<[GenerateCompletionRequest, GrpcStatus]> = [
+    [{ messages: [] }, GrpcStatus.INVALID_ARGUMENT],
+    [{ messages: [{ role: 'wizard', content: 'hi' }] }, GrpcStatus.INVALID_ARGUMENT],
+    [{ messages: [{ role: 'user', content: 'hi' }], config: { temperature: 5 } }, GrpcStatus.INVALID_ARGUMENT],
+    [{ messages: [{ role: 'tool', name: 'nobody', content: 'orphan result' }] }, GrpcStatus.INVALID_ARGUMENT],
+    [{ messages: [{ role: 'user', content: 'no script matches this' }] }, GrpcStatus.NOT_FOUND],
+  ];
+  for (const [request, code] of cases) expect((await grpcError(unaryCall(llm, 'GenerateCompletion', request))).code).toBe(code);
+  stack.model.on('overloaded please', { status: 429, content: 'slow down', headers: { 'retry-after': '1' } });
+  expect((await grpcError(unaryCall(llm, 'GenerateCompletion', { messages: [{ role: 'user', content: 'overloaded please' }] }))).code).toBe(GrpcStatus.RESOURCE_EXHAUSTED);
+  stack.model.on('broken provider', { status: 502, content: 'bad gateway' });
+  expect((await grpcError(unaryCall(llm, 'GenerateCompletion', { messages: [{ role: 'user', content: 'broken provider' }] }))).code).toBe(GrpcStatus.UNAVAILABLE);
+  expect((await grpcError(unaryCall(llm, 'EmbedText', { texts: [] }))).code).toBe(GrpcStatus.INVALID_ARGUMENT);
+  expect((await grpcError(unaryCall(llm, 'AnalyzeComplexity', { query: ' ' }))).code).toBe(GrpcStatus.INVALID_ARGUMENT);
+  expect((await grpcError(unaryCall(stack.client('llm', 'weft_nope'), 'ListModels', {}))).code).toBe(GrpcStatus.UNAUTHENTICATED);
+});
