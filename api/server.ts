@@ -4,6 +4,7 @@ import { createAgentService } from './agent-service';
 import { createAiService } from './ai-service';
 import { startGrpcServer } from './grpc-server';
 import { createLlmService, type LlmDeps } from './llm-service';
+import { startRestGateway } from './rest/gateway';
 import { createOrchestratorService, type OrchestratorDeps } from './orchestrator-service';
 import { createSessionService, type SessionDefaults } from './session-service';
 import { createStreamingService } from './streaming-service';
@@ -16,6 +17,8 @@ export interface ApiListen {
   llmPort: number;
   httpPort: number;
   maxMessageBytes: number;
+  /** How often an idle SSE stream gets a keep-alive comment. */
+  sseKeepAliveMs: number;
 }
 
 export interface ApiServer {
@@ -35,9 +38,12 @@ export type ApiDeps = OrchestratorDeps &
     sandboxMemoryMb: number;
   };
 
+/** The address the gateway reaches the gRPC server at, in the same process. */
+const loopbackOf = (host: string) => (host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host);
+
 /** Every port on free ones, for tests and benchmarks. */
 export function ephemeralListen(host = '127.0.0.1'): ApiListen {
-  return { host, port: 0, agentPort: 0, llmPort: 0, httpPort: 0, maxMessageBytes: 4 * 1024 * 1024 };
+  return { host, port: 0, agentPort: 0, llmPort: 0, httpPort: 0, maxMessageBytes: 4 * 1024 * 1024, sseKeepAliveMs: 15_000 };
 }
 
 /** Starts the front door: the gRPC ports of the seed and the REST/SSE gateway. */
@@ -70,13 +76,21 @@ export async function startApiServer(deps: ApiDeps, listen: ApiListen): Promise<
     protoFiles: protoFilesByPort.llm,
     services: { 'shannon.llm.LLMService': createLlmService(deps) },
   });
+  const gateway = await startRestGateway({
+    host: listen.host,
+    port: listen.httpPort,
+    grpcAddress: `${loopbackOf(listen.host)}:${front.port}`,
+    maxBodyBytes: listen.maxMessageBytes,
+    sseKeepAliveMs: listen.sseKeepAliveMs,
+    callDeadlineMs: 60_000,
+  });
   return {
     port: front.port,
     agentPort: agent.port,
     llmPort: llm.port,
-    httpPort: 0,
+    httpPort: gateway.port,
     shutdown: async () => {
-      await Promise.all([front.shutdown(), agent.shutdown(), llm.shutdown()]);
+      await Promise.all([front.shutdown(), agent.shutdown(), llm.shutdown(), gateway.close()]);
     },
   };
 }

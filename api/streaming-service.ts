@@ -1,4 +1,4 @@
-import type { ServerWritableStream, ServiceError } from '@grpc/grpc-js';
+import { Metadata, type ServerWritableStream, type ServiceError } from '@grpc/grpc-js';
 import type { Pool } from 'pg';
 import type { EventFeed } from '../core/events/event-feed';
 import type { TaskEvent } from '../core/events/event-log';
@@ -71,6 +71,8 @@ export function createStreamingService(deps: StreamingDeps): StreamingService {
     if (unknown.length > 0) throw invalidArgument(`unknown event types: ${unknown.join(', ')}`);
     const after = resumeAfter(request);
     await ownTaskOf(deps, request.workflow_id, principal);
+    // Headers now: a client (and the SSE gateway) knows the stream is accepted before the first event.
+    call.sendMetadata(new Metadata());
 
     const wanted = (event: TaskEvent) => request.types.length === 0 || request.types.includes(event.type);
     const ending = new AbortController();

@@ -24,6 +24,9 @@ export async function* tailTaskEvents(deps: EventTailDeps, workflowId: string, a
   signal.addEventListener('abort', onAbort);
   const unsubscribe = deps.events.subscribe(workflowId, () => wake());
   try {
+    // Resuming after the final event: nothing more will ever come.
+    const [resumedAfter] = after > 0 ? await listTaskEvents(deps.pool, workflowId, after - 1, 1) : [];
+    if (resumedAfter && finalEventTypes.has(resumedAfter.type)) return;
     for (;;) {
       // Subscribed before reading: an append committed during the read wakes the next round.
       const woken = new Promise<void>((resolve) => {

@@ -21,6 +21,7 @@ const envSchema = z.object({
   WEFT_HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   WEFT_SESSION_TTL_SECONDS: z.coerce.number().int().positive().default(24 * 3600),
   WEFT_SESSION_MAX_HISTORY: z.coerce.number().int().positive().default(100),
+  WEFT_SSE_KEEPALIVE_MS: z.coerce.number().int().positive().default(15_000),
   WEFT_SANDBOX_MEMORY_MB: z.coerce.number().int().positive().default(512),
   WEFT_MAX_MESSAGE_BYTES: z.coerce.number().int().positive().default(4 * 1024 * 1024),
   WEFT_LLM_BASE_URL: z.string().url().optional(),
@@ -53,7 +54,7 @@ export interface WeftConfig {
   databaseUrl: string;
   temporal: { address: string; namespace: string; taskQueue: string };
   /** The seed's ports: 50052 (Orchestrator, Streaming, Session, AIService), 50051 (Agent), 8000 (LLM), 8080 (REST/SSE). */
-  listen: { host: string; port: number; agentPort: number; llmPort: number; httpPort: number; maxMessageBytes: number };
+  listen: { host: string; port: number; agentPort: number; llmPort: number; httpPort: number; maxMessageBytes: number; sseKeepAliveMs: number };
   /** API keys required on the front door; off only when explicitly set (the API then warns). */
   authEnabled: boolean;
   /** Calls one API key may make per minute (0: unlimited). */
@@ -96,6 +97,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
       llmPort: e.WEFT_LLM_GRPC_PORT,
       httpPort: e.WEFT_HTTP_PORT,
       maxMessageBytes: e.WEFT_MAX_MESSAGE_BYTES,
+      sseKeepAliveMs: e.WEFT_SSE_KEEPALIVE_MS,
     },
     authEnabled: e.WEFT_AUTH === 'on',
     sessions: { ttlSeconds: e.WEFT_SESSION_TTL_SECONDS, maxHistory: e.WEFT_SESSION_MAX_HISTORY },

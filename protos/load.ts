@@ -31,7 +31,7 @@ export const protoFilesByPort = {
   llm: ['shannon/llm/llm.proto'],
 } as const;
 
-const allProtoFiles = Object.values(protoFilesByPort).flat();
+export const allProtoFiles = Object.values(protoFilesByPort).flat();
 
 export type ApiProtos = OrchestratorProto & StreamingProto & SessionProto & AiProto & AgentProto & LlmProto;
 

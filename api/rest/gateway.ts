@@ -1,0 +1,84 @@
+import Fastify from 'fastify';
+import { createServiceClient, type ServiceClient } from '../../protos/clients';
+import { methodTypes, toJson } from '../../protos/json-mapping';
+import { grpcRequestOf, httpErrorOf, metadataOf } from './http-mapping';
+import { openApiDocument, openApiPath } from './openapi';
+import { fullServiceNames, restRoutes, streamRoute, type RestRoute } from './routes';
+import { serveTaskEvents } from './sse';
+
+// The REST and SSE gateway: HTTP/JSON in front of the gRPC services of the front port, like
+// grpc-gateway. It calls the gRPC server (same process) as any client would, so authentication,
+// validation, tenancy and errors are exactly those of the gRPC API.
+
+export interface RestGateway {
+  port: number;
+  close(): Promise<void>;
+}
+
+export interface RestGatewayOptions {
+  host: string;
+  port: number;
+  /** Where the gRPC front port listens. */
+  grpcAddress: string;
+  maxBodyBytes: number;
+  sseKeepAliveMs: number;
+  callDeadlineMs: number;
+}
+
+type UnaryClient = Record<string, (request: unknown, metadata: unknown, options: unknown, callback: (err: unknown, response: unknown) => void) => void>;
+
+export async function startRestGateway(options: RestGatewayOptions): Promise<RestGateway> {
+  const clients = {
+    orchestrator: createServiceClient('orchestrator', options.grpcAddress),
+    session: createServiceClient('session', options.grpcAddress),
+  } satisfies Record<RestRoute['service'], unknown>;
+  const streaming: ServiceClient<'streaming'> = createServiceClient('streaming', options.grpcAddress);
+  const app = Fastify({ bodyLimit: options.maxBodyBytes });
+  const openApi = openApiDocument();
+
+  for (const route of restRoutes) {
+    const { request: requestType, response: responseType } = methodTypes(fullServiceNames[route.service], route.rpc);
+    const client = clients[route.service] as unknown as UnaryClient;
+    app.route<{ Params: Record<string, string>; Querystring: Record<string, unknown> }>({
+      method: route.method,
+      url: route.path,
+      handler: async (request, reply) => {
+        try {
+          const grpcRequest = grpcRequestOf(requestType, { params: request.params, query: request.query, body: request.body, queryFields: route.query ?? [] });
+          const response = await new Promise((resolve, reject) =>
+            client[route.rpc]!.call(client, grpcRequest, metadataOf(request.headers), { deadline: Date.now() + options.callDeadlineMs }, (err, res) =>
+              err ? reject(err) : resolve(res),
+            ),
+          );
+          return toJson(responseType, response as object);
+        } catch (err) {
+          const { httpStatus, body } = httpErrorOf(err);
+          return reply.code(httpStatus).send(body);
+        }
+      },
+    });
+  }
+  app.get<{ Params: Record<string, string>; Querystring: Record<string, unknown> }>(streamRoute.path, (request, reply) =>
+    serveTaskEvents(streaming, options.sseKeepAliveMs, request, reply),
+  );
+  app.get(openApiPath, async () => openApi);
+  app.setNotFoundHandler((request, reply) => {
+    void reply.code(404).send({ error: `no route ${request.method} ${request.url.split('?')[0]}; see ${openApiPath}`, code: 'NOT_FOUND', status: 'STATUS_CODE_ERROR' });
+  });
+  // Malformed JSON and oversized bodies, in the same shape as every other error.
+  app.setErrorHandler((err: { statusCode?: number; message: string }, _request, reply) => {
+    const httpStatus = err.statusCode && err.statusCode < 500 ? err.statusCode : 500;
+    if (httpStatus === 500) console.error('REST gateway internal error:', err);
+    void reply.code(httpStatus).send({ error: httpStatus === 500 ? 'internal error' : err.message, code: httpStatus === 413 ? 'RESOURCE_EXHAUSTED' : httpStatus === 500 ? 'INTERNAL' : 'INVALID_ARGUMENT', status: 'STATUS_CODE_ERROR' });
+  });
+
+  await app.listen({ host: options.host, port: options.port });
+  const address = app.server.address();
+  return {
+    port: typeof address === 'object' && address ? address.port : options.port,
+    close: async () => {
+      await app.close();
+      for (const client of [...Object.values(clients), streaming]) client.close();
+    },
+  };
+}

@@ -1,0 +1,85 @@
+import { status as GrpcStatus, Metadata, type ServiceError } from '@grpc/grpc-js';
+import type * as protobuf from 'protobufjs';
+import { fromJson, JsonMappingError } from '../../protos/json-mapping';
+
+// HTTP <-> gRPC for the REST gateway: a request's parts into one gRPC request, the caller's headers
+// into metadata, and gRPC statuses into HTTP ones with the seed's StatusCode in the body.
+
+/** Query strings are text; each becomes its field's JSON type (repeated fields: comma-separated). */
+function queryValue(field: protobuf.Field, text: string): unknown {
+  const one = (item: string): unknown => {
+    if (field.type === 'bool') {
+      if (item !== 'true' && item !== 'false') throw new JsonMappingError(`${field.name} must be true or false`);
+      return item === 'true';
+    }
+    if (['int32', 'uint32', 'sint32', 'fixed32', 'sfixed32', 'double', 'float'].includes(field.type)) {
+      const number = Number(item);
+      if (item.trim() === '' || !Number.isFinite(number)) throw new JsonMappingError(`${field.name} must be a number`);
+      return number;
+    }
+    return item;
+  };
+  return field.repeated ? text.split(',').filter(Boolean).map(one) : one(text);
+}
+
+export function grpcRequestOf(
+  type: protobuf.Type,
+  parts: { params: Record<string, string>; query: Record<string, unknown>; body: unknown; queryFields: readonly string[] },
+): Record<string, unknown> {
+  if (parts.body !== undefined && (typeof parts.body !== 'object' || parts.body === null || Array.isArray(parts.body))) {
+    throw new JsonMappingError('the request body must be a JSON object');
+  }
+  const json: Record<string, unknown> = { ...(parts.body as object | undefined) };
+  for (const [name, value] of Object.entries(parts.query)) {
+    if (!parts.queryFields.includes(name)) throw new JsonMappingError(`unknown query parameter ${name}`);
+    json[name] = queryValue(type.fields[name]!, String(value));
+  }
+  // Path parameters name the resource and win over the body.
+  Object.assign(json, parts.params);
+  return fromJson(type, json);
+}
+
+/** The caller's credentials and idempotency key, passed on to the gRPC service. */
+export function metadataOf(headers: Record<string, string | string[] | undefined>): Metadata {
+  const metadata = new Metadata();
+  for (const name of ['authorization', 'idempotency-key']) {
+    const value = headers[name];
+    if (typeof value === 'string') metadata.set(name, value);
+  }
+  return metadata;
+}
+
+const httpStatusOf: Partial<Record<GrpcStatus, number>> = {
+  [GrpcStatus.INVALID_ARGUMENT]: 400,
+  [GrpcStatus.FAILED_PRECONDITION]: 409,
+  [GrpcStatus.OUT_OF_RANGE]: 400,
+  [GrpcStatus.UNAUTHENTICATED]: 401,
+  [GrpcStatus.PERMISSION_DENIED]: 403,
+  [GrpcStatus.NOT_FOUND]: 404,
+  [GrpcStatus.ALREADY_EXISTS]: 409,
+  [GrpcStatus.ABORTED]: 409,
+  [GrpcStatus.RESOURCE_EXHAUSTED]: 429,
+  [GrpcStatus.CANCELLED]: 499,
+  [GrpcStatus.UNIMPLEMENTED]: 501,
+  [GrpcStatus.UNAVAILABLE]: 503,
+  [GrpcStatus.DEADLINE_EXCEEDED]: 504,
+};
+
+export interface HttpError {
+  httpStatus: number;
+  body: { error: string; code: string; status: string };
+}
+
+/** A gRPC failure (or a request the gateway could not map) as an HTTP status and a JSON body. */
+export function httpErrorOf(err: unknown): HttpError {
+  if (err instanceof JsonMappingError) {
+    return { httpStatus: 400, body: { error: err.message, code: 'INVALID_ARGUMENT', status: 'STATUS_CODE_ERROR' } };
+  }
+  const code = (err as Partial<ServiceError>).code ?? GrpcStatus.INTERNAL;
+  const status =
+    code === GrpcStatus.RESOURCE_EXHAUSTED ? 'STATUS_CODE_RATE_LIMITED' : code === GrpcStatus.DEADLINE_EXCEEDED ? 'STATUS_CODE_TIMEOUT' : 'STATUS_CODE_ERROR';
+  return {
+    httpStatus: httpStatusOf[code] ?? 500,
+    body: { error: (err as Partial<ServiceError>).details ?? 'internal error', code: GrpcStatus[code] ?? 'UNKNOWN', status },
+  };
+}

@@ -1,0 +1,80 @@
+import { fieldSchemaOf, jsonSchemaOf, messageType, methodTypes } from '../../protos/json-mapping';
+import { weftVersion } from '../../core/version';
+import { fullServiceNames, restRoutes, streamRoute } from './routes';
+
+export const openApiPath = '/openapi.json';
+
+const errorSchema = {
+  type: 'object',
+  properties: {
+    error: { type: 'string', description: 'what was wrong' },
+    code: { type: 'string', description: 'the gRPC status name, e.g. NOT_FOUND' },
+    status: { type: 'string', enum: ['STATUS_CODE_ERROR', 'STATUS_CODE_TIMEOUT', 'STATUS_CODE_RATE_LIMITED'] },
+  },
+};
+
+const errorResponses = Object.fromEntries(
+  [
+    ['400', 'invalid request'],
+    ['401', 'no or bad API key'],
+    ['403', "another tenant's resource, or a role is missing"],
+    ['404', 'not found'],
+    ['409', 'already exists, or not possible in the current state'],
+    ['429', 'rate limited'],
+    ['503', 'a dependency is unavailable'],
+  ].map(([code, description]) => [code, { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }]),
+);
+
+const openApiPathOf = (path: string) => path.replace(/:(\w+)/g, '{$1}');
+const pathParams = (path: string) => [...path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
+
+/** The OpenAPI 3.1 document of the REST gateway, generated from the route table and the protos. */
+export function openApiDocument(): Record<string, unknown> {
+  const schemas: Record<string, Record<string, unknown>> = { Error: errorSchema };
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of restRoutes) {
+    const { request, response } = methodTypes(fullServiceNames[route.service], route.rpc);
+    const parameters = [
+      ...pathParams(route.path).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+      ...(route.query ?? []).map((name) => ({ name, in: 'query', required: false, schema: fieldSchemaOf(request.fields[name]!, schemas) })),
+    ];
+    paths[openApiPathOf(route.path)] ??= {};
+    paths[openApiPathOf(route.path)]![route.method.toLowerCase()] = {
+      operationId: route.rpc,
+      summary: route.summary,
+      tags: [route.service],
+      parameters,
+      ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(request, schemas) } } } } : {}),
+      responses: { '200': { description: 'OK', content: { 'application/json': { schema: jsonSchemaOf(response, schemas) } } }, ...errorResponses },
+    };
+  }
+  paths[openApiPathOf(streamRoute.path)] = {
+    get: {
+      operationId: 'StreamTaskExecution',
+      summary: 'Server-sent events of a task from its durable event log, then live; resume with the Last-Event-ID header',
+      tags: ['streaming'],
+      parameters: [
+        { name: 'workflow_id', in: 'path', required: true, schema: { type: 'string' } },
+        { name: 'types', in: 'query', schema: { type: 'string' }, description: 'comma-separated event types' },
+        { name: 'last_event_id', in: 'query', schema: { type: 'string' } },
+        { name: 'last_stream_id', in: 'query', schema: { type: 'string' } },
+        { name: 'Last-Event-ID', in: 'header', schema: { type: 'string' }, description: 'the id of the last event received' },
+      ],
+      responses: {
+        '200': {
+          description: 'event: <type>, id: <stream id>, data: a TaskUpdate; ": keep-alive" comments between events',
+          content: { 'text/event-stream': { schema: jsonSchemaOf(messageType('shannon.orchestrator.TaskUpdate'), schemas) } },
+        },
+        ...errorResponses,
+      },
+    },
+  };
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Weft REST and SSE gateway', version: weftVersion, description: 'Each route is one gRPC call of the Shannon API; field names as in the .proto files.' },
+    servers: [{ url: '/' }],
+    security: [{ apiKey: [] }],
+    paths,
+    components: { schemas, securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'a Weft API key (weft keys create)' } } },
+  };
+}

@@ -1,0 +1,47 @@
+import type { ServiceName } from '../../protos/clients';
+
+// The REST surface: each route is one gRPC call on the front port. Path parameters and query strings
+// are fields of the gRPC request, named as in the .proto files; a body is the rest of the request.
+
+export interface RestRoute {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** With `:field` path parameters. */
+  path: string;
+  service: Extract<ServiceName, 'orchestrator' | 'session'>;
+  rpc: string;
+  summary: string;
+  /** Request fields that may come as query parameters. */
+  query?: string[];
+  /** Whether the request body carries the remaining fields. */
+  body?: boolean;
+}
+
+export const restRoutes: RestRoute[] = [
+  { method: 'POST', path: '/api/v1/tasks', service: 'orchestrator', rpc: 'SubmitTask', summary: 'Submit a task (an Idempotency-Key header makes retries safe)', body: true },
+  { method: 'GET', path: '/api/v1/tasks', service: 'orchestrator', rpc: 'ListTasks', summary: 'List tasks', query: ['user_id', 'session_id', 'limit', 'offset', 'filter_status'] },
+  { method: 'GET', path: '/api/v1/tasks/:task_id', service: 'orchestrator', rpc: 'GetTaskStatus', summary: 'A task\'s status, result and metrics', query: ['include_details'] },
+  { method: 'POST', path: '/api/v1/tasks/:task_id/cancel', service: 'orchestrator', rpc: 'CancelTask', summary: 'Cancel a task', body: true },
+  { method: 'GET', path: '/api/v1/approvals', service: 'orchestrator', rpc: 'GetPendingApprovals', summary: 'Pending approvals', query: ['user_id', 'session_id'] },
+  { method: 'POST', path: '/api/v1/approvals/:approval_id/decision', service: 'orchestrator', rpc: 'ApproveTask', summary: 'Approve or reject (approver role)', body: true },
+  { method: 'GET', path: '/api/v1/templates', service: 'orchestrator', rpc: 'ListTemplates', summary: 'Task templates' },
+  { method: 'POST', path: '/api/v1/sessions', service: 'session', rpc: 'CreateSession', summary: 'Create a session', body: true },
+  { method: 'GET', path: '/api/v1/sessions', service: 'session', rpc: 'ListSessions', summary: 'List sessions', query: ['user_id', 'active_only', 'limit', 'offset'] },
+  { method: 'GET', path: '/api/v1/sessions/:session_id', service: 'session', rpc: 'GetSession', summary: 'A session', query: ['include_history'] },
+  { method: 'PATCH', path: '/api/v1/sessions/:session_id', service: 'session', rpc: 'UpdateSession', summary: 'Update context or extend the TTL', body: true },
+  { method: 'DELETE', path: '/api/v1/sessions/:session_id', service: 'session', rpc: 'DeleteSession', summary: 'Delete a session (ends its work)' },
+  { method: 'POST', path: '/api/v1/sessions/:session_id/messages', service: 'session', rpc: 'AddMessage', summary: 'Add a message to the history', body: true },
+  { method: 'DELETE', path: '/api/v1/sessions/:session_id/history', service: 'session', rpc: 'ClearHistory', summary: 'Clear the history', query: ['keep_context'] },
+  { method: 'GET', path: '/api/v1/sessions/:session_id/context', service: 'orchestrator', rpc: 'GetSessionContext', summary: 'Context, recent tasks and spend' },
+];
+
+/** Server-sent events of a task: StreamTaskExecution, resumable with Last-Event-ID. */
+export const streamRoute = {
+  path: '/api/v1/tasks/:workflow_id/stream',
+  query: ['types', 'last_event_id', 'last_stream_id'],
+} as const;
+
+export const fullServiceNames = {
+  orchestrator: 'shannon.orchestrator.OrchestratorService',
+  session: 'shannon.session.SessionService',
+  streaming: 'shannon.orchestrator.StreamingService',
+} as const;

@@ -1,0 +1,75 @@
+import type { ServiceError } from '@grpc/grpc-js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ServiceClient } from '../../protos/clients';
+import type { TaskUpdate__Output } from '../../protos/generated/shannon/orchestrator/TaskUpdate';
+import { messageType, toJson } from '../../protos/json-mapping';
+import { grpcRequestOf, httpErrorOf, metadataOf } from './http-mapping';
+import { streamRoute } from './routes';
+
+const taskUpdate = () => messageType('shannon.orchestrator.TaskUpdate');
+
+/**
+ * StreamTaskExecution as server-sent events. Each event's id is its stream id, so a reconnecting
+ * EventSource (which sends Last-Event-ID) resumes after it with no gap and no duplicate. Comments
+ * keep idle connections open through proxies. Errors before the stream starts are HTTP errors.
+ */
+export function serveTaskEvents(
+  streaming: ServiceClient<'streaming'>,
+  keepAliveMs: number,
+  request: FastifyRequest<{ Params: Record<string, string>; Querystring: Record<string, unknown> }>,
+  reply: FastifyReply,
+): void {
+  const streamRequest = (() => {
+    try {
+      const lastEventId = request.headers['last-event-id'];
+      return grpcRequestOf(messageType('shannon.orchestrator.StreamRequest'), {
+        params: { ...request.params, ...(typeof lastEventId === 'string' && lastEventId ? { last_stream_id: lastEventId } : {}) },
+        query: request.query,
+        body: undefined,
+        queryFields: streamRoute.query,
+      });
+    } catch (err) {
+      const { httpStatus, body } = httpErrorOf(err);
+      void reply.code(httpStatus).send(body);
+      return undefined;
+    }
+  })();
+  if (!streamRequest) return;
+
+  reply.hijack();
+  const raw = reply.raw;
+  const call = streaming.StreamTaskExecution(streamRequest, metadataOf(request.headers));
+  let keepAlive: NodeJS.Timeout | undefined;
+  const open = () => {
+    if (raw.headersSent) return;
+    raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    keepAlive = setInterval(() => raw.write(': keep-alive\n\n'), keepAliveMs);
+  };
+  call.on('metadata', open);
+  call.on('data', (update: TaskUpdate__Output) => {
+    open();
+    raw.write(`id: ${update.stream_id}\nevent: ${update.type}\ndata: ${JSON.stringify(toJson(taskUpdate(), update))}\n\n`);
+  });
+  const finish = () => {
+    clearInterval(keepAlive);
+    raw.end();
+  };
+  call.on('end', finish);
+  call.on('error', (err: ServiceError) => {
+    clearInterval(keepAlive);
+    if (err.code === 1 /* CANCELLED: the client left */) return void raw.end();
+    const { httpStatus, body } = httpErrorOf(err);
+    if (!raw.headersSent) {
+      raw.writeHead(httpStatus, { 'content-type': 'application/json' });
+      raw.end(JSON.stringify(body));
+      return;
+    }
+    raw.write(`event: error\ndata: ${JSON.stringify(body)}\n\n`);
+    raw.end();
+  });
+  // The response closing before the stream ended means the client left.
+  raw.on('close', () => {
+    clearInterval(keepAlive);
+    call.cancel();
+  });
+}
