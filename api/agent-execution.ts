@@ -1,4 +1,5 @@
-import type { Client } from '@temporalio/client';
+import { WorkflowFailedError, type Client } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import type { Pool } from 'pg';
 import type { Principal } from '../core/auth/api-keys';
 import { listTaskEvents, type TaskEvent } from '../core/events/event-log';
@@ -8,7 +9,7 @@ import type { ExecuteTaskRequest__Output } from '../protos/generated/shannon/age
 import type { ExecuteTaskResponse } from '../protos/generated/shannon/agent/ExecuteTaskResponse';
 import type { ToolCall } from '../protos/generated/shannon/common/ToolCall';
 import type { ToolResult } from '../protos/generated/shannon/common/ToolResult';
-import { cancelTaskSignal } from '../workflows/messages';
+import { cancelTaskSignal, taskFailedType } from '../workflows/messages';
 import type { TaskWorkflowInput, TaskWorkflowResult } from '../workflows/task-workflow';
 import { invalidArgument } from './grpc-errors';
 import { jsonToStruct, jsonToValue } from './struct';
@@ -79,12 +80,23 @@ export async function awaitAgentResult(
       : undefined;
   try {
     const result = await Promise.race([
-      handle.result() as Promise<TaskWorkflowResult>,
+      taskResult(handle.result()),
       new Promise<never>((_, reject) => abandoned.addEventListener('abort', () => reject(abandoned.reason), { once: true })),
     ]);
     return { result, timedOut };
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/** A task's result whether it succeeded or failed (a failed task fails its workflow, with the result as details). */
+async function taskResult(workflowResult: Promise<unknown>): Promise<TaskWorkflowResult> {
+  try {
+    return (await workflowResult) as TaskWorkflowResult;
+  } catch (err) {
+    const cause = err instanceof WorkflowFailedError ? err.cause : undefined;
+    if (cause instanceof ApplicationFailure && cause.type === taskFailedType && cause.details?.[0]) return cause.details[0] as TaskWorkflowResult;
+    throw err;
   }
 }
 

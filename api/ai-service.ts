@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
-import OpenAI from 'openai';
 import type { Principal } from '../core/auth/api-keys';
 import type { ChatModel } from '../core/llm/chat-model';
 import { defaultAiModelName, resolveModelName, type ModelAliases } from '../core/llm/model-aliases';
@@ -11,7 +10,7 @@ import { textOf, thinkingOf, type Message } from '../core/transcript';
 import { weftVersion } from '../core/version';
 import type { AIServiceHandlers } from '../protos/generated/ai/AIService';
 import type { Authenticator } from './auth';
-import { ApiError } from './grpc-errors';
+import { toServiceError } from './grpc-errors';
 import { authorized } from './unary';
 
 // Seed 002's AIService. As its proto intends, failures come back in the `error` field with an OK
@@ -44,13 +43,10 @@ function questionOf(text: string, botUsername: string, maxBytes: number): string
   return question;
 }
 
-/** What went wrong, in words for the caller; unexpected errors are logged, as they are bugs. */
+/** What went wrong, in the words the gRPC services use; unexpected errors are logged there, as they are bugs. */
 function describe(err: unknown): string {
-  if (err instanceof AiRequestError || err instanceof ConversationError || err instanceof ApiError) return err.message;
-  if (err instanceof OpenAI.APIConnectionTimeoutError) return 'the model did not answer in time';
-  if (err instanceof OpenAI.APIError) return `the model provider failed${err.status ? ` (HTTP ${err.status})` : ''}: ${err.message}`;
-  console.error('ai.AIService internal error:', err);
-  return 'internal error';
+  if (err instanceof AiRequestError) return err.message;
+  return toServiceError(err, (line) => console.error(`ai.AIService ${line}`)).details ?? 'internal error';
 }
 
 const elapsedMs = (startedAt: number) => performance.now() - startedAt;

@@ -1,5 +1,6 @@
 import { status as GrpcStatus, type ServerErrorResponse } from '@grpc/grpc-js';
 import OpenAI from 'openai';
+import { isUnstorableValueError } from '../core/db/errors';
 import { ConversationError, MessageConflictError } from '../core/sessions/errors';
 import { TranscriptError } from '../core/transcript';
 
@@ -23,12 +24,6 @@ function isDependencyDown(err: unknown): boolean {
   return typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P03'].includes(code);
 }
 
-/** Postgres "data exception" (class 22): a value it cannot store, e.g. a NUL character or an out-of-range date. */
-function isUnstorableValue(err: unknown): err is Error {
-  const code = (err as { code?: unknown })?.code;
-  return typeof code === 'string' && code.startsWith('22');
-}
-
 /** A model provider's failure, in the caller's terms: its own bad request, a limit, or the provider being down. */
 function modelFailure(err: InstanceType<typeof OpenAI.APIError>): Partial<ServerErrorResponse> {
   const details = `the model provider answered${err.status ? ` HTTP ${err.status}` : ''}: ${err.message}`;
@@ -39,14 +34,26 @@ function modelFailure(err: InstanceType<typeof OpenAI.APIError>): Partial<Server
   return { code: GrpcStatus.UNAVAILABLE, details };
 }
 
+/**
+ * Messages travel in a response header, and many echo the caller's input; a long one would break the
+ * connection's header limits, so they are cut.
+ */
+const maxDetailsLength = 1_000;
+const bounded = (details: string) => (details.length > maxDetailsLength ? `${details.slice(0, maxDetailsLength)}…` : details);
+
 export function toServiceError(err: unknown, log: (line: string) => void): Partial<ServerErrorResponse> {
+  const error = describeError(err, log);
+  return { ...error, details: bounded(error.details ?? '') };
+}
+
+function describeError(err: unknown, log: (line: string) => void): Partial<ServerErrorResponse> {
   if (err instanceof ApiError) return { code: err.code, details: err.message };
   if (err instanceof TranscriptError) return { code: GrpcStatus.INVALID_ARGUMENT, details: `invalid conversation: ${err.message}` };
   if (err instanceof OpenAI.APIError) return modelFailure(err);
   if (err instanceof MessageConflictError) return { code: GrpcStatus.ALREADY_EXISTS, details: err.message };
   // Unknown, another tenant's, deleted or expired: the session is not there for this caller.
   if (err instanceof ConversationError) return { code: GrpcStatus.NOT_FOUND, details: err.message };
-  if (isUnstorableValue(err)) return { code: GrpcStatus.INVALID_ARGUMENT, details: `a value cannot be stored: ${err.message}` };
+  if (isUnstorableValueError(err)) return { code: GrpcStatus.INVALID_ARGUMENT, details: `a value cannot be stored: ${err.message}` };
   if (isDependencyDown(err)) return { code: GrpcStatus.UNAVAILABLE, details: 'a dependency is unavailable; retry later' };
   log(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   return { code: GrpcStatus.INTERNAL, details: 'internal error' };

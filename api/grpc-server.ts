@@ -1,6 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation } from 'grpc-health-check';
+import { methodTypes, unknownEnumIn } from '../protos/json-mapping';
 import { packageDefinitionOf } from '../protos/load';
 
 export interface GrpcServer {
@@ -23,6 +24,64 @@ export interface GrpcServerOptions {
 
 const forceShutdownAfterMs = 10_000;
 
+/** What a request that is not a valid message of its type decodes to. */
+class UndecodableRequest {
+  constructor(readonly reason: string) {}
+}
+
+/**
+ * grpc-js answers bytes that do not decode with INTERNAL; they are the caller's mistake. Decoding
+ * failures and unknown enum numbers become an UndecodableRequest, which the wrapped handler answers
+ * with INVALID_ARGUMENT.
+ */
+function refuseUndecodable(
+  serviceName: string,
+  definition: grpc.ServiceDefinition,
+  handlers: grpc.UntypedServiceImplementation,
+): grpc.UntypedServiceImplementation {
+  const wrapped: grpc.UntypedServiceImplementation = {};
+  for (const [name, method] of Object.entries(definition)) {
+    const decode = method.requestDeserialize;
+    const { request: requestType } = methodTypes(serviceName, name);
+    (method as { requestDeserialize: (bytes: Buffer) => unknown }).requestDeserialize = (bytes: Buffer) => {
+      let request: unknown;
+      try {
+        request = decode(bytes);
+      } catch (err) {
+        return new UndecodableRequest(err instanceof Error ? err.message : String(err));
+      }
+      // proto3 keeps unknown enum numbers; handlers may rely on every enum being one of its names.
+      const unknownEnum = unknownEnumIn(requestType, request as object);
+      if (unknownEnum) return new UndecodableRequest(`${unknownEnum} is not a known value of its enum`);
+      // Postgres cannot store NUL, and no text Weft keeps needs one.
+      const withNul = pathOfNul(request);
+      return withNul ? new UndecodableRequest(`${withNul} contains a NUL character`) : request;
+    };
+    const handler = handlers[name] as (call: { request: unknown; emit(event: 'error', err: unknown): void }, callback?: grpc.sendUnaryData<unknown>) => void;
+    if (!handler) continue;
+    wrapped[name] = ((call: { request: unknown; emit(event: 'error', err: unknown): void }, callback?: grpc.sendUnaryData<unknown>) => {
+      if (!(call.request instanceof UndecodableRequest)) return handler(call, callback);
+      const error = { code: grpc.status.INVALID_ARGUMENT, details: `the request is not a valid ${name} request message: ${call.request.reason}` };
+      if (callback) callback(error);
+      else call.emit('error', error);
+    }) as grpc.UntypedHandleCall;
+  }
+  return wrapped;
+}
+
+/** The path of the first string (or object key) holding U+0000, if any. */
+function pathOfNul(value: unknown, at = 'request'): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? at : undefined;
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const [key, inner] of Object.entries(value)) {
+    const where = `${at}.${key}`;
+    if (key.includes('\u0000')) return where;
+    const found = pathOfNul(inner, where);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 function serviceDefinition(loaded: grpc.GrpcObject, fullName: string): grpc.ServiceDefinition {
   let node: unknown = loaded;
   for (const part of fullName.split('.')) node = (node as Record<string, unknown> | undefined)?.[part];
@@ -40,7 +99,8 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   const definition = packageDefinitionOf(options.protoFiles);
   const loaded = grpc.loadPackageDefinition(definition);
   for (const [name, handlers] of Object.entries(options.services)) {
-    server.addService(serviceDefinition(loaded, name), handlers as grpc.UntypedServiceImplementation);
+    const definition = serviceDefinition(loaded, name);
+    server.addService(definition, refuseUndecodable(name, definition, handlers as grpc.UntypedServiceImplementation));
   }
   new ReflectionService(definition).addToServer(server);
   const serviceNames = ['', ...Object.keys(options.services)];

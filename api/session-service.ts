@@ -15,6 +15,7 @@ import type { Message__Output } from '../protos/generated/shannon/session/Messag
 import type { Session } from '../protos/generated/shannon/session/Session';
 import type { SessionServiceHandlers } from '../protos/generated/shannon/session/SessionService';
 import type { Authenticator } from './auth';
+import { boundedId } from './field-limits';
 import { invalidArgument } from './grpc-errors';
 import { pageOf } from './paging';
 import { fromTimestamp, jsonToStruct, structToJson, toTimestamp } from './struct';
@@ -104,7 +105,7 @@ export function createSessionService(deps: SessionDeps): SessionServiceHandlers 
         {
           sessionId: randomUUID(),
           tenantId: principal.tenantId,
-          userId: request.user_id || principal.userId,
+          userId: boundedId(request.user_id, 'user_id') || principal.userId,
           context: structToJson(request.initial_context),
           maxHistory,
           ttlSeconds: ttl,

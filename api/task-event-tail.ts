@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import type { EventFeed } from '../core/events/event-feed';
-import { listTaskEvents, type TaskEvent } from '../core/events/event-log';
+import { lastTaskEvent, listTaskEvents, type TaskEvent } from '../core/events/event-log';
 import { EventType } from '../core/events/event-types';
 
 export interface EventTailDeps {
@@ -24,9 +24,9 @@ export async function* tailTaskEvents(deps: EventTailDeps, workflowId: string, a
   signal.addEventListener('abort', onAbort);
   const unsubscribe = deps.events.subscribe(workflowId, () => wake());
   try {
-    // Resuming after the final event: nothing more will ever come.
-    const [resumedAfter] = after > 0 ? await listTaskEvents(deps.pool, workflowId, after - 1, 1) : [];
-    if (resumedAfter && finalEventTypes.has(resumedAfter.type)) return;
+    // Resuming at or past the final event: nothing more will ever come.
+    const last = after > 0 ? await lastTaskEvent(deps.pool, workflowId) : undefined;
+    if (last && finalEventTypes.has(last.type) && last.seq <= after) return;
     for (;;) {
       // Subscribed before reading: an append committed during the read wakes the next round.
       const woken = new Promise<void>((resolve) => {

@@ -3,6 +3,8 @@ import { invalidArgument } from './grpc-errors';
 
 const taskIdPattern = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
+export const isValidTaskId = (id: string) => taskIdPattern.test(id);
+
 /** The caller's task id (validated) or a new one. */
 export function taskIdFor(requested: string): string {
   if (!requested) return `task-${randomUUID()}`;

@@ -4,7 +4,7 @@ import type { Principal } from '../core/auth/api-keys';
 import { findTask, type TaskRecord } from '../core/tasks/task-index';
 import { tenantIdKey } from '../workflows/search-attributes';
 import { invalidArgument, notFound } from './grpc-errors';
-import { workflowIdFor } from './task-ids';
+import { isValidTaskId, workflowIdFor } from './task-ids';
 
 /**
  * The tenant that owns a task's workflow (from its search attributes), or undefined when Temporal
@@ -30,6 +30,8 @@ export async function ownTaskOf(
   principal: Principal,
 ): Promise<TaskRecord | undefined> {
   if (!taskId) throw invalidArgument('task_id is required');
+  // Ids that no task can have never reach Temporal.
+  if (!isValidTaskId(taskId)) throw notFound(`task ${taskId} not found`);
   const task = await findTask(deps.pool, taskId);
   if (task) {
     if (task.tenantId !== principal.tenantId) throw notFound(`task ${taskId} not found`);

@@ -7,6 +7,7 @@ import type { TaskWorkflowInput } from '../workflows/task-workflow';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { Principal } from '../core/auth/api-keys';
 import { ApiError, invalidArgument, notFound } from './grpc-errors';
+import { boundedId } from './field-limits';
 import { structToJson } from './struct';
 
 export interface SubmissionLimits {
@@ -82,8 +83,8 @@ export function taskInputFrom(
   return {
     taskId: caller.taskId,
     tenantId: principal.tenantId,
-    userId: metadata?.user_id || principal.userId,
-    sessionId: metadata?.session_id ?? '',
+    userId: boundedId(metadata?.user_id ?? '', 'metadata.user_id') || principal.userId,
+    sessionId: boundedId(metadata?.session_id ?? '', 'metadata.session_id'),
     query: request.query,
     autoDecompose: request.auto_decompose,
     ...(plan ? { manualPlan: plan } : {}),

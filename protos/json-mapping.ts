@@ -201,3 +201,25 @@ function fieldFromJson(field: protobuf.Field, value: unknown, at: string): unkno
   if (!check(value)) throw new JsonMappingError(`${at} must be a ${field.type}`);
   return value;
 }
+
+/**
+ * The path of the first enum field holding a number no value of its enum has (a decoded message
+ * keeps unknown enum numbers as numbers), or undefined when every enum value is known.
+ */
+export function unknownEnumIn(type: protobuf.Type, message: object, at = ''): string | undefined {
+  for (const field of type.fieldsArray) {
+    const value = (message as ProtoObject)[field.name];
+    if (value === undefined || value === null) continue;
+    const where = at ? `${at}.${field.name}` : field.name;
+    const items = field.map ? Object.values(value as object) : field.repeated ? (value as unknown[]) : [value];
+    const resolved = field.resolvedType;
+    for (const item of items) {
+      if (resolved instanceof protobuf.Enum && typeof item !== 'string') return where;
+      if (resolved instanceof protobuf.Type && !resolved.fullName.startsWith('.google.protobuf.')) {
+        const inner = unknownEnumIn(resolved, item as object, where);
+        if (inner) return inner;
+      }
+    }
+  }
+  return undefined;
+}

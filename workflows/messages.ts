@@ -51,3 +51,6 @@ export interface TaskView {
   costUsd: number;
 }
 export const taskStatusQuery = defineQuery<TaskView>('taskStatus');
+
+/** The failure type of a task workflow whose task failed; its details hold the TaskWorkflowResult. */
+export const taskFailedType = 'TaskFailed';

@@ -15,7 +15,7 @@ import type { Plan } from '../core/orchestration/plan';
 import { lifecycleActivities, modelActivities, storeActivities, toolActivities } from './activity-stubs';
 import { createApprovalGate, type AwaitApproval } from './approval-gate';
 import { initialLoopState, runAgentLoop, type AgentLoopResult, type AgentLoopState } from './agent-loop';
-import { cancelTaskSignal, taskStatusQuery, type CancelRequest, type TaskView } from './messages';
+import { cancelTaskSignal, taskFailedType, taskStatusQuery, type CancelRequest, type TaskView } from './messages';
 import { runPlan } from './plan-runner';
 import { executionModeKey, taskStatusKey } from './search-attributes';
 import { budgetOf, type TaskSettings } from './settings';
@@ -149,9 +149,19 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkfl
     view.status = end.status;
     view.progress = 1;
     upsertSearchAttributes([{ key: taskStatusKey, value: end.status }]);
-    const result = { status: end.status, mode: view.mode, result: end.result, errorMessage: end.errorMessage, modelUsed: end.model, tokens: view.tokens, costUsd: view.costUsd };
-    if (end.status === 'FAILED') throw ApplicationFailure.nonRetryable(`task failed: ${end.code ? `${end.code}: ` : ''}${end.errorMessage}`, 'TaskFailed', result);
-    return { ...result, ...(end.code ? { code: end.code } : {}) };
+    const result: TaskWorkflowResult = {
+      status: end.status,
+      mode: view.mode,
+      result: end.result,
+      errorMessage: end.errorMessage,
+      modelUsed: end.model,
+      tokens: view.tokens,
+      costUsd: view.costUsd,
+      ...(end.code ? { code: end.code } : {}),
+    };
+    // A failed task fails its workflow (the Web UI shows it); the failure's details are its result.
+    if (end.status === 'FAILED') throw ApplicationFailure.nonRetryable(`task failed: ${end.code ? `${end.code}: ` : ''}${end.errorMessage}`, taskFailedType, result);
+    return result;
   }
 }
 

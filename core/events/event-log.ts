@@ -61,7 +61,17 @@ export async function listTaskEvents(db: Queryable, workflowId: string, afterSeq
     `SELECT * FROM task_events WHERE workflow_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
     [workflowId, afterSeq, limit],
   );
-  return rows.rows.map((row) => ({
+  return rows.rows.map(fromRow);
+}
+
+/** The newest event of a task, if it has any. */
+export async function lastTaskEvent(db: Queryable, workflowId: string): Promise<TaskEvent | undefined> {
+  const rows = await db.query<EventRow>('SELECT * FROM task_events WHERE workflow_id = $1 ORDER BY seq DESC LIMIT 1', [workflowId]);
+  return rows.rows[0] && fromRow(rows.rows[0]);
+}
+
+function fromRow(row: EventRow): TaskEvent {
+  return {
     workflowId: row.workflow_id,
     seq: Number(row.seq),
     key: row.event_key,
@@ -70,5 +80,5 @@ export async function listTaskEvents(db: Queryable, workflowId: string, afterSeq
     message: row.message,
     payload: row.payload,
     at: row.created_at,
-  }));
+  };
 }
