@@ -3,7 +3,7 @@ import { structToJson } from '../../api/struct';
 import { unaryCall, type ServiceClient } from '../../protos/clients';
 import type { ExecuteTaskRequest } from '../../protos/generated/shannon/agent/ExecuteTaskRequest';
 import type { TaskUpdate__Output } from '../../protos/generated/shannon/agent/TaskUpdate';
-import { grpcError } from '../support/grpc';
+import { grpcError, waitForFinish } from '../support/grpc';
 import { startTestStack, type TestStack } from '../support/stack';
 
 let stack: TestStack;
@@ -51,6 +51,16 @@ it('ExecuteTask reports a timeout when the agent runs past config.timeout_second
   const response = await unaryCall(agent, 'ExecuteTask', { query, config: { timeout_seconds: 1 } });
   expect(response).toMatchObject({ status: 'STATUS_CODE_TIMEOUT', final_state: 'AGENT_STATE_FAILED' });
   expect(response.error_message).toMatch(/timed out after 1 s/);
+});
+
+it('a call whose deadline passes gets DEADLINE_EXCEEDED, and its agent task still finishes', async () => {
+  const query = unique('answer after the deadline');
+  stack.model.on(query, { content: 'late but done', delayMs: 1_000 });
+  const err = await grpcError(unaryCall(agent, 'ExecuteTask', { query, metadata: { task_id: `deadline-${Date.now()}` } }, { deadlineMs: 300 }));
+  expect(err.code).toBe(GrpcStatus.DEADLINE_EXCEEDED);
+  const tasks = await unaryCall(stack.orchestrator, 'ListTasks', { limit: 20 });
+  const task = tasks.tasks.find((t) => t.query === query)!;
+  expect((await waitForFinish(stack.orchestrator, task.task_id)).result).toBe('late but done');
 });
 
 it('StreamExecuteTask streams the agent\'s states, tool calls and results, ending with the answer', async () => {

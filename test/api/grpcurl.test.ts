@@ -16,8 +16,8 @@ beforeAll(async () => {
 afterAll(() => stack.stop());
 
 // Asynchronously: the API under test runs in this process and must keep answering.
-async function call(method: string, body: object): Promise<Array<Record<string, unknown>>> {
-  const args = ['-plaintext', '-H', `authorization: Bearer ${stack.apiKey}`, '-d', JSON.stringify(body), `127.0.0.1:${stack.api.port}`, method];
+async function call(method: string, body: object, port = stack.api.port): Promise<Array<Record<string, unknown>>> {
+  const args = ['-plaintext', '-H', `authorization: Bearer ${stack.apiKey}`, '-d', JSON.stringify(body), `127.0.0.1:${port}`, method];
   const { stdout } = await promisify(execFile)(binary, args);
   // One JSON object per message.
   return stdout.trim().split(/\n(?=\{)/).map((text) => JSON.parse(text) as Record<string, unknown>);
@@ -51,4 +51,43 @@ it('runs the seed examples: SubmitTask, GetTaskStatus, StreamTaskExecution with 
 
   const resumed = await call('shannon.orchestrator.StreamingService/StreamTaskExecution', { workflow_id: workflowId, last_stream_id: all[0]!.stream_id });
   expect(resumed.map((m) => m.seq)).toEqual(all.slice(1).map((m) => m.seq));
+});
+
+it('runs the seed examples on the other ports: AgentService DiscoverTools (50051) and LLMService AnalyzeComplexity (8000)', async () => {
+  const [discovered] = await call(
+    'shannon.agent.AgentService/DiscoverTools',
+    { query: 'data analysis', categories: ['data'], exclude_dangerous: true, max_results: 10 },
+    stack.api.agentPort,
+  );
+  // No built-in tool is in the "data" category yet: an empty list, not an error.
+  expect(discovered).toEqual({});
+  const [math] = await call('shannon.agent.AgentService/DiscoverTools', { query: 'arithmetic', exclude_dangerous: true, max_results: 10 }, stack.api.agentPort);
+  expect(math).toMatchObject({ tools: [{ id: 'calculator', category: 'math' }] });
+
+  stack.model.reset(); // the first test scripted a plain answer for the same question
+  stack.model.on((text) => text.includes('Q4の売上データを分析し、視覚化を作成する'), {
+    content: JSON.stringify({
+      recommended_mode: 'COMPLEX',
+      complexity_score: 0.78,
+      required_capabilities: ['data_loading', 'analysis', 'visualization'],
+      estimated_agents: 3,
+      estimated_tokens: 5000,
+      estimated_cost_usd: 0.08,
+      reasoning: 'タスクにはデータの読み込み、統計分析、視覚化生成が必要です',
+    }),
+  });
+  const [analysis] = await call(
+    'shannon.llm.LLMService/AnalyzeComplexity',
+    { query: 'Q4の売上データを分析し、視覚化を作成する', available_tools: ['csv_loader', 'pandas', 'matplotlib'] },
+    stack.api.llmPort,
+  );
+  expect(analysis).toEqual({
+    recommended_mode: 'EXECUTION_MODE_COMPLEX',
+    complexity_score: 0.78,
+    required_capabilities: ['data_loading', 'analysis', 'visualization'],
+    estimated_agents: 3,
+    estimated_tokens: 5000,
+    estimated_cost_usd: 0.08,
+    reasoning: 'タスクにはデータの読み込み、統計分析、視覚化生成が必要です',
+  });
 });
