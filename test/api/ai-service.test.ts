@@ -34,7 +34,7 @@ it('GenerateAnswer reports failures in the error field, as the proto intends', a
   stack.model.on('provider is down', { status: 500, content: 'upstream exploded' });
   const failed = await unaryCall(ai, 'GenerateAnswer', { text: 'provider is down?' });
   expect(failed.content).toBe('');
-  expect(failed.error).toMatch(/model provider failed \(HTTP 500\)/);
+  expect(failed.error).toMatch(/model provider answered HTTP 500: .*upstream exploded/);
   const unknown = await unaryCall(ai, 'GenerateAnswer', { text: 'which model?', model_name: 'no-such-model' });
   expect(unknown.error).toMatch(/HTTP 404/);
 });

@@ -13,7 +13,7 @@ import { workflowsPath } from '../../workers/create-worker';
 
 const testStateDir = path.join(stateDir, 'test');
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

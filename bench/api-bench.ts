@@ -1,0 +1,154 @@
+// Front-door benchmark: `npx tsx bench/api-bench.ts`. Starts its own Temporal dev server and
+// database (as `make test` does) and the API as its own process (`api/main.ts`, as `make up` runs it),
+// then measures:
+// - SubmitTask latency at a steady BENCH_RATE requests/s (default 100) for BENCH_SECONDS (default 20),
+//   open loop: requests are sent on schedule whether or not earlier ones have answered. No worker
+//   polls the queue, so this is the front door alone (validation, auth, workflow start);
+// - event delivery latency (commit of an appended event -> a StreamTaskExecution client has it) with
+//   BENCH_STREAMS concurrent streams (default 1,000) over BENCH_TASKS tasks (default 100), while
+//   events are appended at BENCH_EVENT_RATE events/s (default 200);
+// - the API process's RSS, idle and at its peak during the streams.
+import { randomUUID } from 'node:crypto';
+import type { ClientReadableStream } from '@grpc/grpc-js';
+import { createApiKey } from '../core/auth/api-keys';
+import { createPool } from '../core/db/database';
+import { withTransaction } from '../core/db/transaction';
+import { appendTaskEvent } from '../core/events/event-log';
+import { EventType } from '../core/events/event-types';
+import { insertTask } from '../core/tasks/task-index';
+import { createServiceClient, unaryCall } from '../protos/clients';
+import type { TaskUpdate__Output } from '../protos/generated/shannon/orchestrator/TaskUpdate';
+import '../test/setup/quiet-sdk-logs';
+import { freePort, startTestServices } from '../test/setup/test-services';
+import { rssMb, startReadyProcess, stop } from './processes';
+import { printTable, summarize, type Summary } from './stats';
+
+const rate = Number(process.env.BENCH_RATE ?? 100);
+const seconds = Number(process.env.BENCH_SECONDS ?? 20);
+const streams = Number(process.env.BENCH_STREAMS ?? 1_000);
+const tasks = Number(process.env.BENCH_TASKS ?? 100);
+const eventRate = Number(process.env.BENCH_EVENT_RATE ?? 200);
+/** Streams share a few HTTP/2 connections, as a handful of client processes would. */
+const channels = 10;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function main(): Promise<void> {
+  const services = await startTestServices();
+  const pool = createPool(process.env.DATABASE_URL!, 10);
+  const [port, agentPort, llmPort, httpPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  const api = await startReadyProcess(
+    'api/main.ts',
+    {
+      WEFT_TASK_QUEUE: `bench-api-${randomUUID()}`,
+      WEFT_GRPC_HOST: '127.0.0.1',
+      WEFT_GRPC_PORT: String(port),
+      WEFT_AGENT_GRPC_PORT: String(agentPort),
+      WEFT_LLM_GRPC_PORT: String(llmPort),
+      WEFT_HTTP_PORT: String(httpPort),
+      WEFT_RATE_LIMIT_PER_MINUTE: '0',
+    },
+    'api serving gRPC',
+  );
+  const tenantId = `bench-${randomUUID()}`;
+  const apiKey = await createApiKey(pool, { tenantId, userId: 'bench', roles: [] });
+  const address = `127.0.0.1:${port}`;
+  const rows: Summary[] = [];
+  try {
+    // SubmitTask, open loop at a steady rate.
+    const orchestrator = createServiceClient('orchestrator', address, { apiKey });
+    for (let i = 0; i < 20; i++) await unaryCall(orchestrator, 'SubmitTask', { query: `warm-up ${i}` });
+    const submitLatencies: number[] = [];
+    const inFlight: Promise<void>[] = [];
+    const begin = performance.now();
+    const total = rate * seconds;
+    for (let i = 0; i < total; i++) {
+      const due = begin + (i * 1000) / rate;
+      const wait = due - performance.now();
+      if (wait > 0) await sleep(wait);
+      inFlight.push(
+        (async () => {
+          const start = performance.now();
+          await unaryCall(orchestrator, 'SubmitTask', { query: `bench submit ${i}` });
+          submitLatencies.push(performance.now() - start);
+        })(),
+      );
+    }
+    await Promise.all(inFlight);
+    rows.push(summarize(`SubmitTask at ${rate}/s (open loop)`, submitLatencies, (performance.now() - begin) / 1000));
+    orchestrator.close();
+
+    // Event delivery with many concurrent streams.
+    const idleRss = rssMb(api.pid!);
+    const workflowIds = Array.from({ length: tasks }, () => `bench-stream-${randomUUID()}`);
+    for (const workflowId of workflowIds) {
+      await insertTask(pool, {
+        taskId: workflowId,
+        workflowId,
+        runId: workflowId,
+        tenantId,
+        userId: 'bench',
+        sessionId: '',
+        query: 'bench stream',
+        mode: 'STANDARD',
+        status: 'RUNNING',
+        createdAt: new Date(),
+      });
+    }
+    const clients = Array.from({ length: channels }, () => createServiceClient('streaming', address, { apiKey }));
+    const deliveries: number[] = [];
+    const open: ClientReadableStream<TaskUpdate__Output>[] = [];
+    let ready = 0;
+    for (let i = 0; i < streams; i++) {
+      const call = clients[i % channels]!.StreamTaskExecution({ workflow_id: workflowIds[i % tasks]! });
+      call.on('metadata', () => (ready += 1));
+      call.on('data', (update: TaskUpdate__Output) => {
+        const sentAt = Number(update.message);
+        if (sentAt) deliveries.push(Date.now() - sentAt);
+      });
+      call.on('error', () => undefined); // cancelled at the end
+      open.push(call);
+    }
+    while (ready < streams) await sleep(50);
+
+    let peakRss = rssMb(api.pid!);
+    const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMb(api.pid!))), 100);
+    const appendStart = performance.now();
+    const appends = eventRate * seconds;
+    const appending: Promise<unknown>[] = [];
+    for (let i = 0; i < appends; i++) {
+      const due = appendStart + (i * 1000) / eventRate;
+      const wait = due - performance.now();
+      if (wait > 0) await sleep(wait);
+      const workflowId = workflowIds[i % tasks]!;
+      appending.push(
+        withTransaction(pool, (tx) =>
+          appendTaskEvent(tx, { workflowId, key: `bench-${i}`, type: EventType.StatusUpdate, message: String(Date.now()), at: new Date() }),
+        ),
+      );
+    }
+    await Promise.all(appending);
+    await sleep(2_000); // the last deliveries
+    clearInterval(sampler);
+    const expected = appends * (streams / tasks);
+    rows.push(summarize(`delivery: ${streams} streams, ${eventRate} events/s`, deliveries, (performance.now() - appendStart) / 1000));
+    for (const call of open) call.cancel();
+    for (const client of clients) client.close();
+
+    console.log('');
+    printTable(rows);
+    const [submit, delivery] = rows;
+    console.log(`\nSubmitTask p99: ${submit!.p99.toFixed(1)} ms (target <= 30 ms at 100/s)`);
+    console.log(`delivery p99: ${delivery!.p99.toFixed(1)} ms (target <= 50 ms); ${deliveries.length} of ${expected} deliveries arrived`);
+    console.log(`API RSS: ${idleRss.toFixed(0)} MB before the streams, peak ${peakRss.toFixed(0)} MB with ${streams} open (target <= 500 MB)`);
+  } finally {
+    await stop(api);
+    await pool.end();
+    await services.stop();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
