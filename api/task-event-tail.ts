@@ -14,34 +14,59 @@ const pageSize = 500;
 const pollMs = 2_000;
 
 /**
+ * Streams of the same task usually ask for the same page at the same moment (one notification wakes
+ * them all): identical reads in flight share one query. Only a read that started after the caller
+ * was woken may be shared; an older one may have missed the append that woke it.
+ */
+const readsInFlight = new Map<string, { startedAt: number; events: Promise<TaskEvent[]> }>();
+
+function readEvents(pool: Pool, workflowId: string, after: number, wokenAt: number): Promise<TaskEvent[]> {
+  const key = `${after}:${workflowId}`;
+  const shared = readsInFlight.get(key);
+  if (shared && shared.startedAt >= wokenAt) return shared.events;
+  const read = { startedAt: performance.now(), events: listTaskEvents(pool, workflowId, after, pageSize) };
+  readsInFlight.set(key, read);
+  void read.events.finally(() => {
+    if (readsInFlight.get(key) === read) readsInFlight.delete(key);
+  });
+  return read.events;
+}
+
+/**
  * A task's events after sequence `after`, in order, from the durable log and then live as they are
  * appended, until the task's final event or until `signal` aborts. No gaps and no duplicates: each
  * round reads the log from the last sequence yielded.
  */
 export async function* tailTaskEvents(deps: EventTailDeps, workflowId: string, after: number, signal: AbortSignal): AsyncGenerator<TaskEvent> {
   let wake: () => void = () => {};
+  let wokenAt = performance.now();
   const onAbort = () => wake();
   signal.addEventListener('abort', onAbort);
-  const unsubscribe = deps.events.subscribe(workflowId, () => wake());
+  const unsubscribe = deps.events.subscribe(workflowId, () => {
+    wokenAt = performance.now();
+    wake();
+  });
   try {
     // Resuming at or past the final event: nothing more will ever come.
     const last = after > 0 ? await lastTaskEvent(deps.pool, workflowId) : undefined;
     if (last && finalEventTypes.has(last.type) && last.seq <= after) return;
     for (;;) {
       // Subscribed before reading: an append committed during the read wakes the next round.
+      let poll: NodeJS.Timeout | undefined;
       const woken = new Promise<void>((resolve) => {
         wake = resolve;
-        setTimeout(resolve, pollMs).unref();
-      });
-      const events = await listTaskEvents(deps.pool, workflowId, after, pageSize);
+        poll = setTimeout(resolve, pollMs).unref();
+      }).finally(() => clearTimeout(poll));
+      const events = await readEvents(deps.pool, workflowId, after, wokenAt);
       for (const event of events) {
         if (signal.aborted) return;
         yield event;
         after = event.seq;
         if (finalEventTypes.has(event.type)) return;
       }
-      if (events.length === pageSize) continue;
       if (signal.aborted) return;
+      // A full page means more is waiting: read again at once.
+      if (events.length === pageSize) wake();
       await woken;
     }
   } finally {
