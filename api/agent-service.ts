@@ -12,6 +12,7 @@ import { ApiError, toServiceError } from './grpc-errors';
 import type { OrchestratorDeps } from './orchestrator-service';
 import { tailTaskEvents, type EventTailDeps } from './task-event-tail';
 import { startTaskWorkflow, submittedTaskId } from './task-start';
+import { submissionLimits } from './task-submission';
 import { discoverTools, toolCapabilityOf } from './tool-capabilities';
 import { authorized, authorizedCall } from './unary';
 
@@ -53,12 +54,7 @@ export interface AgentService {
 }
 
 export function createAgentService(deps: AgentDeps): AgentService {
-  const limits = {
-    maxQueryBytes: deps.maxQueryBytes,
-    taskDefaults: deps.taskDefaults,
-    toolNames: deps.tools.list().map((t) => t.name),
-    templates: deps.templates,
-  };
+  const limits = submissionLimits(deps);
   const open = new Set<AbortController>();
 
   const start = async (request: ExecuteTaskRequest__Output, call: ServerUnaryCall<unknown, unknown> | ServerWritableStream<unknown, unknown>) => {

@@ -19,7 +19,7 @@ import { listTaskSummaries, sessionContext } from './task-listing';
 import { ownTaskOf } from './task-ownership';
 import { startTaskWorkflow, submittedTaskId } from './task-start';
 import { taskStatusResponse } from './task-status';
-import { taskInputFrom } from './task-submission';
+import { submissionLimits, taskInputFrom } from './task-submission';
 import { authorized, authorizedCall } from './unary';
 
 export interface OrchestratorDeps {
@@ -34,12 +34,7 @@ export interface OrchestratorDeps {
 }
 
 export function createOrchestratorService(deps: OrchestratorDeps): OrchestratorServiceHandlers {
-  const limits = {
-    maxQueryBytes: deps.maxQueryBytes,
-    taskDefaults: deps.taskDefaults,
-    toolNames: deps.tools.list().map((t) => t.name),
-    templates: deps.templates,
-  };
+  const limits = submissionLimits(deps);
   return {
     SubmitTask: authorizedCall(deps.auth, async (request: SubmitTaskRequest__Output, principal, call): Promise<SubmitTaskResponse> => {
       const taskId = submittedTaskId(request.metadata?.task_id ?? '', call.metadata, principal);

@@ -17,6 +17,11 @@ export interface SubmissionLimits {
   templates: TemplateCatalog;
 }
 
+/** The limits a submission is checked against, from the API's dependencies. */
+export function submissionLimits(deps: { maxQueryBytes: number; taskDefaults: TaskSettings; tools: { list(): Array<{ name: string }> }; templates: TemplateCatalog }): SubmissionLimits {
+  return { maxQueryBytes: deps.maxQueryBytes, taskDefaults: deps.taskDefaults, toolNames: deps.tools.list().map((t) => t.name), templates: deps.templates };
+}
+
 const tierOf = { MODEL_TIER_SMALL: 'SMALL', MODEL_TIER_MEDIUM: 'MEDIUM', MODEL_TIER_LARGE: 'LARGE' } as const;
 
 /** The caller's manual_decomposition as a plan, validated like a model's. */

@@ -65,29 +65,21 @@ it('runs the seed examples on the other ports: AgentService DiscoverTools (50051
   expect(math).toMatchObject({ tools: [{ id: 'calculator', category: 'math' }] });
 
   stack.model.reset(); // the first test scripted a plain answer for the same question
-  stack.model.on((text) => text.includes('Q4の売上データを分析し、視覚化を作成する'), {
-    content: JSON.stringify({
-      recommended_mode: 'COMPLEX',
-      complexity_score: 0.78,
-      required_capabilities: ['data_loading', 'analysis', 'visualization'],
-      estimated_agents: 3,
-      estimated_tokens: 5000,
-      estimated_cost_usd: 0.08,
-      reasoning: 'タスクにはデータの読み込み、統計分析、視覚化生成が必要です',
-    }),
-  });
-  const [analysis] = await call(
-    'shannon.llm.LLMService/AnalyzeComplexity',
-    { query: 'Q4の売上データを分析し、視覚化を作成する', available_tools: ['csv_loader', 'pandas', 'matplotlib'] },
-    stack.api.llmPort,
-  );
-  expect(analysis).toEqual({
-    recommended_mode: 'EXECUTION_MODE_COMPLEX',
+  // The seed's example response, as the small model's verdict.
+  const verdict = {
+    recommended_mode: 'COMPLEX',
     complexity_score: 0.78,
     required_capabilities: ['data_loading', 'analysis', 'visualization'],
     estimated_agents: 3,
     estimated_tokens: 5000,
     estimated_cost_usd: 0.08,
     reasoning: 'タスクにはデータの読み込み、統計分析、視覚化生成が必要です',
-  });
+  };
+  stack.model.on((text) => text.includes('Q4の売上データを分析し、視覚化を作成する'), { content: JSON.stringify(verdict) });
+  const [analysis] = await call(
+    'shannon.llm.LLMService/AnalyzeComplexity',
+    { query: 'Q4の売上データを分析し、視覚化を作成する', available_tools: ['csv_loader', 'pandas', 'matplotlib'] },
+    stack.api.llmPort,
+  );
+  expect(analysis).toEqual({ ...verdict, recommended_mode: 'EXECUTION_MODE_COMPLEX' });
 });
