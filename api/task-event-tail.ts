@@ -32,17 +32,29 @@ function readEvents(pool: Pool, workflowId: string, after: number, wokenAt: numb
   return read.events;
 }
 
+/** The notified events that continue the sequence right after `after`, or undefined when there is a gap. */
+function continuing(notified: TaskEvent[], after: number): TaskEvent[] | undefined {
+  const next = notified.filter((e) => e.seq > after).sort((a, b) => a.seq - b.seq);
+  return next.every((event, i) => event.seq === after + 1 + i) ? next : undefined;
+}
+
 /**
  * A task's events after sequence `after`, in order, from the durable log and then live as they are
- * appended, until the task's final event or until `signal` aborts. No gaps and no duplicates: each
- * round reads the log from the last sequence yielded.
+ * appended, until the task's final event or until `signal` aborts. No gaps and no duplicates: live
+ * events come from the append notifications while they continue the sequence exactly; otherwise
+ * (a gap, a notification too large to carry its event, the periodic safety re-read) the log is read
+ * from the last sequence yielded.
  */
 export async function* tailTaskEvents(deps: EventTailDeps, workflowId: string, after: number, signal: AbortSignal): AsyncGenerator<TaskEvent> {
   let wake: () => void = () => {};
   let wokenAt = performance.now();
+  let notified: TaskEvent[] = [];
+  let mustRead = true;
   const onAbort = () => wake();
   signal.addEventListener('abort', onAbort);
-  const unsubscribe = deps.events.subscribe(workflowId, () => {
+  const unsubscribe = deps.events.subscribe(workflowId, (event) => {
+    if (event) notified.push(event);
+    else mustRead = true;
     wokenAt = performance.now();
     wake();
   });
@@ -55,9 +67,19 @@ export async function* tailTaskEvents(deps: EventTailDeps, workflowId: string, a
       let poll: NodeJS.Timeout | undefined;
       const woken = new Promise<void>((resolve) => {
         wake = resolve;
-        poll = setTimeout(resolve, pollMs).unref();
+        poll = setTimeout(() => {
+          mustRead = true;
+          resolve();
+        }, pollMs).unref();
       }).finally(() => clearTimeout(poll));
-      const events = await readEvents(deps.pool, workflowId, after, wokenAt);
+      const live = mustRead ? undefined : continuing(notified, after);
+      notified = [];
+      let events: TaskEvent[];
+      if (live) events = live;
+      else {
+        mustRead = false;
+        events = await readEvents(deps.pool, workflowId, after, wokenAt);
+      }
       for (const event of events) {
         if (signal.aborted) return;
         yield event;
@@ -66,7 +88,10 @@ export async function* tailTaskEvents(deps: EventTailDeps, workflowId: string, a
       }
       if (signal.aborted) return;
       // A full page means more is waiting: read again at once.
-      if (events.length === pageSize) wake();
+      if (events.length === pageSize) {
+        mustRead = true;
+        wake();
+      }
       await woken;
     }
   } finally {

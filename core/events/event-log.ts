@@ -70,6 +70,17 @@ export async function lastTaskEvent(db: Queryable, workflowId: string): Promise<
   return rows.rows[0] && fromRow(rows.rows[0]);
 }
 
+/** An event as an append notification carries it (migration 007), or undefined when it carries only its place. */
+export function eventFromNotification(payload: string): { workflowId: string; event?: TaskEvent } {
+  const { seq, created_at: createdAt, ...note } = JSON.parse(payload) as Partial<Omit<EventRow, 'seq' | 'created_at'>> & {
+    workflow_id: string;
+    seq: number;
+    created_at?: string;
+  };
+  if (note.event_type === undefined || createdAt === undefined) return { workflowId: note.workflow_id };
+  return { workflowId: note.workflow_id, event: fromRow({ ...(note as Omit<EventRow, 'seq' | 'created_at'>), seq: String(seq), created_at: new Date(createdAt) }) };
+}
+
 function fromRow(row: EventRow): TaskEvent {
   return {
     workflowId: row.workflow_id,

@@ -1,0 +1,45 @@
+import { randomUUID } from 'node:crypto';
+import { tailTaskEvents } from '../../api/task-event-tail';
+import { createPool } from '../../core/db/database';
+import { withTransaction } from '../../core/db/transaction';
+import { startEventFeed, type EventFeed } from '../../core/events/event-feed';
+import { appendTaskEvent, type TaskEvent } from '../../core/events/event-log';
+import { EventType } from '../../core/events/event-types';
+
+// Live events come from the append notifications; one too large for a notification (8,000 bytes)
+// arrives through the log instead, in its place.
+
+const pool = createPool(process.env.DATABASE_URL!);
+let feed: EventFeed;
+beforeAll(async () => {
+  feed = await startEventFeed(process.env.DATABASE_URL!);
+});
+afterAll(async () => {
+  await feed.close();
+  await pool.end();
+});
+
+const append = (workflowId: string, key: string, type: EventType, message: string) =>
+  withTransaction(pool, (tx) => appendTaskEvent(tx, { workflowId, key, type, message, at: new Date() }));
+
+it('delivers live events in order with no gap, including one too large to travel in its notification', async () => {
+  const workflowId = `tail-${randomUUID()}`;
+  const received: TaskEvent[] = [];
+  const tail = (async () => {
+    for await (const event of tailTaskEvents({ pool, events: feed }, workflowId, 0, new AbortController().signal)) received.push(event);
+  })();
+  await new Promise((resolve) => setTimeout(resolve, 200)); // the tail is listening
+  const big = 'x'.repeat(10_000);
+  await append(workflowId, 'a', EventType.WorkflowStarted, 'started');
+  await append(workflowId, 'b', EventType.StatusUpdate, big);
+  await append(workflowId, 'c', EventType.StatusUpdate, 'after the big one');
+  await append(workflowId, 'd', EventType.WorkflowCompleted, 'done');
+  await tail;
+  expect(received.map((e) => [e.seq, e.message.length])).toEqual([
+    [1, 7],
+    [2, 10_000],
+    [3, 17],
+    [4, 4],
+  ]);
+  expect(received[1]!.at).toBeInstanceOf(Date);
+});
