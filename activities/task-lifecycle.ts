@@ -1,5 +1,6 @@
 import { appendTaskEvent } from '../core/events/event-log';
 import { EventType } from '../core/events/event-types';
+import { recordTaskTurnIn } from '../core/sessions/history';
 import { SessionEndedError } from '../core/store';
 import { insertTask, recordTaskOutcome, type NewTask } from '../core/tasks/task-index';
 import { TaskStatus } from '../core/tasks/task-status';
@@ -132,6 +133,9 @@ export function createTaskLifecycleActivities({ store, tools }: ActivityDeps) {
         const ending = { status, at, ...(error ? { error } : {}), ...(input.cancellationReason ? { cancellationReason: input.cancellationReason } : {}) };
         await endRun(store, owner, ending, async (tx) => {
           await recordTaskOutcome(tx, input.taskId, { status: input.status, result: input.result, errorMessage: error, model: input.model, completedAt: at });
+          if (input.status === 'COMPLETED' && input.sessionId) {
+            await recordTaskTurnIn(tx, { taskId: input.taskId, sessionId: input.sessionId, answer: input.result, at });
+          }
           if (input.code === 'BUDGET_EXCEEDED') {
             const usage = await usageTotals(tx, input.taskId);
             await appendTaskEvent(

@@ -77,3 +77,29 @@ export function clearHistory(pool: Pool, tenantId: string, sessionId: string, ke
     if (!keepContext) await tx.query(`UPDATE conversations SET context = '{}' WHERE session_id = $1`, [sessionId]);
   });
 }
+
+/**
+ * A completed task's turn (its query, then its answer) joins the history of the conversation session
+ * it ran in, when the task's tenant owns that session and it is still open. Keyed by the task, so a
+ * retried finish adds nothing.
+ */
+export async function recordTaskTurnIn(tx: Queryable, turn: { taskId: string; sessionId: string; answer: string; at: Date }): Promise<void> {
+  const { rows } = await tx.query<{ query: string; max_history: number }>(
+    `SELECT t.query, c.max_history FROM tasks t JOIN conversations c ON c.session_id = t.session_id AND c.tenant_id = t.tenant_id
+     WHERE t.task_id = $1 AND t.session_id = $2 AND c.closed_at IS NULL AND c.expires_at > $3
+     FOR UPDATE OF c`,
+    [turn.taskId, turn.sessionId, turn.at],
+  );
+  const session = rows[0];
+  if (!session) return;
+  const message = (suffix: string, role: MessageRole, content: string): HistoryMessage => ({
+    id: `${turn.taskId}/${suffix}`,
+    role,
+    content,
+    tokensUsed: 0,
+    metadata: { task_id: turn.taskId },
+    createdAt: turn.at,
+  });
+  await appendMessagesIn(tx, turn.sessionId, session.max_history, [message('query', 'user', session.query), message('answer', 'assistant', turn.answer)]);
+  await tx.query('UPDATE conversations SET last_active = greatest(last_active, $2) WHERE session_id = $1', [turn.sessionId, turn.at]);
+}

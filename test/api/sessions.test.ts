@@ -88,6 +88,18 @@ it('lists the tenant\'s sessions by user, active only, with paging and a total',
   expect((await grpcError(unaryCall(sessions, 'ListSessions', { limit: -1 }))).code).toBe(GrpcStatus.INVALID_ARGUMENT);
 });
 
+it('a task completed in a session adds its turn to the session history, once', async () => {
+  const created = await create({ max_history: 10 });
+  stack.model.on('what did the session decide?', { content: 'It decided to ship.' });
+  const task = await submitTask(stack.orchestrator, { query: 'what did the session decide?', metadata: { session_id: created.session_id } });
+  expect((await waitForFinish(stack.orchestrator, task.task_id)).status).toBe('TASK_STATUS_COMPLETED');
+  const got = await unaryCall(sessions, 'GetSession', { session_id: created.session_id, include_history: true });
+  expect(got.session!.history.map((m) => [m.role, m.content, structToJson(m.metadata)])).toEqual([
+    ['user', 'what did the session decide?', { task_id: task.task_id }],
+    ['assistant', 'It decided to ship.', { task_id: task.task_id }],
+  ]);
+});
+
 it('expires a session at its TTL and ends it in the runtime store', async () => {
   const created = await create({ ttl_seconds: 1 });
   await new Promise((resolve) => setTimeout(resolve, 1100));
