@@ -1,5 +1,6 @@
 import { appendTaskEvent } from '../core/events/event-log';
 import { EventType } from '../core/events/event-types';
+import { endIfExpired } from '../core/sessions/conversations';
 import { recordTaskTurnIn } from '../core/sessions/history';
 import { SessionEndedError } from '../core/store';
 import { insertTask, recordTaskOutcome, type NewTask } from '../core/tasks/task-index';
@@ -59,7 +60,7 @@ const finalEventOf = {
   TIMEOUT: EventType.WorkflowFailed,
 } as const;
 
-export function createTaskLifecycleActivities({ store, tools }: ActivityDeps) {
+export function createTaskLifecycleActivities({ store, pool, tools }: ActivityDeps) {
   return {
     /** Records the run's start, indexes the task and emits WORKFLOW_STARTED, in one transaction. */
     async startTask(input: StartTaskInput): Promise<{ proceed: boolean; tools: ToolSummary[] }> {
@@ -67,6 +68,7 @@ export function createTaskLifecycleActivities({ store, tools }: ActivityDeps) {
         const at = new Date(input.startedAtMs);
         const owner = ownerOf(input.runId, input.sessionId);
         if (input.sessionId) {
+          await endIfExpired(pool, input.sessionId, at);
           // Sessions named by a task are opened on first use; an ended one stops the run below.
           await store.createSession(input.sessionId, at).catch((err: unknown) => {
             if (!(err instanceof SessionEndedError)) throw err;

@@ -174,3 +174,15 @@ export async function listConversations(
     total: Number(count.rows[0]!.total),
   };
 }
+
+/**
+ * Ends the runtime session of a conversation whose TTL passed by `at`, so work started in it from
+ * then on is refused like work in a deleted one. Idempotent; a session that is no conversation is left alone.
+ */
+export function endIfExpired(pool: Pool, sessionId: string, at: Date): Promise<void> {
+  return storeTransaction(pool, async (tx) => {
+    const { rows } = await tx.query<{ expires_at: Date }>('SELECT expires_at FROM conversations WHERE session_id = $1 AND closed_at IS NULL FOR UPDATE', [sessionId]);
+    const expiresAt = rows[0]?.expires_at;
+    if (expiresAt && expiresAt.getTime() <= at.getTime()) await endSessionIn(tx, sessionId, expiresAt);
+  });
+}

@@ -107,6 +107,12 @@ it('expires a session at its TTL and ends it in the runtime store', async () => 
   expect(err.code).toBe(GrpcStatus.NOT_FOUND);
   expect(err.details).toMatch(/expired/);
   expect(await stack.store.loadSessionStatus(created.session_id)).toBe('ended');
+
+  // Untouched since it expired: a task submitted into it still finds it ended.
+  const untouched = await create({ ttl_seconds: 1 });
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  const task = await submitTask(stack.orchestrator, { query: 'work in an expired session', metadata: { session_id: untouched.session_id } });
+  expect((await waitForFinish(stack.orchestrator, task.task_id)).status).toBe('TASK_STATUS_CANCELLED');
 });
 
 it('deleting a session ends it in the runtime store, so a task submitted into it is cancelled', async () => {
