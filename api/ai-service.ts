@@ -10,7 +10,7 @@ import { textOf, thinkingOf, type Message } from '../core/transcript';
 import { weftVersion } from '../core/version';
 import type { AIServiceHandlers } from '../protos/generated/ai/AIService';
 import type { Authenticator } from './auth';
-import { toServiceError } from './grpc-errors';
+import { invalidArgument, toServiceError } from './grpc-errors';
 import { authorized } from './unary';
 
 // Seed 002's AIService. As its proto intends, failures come back in the `error` field with an OK
@@ -28,8 +28,6 @@ export interface AiDeps {
 const defaultTtlSeconds = 3600;
 const maxTtlSeconds = 365 * 24 * 3600;
 
-class AiRequestError extends Error {}
-
 function systemPrompt(botUsername: string): string | undefined {
   return botUsername ? `You are ${botUsername}, an assistant people address as @${botUsername}.` : undefined;
 }
@@ -37,15 +35,14 @@ function systemPrompt(botUsername: string): string | undefined {
 /** The question without the bot's @mention, which is how chat users address it. */
 function questionOf(text: string, botUsername: string, maxBytes: number): string {
   const question = botUsername ? text.replaceAll(`@${botUsername}`, '').trim() : text.trim();
-  if (!question) throw new AiRequestError('text is required');
+  if (!question) throw invalidArgument('text is required');
   const bytes = Buffer.byteLength(question, 'utf8');
-  if (bytes > maxBytes) throw new AiRequestError(`text is ${bytes} bytes; the limit is ${maxBytes}`);
+  if (bytes > maxBytes) throw invalidArgument(`text is ${bytes} bytes; the limit is ${maxBytes}`);
   return question;
 }
 
 /** What went wrong, in the words the gRPC services use; unexpected errors are logged there, as they are bugs. */
 function describe(err: unknown): string {
-  if (err instanceof AiRequestError) return err.message;
   return toServiceError(err, (line) => console.error(`ai.AIService ${line}`)).details ?? 'internal error';
 }
 
