@@ -45,7 +45,7 @@ export function createServiceClient<S extends ServiceName>(service: S, address: 
 export const createOrchestratorClient = (address: string, options: ClientOptions = {}) => createServiceClient('orchestrator', address, options);
 export const createStreamingClient = (address: string, options: ClientOptions = {}) => createServiceClient('streaming', address, options);
 
-type UnaryMethod<Req, Res> = (
+export type UnaryMethod<Req, Res> = (
   request: Req,
   metadata: grpc.Metadata,
   options: grpc.CallOptions,

@@ -1,5 +1,6 @@
 import Fastify from 'fastify';
-import { createServiceClient, type ServiceClient } from '../../protos/clients';
+import type * as grpc from '@grpc/grpc-js';
+import { callUnary, createServiceClient, type ServiceClient, type UnaryMethod } from '../../protos/clients';
 import { methodTypes, toJson } from '../../protos/json-mapping';
 import { grpcRequestOf, httpErrorOf, metadataOf } from './http-mapping';
 import { openApiDocument, openApiPath } from './openapi';
@@ -25,7 +26,7 @@ export interface RestGatewayOptions {
   callDeadlineMs: number;
 }
 
-type UnaryClient = Record<string, (request: unknown, metadata: unknown, options: unknown, callback: (err: unknown, response: unknown) => void) => void>;
+type UnaryClient = grpc.Client & Record<string, UnaryMethod<unknown, object>>;
 
 export async function startRestGateway(options: RestGatewayOptions): Promise<RestGateway> {
   const clients = {
@@ -45,12 +46,11 @@ export async function startRestGateway(options: RestGatewayOptions): Promise<Res
       handler: async (request, reply) => {
         try {
           const grpcRequest = grpcRequestOf(requestType, { params: request.params, query: request.query, body: request.body, queryFields: route.query ?? [] });
-          const response = await new Promise((resolve, reject) =>
-            client[route.rpc]!.call(client, grpcRequest, metadataOf(request.headers), { deadline: Date.now() + options.callDeadlineMs }, (err, res) =>
-              err ? reject(err) : resolve(res),
-            ),
-          );
-          return toJson(responseType, response as object);
+          const response = await callUnary(client[route.rpc]!, client, grpcRequest, {
+            metadata: metadataOf(request.headers),
+            deadlineMs: options.callDeadlineMs,
+          });
+          return toJson(responseType, response);
         } catch (err) {
           const { httpStatus, body } = httpErrorOf(err);
           return reply.code(httpStatus).send(body);
