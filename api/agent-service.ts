@@ -1,5 +1,5 @@
 import { totalmem } from 'node:os';
-import { status as GrpcStatus, type ServerUnaryCall, type ServerWritableStream, type ServiceError } from '@grpc/grpc-js';
+import { status as GrpcStatus, type ServerUnaryCall, type ServerWritableStream } from '@grpc/grpc-js';
 import type { TaskEvent } from '../core/events/event-log';
 import { EventType } from '../core/events/event-types';
 import { countRunningTasks, findTask } from '../core/tasks/task-index';
@@ -8,13 +8,13 @@ import type { AgentServiceHandlers } from '../protos/generated/shannon/agent/Age
 import type { ExecuteTaskRequest__Output } from '../protos/generated/shannon/agent/ExecuteTaskRequest';
 import type { TaskUpdate } from '../protos/generated/shannon/agent/TaskUpdate';
 import { agentTaskInput, awaitAgentResult, executionResponse, toolCallOf, toolResultOf } from './agent-execution';
-import { ApiError, toServiceError } from './grpc-errors';
+import { ApiError } from './grpc-errors';
 import type { OrchestratorDeps } from './orchestrator-service';
 import { tailTaskEvents, type EventTailDeps } from './task-event-tail';
 import { startTaskWorkflow, submittedTaskId } from './task-start';
 import { submissionLimits } from './task-submission';
 import { discoverTools, toolCapabilityOf } from './tool-capabilities';
-import { authorized, authorizedCall } from './unary';
+import { authorized, authorizedCall, send, serverStream } from './unary';
 
 export type AgentDeps = OrchestratorDeps & EventTailDeps & { sandboxMemoryMb: number };
 
@@ -80,7 +80,7 @@ export function createAgentService(deps: AgentDeps): AgentService {
           const task = await findTask(deps.pool, taskId);
           update.message = task?.result || task?.errorMessage || update.message;
         }
-        if (!call.write(update)) await new Promise((resolve) => call.once('drain', resolve));
+        await send(call, update);
       }
     } finally {
       open.delete(ending);
@@ -96,12 +96,7 @@ export function createAgentService(deps: AgentDeps): AgentService {
       return executionResponse(deps.pool, taskId, workflowId, outcome);
     }),
 
-    StreamExecuteTask: (call) => {
-      stream(call).then(
-        () => call.end(),
-        (err: unknown) => call.emit('error', toServiceError(err, (line) => console.error(line)) as ServiceError),
-      );
-    },
+    StreamExecuteTask: serverStream(stream),
 
     GetCapabilities: authorized(deps.auth, async () => ({
       supported_tools: limits.toolNames,

@@ -1,4 +1,4 @@
-import type { ServerWritableStream, ServiceError } from '@grpc/grpc-js';
+import type { ServerWritableStream } from '@grpc/grpc-js';
 import { isModelFailure, type ChatModel, type TokenCounts } from '../core/llm/chat-model';
 import type { Embedder } from '../core/llm/embeddings';
 import { resolveModelName, type ModelAliases } from '../core/llm/model-aliases';
@@ -13,10 +13,10 @@ import type { CompletionChunk } from '../protos/generated/shannon/llm/Completion
 import type { LLMServiceHandlers } from '../protos/generated/shannon/llm/LLMService';
 import type { TokenUsage } from '../protos/generated/shannon/common/TokenUsage';
 import type { Authenticator } from './auth';
-import { invalidArgument, toServiceError } from './grpc-errors';
+import { invalidArgument } from './grpc-errors';
 import { conversationOf, parseArguments, samplingOf, toolCallMessage } from './llm-messages';
 import { structToJson } from './struct';
-import { authorized } from './unary';
+import { authorized, send, serverStream } from './unary';
 
 // LLMService (seed 000): the model gateway as a gRPC service, on its own port.
 
@@ -78,7 +78,7 @@ export function createLlmService(deps: LlmDeps): LLMServiceHandlers {
           : delta.kind === 'tool_call'
             ? { tool_call_delta: toolCallMessage(delta.id, delta.name, parseArguments(delta.arguments)) }
             : { finish_reason: delta.finishReason, usage: usageOf(delta.model, tier, delta.usage) };
-      if (!call.write(chunk)) await new Promise((resolve) => call.once('drain', resolve));
+      await send(call, chunk);
     }
   };
 
@@ -97,12 +97,7 @@ export function createLlmService(deps: LlmDeps): LLMServiceHandlers {
       };
     }),
 
-    StreamCompletion: (call) => {
-      streamCompletion(call).then(
-        () => call.end(),
-        (err: unknown) => call.emit('error', toServiceError(err, (line) => console.error(line)) as ServiceError),
-      );
-    },
+    StreamCompletion: serverStream(streamCompletion),
 
     EmbedText: authorized(deps.auth, async (request) => {
       if (request.texts.length === 0) throw invalidArgument('texts must not be empty');

@@ -1,4 +1,4 @@
-import { Metadata, type ServerWritableStream, type ServiceError } from '@grpc/grpc-js';
+import { Metadata, type ServerWritableStream } from '@grpc/grpc-js';
 import type { Pool } from 'pg';
 import type { EventFeed } from '../core/events/event-feed';
 import type { TaskEvent } from '../core/events/event-log';
@@ -7,7 +7,8 @@ import type { StreamRequest__Output } from '../protos/generated/shannon/orchestr
 import type { StreamingServiceHandlers } from '../protos/generated/shannon/orchestrator/StreamingService';
 import type { TaskUpdate } from '../protos/generated/shannon/orchestrator/TaskUpdate';
 import type { Authenticator } from './auth';
-import { invalidArgument, toServiceError } from './grpc-errors';
+import { invalidArgument } from './grpc-errors';
+import { send, serverStream } from './unary';
 import { toTimestamp } from './struct';
 import { tailTaskEvents } from './task-event-tail';
 import { ownTaskOf } from './task-ownership';
@@ -49,10 +50,6 @@ function resumeAfter(request: StreamRequest__Output): number {
   return after;
 }
 
-function write(call: ServerWritableStream<StreamRequest__Output, TaskUpdate>, update: TaskUpdate): Promise<void> {
-  if (call.write(update)) return Promise.resolve();
-  return new Promise((resolve) => call.once('drain', () => resolve()));
-}
 
 export interface StreamingService {
   handlers: Partial<StreamingServiceHandlers>;
@@ -80,7 +77,7 @@ export function createStreamingService(deps: StreamingDeps): StreamingService {
     call.on('cancelled', () => ending.abort());
     try {
       for await (const event of tailTaskEvents(deps, request.workflow_id, after, ending.signal)) {
-        if (wanted(event)) await write(call, toUpdate(event));
+        if (wanted(event)) await send(call, toUpdate(event));
       }
     } finally {
       open.delete(ending);
@@ -89,12 +86,7 @@ export function createStreamingService(deps: StreamingDeps): StreamingService {
 
   return {
     handlers: {
-      StreamTaskExecution: (call: ServerWritableStream<StreamRequest__Output, TaskUpdate>) => {
-        stream(call).then(
-          () => call.end(),
-          (err: unknown) => call.emit('error', toServiceError(err, (line) => console.error(line)) as ServiceError),
-        );
-      },
+      StreamTaskExecution: serverStream(stream),
     },
     endAll: () => {
       for (const ending of open) ending.abort();

@@ -1,9 +1,9 @@
-import type { sendUnaryData, ServerUnaryCall, ServiceError } from '@grpc/grpc-js';
+import type { sendUnaryData, ServerUnaryCall, ServerWritableStream, ServiceError } from '@grpc/grpc-js';
 import type { Principal } from '../core/auth/api-keys';
 import type { Authenticator } from './auth';
 import { toServiceError } from './grpc-errors';
 
-/** Adapts an async handler to grpc-js: its result is the reply, a thrown error becomes a gRPC status. */
+/** Adapts an async unary handler to grpc-js: its result is the reply, a thrown error becomes a gRPC status. */
 export function unary<Req, Res>(handler: (request: Req, call: ServerUnaryCall<Req, Res>) => Promise<Res>) {
   return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>): void => {
     handler(call.request, call).then(
@@ -24,4 +24,20 @@ export function authorizedCall<Req, Res>(
   handler: (request: Req, principal: Principal, call: ServerUnaryCall<Req, Res>) => Promise<Res>,
 ) {
   return unary<Req, Res>(async (request, call) => handler(request, await auth.authenticate(call.metadata), call));
+}
+
+/** Writes one message of a server stream, waiting while the client's buffer is full. */
+export function send<Req, Res>(call: ServerWritableStream<Req, Res>, message: Res): Promise<void> {
+  if (call.write(message)) return Promise.resolve();
+  return new Promise((resolve) => call.once('drain', () => resolve()));
+}
+
+/** Adapts an async server-streaming handler: the stream ends when it returns, a thrown error becomes a gRPC status. */
+export function serverStream<Req, Res>(handler: (call: ServerWritableStream<Req, Res>) => Promise<void>) {
+  return (call: ServerWritableStream<Req, Res>): void => {
+    handler(call).then(
+      () => call.end(),
+      (err: unknown) => call.emit('error', toServiceError(err, (line) => console.error(line)) as ServiceError),
+    );
+  };
 }
