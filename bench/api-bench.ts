@@ -6,7 +6,8 @@
 //   polls the queue, so this is the front door alone (validation, auth, workflow start);
 // - event delivery latency (the append call, its durable commit included -> a StreamTaskExecution
 //   client in its own process has it) with
-//   BENCH_STREAMS concurrent streams (default 1,000) over BENCH_TASKS tasks (default 100), while
+//   BENCH_STREAMS concurrent streams (default 1,000) over BENCH_TASKS tasks (default 100) and
+//   BENCH_CHANNELS connections (default 10), while
 //   events are appended at BENCH_EVENT_RATE events/s (default 200);
 // - the API process's RSS, idle and at its peak during the streams.
 import { randomUUID } from 'node:crypto';
@@ -29,8 +30,8 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 20);
 const streams = Number(process.env.BENCH_STREAMS ?? 1_000);
 const tasks = Number(process.env.BENCH_TASKS ?? 100);
 const eventRate = Number(process.env.BENCH_EVENT_RATE ?? 200);
-/** Streams share a few HTTP/2 connections, as a handful of clients would. */
-const channels = 10;
+/** Streams share BENCH_CHANNELS HTTP/2 connections (default 10), as that many clients would. */
+const channels = Number(process.env.BENCH_CHANNELS ?? 10);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
