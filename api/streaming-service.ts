@@ -68,15 +68,16 @@ export function createStreamingService(deps: StreamingDeps): StreamingService {
     if (unknown.length > 0) throw invalidArgument(`unknown event types: ${unknown.join(', ')}`);
     const after = resumeAfter(request);
     await ownTaskOf(deps, request.workflow_id, principal);
-    // Headers now: a client (and the SSE gateway) knows the stream is accepted before the first event.
-    call.sendMetadata(new Metadata());
 
     const wanted = (event: TaskEvent) => request.types.length === 0 || request.types.includes(event.type);
     const ending = new AbortController();
     open.add(ending);
     call.on('cancelled', () => ending.abort());
     try {
-      for await (const event of tailTaskEvents(deps, request.workflow_id, after, ending.signal)) {
+      // Headers once the stream is live: a client (and the SSE gateway) then knows it is accepted and
+      // that nothing appended from now on can be missed, even before the first event arrives.
+      const live = () => call.sendMetadata(new Metadata());
+      for await (const event of tailTaskEvents(deps, request.workflow_id, after, ending.signal, live)) {
         if (wanted(event)) await send(call, toUpdate(event));
       }
     } finally {

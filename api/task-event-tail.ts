@@ -45,7 +45,14 @@ function continuing(notified: TaskEvent[], after: number): TaskEvent[] | undefin
  * (a gap, a notification too large to carry its event, the periodic safety re-read) the log is read
  * from the last sequence yielded.
  */
-export async function* tailTaskEvents(deps: EventTailDeps, workflowId: string, after: number, signal: AbortSignal): AsyncGenerator<TaskEvent> {
+export async function* tailTaskEvents(
+  deps: EventTailDeps,
+  workflowId: string,
+  after: number,
+  signal: AbortSignal,
+  /** Called once the tail listens for appends and has read the log once: from then on it is live. */
+  onLive?: () => void,
+): AsyncGenerator<TaskEvent> {
   let wake: () => void = () => {};
   let wokenAt = performance.now();
   let notified: TaskEvent[] = [];
@@ -80,6 +87,8 @@ export async function* tailTaskEvents(deps: EventTailDeps, workflowId: string, a
         mustRead = false;
         events = await readEvents(deps.pool, workflowId, after, wokenAt);
       }
+      onLive?.();
+      onLive = undefined;
       for (const event of events) {
         if (signal.aborted) return;
         yield event;

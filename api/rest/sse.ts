@@ -51,6 +51,7 @@ export function serveTaskEvents(
     raw.write(`id: ${update.stream_id}\nevent: ${update.type}\ndata: ${JSON.stringify(toJson(taskUpdate(), update))}\n\n`);
   });
   const finish = () => {
+    open(); // a stream with nothing left to send is still an event stream
     clearInterval(keepAlive);
     raw.end();
   };
