@@ -1,8 +1,10 @@
 import type { ServerWritableStream } from '@grpc/grpc-js';
+import type { Pool } from 'pg';
 import { isModelFailure, type ChatModel, type TokenCounts } from '../core/llm/chat-model';
 import type { Embedder } from '../core/llm/embeddings';
 import { resolveModelName, type ModelAliases } from '../core/llm/model-aliases';
 import { costOf, type ModelPrices } from '../core/llm/pricing';
+import { cacheKeyOf, findCachedCompletion, storeCompletion } from '../core/llm/response-cache';
 import type { Provider } from '../core/llm/providers';
 import { complexityFromModel, heuristicComplexity } from '../core/orchestration/complexity';
 import { modelTiers, type ModelTier } from '../core/orchestration/plan';
@@ -22,6 +24,9 @@ import { authorized, send, serverStream } from './unary';
 
 export interface LlmDeps {
   auth: Authenticator;
+  pool: Pool;
+  /** How long a cached answer (enable_caching) is served. */
+  cacheTtlSeconds: number;
   chatModel: ChatModel;
   embedder: Embedder;
   /** The model of each tier. */
@@ -83,16 +88,22 @@ export function createLlmService(deps: LlmDeps): LLMServiceHandlers {
   };
 
   return {
-    GenerateCompletion: authorized(deps.auth, async (request) => {
+    GenerateCompletion: authorized(deps.auth, async (request, principal) => {
       const { tier, chat } = chatRequest(request);
-      const completion = await deps.chatModel.complete(chat);
+      // enable_caching: an identical earlier request (or the same cache_key) of the tenant answers,
+      // spending no tokens; only complete answers are stored.
+      const cacheKey = request.config?.enable_caching ? cacheKeyOf(chat, request.config.cache_key) : undefined;
+      const cached = cacheKey ? await findCachedCompletion(deps.pool, principal.tenantId, cacheKey, new Date()) : undefined;
+      const completion = cached ?? (await deps.chatModel.complete(chat));
+      if (cacheKey && !cached) await storeCompletion(deps.pool, principal.tenantId, cacheKey, completion, new Date(), deps.cacheTtlSeconds);
+      const spent = cached ? { promptTokens: 0, completionTokens: 0, totalTokens: 0 } : completion.usage;
       return {
         completion: textOf(completion.message),
         tool_calls: completion.message.parts.flatMap((p) => (p.kind === 'tool_use' ? [toolCallMessage(p.id, p.name, p.input)] : [])),
-        usage: usageOf(completion.model, tier, completion.usage),
+        usage: usageOf(completion.model, tier, spent),
         model_used: completion.model,
         provider: `PROVIDER_${deps.provider}`,
-        cache_hit: false,
+        cache_hit: Boolean(cached),
         finish_reason: completion.finishReason,
       };
     }),

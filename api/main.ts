@@ -39,6 +39,7 @@ async function main(): Promise<void> {
       prices: config.prices,
       provider: providerOf(config.llm.baseURL),
       embeddingModel: config.llm.embeddingModel,
+      cacheTtlSeconds: config.llm.cacheTtlSeconds,
       modelAliases: config.modelAliases,
       sandboxMemoryMb: config.sandboxMemoryMb,
     },

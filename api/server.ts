@@ -31,7 +31,7 @@ export interface ApiServer {
 }
 
 export type ApiDeps = OrchestratorDeps &
-  Omit<LlmDeps, 'auth' | 'tools'> & {
+  Omit<LlmDeps, 'auth' | 'tools' | 'pool'> & {
     events: EventFeed;
     sessions: SessionDefaults;
     /** The Python sandbox's memory cap, which GetCapabilities reports. */

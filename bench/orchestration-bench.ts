@@ -90,6 +90,7 @@ async function main(): Promise<void> {
       prices: {},
       provider: 'VLLM',
       embeddingModel: 'bench-embedding',
+      cacheTtlSeconds: 3600,
       modelAliases: {},
       sandboxMemoryMb: 512,
     },

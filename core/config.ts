@@ -34,6 +34,7 @@ const envSchema = z.object({
   WEFT_MODEL_PRICES: z.string().optional(),
   WEFT_MODEL_ALIASES: z.string().optional(),
   WEFT_EMBEDDING_MODEL: z.string().default('text-embedding-3-small'),
+  WEFT_LLM_CACHE_TTL_SECONDS: z.coerce.number().int().positive().default(3600),
   WEFT_WORKSPACE_DIR: z.string().default('.state/workspaces'),
   WEFT_TEMPLATES_DIR: z.string().default(path.resolve(__dirname, '..', 'templates')),
   WEFT_MAX_AGENTS: z.coerce.number().int().positive().default(5),
@@ -61,7 +62,7 @@ export interface WeftConfig {
   rateLimitPerMinute: number;
   /** What a SessionService session gets when its creator does not say. */
   sessions: { ttlSeconds: number; maxHistory: number };
-  llm: { baseURL?: string; apiKey: string; model: string; timeoutMs: number; embeddingModel: string };
+  llm: { baseURL?: string; apiKey: string; model: string; timeoutMs: number; embeddingModel: string; cacheTtlSeconds: number };
   /** The model for each tier (each defaults to WEFT_LLM_MODEL). */
   models: Record<ModelTier, string>;
   prices: ModelPrices;
@@ -109,6 +110,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
       model: e.WEFT_LLM_MODEL,
       timeoutMs: e.WEFT_LLM_TIMEOUT_MS,
       embeddingModel: e.WEFT_EMBEDDING_MODEL,
+      cacheTtlSeconds: e.WEFT_LLM_CACHE_TTL_SECONDS,
     },
     models: {
       SMALL: e.WEFT_MODEL_SMALL ?? e.WEFT_LLM_MODEL,

@@ -68,6 +68,32 @@ it('GenerateCompletion uses the tier\'s model, sends the conversation and tools,
   ]);
 });
 
+it('enable_caching answers an identical request from the cache, never caches a truncated answer, and expires', async () => {
+  const ask = (content: string, config: Record<string, unknown> = {}) =>
+    unaryCall(llm, 'GenerateCompletion', { messages: [{ role: 'user', content }], config: { enable_caching: true, ...config } });
+  const modelCalls = () => chatBodies().length;
+  stack.model.on('cache me', { content: 'cached answer', usage: { prompt_tokens: 5, completion_tokens: 2 } });
+  const first = await ask('cache me');
+  expect(first).toMatchObject({ completion: 'cached answer', cache_hit: false, usage: { total_tokens: 7 } });
+  const calls = modelCalls();
+  const second = await ask('cache me');
+  expect(second).toMatchObject({ completion: 'cached answer', cache_hit: true, finish_reason: 'stop', usage: { total_tokens: 0, cost_usd: 0 } });
+  expect(modelCalls()).toBe(calls);
+  // Another question under the caller's own key is the same entry.
+  stack.model.on('a different question', { content: 'keyed answer' });
+  expect(await ask('a different question', { cache_key: 'shared-key' })).toMatchObject({ completion: 'keyed answer', cache_hit: false });
+  expect(await ask('another wording', { cache_key: 'shared-key' })).toMatchObject({ completion: 'keyed answer', cache_hit: true });
+  // Without enable_caching nothing is served from the cache.
+  expect(await unaryCall(llm, 'GenerateCompletion', { messages: [{ role: 'user', content: 'cache me' }] })).toMatchObject({ cache_hit: false });
+
+  stack.model.on('cut short', { content: 'half an ans', finishReason: 'length' });
+  await ask('cut short');
+  expect(await ask('cut short')).toMatchObject({ cache_hit: false });
+
+  await new Promise((resolve) => setTimeout(resolve, 1_100)); // the test stack caches for 1 s
+  expect(await ask('cache me')).toMatchObject({ cache_hit: false });
+});
+
 it('StreamCompletion streams text deltas and whole tool calls, and ends with usage and finish reason', async () => {
   stack.model.on('stream a long answer', { content: 'The answer is long enough to arrive in pieces.' });
   const collect = (request: GenerateCompletionRequest) =>

@@ -139,6 +139,8 @@ export async function startTestStack(
     prices: options.prices ?? {},
     provider: 'VLLM',
     embeddingModel: 'scripted-embedding',
+    // Short, so a test can see a cached answer expire.
+    cacheTtlSeconds: 1,
     modelAliases: { 'venice-uncensored': TEST_MODEL },
     sandboxMemoryMb: 512,
   };

@@ -1,0 +1,45 @@
+import { createHash } from 'node:crypto';
+import type { Queryable } from '../db/transaction';
+import type { ChatCompletion, ChatRequest } from './chat-model';
+
+// An exact-match cache of model answers in Postgres. A request's key is the caller's cache_key or a
+// hash of the request as the provider would see it (model, system, transcript, tools, sampling).
+// Only complete answers are kept: a truncated one (finish_reason "length") or a failure never is.
+
+export type CachedCompletion = ChatCompletion;
+
+/** Object keys in a fixed order, so equal requests hash equally however they were built. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical((value as Record<string, unknown>)[key])]));
+  }
+  return value;
+}
+
+export function cacheKeyOf(request: ChatRequest, callerKey: string): string {
+  if (callerKey) return `key:${callerKey}`;
+  const { model, system, messages, tools, sampling } = request;
+  const normalised = JSON.stringify(canonical({ model, system: system ?? '', messages, tools: tools ?? [], sampling: sampling ?? {} }));
+  return `sha256:${createHash('sha256').update(normalised).digest('hex')}`;
+}
+
+export async function findCachedCompletion(db: Queryable, tenantId: string, key: string, now: Date): Promise<CachedCompletion | undefined> {
+  const { rows } = await db.query<{ response: CachedCompletion }>(
+    'SELECT response FROM llm_response_cache WHERE tenant_id = $1 AND cache_key = $2 AND expires_at > $3',
+    [tenantId, key, now],
+  );
+  return rows[0]?.response;
+}
+
+export const isCacheable = (completion: ChatCompletion) => completion.finishReason !== 'length';
+
+export async function storeCompletion(db: Queryable, tenantId: string, key: string, completion: ChatCompletion, now: Date, ttlSeconds: number): Promise<void> {
+  if (!isCacheable(completion)) return;
+  await db.query(
+    `INSERT INTO llm_response_cache (tenant_id, cache_key, response, created_at, expires_at)
+     VALUES ($1, $2, $3, $4, $4::timestamptz + make_interval(secs => $5))
+     ON CONFLICT (tenant_id, cache_key) DO UPDATE SET response = EXCLUDED.response, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at`,
+    [tenantId, key, JSON.stringify(completion), now, ttlSeconds],
+  );
+}
