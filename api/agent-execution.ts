@@ -57,9 +57,27 @@ export function agentTaskInput(
 }
 
 /**
- * Waits for the workflow's result. After `timeoutSeconds` (0: none) the task is cancelled with a
- * reason that says so, and its result reports the timeout. A call that goes away (`abandoned`) stops
- * the waiting, not the task: it stays durable and can be read with GetTaskStatus.
+ * After `timeoutSeconds` (0: never) the task is cancelled with a reason that says so. `clear` stops
+ * the clock once the caller no longer needs it.
+ */
+export function cancelOnTimeout(temporal: Client, workflowId: string, timeoutSeconds: number): { timedOut(): boolean; clear(): void } {
+  let timedOut = false;
+  const timer =
+    timeoutSeconds > 0
+      ? setTimeout(() => {
+          timedOut = true;
+          temporal.workflow
+            .getHandle(workflowId)
+            .signal(cancelTaskSignal, { reason: `timed out after ${timeoutSeconds} s (config.timeout_seconds)` })
+            .catch((err: unknown) => console.error(`cancelling timed-out agent task ${workflowId} failed:`, err));
+        }, timeoutSeconds * 1000)
+      : undefined;
+  return { timedOut: () => timedOut, clear: () => clearTimeout(timer) };
+}
+
+/**
+ * Waits for the workflow's result, cancelling the task at its timeout. A call that goes away
+ * (`abandoned`) stops the waiting, not the task: it stays durable and can be read with GetTaskStatus.
  */
 export async function awaitAgentResult(
   temporal: Client,
@@ -67,25 +85,15 @@ export async function awaitAgentResult(
   timeoutSeconds: number,
   abandoned: AbortSignal,
 ): Promise<{ result: TaskWorkflowResult; timedOut: boolean }> {
-  const handle = temporal.workflow.getHandle(workflowId);
-  let timedOut = false;
-  const timer =
-    timeoutSeconds > 0
-      ? setTimeout(() => {
-          timedOut = true;
-          handle.signal(cancelTaskSignal, { reason: `timed out after ${timeoutSeconds} s (config.timeout_seconds)` }).catch((err: unknown) => {
-            console.error(`cancelling timed-out agent task ${workflowId} failed:`, err);
-          });
-        }, timeoutSeconds * 1000)
-      : undefined;
+  const timeout = cancelOnTimeout(temporal, workflowId, timeoutSeconds);
   try {
     const result = await Promise.race([
-      taskResult(handle.result()),
+      taskResult(temporal.workflow.getHandle(workflowId).result()),
       new Promise<never>((_, reject) => abandoned.addEventListener('abort', () => reject(abandoned.reason), { once: true })),
     ]);
-    return { result, timedOut };
+    return { result, timedOut: timeout.timedOut() };
   } finally {
-    clearTimeout(timer);
+    timeout.clear();
   }
 }
 

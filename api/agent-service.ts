@@ -1,5 +1,6 @@
 import { totalmem } from 'node:os';
-import { status as GrpcStatus, type ServerUnaryCall, type ServerWritableStream } from '@grpc/grpc-js';
+import { status as GrpcStatus, type Metadata, type ServerUnaryCall, type ServerWritableStream } from '@grpc/grpc-js';
+import type { Principal } from '../core/auth/api-keys';
 import type { TaskEvent } from '../core/events/event-log';
 import { EventType } from '../core/events/event-types';
 import { countRunningTasks, findTask } from '../core/tasks/task-index';
@@ -7,7 +8,7 @@ import { weftVersion } from '../core/version';
 import type { AgentServiceHandlers } from '../protos/generated/shannon/agent/AgentService';
 import type { ExecuteTaskRequest__Output } from '../protos/generated/shannon/agent/ExecuteTaskRequest';
 import type { TaskUpdate } from '../protos/generated/shannon/agent/TaskUpdate';
-import { agentTaskInput, awaitAgentResult, executionResponse, toolCallOf, toolResultOf } from './agent-execution';
+import { agentTaskInput, awaitAgentResult, cancelOnTimeout, executionResponse, toolCallOf, toolResultOf } from './agent-execution';
 import { ApiError } from './grpc-errors';
 import type { OrchestratorDeps } from './orchestrator-service';
 import { tailTaskEvents, type EventTailDeps } from './task-event-tail';
@@ -21,7 +22,7 @@ export type AgentDeps = OrchestratorDeps & EventTailDeps & { sandboxMemoryMb: nu
 const startedAt = Date.now();
 
 /** Ends a wait when the call is cancelled by its client or its deadline passes. */
-function abandonedSignal(call: ServerUnaryCall<unknown, unknown> | ServerWritableStream<unknown, unknown>): AbortSignal {
+function abandonedSignal(call: ServerUnaryCall<unknown, unknown>): AbortSignal {
   const abandoned = new AbortController();
   call.on('cancelled', () => abandoned.abort(new ApiError(GrpcStatus.CANCELLED, 'the call was cancelled; the agent task keeps running')));
   return abandoned.signal;
@@ -57,21 +58,21 @@ export function createAgentService(deps: AgentDeps): AgentService {
   const limits = submissionLimits(deps);
   const open = new Set<AbortController>();
 
-  const start = async (request: ExecuteTaskRequest__Output, call: ServerUnaryCall<unknown, unknown> | ServerWritableStream<unknown, unknown>) => {
-    const principal = await deps.auth.authenticate(call.metadata);
-    const taskId = submittedTaskId(request.metadata?.task_id ?? '', call.metadata, principal);
+  const start = async (request: ExecuteTaskRequest__Output, principal: Principal, metadata: Metadata) => {
+    const taskId = submittedTaskId(request.metadata?.task_id ?? '', metadata, principal);
     const input = agentTaskInput(request, { taskId, principal }, limits);
     const { workflowId } = await startTaskWorkflow(deps, input, principal);
     return { taskId, workflowId, timeoutSeconds: request.config?.timeout_seconds ?? 0 };
   };
 
   const stream = async (call: ServerWritableStream<ExecuteTaskRequest__Output, TaskUpdate>) => {
-    const { taskId, workflowId, timeoutSeconds } = await start(call.request, call);
+    const principal = await deps.auth.authenticate(call.metadata);
+    const { taskId, workflowId, timeoutSeconds } = await start(call.request, principal, call.metadata);
     const ending = new AbortController();
     open.add(ending);
     call.on('cancelled', () => ending.abort());
-    // Only its timeout matters here: the stream itself ends with the task's final event.
-    const timeoutWatch = awaitAgentResult(deps.temporal, workflowId, timeoutSeconds, ending.signal).catch(() => undefined);
+    // The stream itself ends with the task's final event.
+    const timeout = cancelOnTimeout(deps.temporal, workflowId, timeoutSeconds);
     try {
       for await (const event of tailTaskEvents(deps, workflowId, 0, ending.signal)) {
         const update = agentUpdate(taskId, event);
@@ -84,14 +85,13 @@ export function createAgentService(deps: AgentDeps): AgentService {
       }
     } finally {
       open.delete(ending);
-      ending.abort();
-      await timeoutWatch;
+      timeout.clear();
     }
   };
 
   const handlers: AgentServiceHandlers = {
-    ExecuteTask: authorizedCall(deps.auth, async (request, _principal, call) => {
-      const { taskId, workflowId, timeoutSeconds } = await start(request, call);
+    ExecuteTask: authorizedCall(deps.auth, async (request, principal, call) => {
+      const { taskId, workflowId, timeoutSeconds } = await start(request, principal, call.metadata);
       const outcome = await awaitAgentResult(deps.temporal, workflowId, timeoutSeconds, abandonedSignal(call));
       return executionResponse(deps.pool, taskId, workflowId, outcome);
     }),

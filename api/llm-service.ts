@@ -18,6 +18,7 @@ import type { Authenticator } from './auth';
 import { invalidArgument } from './grpc-errors';
 import { conversationOf, parseArguments, samplingOf, toolCallMessage } from './llm-messages';
 import { structToJson } from './struct';
+import { modelTierOf } from './model-tiers';
 import { authorized, send, serverStream } from './unary';
 
 // LLMService (seed 000): the model gateway as a gRPC service, on its own port.
@@ -39,7 +40,6 @@ export interface LlmDeps {
 }
 
 const maxEmbedTexts = 256;
-const tierOf = (tier: string): ModelTier => (modelTiers as readonly string[]).includes(tier.replace('MODEL_TIER_', '')) ? (tier.replace('MODEL_TIER_', '') as ModelTier) : 'MEDIUM';
 
 export function createLlmService(deps: LlmDeps): LLMServiceHandlers {
   const usageOf = (model: string, tier: ModelTier, usage: TokenCounts): TokenUsage => ({
@@ -53,7 +53,7 @@ export function createLlmService(deps: LlmDeps): LLMServiceHandlers {
 
   /** The request as a chat request: a specific model (or alias) when named, else the tier's model. */
   const chatRequest = (request: GenerateCompletionRequest__Output) => {
-    const tier = tierOf(request.tier);
+    const tier = modelTierOf(request.tier);
     const conversation = conversationOf(request.messages);
     const tools = request.available_tools.map((tool) => {
       if (!tool.name) throw invalidArgument('available_tools[].name is required');
@@ -154,7 +154,7 @@ export function createLlmService(deps: LlmDeps): LLMServiceHandlers {
     }),
 
     ListModels: authorized(deps.auth, async (request) => {
-      const tier = request.tier === 'MODEL_TIER_UNSPECIFIED' ? undefined : tierOf(request.tier);
+      const tier = request.tier === 'MODEL_TIER_UNSPECIFIED' ? undefined : modelTierOf(request.tier);
       const provider = request.provider === 'PROVIDER_UNSPECIFIED' ? undefined : request.provider.replace('PROVIDER_', '');
       if (provider && provider !== deps.provider) return { models: [] };
       return {

@@ -8,6 +8,7 @@ import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { Principal } from '../core/auth/api-keys';
 import { ApiError, invalidArgument, notFound } from './grpc-errors';
 import { boundedId } from './field-limits';
+import { modelTierOf } from './model-tiers';
 import { structToJson } from './struct';
 
 export interface SubmissionLimits {
@@ -22,7 +23,6 @@ export function submissionLimits(deps: { maxQueryBytes: number; taskDefaults: Ta
   return { maxQueryBytes: deps.maxQueryBytes, taskDefaults: deps.taskDefaults, toolNames: deps.tools.list().map((t) => t.name), templates: deps.templates };
 }
 
-const tierOf = { MODEL_TIER_SMALL: 'SMALL', MODEL_TIER_MEDIUM: 'MEDIUM', MODEL_TIER_LARGE: 'LARGE' } as const;
 
 /** The caller's manual_decomposition as a plan, validated like a model's. */
 function manualPlan(decomposition: TaskDecomposition__Output | null, toolNames: string[]): Plan | undefined {
@@ -33,7 +33,7 @@ function manualPlan(decomposition: TaskDecomposition__Output | null, toolNames: 
       description: task.description,
       dependencies: task.dependencies,
       tools: task.required_tools,
-      tier: tierOf[task.model_tier as keyof typeof tierOf] ?? 'MEDIUM',
+      tier: modelTierOf(task.model_tier),
     })),
   };
   const check = checkPlan(candidate, toolNames);
