@@ -1,7 +1,5 @@
 import type { Pool } from 'pg';
-import type { ChatModel } from '../core/llm/chat-model';
-import type { ModelPrices } from '../core/llm/pricing';
-import type { ModelTier } from '../core/orchestration/plan';
+import type { ModelGateway } from '../core/llm/gateway';
 import type { RuntimeStore } from '../core/store';
 import type { ToolRegistry } from '../core/tools/registry';
 
@@ -9,9 +7,7 @@ import type { ToolRegistry } from '../core/tools/registry';
 export interface ActivityDeps {
   pool: Pool;
   store: RuntimeStore;
-  chatModel: ChatModel;
-  /** The model for each tier; a step that names no tier uses MEDIUM. */
-  models: Record<ModelTier, string>;
-  prices: ModelPrices;
+  /** Every model call goes through it; a step that names no tier asks for MEDIUM. */
+  gateway: ModelGateway;
   tools: ToolRegistry;
 }

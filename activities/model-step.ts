@@ -1,5 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { TokenCounts } from '../core/llm/chat-model';
+import { findModel } from '../core/llm/model-catalog';
 import { costOf } from '../core/llm/pricing';
 import type { ModelTier } from '../core/orchestration/plan';
 import { recordStepUsage, spendOf } from '../core/tasks/task-usage';
@@ -74,7 +75,7 @@ function replyOf(message: Message, model: string, usage: TokenCounts, costUsd: n
   return { kind: 'reply' as const, text: textOf(message), toolCalls, model, usage, costUsd };
 }
 
-export function createModelStepActivities({ store, pool, chatModel, models, prices, tools }: ActivityDeps) {
+export function createModelStepActivities({ store, pool, gateway, tools }: ActivityDeps) {
   /** Why the recorded spend is over a budget; nothing to read when the step has no budget. */
   const overBudgetNow = async (input: ModelStepInput): Promise<string | undefined> => {
     const budget = input.budget;
@@ -100,7 +101,7 @@ export function createModelStepActivities({ store, pool, chatModel, models, pric
           const usage = reply.usage ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
           const model = reply.model ?? '';
           const crossed = await overBudgetNow(input);
-          return { ...replyOf(reply.messages[0]!, model, usage, costOf(prices, model, usage)), ...(crossed ? { overBudget: crossed } : {}) };
+          return { ...replyOf(reply.messages[0]!, model, usage, costOf(findModel(gateway.catalog, model), usage)), ...(crossed ? { overBudget: crossed } : {}) };
         }
         // An ended session refuses new planner work; the workflow then records the cancellation.
         if (input.sessionId && (await store.loadSessionStatus(input.sessionId)) !== 'active') return { kind: 'session_ended' };
@@ -122,18 +123,17 @@ export function createModelStepActivities({ store, pool, chatModel, models, pric
         }
         const messages = [...replayRunLogRecords(log), ...added.flatMap((record) => decodeTranscriptRecord(record).messages)];
 
-        const model = models[input.tier ?? 'MEDIUM'];
         const toolMetadata = (input.tools ?? []).flatMap((name) => tools.get(name) ?? []);
         const completion = await whileHeartbeating(() =>
-          chatModel.complete({
-            model,
+          gateway.complete({
+            tier: input.tier ?? 'MEDIUM',
             messages,
             ...(input.system ? { system: input.system } : {}),
             tools: toolMetadata,
             signal: Context.current().cancellationSignal,
           }),
         );
-        const costUsd = costOf(prices, completion.model, completion.usage);
+        const { costUsd } = completion;
         const reply = stepReplyRecord(owner, input.step, at, {
           messages: [completion.message],
           model: completion.model,

@@ -3,10 +3,10 @@ import { z } from 'zod';
 import { withTransaction } from '../core/db/transaction';
 import { appendTaskEvent } from '../core/events/event-log';
 import { EventType } from '../core/events/event-types';
-import { isModelFailure, type ChatCompletion } from '../core/llm/chat-model';
-import { costOf } from '../core/llm/pricing';
+import type { ChatCompletion } from '../core/llm/chat-model';
+import { isModelFailure } from '../core/llm/provider-errors';
 import { complexityFromModel, heuristicComplexity, type ComplexityVerdict } from '../core/orchestration/complexity';
-import { checkPlan, parsePlanText, type Plan } from '../core/orchestration/plan';
+import { checkPlan, parsePlanText, type ModelTier, type Plan } from '../core/orchestration/plan';
 import { encodePayload } from '../core/store';
 import { recordTaskMode, recordTaskPlan, type NewTask } from '../core/tasks/task-index';
 import { recordStepUsage } from '../core/tasks/task-usage';
@@ -56,23 +56,24 @@ const decompositionPrompt = (query: string, tools: readonly string[], errors?: s
     `Task: ${query}`,
   ].join('\n');
 
-export function createRoutingActivities({ store, pool, chatModel, models, prices, tools }: ActivityDeps) {
+export function createRoutingActivities({ store, pool, gateway, tools }: ActivityDeps) {
   /**
    * A model call whose reply is kept in the task run's log under `key`: a retried activity reuses it
    * instead of asking again, and its usage is recorded once.
    */
-  async function askOnce(input: RoutingInput, key: string, prompt: string, model: string): Promise<ModelReply> {
+  async function askOnce(input: RoutingInput, key: string, prompt: string, tier: ModelTier): Promise<ModelReply> {
     const owner = ownerOf(input.workflowId, input.sessionId);
     const recordKey = `${input.workflowId}/${key}`;
     const stored = await store.findRunRecord(input.workflowId, recordKey);
     if (stored) return storedModelReply.parse(JSON.parse(Buffer.from(stored.payload).toString('utf8')));
-    const completion = await whileHeartbeating(() => chatModel.complete({ model, messages: [userText(prompt)] }));
+    const completion = await whileHeartbeating(() => gateway.complete({ tier, messages: [userText(prompt)] }));
     const text = completion.message.parts.flatMap((p) => (p.kind === 'text' ? [p.text] : [])).join('');
     const reply = { text, model: completion.model, usage: completion.usage };
+    const { costUsd } = completion;
     const at = new Date(input.atMs);
     await store.appendRunRecord(
       { key: recordKey, runId: owner.runId, agentId: owner.agentId, ...(owner.sessionId ? { sessionId: owner.sessionId } : {}), type: 'model_reply', timestamp: at, payload: encodePayload(reply) },
-      (tx) => recordStepUsage(tx, { taskId: input.taskId, stepKey: recordKey, agentId: 'router', model: reply.model, ...reply.usage, costUsd: costOf(prices, reply.model, reply.usage), at }),
+      (tx) => recordStepUsage(tx, { taskId: input.taskId, stepKey: recordKey, agentId: 'router', model: reply.model, ...reply.usage, costUsd, at }),
     );
     return reply;
   }
@@ -94,7 +95,7 @@ export function createRoutingActivities({ store, pool, chatModel, models, prices
           }
           // When no model answers (refused, down, unparseable), the heuristic decides, as documented.
           const fromModel = await complexityFromModel(input.query, toolNames(), (prompt) =>
-            askOnce(input, 'routing/analysis', prompt, models.SMALL).then(
+            askOnce(input, 'routing/analysis', prompt, 'SMALL').then(
               (reply) => reply.text,
               (err: unknown) => {
                 if (isModelFailure(err)) return undefined;
@@ -114,7 +115,7 @@ export function createRoutingActivities({ store, pool, chatModel, models, prices
       return failPermanentErrorsFast(async () => {
         let errors: string[] | undefined;
         for (const attempt of [1, 2]) {
-          const reply = await askOnce(input, `routing/plan-${attempt}`, decompositionPrompt(input.query, toolNames(), errors), models.MEDIUM);
+          const reply = await askOnce(input, `routing/plan-${attempt}`, decompositionPrompt(input.query, toolNames(), errors), 'MEDIUM');
           const check = checkPlan(parsePlanText(reply.text), toolNames());
           if (check.ok) {
             await recordPlan(input, check.plan);

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import type { Principal } from '../core/auth/api-keys';
-import type { ChatModel } from '../core/llm/chat-model';
-import { defaultAiModelName, resolveModelName, type ModelAliases } from '../core/llm/model-aliases';
+import type { ModelGateway } from '../core/llm/gateway';
+import { defaultAiModelName } from '../core/llm/model-aliases';
 import { createConversation, withOpenConversation } from '../core/sessions/conversations';
 import { ConversationClosedError, ConversationError, ConversationExpiredError } from '../core/sessions/errors';
 import { addMessages, listHistory, type HistoryMessage } from '../core/sessions/history';
@@ -19,8 +19,7 @@ import { authorized } from './unary';
 export interface AiDeps {
   pool: Pool;
   auth: Authenticator;
-  chatModel: ChatModel;
-  modelAliases: ModelAliases;
+  gateway: ModelGateway;
   maxQueryBytes: number;
   sessions: { maxHistory: number };
 }
@@ -58,7 +57,7 @@ function toTranscript(history: readonly HistoryMessage[]): { system: string[]; m
 
 export function createAiService(deps: AiDeps): AIServiceHandlers {
   const ask = async (model: string, system: string | undefined, messages: Message[], enableReasoning: boolean) => {
-    const completion = await deps.chatModel.complete({ model: resolveModelName(model, deps.modelAliases), messages, ...(system ? { system } : {}) });
+    const completion = await deps.gateway.complete({ model, messages, ...(system ? { system } : {}) });
     return {
       content: textOf(completion.message),
       reasoning_content: enableReasoning ? thinkingOf(completion.message) : '',

@@ -1,6 +1,7 @@
 import { status as GrpcStatus, type ServerErrorResponse } from '@grpc/grpc-js';
 import OpenAI from 'openai';
 import { isUnstorableValueError } from '../core/db/errors';
+import { ModelUnavailableError, UnknownModelError } from '../core/llm/gateway-errors';
 import { ConversationError, MessageConflictError } from '../core/sessions/errors';
 import { TranscriptError } from '../core/transcript';
 
@@ -50,6 +51,9 @@ function describeError(err: unknown, log: (line: string) => void): Partial<Serve
   if (err instanceof ApiError) return { code: err.code, details: err.message };
   if (err instanceof TranscriptError) return { code: GrpcStatus.INVALID_ARGUMENT, details: `invalid conversation: ${err.message}` };
   if (err instanceof OpenAI.APIError) return modelFailure(err);
+  if (err instanceof UnknownModelError) return { code: GrpcStatus.NOT_FOUND, details: err.message };
+  // Every candidate busy is a limit the caller can wait out; anything else is the providers being down.
+  if (err instanceof ModelUnavailableError) return { code: err.rateLimited ? GrpcStatus.RESOURCE_EXHAUSTED : GrpcStatus.UNAVAILABLE, details: err.message };
   if (err instanceof MessageConflictError) return { code: GrpcStatus.ALREADY_EXISTS, details: err.message };
   // Unknown, another tenant's, deleted or expired: the session is not there for this caller.
   if (err instanceof ConversationError) return { code: GrpcStatus.NOT_FOUND, details: err.message };

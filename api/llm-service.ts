@@ -1,13 +1,11 @@
 import type { ServerWritableStream } from '@grpc/grpc-js';
 import type { Pool } from 'pg';
-import { isModelFailure, type ChatModel, type TokenCounts } from '../core/llm/chat-model';
-import type { Embedder } from '../core/llm/embeddings';
-import { resolveModelName, type ModelAliases } from '../core/llm/model-aliases';
-import { costOf, type ModelPrices } from '../core/llm/pricing';
+import type { TokenCounts } from '../core/llm/chat-model';
+import type { ModelGateway, ModelRequest, Served } from '../core/llm/gateway';
+import { isModelFailure } from '../core/llm/provider-errors';
 import { cacheKeyOf, findCachedCompletion, storeCompletion } from '../core/llm/response-cache';
-import type { Provider } from '../core/llm/providers';
 import { complexityFromModel, heuristicComplexity } from '../core/orchestration/complexity';
-import { modelTiers, type ModelTier } from '../core/orchestration/plan';
+import { modelTiers } from '../core/orchestration/plan';
 import type { ToolRegistry } from '../core/tools/registry';
 import { textOf, userText } from '../core/transcript';
 import type { GenerateCompletionRequest__Output } from '../protos/generated/shannon/llm/GenerateCompletionRequest';
@@ -28,81 +26,69 @@ export interface LlmDeps {
   pool: Pool;
   /** How long a cached answer (enable_caching) is served. */
   cacheTtlSeconds: number;
-  chatModel: ChatModel;
-  embedder: Embedder;
-  /** The model of each tier. */
-  models: Record<ModelTier, string>;
-  prices: ModelPrices;
-  modelAliases: ModelAliases;
-  provider: Provider;
-  embeddingModel: string;
+  gateway: ModelGateway;
   tools: ToolRegistry;
 }
 
 const maxEmbedTexts = 256;
 
 export function createLlmService(deps: LlmDeps): LLMServiceHandlers {
-  const usageOf = (model: string, tier: ModelTier, usage: TokenCounts): TokenUsage => ({
+  const usageOf = (served: Served, usage: TokenCounts): TokenUsage => ({
     prompt_tokens: usage.promptTokens,
     completion_tokens: usage.completionTokens,
     total_tokens: usage.totalTokens,
-    cost_usd: costOf(deps.prices, model, usage),
-    model,
-    tier: `MODEL_TIER_${tier}`,
+    cost_usd: served.costUsd,
+    model: served.model,
+    tier: `MODEL_TIER_${served.tier}`,
   });
 
-  /** The request as a chat request: a specific model (or alias) when named, else the tier's model. */
-  const chatRequest = (request: GenerateCompletionRequest__Output) => {
-    const tier = modelTierOf(request.tier);
+  /** The request in the gateway's terms: a specific model (or alias) when named, else the tier. */
+  const modelRequest = (request: GenerateCompletionRequest__Output): ModelRequest => {
     const conversation = conversationOf(request.messages);
     const tools = request.available_tools.map((tool) => {
       if (!tool.name) throw invalidArgument('available_tools[].name is required');
       return { name: tool.name, description: tool.description, parameters: structToJson(tool.parameters) };
     });
     return {
-      tier,
-      chat: {
-        model: request.specific_model ? resolveModelName(request.specific_model, deps.modelAliases) : deps.models[tier],
-        messages: conversation.messages,
-        ...(conversation.system ? { system: conversation.system } : {}),
-        tools,
-        sampling: samplingOf(request.config),
-      },
+      ...(request.specific_model ? { model: request.specific_model } : { tier: modelTierOf(request.tier) }),
+      messages: conversation.messages,
+      ...(conversation.system ? { system: conversation.system } : {}),
+      tools,
+      sampling: samplingOf(request.config),
     };
   };
 
   const streamCompletion = async (call: ServerWritableStream<GenerateCompletionRequest__Output, CompletionChunk>) => {
     await deps.auth.authenticate(call.metadata);
-    const { tier, chat } = chatRequest(call.request);
     const abandoned = new AbortController();
     call.on('cancelled', () => abandoned.abort());
-    for await (const delta of deps.chatModel.stream({ ...chat, signal: abandoned.signal })) {
+    for await (const delta of await deps.gateway.stream({ ...modelRequest(call.request), signal: abandoned.signal })) {
       const chunk: CompletionChunk =
         delta.kind === 'text'
           ? { delta: delta.text }
           : delta.kind === 'tool_call'
             ? { tool_call_delta: toolCallMessage(delta.id, delta.name, parseArguments(delta.arguments)) }
-            : { finish_reason: delta.finishReason, usage: usageOf(delta.model, tier, delta.usage) };
+            : { finish_reason: delta.finishReason, usage: usageOf(delta, delta.usage) };
       await send(call, chunk);
     }
   };
 
   return {
     GenerateCompletion: authorized(deps.auth, async (request, principal) => {
-      const { tier, chat } = chatRequest(request);
+      const chat = modelRequest(request);
       // enable_caching: an identical earlier request (or the same cache_key) of the tenant answers,
-      // spending no tokens; only complete answers are stored.
+      // spending nothing; only complete answers are stored.
       const cacheKey = request.config?.enable_caching ? cacheKeyOf(chat, request.config.cache_key) : undefined;
       const cached = cacheKey ? await findCachedCompletion(deps.pool, principal.tenantId, cacheKey, new Date()) : undefined;
-      const completion = cached ?? (await deps.chatModel.complete(chat));
+      const completion = cached ?? (await deps.gateway.complete(chat));
       if (cacheKey && !cached) await storeCompletion(deps.pool, principal.tenantId, cacheKey, completion, new Date(), deps.cacheTtlSeconds);
-      const spent = cached ? { promptTokens: 0, completionTokens: 0, totalTokens: 0 } : completion.usage;
+      const spent = cached ? { ...completion, costUsd: 0 } : completion;
       return {
         completion: textOf(completion.message),
         tool_calls: completion.message.parts.flatMap((p) => (p.kind === 'tool_use' ? [toolCallMessage(p.id, p.name, p.input)] : [])),
-        usage: usageOf(completion.model, tier, spent),
+        usage: usageOf(spent, cached ? { promptTokens: 0, completionTokens: 0, totalTokens: 0 } : completion.usage),
         model_used: completion.model,
-        provider: `PROVIDER_${deps.provider}`,
+        provider: `PROVIDER_${completion.provider}`,
         cache_hit: Boolean(cached),
         finish_reason: completion.finishReason,
       };
@@ -115,7 +101,7 @@ export function createLlmService(deps: LlmDeps): LLMServiceHandlers {
       if (request.texts.length > maxEmbedTexts) throw invalidArgument(`texts takes at most ${maxEmbedTexts} items`);
       const empty = request.texts.findIndex((text) => text === '');
       if (empty >= 0) throw invalidArgument(`texts[${empty}] is empty`);
-      const { vectors, model } = await deps.embedder.embed(request.texts, request.model ? resolveModelName(request.model, deps.modelAliases) : deps.embeddingModel);
+      const { vectors, model } = await deps.gateway.embed(request.texts, request.model || undefined);
       return {
         embeddings: vectors.map((vector, i) => ({ vector, text: request.texts[i]! })),
         dimensions: vectors[0]?.length ?? 0,
@@ -126,14 +112,14 @@ export function createLlmService(deps: LlmDeps): LLMServiceHandlers {
     AnalyzeComplexity: authorized(deps.auth, async (request) => {
       if (!request.query.trim()) throw invalidArgument('query is required');
       const tools = request.available_tools.length > 0 ? request.available_tools : deps.tools.list().map((t) => t.name);
-      const price = deps.prices[deps.models.MEDIUM];
-      const heuristic = heuristicComplexity(request.query, 1500, price ? (price.prompt + price.completion) / 2 : 0);
+      const medium = deps.gateway.firstChoice('MEDIUM');
+      const heuristic = heuristicComplexity(request.query, 1500, medium ? (medium.prompt_per_1k + medium.completion_per_1k) / 2 : 0);
       // A small model decides when it answers; the documented heuristic when it does not.
       const fromModel =
         heuristic.recommended_mode === 'SIMPLE'
           ? undefined
           : await complexityFromModel(request.query, tools, (prompt) =>
-              deps.chatModel.complete({ model: deps.models.SMALL, messages: [userText(prompt)] }).then(
+              deps.gateway.complete({ tier: 'SMALL', messages: [userText(prompt)] }).then(
                 (reply) => textOf(reply.message),
                 (err: unknown) => {
                   if (isModelFailure(err)) return undefined;
@@ -156,26 +142,26 @@ export function createLlmService(deps: LlmDeps): LLMServiceHandlers {
     ListModels: authorized(deps.auth, async (request) => {
       const tier = request.tier === 'MODEL_TIER_UNSPECIFIED' ? undefined : modelTierOf(request.tier);
       const provider = request.provider === 'PROVIDER_UNSPECIFIED' ? undefined : request.provider.replace('PROVIDER_', '');
-      if (provider && provider !== deps.provider) return { models: [] };
+      const { catalog } = deps.gateway;
+      const providers = new Map(catalog.providers.map((p) => [p.id, p]));
       return {
-        models: modelTiers
-          .filter((t) => !tier || t === tier)
-          .map((t) => {
-            const id = deps.models[t];
-            const price = deps.prices[id];
-            return {
-              id,
-              name: id,
-              provider: `PROVIDER_${deps.provider}` as const,
-              tier: `MODEL_TIER_${t}` as const,
-              context_window: 0,
-              cost_per_1k_prompt_tokens: price?.prompt ?? 0,
-              cost_per_1k_completion_tokens: price?.completion ?? 0,
-              supports_tools: true,
-              supports_streaming: true,
-              available: true,
-            };
-          }),
+        models: modelTiers.flatMap((t) =>
+          catalog.models
+            .filter((model) => t === model.tier && (!tier || tier === model.tier) && (!provider || providers.get(model.provider)!.kind === provider))
+            .map((model) => ({
+              id: model.id,
+              name: model.id,
+              provider: `PROVIDER_${providers.get(model.provider)!.kind}` as const,
+              tier: `MODEL_TIER_${model.tier}` as const,
+              context_window: model.context_window,
+              cost_per_1k_prompt_tokens: model.prompt_per_1k,
+              cost_per_1k_completion_tokens: model.completion_per_1k,
+              supports_tools: model.supports_tools,
+              supports_streaming: model.supports_streaming,
+              // A provider whose circuit is open is not taking calls now.
+              available: model.available && deps.gateway.breakerState(model.provider) !== 'open',
+            })),
+        ),
       };
     }),
   };

@@ -4,9 +4,7 @@ import { loadConfig } from '../core/config';
 import { createPool } from '../core/db/database';
 import { migrateDatabase } from '../core/db/migrate';
 import { startEventFeed } from '../core/events/event-feed';
-import { createChatModel } from '../core/llm/chat-model';
-import { createEmbedder } from '../core/llm/embeddings';
-import { providerOf } from '../core/llm/providers';
+import { createModelGateway } from '../core/llm/gateway';
 import { loadTemplateCatalog } from '../core/templates/template-catalog';
 import { createWeftToolRegistry } from '../core/tools';
 import { createAuthenticator } from './auth';
@@ -33,14 +31,8 @@ async function main(): Promise<void> {
       auth: createAuthenticator(pool, { enabled: config.authEnabled, perMinute: config.rateLimitPerMinute }),
       events,
       sessions: config.sessions,
-      chatModel: createChatModel(config.llm),
-      embedder: createEmbedder(config.llm),
-      models: config.models,
-      prices: config.prices,
-      provider: providerOf(config.llm.baseURL),
-      embeddingModel: config.llm.embeddingModel,
+      gateway: createModelGateway(config.catalog, { aliases: config.modelAliases }),
       cacheTtlSeconds: config.llm.cacheTtlSeconds,
-      modelAliases: config.modelAliases,
       sandboxMemoryMb: config.sandboxMemoryMb,
     },
     config.listen,

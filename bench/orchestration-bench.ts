@@ -16,13 +16,13 @@ import { callUnary, createOrchestratorClient } from '../protos/clients';
 import type { SubmitTaskRequest } from '../protos/generated/shannon/orchestrator/SubmitTaskRequest';
 import type { SubmitTaskResponse__Output } from '../protos/generated/shannon/orchestrator/SubmitTaskResponse';
 import { loadConfig } from '../core/config';
-import { createChatModel } from '../core/llm/chat-model';
-import { createEmbedder } from '../core/llm/embeddings';
+import { createModelGateway } from '../core/llm/gateway';
 import { loadTemplateCatalog } from '../core/templates/template-catalog';
 import { ScriptedModelServer } from '../test/model-server/scripted-model-server';
 import '../test/setup/quiet-sdk-logs';
 import { startTestServices } from '../test/setup/test-services';
 import { testTaskSettings, testToolRegistry } from '../test/support/stack';
+import { testCatalog } from '../test/support/test-catalog';
 import type { bareWorkflow } from './bare-workflows';
 import { workerNodeFlags } from '../infra/processes';
 import { rssMb, startReadyProcess, stop } from './processes';
@@ -84,14 +84,8 @@ async function main(): Promise<void> {
       auth: createAuthenticator(pool, { enabled: true }),
       events,
       sessions: { ttlSeconds: 3600, maxHistory: 100 },
-      chatModel: createChatModel({ baseURL: model.baseURL, apiKey: 'bench', timeoutMs: 10_000 }),
-      embedder: createEmbedder({ baseURL: model.baseURL, apiKey: 'bench', timeoutMs: 10_000 }),
-      models: { SMALL: 'bench-model', MEDIUM: 'bench-model', LARGE: 'bench-model' },
-      prices: {},
-      provider: 'VLLM',
-      embeddingModel: 'bench-embedding',
+      gateway: createModelGateway(testCatalog(model.baseURL)),
       cacheTtlSeconds: 3600,
-      modelAliases: {},
       sandboxMemoryMb: 512,
     },
     ephemeralListen(),

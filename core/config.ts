@@ -2,8 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { TaskSettings } from './orchestration/task-settings';
 import { parseModelAliases, type ModelAliases } from './llm/model-aliases';
-import { parseModelPrices, type ModelPrices } from './llm/pricing';
-import type { ModelTier } from './orchestration/plan';
+import { loadModelCatalog, singleProviderCatalog, firstChoice, type ModelCatalog } from './llm/model-catalog';
 
 // Every setting Weft reads from the environment, validated once at process start.
 // Workflow code never reads this: configuration reaches workflows through their input.
@@ -31,7 +30,7 @@ const envSchema = z.object({
   WEFT_MODEL_SMALL: z.string().optional(),
   WEFT_MODEL_MEDIUM: z.string().optional(),
   WEFT_MODEL_LARGE: z.string().optional(),
-  WEFT_MODEL_PRICES: z.string().optional(),
+  WEFT_MODEL_CATALOG: z.string().optional(),
   WEFT_MODEL_ALIASES: z.string().optional(),
   WEFT_EMBEDDING_MODEL: z.string().default('text-embedding-3-small'),
   WEFT_LLM_CACHE_TTL_SECONDS: z.coerce.number().int().positive().default(3600),
@@ -62,10 +61,9 @@ export interface WeftConfig {
   rateLimitPerMinute: number;
   /** What a SessionService session gets when its creator does not say. */
   sessions: { ttlSeconds: number; maxHistory: number };
-  llm: { baseURL?: string; apiKey: string; model: string; timeoutMs: number; embeddingModel: string; cacheTtlSeconds: number };
-  /** The model for each tier (each defaults to WEFT_LLM_MODEL). */
-  models: Record<ModelTier, string>;
-  prices: ModelPrices;
+  /** Providers, models, tiers, prices and resilience settings (WEFT_MODEL_CATALOG, else the WEFT_LLM_* settings). */
+  catalog: ModelCatalog;
+  llm: { cacheTtlSeconds: number };
   /** Model names clients may use for configured models (seed 002's "venice-uncensored"). */
   modelAliases: ModelAliases;
   workspaceDir: string;
@@ -88,6 +86,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
     throw new Error(`invalid configuration: ${problems.join('; ')}`);
   }
   const e = parsed.data;
+  const catalog = e.WEFT_MODEL_CATALOG
+    ? loadModelCatalog(e.WEFT_MODEL_CATALOG, env)
+    : singleProviderCatalog(
+        {
+          ...(e.WEFT_LLM_BASE_URL ? { baseURL: e.WEFT_LLM_BASE_URL } : {}),
+          ...(e.WEFT_LLM_API_KEY ? { apiKeyEnv: 'WEFT_LLM_API_KEY' } : e.OPENAI_API_KEY ? { apiKeyEnv: 'OPENAI_API_KEY' } : {}),
+          timeoutMs: e.WEFT_LLM_TIMEOUT_MS,
+          models: {
+            SMALL: e.WEFT_MODEL_SMALL ?? e.WEFT_LLM_MODEL,
+            MEDIUM: e.WEFT_MODEL_MEDIUM ?? e.WEFT_LLM_MODEL,
+            LARGE: e.WEFT_MODEL_LARGE ?? e.WEFT_LLM_MODEL,
+          },
+          embeddingModel: e.WEFT_EMBEDDING_MODEL,
+        },
+        env,
+      );
   return {
     databaseUrl: e.DATABASE_URL,
     temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.WEFT_TASK_QUEUE },
@@ -103,22 +117,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
     authEnabled: e.WEFT_AUTH === 'on',
     sessions: { ttlSeconds: e.WEFT_SESSION_TTL_SECONDS, maxHistory: e.WEFT_SESSION_MAX_HISTORY },
     rateLimitPerMinute: e.WEFT_RATE_LIMIT_PER_MINUTE,
-    llm: {
-      baseURL: e.WEFT_LLM_BASE_URL,
-      // OpenAI-compatible servers without auth still need a non-empty key for the client.
-      apiKey: e.WEFT_LLM_API_KEY ?? e.OPENAI_API_KEY ?? 'unused',
-      model: e.WEFT_LLM_MODEL,
-      timeoutMs: e.WEFT_LLM_TIMEOUT_MS,
-      embeddingModel: e.WEFT_EMBEDDING_MODEL,
-      cacheTtlSeconds: e.WEFT_LLM_CACHE_TTL_SECONDS,
-    },
-    models: {
-      SMALL: e.WEFT_MODEL_SMALL ?? e.WEFT_LLM_MODEL,
-      MEDIUM: e.WEFT_MODEL_MEDIUM ?? e.WEFT_LLM_MODEL,
-      LARGE: e.WEFT_MODEL_LARGE ?? e.WEFT_LLM_MODEL,
-    },
-    prices: parseModelPrices(e.WEFT_MODEL_PRICES),
-    modelAliases: parseModelAliases(e.WEFT_MODEL_ALIASES, e.WEFT_MODEL_MEDIUM ?? e.WEFT_LLM_MODEL),
+    catalog,
+    llm: { cacheTtlSeconds: e.WEFT_LLM_CACHE_TTL_SECONDS },
+    modelAliases: parseModelAliases(e.WEFT_MODEL_ALIASES, firstChoice(catalog, 'MEDIUM')?.id ?? e.WEFT_LLM_MODEL),
     workspaceDir: e.WEFT_WORKSPACE_DIR,
     sandboxMemoryMb: e.WEFT_SANDBOX_MEMORY_MB,
     templatesDir: e.WEFT_TEMPLATES_DIR,

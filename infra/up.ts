@@ -58,7 +58,7 @@ async function main(): Promise<void> {
       temporalUi = 'http://127.0.0.1:8233';
     }
 
-    const demo = !env.WEFT_LLM_BASE_URL && !env.OPENAI_API_KEY && !env.WEFT_LLM_API_KEY;
+    const demo = !env.WEFT_MODEL_CATALOG && !env.WEFT_LLM_BASE_URL && !env.OPENAI_API_KEY && !env.WEFT_LLM_API_KEY;
     if (demo) {
       processes.push(startProcess('demo-model', 'test/model-server/main.ts', { ...env, WEFT_DEMO_MODEL_PORT: String(demoModelPort) }));
       env.WEFT_LLM_BASE_URL = `http://127.0.0.1:${demoModelPort}/v1`;
@@ -93,8 +93,9 @@ async function main(): Promise<void> {
         `  Postgres                 ${redactUrl(config.databaseUrl)}${postgres.embedded ? '  (embedded)' : ''}`,
         demo
           ? `  Model                    DEMO: the scripted test model on :${demoModelPort}, not a real LLM.\n` +
-            '                           Set OPENAI_API_KEY (or WEFT_LLM_BASE_URL) for real answers.'
-          : `  Model                    ${config.llm.model} at ${config.llm.baseURL ?? 'api.openai.com'}`,
+            '                           Set OPENAI_API_KEY, WEFT_LLM_BASE_URL or WEFT_MODEL_CATALOG for real answers.'
+          : `  Models                   ${config.catalog.models.map((m) => `${m.id} (${m.tier})`).join(', ')}\n` +
+            `                           from ${config.catalog.providers.map((p) => `${p.id} at ${p.base_url ?? 'api.openai.com'}`).join(', ')}`,
         '',
         `  API key (development)    ${devKey}`,
         '                           (tenant "dev", approver; the weft CLI reads it from .state/dev-api-key;',

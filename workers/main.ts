@@ -4,7 +4,7 @@ import { createActivities } from '../activities';
 import { loadConfig } from '../core/config';
 import { createPool } from '../core/db/database';
 import { migrateDatabase } from '../core/db/migrate';
-import { createChatModel } from '../core/llm/chat-model';
+import { createModelGateway } from '../core/llm/gateway';
 import { createRuntimeStore } from '../core/store';
 import { createWeftToolRegistry } from '../core/tools';
 import { createWeftWorker } from './create-worker';
@@ -17,9 +17,7 @@ async function main(): Promise<void> {
   const activities = createActivities({
     pool,
     store: createRuntimeStore(pool),
-    chatModel: createChatModel(config.llm),
-    models: config.models,
-    prices: config.prices,
+    gateway: createModelGateway(config.catalog, { aliases: config.modelAliases }),
     tools: createWeftToolRegistry(config),
   });
   const worker = await createWeftWorker({

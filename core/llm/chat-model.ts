@@ -7,6 +7,8 @@ export interface TokenCounts {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
+  /** Prompt tokens the provider served from its prompt cache, when it reports them. */
+  cachedPromptTokens?: number;
 }
 
 export interface ChatCompletion {
@@ -50,13 +52,10 @@ export type ChatDelta =
 
 export interface ChatModel {
   complete(request: ChatRequest): Promise<ChatCompletion>;
-  stream(request: ChatRequest): AsyncGenerator<ChatDelta>;
+  /** Resolves once the provider has accepted the request (so its refusal is an error here), then streams. */
+  openStream(request: ChatRequest): Promise<AsyncGenerator<ChatDelta>>;
 }
 
-/**
- * A chat model behind any OpenAI-compatible endpoint, through the official `openai` client.
- * The client's own retries are off: Temporal retries the activity, with its own backoff and limits.
- */
 /** The official `openai` client for one endpoint; its own retries are off (callers decide). */
 export function openAiClient(options: ChatModelOptions): OpenAI {
   return new OpenAI({
@@ -90,15 +89,45 @@ function requestBody({ model, messages, system, tools, sampling }: ChatRequest) 
   };
 }
 
-const countsOf = (usage: OpenAI.CompletionUsage | null | undefined): TokenCounts => ({
-  promptTokens: usage?.prompt_tokens ?? 0,
-  completionTokens: usage?.completion_tokens ?? 0,
-  totalTokens: usage?.total_tokens ?? 0,
-});
+function countsOf(usage: OpenAI.CompletionUsage | null | undefined): TokenCounts {
+  const cached = usage?.prompt_tokens_details?.cached_tokens;
+  return {
+    promptTokens: usage?.prompt_tokens ?? 0,
+    completionTokens: usage?.completion_tokens ?? 0,
+    totalTokens: usage?.total_tokens ?? 0,
+    ...(cached ? { cachedPromptTokens: cached } : {}),
+  };
+}
+
+/** Text deltas as they come, each tool call once its fragments are whole, then the end. */
+async function* deltasOf(stream: AsyncIterable<OpenAI.ChatCompletionChunk>, requestedModel: string): AsyncGenerator<ChatDelta> {
+  // Tool calls arrive as fragments keyed by index.
+  const calls = new Map<number, { id: string; name: string; arguments: string }>();
+  let finishReason = '';
+  let usage: TokenCounts = countsOf(undefined);
+  let model = requestedModel;
+  for await (const chunk of stream) {
+    model = chunk.model || model;
+    if (chunk.usage) usage = countsOf(chunk.usage);
+    const choice = chunk.choices[0];
+    if (!choice) continue;
+    if (choice.delta.content) yield { kind: 'text', text: choice.delta.content };
+    for (const fragment of choice.delta.tool_calls ?? []) {
+      const call = calls.get(fragment.index) ?? { id: '', name: '', arguments: '' };
+      call.id ||= fragment.id ?? '';
+      call.name ||= fragment.function?.name ?? '';
+      call.arguments += fragment.function?.arguments ?? '';
+      calls.set(fragment.index, call);
+    }
+    if (choice.finish_reason) finishReason = choice.finish_reason;
+  }
+  for (const [, call] of [...calls].sort(([a], [b]) => a - b)) yield { kind: 'tool_call', ...call };
+  yield { kind: 'end', finishReason, usage, model };
+}
 
 /**
- * A chat model behind any OpenAI-compatible endpoint, through the official `openai` client.
- * The client's own retries are off: Temporal retries the activity, with its own backoff and limits.
+ * A chat model behind any OpenAI-compatible endpoint, through the official `openai` client. The
+ * client's own retries are off: the model gateway retries and falls back across providers.
  */
 export function createChatModel(options: ChatModelOptions): ChatModel {
   const client = openAiClient(options);
@@ -110,44 +139,12 @@ export function createChatModel(options: ChatModelOptions): ChatModel {
       return { message: fromChatMessage(choice.message), model: response.model, finishReason: choice.finish_reason, usage: countsOf(response.usage) };
     },
 
-    async *stream(request) {
+    async openStream(request) {
       const stream = await client.chat.completions.create(
         { ...requestBody(request), stream: true, stream_options: { include_usage: true } },
         { signal: request.signal },
       );
-      // Tool calls arrive as fragments keyed by index; each is passed on once whole.
-      const calls = new Map<number, { id: string; name: string; arguments: string }>();
-      let finishReason = '';
-      let usage: TokenCounts = countsOf(undefined);
-      let model = request.model;
-      for await (const chunk of stream) {
-        model = chunk.model || model;
-        if (chunk.usage) usage = countsOf(chunk.usage);
-        const choice = chunk.choices[0];
-        if (!choice) continue;
-        if (choice.delta.content) yield { kind: 'text', text: choice.delta.content };
-        for (const fragment of choice.delta.tool_calls ?? []) {
-          const call = calls.get(fragment.index) ?? { id: '', name: '', arguments: '' };
-          call.id ||= fragment.id ?? '';
-          call.name ||= fragment.function?.name ?? '';
-          call.arguments += fragment.function?.arguments ?? '';
-          calls.set(fragment.index, call);
-        }
-        if (choice.finish_reason) finishReason = choice.finish_reason;
-      }
-      for (const [, call] of [...calls].sort(([a], [b]) => a - b)) yield { kind: 'tool_call', ...call };
-      yield { kind: 'end', finishReason, usage, model };
+      return deltasOf(stream, request.model);
     },
   };
-}
-
-/** Provider errors a retry cannot fix: bad requests, auth, unknown model. 408, 409 and 429 can heal. */
-export function isPermanentModelError(err: unknown): boolean {
-  if (!(err instanceof OpenAI.APIError) || err.status === undefined) return false;
-  return err.status >= 400 && err.status < 500 && ![408, 409, 429].includes(err.status);
-}
-
-/** Any failure of the provider call itself (refused, unreachable, timed out), as opposed to Weft's own errors. */
-export function isModelFailure(err: unknown): boolean {
-  return err instanceof OpenAI.APIError;
 }

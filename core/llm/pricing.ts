@@ -1,18 +1,15 @@
-import { z } from 'zod';
 import type { TokenCounts } from './chat-model';
+import type { CatalogModel } from './model-catalog';
 
-// Prices in USD per 1K tokens by model, from WEFT_MODEL_PRICES (JSON). Unknown models cost 0 and
-// are reported as such; the LLM gateway's model catalog will supersede this table.
-const pricesSchema = z.record(z.string(), z.strictObject({ prompt: z.number().nonnegative(), completion: z.number().nonnegative() }));
-export type ModelPrices = z.infer<typeof pricesSchema>;
+type Prices = Pick<CatalogModel, 'prompt_per_1k' | 'completion_per_1k' | 'cached_prompt_per_1k'>;
 
-export function parseModelPrices(json: string | undefined): ModelPrices {
-  if (!json) return {};
-  return pricesSchema.parse(JSON.parse(json));
-}
-
-export function costOf(prices: ModelPrices, model: string, usage: TokenCounts): number {
-  const price = prices[model];
-  if (!price) return 0;
-  return (usage.promptTokens / 1000) * price.prompt + (usage.completionTokens / 1000) * price.completion;
+/**
+ * USD for a call at the catalog's prices. Prompt tokens the provider served from its prompt cache
+ * are charged at the cached price when the catalog has one.
+ */
+export function costOf(prices: Prices | undefined, usage: TokenCounts): number {
+  if (!prices) return 0;
+  const cached = Math.min(usage.cachedPromptTokens ?? 0, usage.promptTokens);
+  const cachedPrice = prices.cached_prompt_per_1k ?? prices.prompt_per_1k;
+  return ((usage.promptTokens - cached) * prices.prompt_per_1k + cached * cachedPrice + usage.completionTokens * prices.completion_per_1k) / 1000;
 }

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Queryable } from '../db/transaction';
-import type { ChatCompletion, ChatRequest } from './chat-model';
+import type { GatewayCompletion, ModelRequest } from './gateway';
 
 // An exact-match cache of model answers in Postgres. A request's key is the caller's cache_key or a
-// hash of the request as the provider would see it (model, system, transcript, tools, sampling).
+// hash of the request as asked (model or tier, system, transcript, tools, sampling).
 // Only complete answers are kept: a truncated one (finish_reason "length") or a failure never is.
 
-export type CachedCompletion = ChatCompletion;
+export type CachedCompletion = GatewayCompletion;
 
 /** Object keys in a fixed order, so equal requests hash equally however they were built. */
 function canonical(value: unknown): unknown {
@@ -17,10 +17,10 @@ function canonical(value: unknown): unknown {
   return value;
 }
 
-export function cacheKeyOf(request: ChatRequest, callerKey: string): string {
+export function cacheKeyOf(request: ModelRequest, callerKey: string): string {
   if (callerKey) return `key:${callerKey}`;
-  const { model, system, messages, tools, sampling } = request;
-  const normalised = JSON.stringify(canonical({ model, system: system ?? '', messages, tools: tools ?? [], sampling: sampling ?? {} }));
+  const { model, tier, system, messages, tools, sampling } = request;
+  const normalised = JSON.stringify(canonical({ model: model ?? '', tier: tier ?? '', system: system ?? '', messages, tools: tools ?? [], sampling: sampling ?? {} }));
   return `sha256:${createHash('sha256').update(normalised).digest('hex')}`;
 }
 
@@ -32,9 +32,9 @@ export async function findCachedCompletion(db: Queryable, tenantId: string, key:
   return rows[0]?.response;
 }
 
-export const isCacheable = (completion: ChatCompletion) => completion.finishReason !== 'length';
+export const isCacheable = (completion: GatewayCompletion) => completion.finishReason !== 'length';
 
-export async function storeCompletion(db: Queryable, tenantId: string, key: string, completion: ChatCompletion, now: Date, ttlSeconds: number): Promise<void> {
+export async function storeCompletion(db: Queryable, tenantId: string, key: string, completion: GatewayCompletion, now: Date, ttlSeconds: number): Promise<void> {
   if (!isCacheable(completion)) return;
   await db.query(
     `INSERT INTO llm_response_cache (tenant_id, cache_key, response, created_at, expires_at)

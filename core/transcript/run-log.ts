@@ -10,6 +10,7 @@ const usageSchema = z.strictObject({
   promptTokens: z.number().int().nonnegative(),
   completionTokens: z.number().int().nonnegative(),
   totalTokens: z.number().int().nonnegative(),
+  cachedPromptTokens: z.number().int().nonnegative().optional(),
 });
 
 export const transcriptPayloadSchema = z.strictObject({

@@ -34,9 +34,9 @@ it('GenerateAnswer reports failures in the error field, as the proto intends', a
   stack.model.on('provider is down', { status: 500, content: 'upstream exploded' });
   const failed = await unaryCall(ai, 'GenerateAnswer', { text: 'provider is down?' });
   expect(failed.content).toBe('');
-  expect(failed.error).toMatch(/model provider answered HTTP 500: .*upstream exploded/);
+  expect(failed.error).toMatch(/no model could answer .*: 500 upstream exploded/);
   const unknown = await unaryCall(ai, 'GenerateAnswer', { text: 'which model?', model_name: 'no-such-model' });
-  expect(unknown.error).toMatch(/HTTP 404/);
+  expect(unknown.error).toBe('model "no-such-model" is not in the model catalog');
 });
 
 it('HealthCheck reports serving and the version', async () => {

@@ -5,11 +5,17 @@ import type { CompletionChunk__Output } from '../../protos/generated/shannon/llm
 import type { GenerateCompletionRequest } from '../../protos/generated/shannon/llm/GenerateCompletionRequest';
 import { grpcError } from '../support/grpc';
 import { startTestStack, TEST_MODEL, TEST_MODELS, type TestStack } from '../support/stack';
+import { testCatalog } from '../support/test-catalog';
 
 let stack: TestStack;
 let llm: ServiceClient<'llm'>;
 beforeAll(async () => {
-  stack = await startTestStack({ prices: { [TEST_MODELS.SMALL]: { prompt: 1, completion: 2 } } });
+  stack = await startTestStack({
+    catalog: (baseURL) =>
+      testCatalog(baseURL, (catalog) => {
+        Object.assign(catalog.models[0]!, { prompt_per_1k: 1, completion_per_1k: 2 });
+      }),
+  });
   llm = stack.client('llm');
 });
 afterAll(() => stack.stop());

@@ -17,7 +17,8 @@ export interface ScriptedReply {
   /** Sent as `reasoning_content`, as DeepSeek, vLLM and Qwen do. */
   reasoning?: string;
   toolCalls?: ScriptedToolCall[];
-  usage?: { prompt_tokens: number; completion_tokens: number };
+  /** `cached_tokens` is reported as OpenAI does, under prompt_tokens_details. */
+  usage?: { prompt_tokens: number; completion_tokens: number; cached_tokens?: number };
   finishReason?: string;
   /** Answer with this HTTP error status instead (e.g. 500, 429). */
   status?: number;
@@ -152,11 +153,15 @@ export class ScriptedModelServer {
     const model = String(body.model ?? DEMO_MODEL);
     const content = reply.content ?? null;
     const promptText = JSON.stringify(body.messages ?? []);
-    const usage = reply.usage ?? {
+    const { cached_tokens: cachedTokens, ...usage } = reply.usage ?? {
       prompt_tokens: estimateTokens(promptText),
       completion_tokens: estimateTokens(content ?? JSON.stringify(reply.toolCalls ?? [])),
     };
-    const fullUsage = { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
+    const fullUsage = {
+      ...usage,
+      total_tokens: usage.prompt_tokens + usage.completion_tokens,
+      ...(cachedTokens !== undefined ? { prompt_tokens_details: { cached_tokens: cachedTokens } } : {}),
+    };
     const finishReason = reply.finishReason ?? (reply.toolCalls?.length ? 'tool_calls' : 'stop');
     const toolCalls = reply.toolCalls?.map((call) => ({
       id: call.id,

@@ -11,10 +11,9 @@ import { createAuthenticator } from '../../api/auth';
 import { ephemeralListen, startApiServer, type ApiDeps, type ApiServer } from '../../api/server';
 import { createApiKey, type Principal } from '../../core/auth/api-keys';
 import { createPool } from '../../core/db/database';
-import { createChatModel } from '../../core/llm/chat-model';
-import { createEmbedder } from '../../core/llm/embeddings';
 import { loadConfig } from '../../core/config';
-import type { ModelPrices } from '../../core/llm/pricing';
+import { createModelGateway } from '../../core/llm/gateway';
+import type { ModelCatalog } from '../../core/llm/model-catalog';
 import type { TaskSettings } from '../../core/orchestration/task-settings';
 import { createRuntimeStore, type RuntimeStore } from '../../core/store';
 import { loadTemplateCatalog } from '../../core/templates/template-catalog';
@@ -24,9 +23,13 @@ import { createOrchestratorClient, createServiceClient, type ServiceClient, type
 import type { OrchestratorServiceClient } from '../../protos/generated/shannon/orchestrator/OrchestratorService';
 import { createWeftWorker } from '../../workers/create-worker';
 import { ScriptedModelServer } from '../model-server/scripted-model-server';
+import { TEST_MODEL, testCatalog } from './test-catalog';
 
-export const TEST_MODEL = 'scripted-test-model';
-export const TEST_MODELS = { SMALL: 'scripted-small', MEDIUM: TEST_MODEL, LARGE: 'scripted-large' };
+export { TEST_MODEL, TEST_MODELS } from './test-catalog';
+
+/** Which models a stack's worker and API reach: the test catalog on the scripted server unless a test builds its own. */
+export type CatalogFor = (modelBaseURL: string) => ModelCatalog;
+const testAliases = { 'venice-uncensored': TEST_MODEL };
 
 /** Task settings as a fresh deployment has them (the config defaults), with a test's overrides. */
 export function testTaskSettings(overrides: Partial<TaskSettings> = {}): TaskSettings {
@@ -53,7 +56,7 @@ export async function startTestWorker(options: {
   pool: Pool;
   store: RuntimeStore;
   modelBaseURL: string;
-  prices?: ModelPrices;
+  catalog?: CatalogFor;
   tools?: ToolRegistry;
 }): Promise<RunningWorker> {
   const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
@@ -64,9 +67,7 @@ export async function startTestWorker(options: {
     activities: createActivities({
       pool: options.pool,
       store: options.store,
-      chatModel: createChatModel({ baseURL: options.modelBaseURL, apiKey: 'test', timeoutMs: 10_000 }),
-      models: TEST_MODELS,
-      prices: options.prices ?? {},
+      gateway: createModelGateway((options.catalog ?? testCatalog)(options.modelBaseURL), { aliases: testAliases }),
       tools: options.tools ?? testToolRegistry(),
     }),
     shutdownGraceMs: 5_000,
@@ -109,7 +110,7 @@ export interface TestStack {
  * a worker on its own task queue, the gRPC API on a free port, and a scripted model server.
  */
 export async function startTestStack(
-  options: { maxQueryBytes?: number; settings?: Partial<TaskSettings>; prices?: ModelPrices } = {},
+  options: { maxQueryBytes?: number; settings?: Partial<TaskSettings>; catalog?: CatalogFor } = {},
 ): Promise<TestStack> {
   const taskQueue = `test-${randomUUID()}`;
   const pool = createPool(process.env.DATABASE_URL!);
@@ -117,7 +118,7 @@ export async function startTestStack(
   const model = new ScriptedModelServer();
   await model.start();
   const tools = testToolRegistry();
-  const worker = await startTestWorker({ taskQueue, pool, store, modelBaseURL: model.baseURL, tools, ...(options.prices ? { prices: options.prices } : {}) });
+  const worker = await startTestWorker({ taskQueue, pool, store, modelBaseURL: model.baseURL, tools, ...(options.catalog ? { catalog: options.catalog } : {}) });
 
   const clientConnection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const temporal = new Client({ connection: clientConnection, namespace: 'default' });
@@ -133,15 +134,9 @@ export async function startTestStack(
     auth: createAuthenticator(pool, { enabled: true }),
     events,
     sessions: loadConfig({}).sessions,
-    chatModel: createChatModel({ baseURL: model.baseURL, apiKey: 'test', timeoutMs: 10_000 }),
-    embedder: createEmbedder({ baseURL: model.baseURL, apiKey: 'test', timeoutMs: 10_000 }),
-    models: TEST_MODELS,
-    prices: options.prices ?? {},
-    provider: 'VLLM',
-    embeddingModel: 'scripted-embedding',
+    gateway: createModelGateway((options.catalog ?? testCatalog)(model.baseURL), { aliases: testAliases }),
     // Short, so a test can see a cached answer expire.
     cacheTtlSeconds: 1,
-    modelAliases: { 'venice-uncensored': TEST_MODEL },
     sandboxMemoryMb: 512,
   };
   const api = await startApiServer(apiDeps, ephemeralListen());
