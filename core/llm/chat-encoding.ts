@@ -3,7 +3,7 @@ import type {
   ChatCompletionMessage,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
-import type { Message, Part } from '../transcript';
+import { TranscriptError, type Message, type Part } from '../transcript';
 
 // Weft's transcript <-> OpenAI chat format, part order preserved. Thinking, citations and cache
 // checkpoints stay in the transcript for audit and replay; the chat format has no place for them.
@@ -22,9 +22,20 @@ function userContent(parts: Part[]): ChatCompletionContentPart[] {
 
 const asString = (content: unknown) => (typeof content === 'string' ? content : JSON.stringify(content));
 
+/**
+ * The chat format wants tool results right after the assistant's calls, as separate messages; a user
+ * message that put other parts before its tool results could only be sent reordered, so it is refused.
+ */
+function checkToolResultsFirst(message: Message, index: number): void {
+  const firstOther = message.parts.findIndex((p) => p.kind !== 'tool_result');
+  if (firstOther !== -1 && message.parts.slice(firstOther).some((p) => p.kind === 'tool_result')) {
+    throw new TranscriptError(`message ${index}: tool results must come before the message's other parts`);
+  }
+}
+
 export function toChatMessages(messages: readonly Message[], system?: string): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = system ? [{ role: 'system', content: system }] : [];
-  for (const message of messages) {
+  for (const [index, message] of messages.entries()) {
     if (message.role === 'assistant') {
       const text = message.parts.flatMap((p) => (p.kind === 'text' ? [p.text] : [])).join('');
       const calls = message.parts.flatMap((p) =>
@@ -35,7 +46,7 @@ export function toChatMessages(messages: readonly Message[], system?: string): C
       out.push({ role: 'assistant', content: text || null, ...(calls.length > 0 ? { tool_calls: calls } : {}) });
       continue;
     }
-    // Tool results first, as the chat format requires them right after the assistant's calls.
+    checkToolResultsFirst(message, index);
     for (const part of message.parts) {
       if (part.kind === 'tool_result') out.push({ role: 'tool', tool_call_id: part.toolUseId, content: asString(part.content) });
     }
