@@ -1,8 +1,10 @@
 import { Context } from '@temporalio/activity';
 import type { TokenCounts } from '../core/llm/chat-model';
+import { compressHistory, type HistoryPolicy } from '../core/llm/history-compression';
 import { findModel } from '../core/llm/model-catalog';
 import { costOf } from '../core/llm/pricing';
 import type { ModelTier } from '../core/orchestration/plan';
+import { listHistory } from '../core/sessions/history';
 import { recordStepUsage, spendOf } from '../core/tasks/task-usage';
 import type { ToolOutcome } from '../core/tools/tool';
 import type { RecordInput } from '../core/store';
@@ -10,7 +12,7 @@ import { decodeTranscriptRecord, readRunLog, replayRunLogRecords, textOf, userTe
 import type { ActivityDeps } from './deps';
 import { failPermanentErrorsFast } from './failures';
 import { whileHeartbeating } from './heartbeat';
-import { ownerOf, seedRecord, stepReplyKey, stepReplyRecord, toolResultKey, toolResultsRecord } from './task-records';
+import { ownerOf, seedRecord, stepCompactionRecord, stepReplyKey, stepReplyRecord, toolResultKey, toolResultsRecord } from './task-records';
 
 export interface Budget {
   taskTokens?: number;
@@ -35,6 +37,8 @@ export interface ModelStepInput {
   tools?: string[];
   tier?: ModelTier;
   budget?: Budget;
+  /** When the transcript is compressed before the call. */
+  history?: HistoryPolicy;
   /** Workflow time of the step, epoch milliseconds: the timestamp of its records. */
   stepAtMs: number;
 }
@@ -84,6 +88,16 @@ export function createModelStepActivities({ store, pool, gateway, tools }: Activ
     return overBudget(budget, await spendOf(pool, input.taskId), agent);
   };
 
+  /**
+   * The session's conversation before this task, as the task run's transcript starts: the user's
+   * and the assistant's turns (agents of a COMPLEX task start from their own subtask).
+   */
+  const conversationSoFar = async (input: ModelStepInput): Promise<Message[]> => {
+    if (!input.sessionId || input.runAgentId) return [];
+    const history = await listHistory(pool, input.sessionId);
+    return history.flatMap((m): Message[] => (m.role === 'system' || m.content === '' ? [] : [{ role: m.role, parts: [{ kind: 'text', text: m.content }] }]));
+  };
+
   return {
     /**
      * One LLM call. The transcript comes from the run log and the reply is appended to it, with its
@@ -111,7 +125,9 @@ export function createModelStepActivities({ store, pool, gateway, tools }: Activ
         // What this step adds before the model's reply: the seed on step 0, the previous step's tool
         // results after a tool step. They are stored together with the reply, in one transaction.
         const added: RecordInput[] = [];
-        if (input.step === 0 && input.seed !== undefined) added.push(seedRecord(owner, at, { messages: [userText(input.seed)] }));
+        if (input.step === 0 && input.seed !== undefined) {
+          added.push(seedRecord(owner, at, { messages: [...(await conversationSoFar(input)), userText(input.seed)] }));
+        }
         if (input.toolResultsFor && input.toolResultsFor.length > 0) {
           const parts: Part[] = input.toolResultsFor.map((id) => {
             const result = log.find((record) => record.key === toolResultKey(owner, id));
@@ -121,16 +137,26 @@ export function createModelStepActivities({ store, pool, gateway, tools }: Activ
           });
           added.push(toolResultsRecord(owner, input.step, at, { messages: [{ role: 'user', parts }] }));
         }
-        const messages = [...replayRunLogRecords(log), ...added.flatMap((record) => decodeTranscriptRecord(record).messages)];
+        const tier = input.tier ?? 'MEDIUM';
+        const signal = Context.current().cancellationSignal;
+        let messages = [...replayRunLogRecords(log), ...added.flatMap((record) => decodeTranscriptRecord(record).messages)];
+        const compression = input.history
+          ? await whileHeartbeating(() => compressHistory(gateway, { messages, tier, policy: input.history!, signal, ...(input.system ? { system: input.system } : {}) }))
+          : undefined;
+        const compaction = compression && stepCompactionRecord(owner, input.step, at, compression.record);
+        if (compaction) {
+          added.push(compaction);
+          messages = compression.messages;
+        }
 
         const toolMetadata = (input.tools ?? []).flatMap((name) => tools.get(name) ?? []);
         const completion = await whileHeartbeating(() =>
           gateway.complete({
-            tier: input.tier ?? 'MEDIUM',
+            tier,
             messages,
             ...(input.system ? { system: input.system } : {}),
             tools: toolMetadata,
-            signal: Context.current().cancellationSignal,
+            signal,
           }),
         );
         const { costUsd } = completion;
@@ -140,9 +166,13 @@ export function createModelStepActivities({ store, pool, gateway, tools }: Activ
           finishReason: completion.finishReason,
           usage: completion.usage,
         });
-        await store.appendRunRecords([...added, reply], (tx) =>
-          recordStepUsage(tx, { taskId: input.taskId, stepKey: reply.key, agentId: input.agentId, model: completion.model, ...completion.usage, costUsd, at }),
-        );
+        await store.appendRunRecords([...added, reply], async (tx) => {
+          if (compaction) {
+            const { model, usage } = compression.record;
+            await recordStepUsage(tx, { taskId: input.taskId, stepKey: compaction.key, agentId: input.agentId, model, ...usage, costUsd: compression.costUsd, at });
+          }
+          await recordStepUsage(tx, { taskId: input.taskId, stepKey: reply.key, agentId: input.agentId, model: completion.model, ...completion.usage, costUsd, at });
+        });
         const crossed = await overBudgetNow(input);
         return { ...replyOf(completion.message, completion.model, completion.usage, costUsd), ...(crossed ? { overBudget: crossed } : {}) };
       });

@@ -1,5 +1,5 @@
 import { RecordType, encodePayload, type RecordInput, type TerminalStatus } from '../core/store';
-import { transcriptRecord, type TranscriptPayload } from '../core/transcript';
+import { compactionRecord, transcriptRecord, type CompactionPayload, type TranscriptPayload } from '../core/transcript';
 
 // The records of a task run. Keys are fixed per change or step and timestamps come from the
 // workflow, so a retried activity proposes exactly the same record.
@@ -82,6 +82,10 @@ export function approvalRecord(owner: RunOwner, approvalId: string, change: 'req
 
 export function seedRecord(owner: RunOwner, at: Date, payload: TranscriptPayload): RecordInput {
   return transcriptRecord(base(owner, 'seed', at), RecordType.TranscriptSeeded, payload);
+}
+
+export function stepCompactionRecord(owner: RunOwner, step: number, at: Date, payload: CompactionPayload): RecordInput {
+  return compactionRecord(base(owner, `step-${step}/compaction`, at), payload);
 }
 
 export function stepReplyRecord(owner: RunOwner, step: number, at: Date, payload: TranscriptPayload): RecordInput {

@@ -1,4 +1,5 @@
 import type { Budget, ToolCallRequest } from '../activities/model-step';
+import type { HistoryPolicy } from '../core/llm/history-compression';
 import type { ModelTier } from '../core/orchestration/plan';
 import { modelActivities, storeActivities, toolActivities } from './activity-stubs';
 import type { AwaitApproval } from './approval-gate';
@@ -41,6 +42,7 @@ export interface AgentLoopParams extends TaskScope {
   maxIterations: number;
   /** Steps to run before handing over to a fresh history (continue-as-new). */
   stepsPerHistory: number;
+  history?: HistoryPolicy;
   toolParallelism: number;
   budget: Budget;
   approvalTimeoutMs: number;
@@ -81,6 +83,7 @@ export async function runAgentLoop(params: AgentLoopParams, from: AgentLoopState
       tools: params.tools,
       ...(params.tier ? { tier: params.tier } : {}),
       budget: params.budget,
+      ...(params.history ? { history: params.history } : {}),
       stepAtMs: Date.now(),
     });
     if (step.kind === 'session_ended') return { kind: 'session_ended', state };

@@ -56,6 +56,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWor
         tier: input.agent.tier,
         maxIterations: input.settings.maxIterations,
         stepsPerHistory: input.settings.stepsPerHistory,
+        ...(input.settings.history ? { history: input.settings.history } : {}),
         toolParallelism: input.settings.toolParallelism,
         budget: budgetOf(input.settings),
         approvalTimeoutMs: input.settings.approvalTimeoutMs,

@@ -285,6 +285,7 @@ async function runSingleAgent(ctx: TaskContext, query: string, from: AgentLoopSt
       dangerousTools: ctx.tools.filter((t) => t.dangerous).map((t) => t.name),
       maxIterations: input.settings.maxIterations,
       stepsPerHistory: input.settings.stepsPerHistory,
+      ...(input.settings.history ? { history: input.settings.history } : {}),
       toolParallelism: input.settings.toolParallelism,
       budget: budgetOf(input.settings),
       approvalTimeoutMs: input.settings.approvalTimeoutMs,

@@ -1,3 +1,5 @@
+import type { HistoryPolicy } from '../llm/history-compression';
+
 /** Limits a task runs under: from the request and the API's configuration, fixed at submit time. */
 export interface TaskSettings {
   maxAgents: number;
@@ -11,4 +13,6 @@ export interface TaskSettings {
   taskTokenBudget: number;
   agentTokenBudget: number;
   taskCostLimitUsd: number;
+  /** When each agent's transcript is compressed; absent in tasks started before compression existed. */
+  history?: HistoryPolicy;
 }

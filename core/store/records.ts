@@ -9,6 +9,8 @@ export const RecordType = {
   CancellationIntent: 'runtime.cancellation_intent',
   TranscriptSeeded: 'transcript_messages_seeded',
   TranscriptAppended: 'transcript_messages_appended',
+  /** Older turns replaced by a summary (history compression). */
+  TranscriptCompacted: 'transcript_compacted',
 } as const;
 
 /** Record types only lifecycle methods may write; appendRunRecord refuses them. */

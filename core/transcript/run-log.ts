@@ -4,7 +4,8 @@ import { messageSchema, type Message } from './messages';
 
 // Transcript records in a run's log: `transcript_messages_seeded` holds messages that existed before
 // the run, `transcript_messages_appended` the messages accepted while it ran (with the model call's
-// usage when an assistant message came from a model). Replaying them rebuilds what the model saw.
+// usage when an assistant message came from a model), `transcript_compacted` a summary that replaced
+// the oldest messages from then on. Replaying them rebuilds what the model saw.
 
 const usageSchema = z.strictObject({
   promptTokens: z.number().int().nonnegative(),
@@ -21,7 +22,28 @@ export const transcriptPayloadSchema = z.strictObject({
 });
 export type TranscriptPayload = z.infer<typeof transcriptPayloadSchema>;
 
-const transcriptTypes: ReadonlySet<string> = new Set([RecordType.TranscriptSeeded, RecordType.TranscriptAppended]);
+export const compactionPayloadSchema = z.strictObject({
+  summary: z.string(),
+  /** How many of the transcript's first messages, at that point, the summary replaced. */
+  replacedMessages: z.number().int().positive(),
+  replacedTokens: z.number().int().nonnegative(),
+  /** The newest complete turns kept exactly. */
+  keptTurns: z.number().int().nonnegative(),
+  model: z.string(),
+  usage: usageSchema,
+});
+export type CompactionPayload = z.infer<typeof compactionPayloadSchema>;
+
+const transcriptTypes: ReadonlySet<string> = new Set([RecordType.TranscriptSeeded, RecordType.TranscriptAppended, RecordType.TranscriptCompacted]);
+
+/** How a summary stands in the transcript for the turns it replaced. */
+export function summaryMessage(summary: string): Message {
+  return { role: 'user', parts: [{ kind: 'text', text: `Summary of the earlier conversation:\n${summary}` }] };
+}
+
+export function compactionRecord(owner: Omit<RecordInput, 'type' | 'payload'>, payload: CompactionPayload): RecordInput {
+  return { ...owner, type: RecordType.TranscriptCompacted, payload: encodePayload(compactionPayloadSchema.parse(payload)) };
+}
 
 export function transcriptRecord(
   owner: Omit<RecordInput, 'type' | 'payload'>,
@@ -36,8 +58,21 @@ export function decodeTranscriptRecord(record: Pick<StoredRecord, 'payload' | 't
 }
 
 /** Replays already loaded records, in stored order, into the message list. */
-export function replayRunLogRecords(records: readonly StoredRecord[]): Message[] {
-  return records.filter((r) => transcriptTypes.has(r.type)).flatMap((r) => decodeTranscriptRecord(r).messages);
+export function replayRunLogRecords(records: readonly Pick<StoredRecord, 'payload' | 'type'>[]): Message[] {
+  let messages: Message[] = [];
+  for (const record of records) {
+    if (!transcriptTypes.has(record.type)) continue;
+    if (record.type === RecordType.TranscriptCompacted) {
+      const compaction = decodeStrict(compactionPayloadSchema, record.payload, record.type);
+      if (compaction.replacedMessages > messages.length) {
+        throw new Error(`a compaction replaces ${compaction.replacedMessages} messages of a transcript of ${messages.length}`);
+      }
+      messages = [summaryMessage(compaction.summary), ...messages.slice(compaction.replacedMessages)];
+    } else {
+      messages.push(...decodeTranscriptRecord(record).messages);
+    }
+  }
+  return messages;
 }
 
 /**
