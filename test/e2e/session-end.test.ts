@@ -1,10 +1,13 @@
 import { RecordType } from '../../core/store';
 import { startTestStack, type TestStack } from '../support/stack';
+import { testCatalog } from '../support/test-catalog';
 import { submitTask, waitForFinish } from '../support/grpc';
 
 let stack: TestStack;
 beforeAll(async () => {
-  stack = await startTestStack();
+  // One attempt per model step: a failed call fails the step, and Temporal's retry of the step is
+  // where the session's end is seen.
+  stack = await startTestStack({ catalog: (baseURL) => testCatalog(baseURL, (doc) => Object.assign(doc.resilience, { max_attempts: 1 })) });
 });
 afterAll(() => stack.stop());
 
