@@ -11,6 +11,7 @@ import type { RecordInput } from '../core/store';
 import { decodeTranscriptRecord, readRunLog, replayRunLogRecords, textOf, userText, type Message, type Part } from '../core/transcript';
 import type { ActivityDeps } from './deps';
 import { failPermanentErrorsFast } from './failures';
+import { partialOutputPublisher } from './partial-output';
 import { whileHeartbeating } from './heartbeat';
 import { ownerOf, seedRecord, stepCompactionRecord, stepReplyKey, stepReplyRecord, toolResultKey, toolResultsRecord } from './task-records';
 
@@ -22,6 +23,8 @@ export interface Budget {
 
 export interface ModelStepInput {
   taskId: string;
+  /** The task's workflow, whose live readers get the step's text as it streams. */
+  workflowId?: string;
   /** The run whose transcript this step extends: the task run, or an agent's child run. */
   runId: string;
   runAgentId?: string;
@@ -150,15 +153,21 @@ export function createModelStepActivities({ store, pool, gateway, tools }: Activ
         }
 
         const toolMetadata = (input.tools ?? []).flatMap((name) => tools.get(name) ?? []);
-        const completion = await whileHeartbeating(() =>
-          gateway.complete({
-            tier,
-            messages,
-            ...(input.system ? { system: input.system } : {}),
-            tools: toolMetadata,
-            signal,
-          }),
-        );
+        const partials = input.workflowId ? partialOutputPublisher(pool, input.workflowId, input.agentId) : undefined;
+        const completion = await whileHeartbeating(async () => {
+          try {
+            return await gateway.complete({
+              tier,
+              messages,
+              ...(input.system ? { system: input.system } : {}),
+              tools: toolMetadata,
+              signal,
+              ...(partials ? { onPartial: (text: string) => partials.add(text) } : {}),
+            });
+          } finally {
+            await partials?.finish();
+          }
+        });
         const { costUsd } = completion;
         const reply = stepReplyRecord(owner, input.step, at, {
           messages: [completion.message],

@@ -63,6 +63,8 @@ export function createLlmService(deps: LlmDeps): LLMServiceHandlers {
     const abandoned = new AbortController();
     call.on('cancelled', () => abandoned.abort());
     for await (const delta of await deps.gateway.stream({ ...modelRequest(call.request), signal: abandoned.signal })) {
+      // CompletionChunk has no place for reasoning.
+      if (delta.kind === 'thinking') continue;
       const chunk: CompletionChunk =
         delta.kind === 'text'
           ? { delta: delta.text }

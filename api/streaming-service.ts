@@ -1,7 +1,7 @@
 import { Metadata, type ServerWritableStream } from '@grpc/grpc-js';
 import type { Pool } from 'pg';
 import type { EventFeed } from '../core/events/event-feed';
-import type { TaskEvent } from '../core/events/event-log';
+import { isLiveOnly, type TaskEvent } from '../core/events/event-log';
 import { EventType } from '../core/events/event-types';
 import type { StreamRequest__Output } from '../protos/generated/shannon/orchestrator/StreamRequest';
 import type { StreamingServiceHandlers } from '../protos/generated/shannon/orchestrator/StreamingService';
@@ -23,8 +23,9 @@ export interface StreamingDeps {
 
 const knownTypes: ReadonlySet<string> = new Set(Object.values(EventType));
 
+/** Where a client resumes after this event; a live-only event has none (empty), as it is not in the log. */
 function streamIdOf(event: TaskEvent): string {
-  return `${event.at.getTime()}-${event.seq}`;
+  return isLiveOnly(event) ? '' : `${event.at.getTime()}-${event.seq}`;
 }
 
 function toUpdate(event: TaskEvent): TaskUpdate {

@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import type { EventFeed } from '../core/events/event-feed';
-import { lastTaskEvent, listTaskEvents, type TaskEvent } from '../core/events/event-log';
+import { isLiveOnly, lastTaskEvent, listTaskEvents, type TaskEvent } from '../core/events/event-log';
 import { EventType } from '../core/events/event-types';
 
 export interface EventTailDeps {
@@ -43,7 +43,8 @@ function continuing(notified: TaskEvent[], after: number): TaskEvent[] | undefin
  * appended, until the task's final event or until `signal` aborts. No gaps and no duplicates: live
  * events come from the append notifications while they continue the sequence exactly; otherwise
  * (a gap, a notification too large to carry its event, the periodic safety re-read) the log is read
- * from the last sequence yielded.
+ * from the last sequence yielded. Live-only events (seq 0, not in the log) are passed on as they come
+ * while the tail is connected; they do not move its place in the log.
  */
 export async function* tailTaskEvents(
   deps: EventTailDeps,
@@ -56,10 +57,16 @@ export async function* tailTaskEvents(
   let wake: () => void = () => {};
   let wokenAt = performance.now();
   let notified: TaskEvent[] = [];
+  let liveOnly: TaskEvent[] = [];
   let mustRead = true;
   const onAbort = () => wake();
   signal.addEventListener('abort', onAbort);
   const unsubscribe = deps.events.subscribe(workflowId, (event) => {
+    if (event && isLiveOnly(event)) {
+      liveOnly.push(event);
+      wake();
+      return;
+    }
     if (event) notified.push(event);
     else mustRead = true;
     wokenAt = performance.now();
@@ -94,6 +101,12 @@ export async function* tailTaskEvents(
         yield event;
         after = event.seq;
         if (finalEventTypes.has(event.type)) return;
+      }
+      const passing = liveOnly;
+      liveOnly = [];
+      for (const event of passing) {
+        if (signal.aborted) return;
+        yield event;
       }
       if (signal.aborted) return;
       // A full page means more is waiting: read again at once.

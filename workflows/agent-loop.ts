@@ -75,6 +75,7 @@ export async function runAgentLoop(params: AgentLoopParams, from: AgentLoopState
     const step = await runModelStep({
       ...owner,
       taskId: params.taskId,
+      workflowId: params.taskWorkflowId,
       agentId: params.agentId,
       step: state.step,
       ...(state.step === 0 ? { seed: params.seed } : {}),

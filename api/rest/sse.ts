@@ -48,7 +48,9 @@ export function serveTaskEvents(
   call.on('metadata', open);
   call.on('data', (update: TaskUpdate__Output) => {
     open();
-    raw.write(`id: ${update.stream_id}\nevent: ${update.type}\ndata: ${JSON.stringify(toJson(taskUpdate(), update))}\n\n`);
+    // A live-only event (LLM_PARTIAL) has no id, so the browser's Last-Event-ID stays on the log.
+    const id = update.stream_id ? `id: ${update.stream_id}\n` : '';
+    raw.write(`${id}event: ${update.type}\ndata: ${JSON.stringify(toJson(taskUpdate(), update))}\n\n`);
   });
   const finish = () => {
     open(); // a stream with nothing left to send is still an event stream

@@ -14,6 +14,7 @@ export interface NewTaskEvent {
 
 export interface TaskEvent {
   workflowId: string;
+  /** The event's place in the task's log; 0 for a live-only event, which is not in the log. */
   seq: number;
   key: string;
   type: EventType;
@@ -70,7 +71,18 @@ export async function lastTaskEvent(db: Queryable, workflowId: string): Promise<
   return rows.rows[0] && fromRow(rows.rows[0]);
 }
 
-/** An event as an append notification carries it (migration 007), or undefined when it carries only its place. */
+export const isLiveOnly = (event: TaskEvent) => event.seq === 0;
+
+/** Notifies the task's readers of an event that is not stored: they get it only while connected. */
+export async function publishLiveEvent(db: Queryable, event: Omit<NewTaskEvent, 'key' | 'payload'>): Promise<void> {
+  const note = { workflow_id: event.workflowId, seq: 0, event_key: '', event_type: event.type, agent_id: event.agentId ?? '', message: event.message ?? '', payload: {}, created_at: event.at };
+  await db.query('SELECT pg_notify($1, $2)', [eventChannel, JSON.stringify(note)]);
+}
+
+/**
+ * An event as an append notification carries it (migration 007) or a live-only one (seq 0), or
+ * undefined when the notification carries only the event's place.
+ */
 export function eventFromNotification(payload: string): { workflowId: string; event?: TaskEvent } {
   const { seq, created_at: createdAt, ...note } = JSON.parse(payload) as Partial<Omit<EventRow, 'seq' | 'created_at'>> & {
     workflow_id: string;

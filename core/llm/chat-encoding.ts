@@ -62,28 +62,37 @@ export function toChatMessages(messages: readonly Message[], system?: string): C
  * Reasoning some OpenAI-compatible servers return beside the content: `reasoning_content` (DeepSeek,
  * vLLM, Qwen) or `reasoning` (Ollama, OpenRouter).
  */
-function reasoningOf(reply: ChatCompletionMessage): string | undefined {
-  const extended = reply as ChatCompletionMessage & { reasoning_content?: unknown; reasoning?: unknown };
+export function reasoningOf(reply: object): string | undefined {
+  const extended = reply as { reasoning_content?: unknown; reasoning?: unknown };
   const reasoning = extended.reasoning_content ?? extended.reasoning;
   return typeof reasoning === 'string' && reasoning !== '' ? reasoning : undefined;
 }
 
+export interface AssistantReply {
+  reasoning?: string;
+  content?: string | null;
+  toolCalls: ReadonlyArray<{ id: string; name: string; arguments: string }>;
+}
+
 /** The assistant's reply as a transcript message: its reasoning, its text, then its tool calls, in order. */
-export function fromChatMessage(reply: ChatCompletionMessage): Message {
+export function assistantMessage(reply: AssistantReply): Message {
   const parts: Part[] = [];
-  const reasoning = reasoningOf(reply);
-  if (reasoning) parts.push({ kind: 'thinking', text: reasoning });
+  if (reply.reasoning) parts.push({ kind: 'thinking', text: reply.reasoning });
   if (reply.content) parts.push({ kind: 'text', text: reply.content });
-  for (const call of reply.tool_calls ?? []) {
-    if (call.type !== 'function') continue;
+  for (const call of reply.toolCalls) {
     let input: unknown;
     try {
-      input = JSON.parse(call.function.arguments || '{}');
+      input = JSON.parse(call.arguments || '{}');
     } catch {
-      input = { _unparsed_arguments: call.function.arguments };
+      input = { _unparsed_arguments: call.arguments };
     }
-    parts.push({ kind: 'tool_use', id: call.id, name: call.function.name, input });
+    parts.push({ kind: 'tool_use', id: call.id, name: call.name, input });
   }
   if (parts.length === 0) parts.push({ kind: 'text', text: '' });
   return { role: 'assistant', parts };
+}
+
+export function fromChatMessage(reply: ChatCompletionMessage): Message {
+  const toolCalls = (reply.tool_calls ?? []).flatMap((call) => (call.type === 'function' ? [{ id: call.id, ...call.function }] : []));
+  return assistantMessage({ reasoning: reasoningOf(reply), content: reply.content, toolCalls });
 }

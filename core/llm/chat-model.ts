@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import type { ToolMetadata } from '../tools/tool';
 import { validateTranscript, type Message } from '../transcript';
-import { fromChatMessage, toChatMessages } from './chat-encoding';
+import { fromChatMessage, reasoningOf, toChatMessages } from './chat-encoding';
 
 export interface TokenCounts {
   promptTokens: number;
@@ -44,8 +44,9 @@ export interface ChatRequest {
   signal?: AbortSignal;
 }
 
-/** A streamed reply: text as it comes, each tool call once its arguments are complete, then the end. */
+/** A streamed reply: reasoning and text as they come, each tool call once its arguments are complete, then the end. */
 export type ChatDelta =
+  | { kind: 'thinking'; text: string }
   | { kind: 'text'; text: string }
   | { kind: 'tool_call'; id: string; name: string; arguments: string }
   | { kind: 'end'; finishReason: string; usage: TokenCounts; model: string };
@@ -111,6 +112,8 @@ async function* deltasOf(stream: AsyncIterable<OpenAI.ChatCompletionChunk>, requ
     if (chunk.usage) usage = countsOf(chunk.usage);
     const choice = chunk.choices[0];
     if (!choice) continue;
+    const reasoning = reasoningOf(choice.delta);
+    if (reasoning) yield { kind: 'thinking', text: reasoning };
     if (choice.delta.content) yield { kind: 'text', text: choice.delta.content };
     for (const fragment of choice.delta.tool_calls ?? []) {
       const call = calls.get(fragment.index) ?? { id: '', name: '', arguments: '' };

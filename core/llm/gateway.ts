@@ -1,5 +1,6 @@
 import { ExponentialBackoff, handleWhen, isBrokenCircuitError, retry, type IBackoffFactory, type IRetryBackoffContext } from 'cockatiel';
 import type { ModelTier } from '../orchestration/plan';
+import { assistantMessage } from './chat-encoding';
 import { createChatModel, type ChatCompletion, type ChatDelta, type ChatRequest, type TokenCounts } from './chat-model';
 import { createEmbedder, type Embeddings } from './embeddings';
 import { ModelUnavailableError, UnknownModelError } from './gateway-errors';
@@ -21,6 +22,8 @@ export interface ModelRequest extends Omit<ChatRequest, 'model'> {
   tier?: ModelTier;
   /** A catalog model id or alias; overrides the tier. */
   model?: string;
+  /** complete() streams from a model that can and hands over the text as it comes. */
+  onPartial?: (text: string) => void;
 }
 
 /** Where an answer came from and what it cost. `model` is the catalog's id for it. */
@@ -184,10 +187,38 @@ export function createModelGateway(catalog: ModelCatalog, options: GatewayOption
     }
   }
 
+  async function stream(request: ModelRequest): Promise<AsyncGenerator<GatewayDelta>> {
+    const { model, guard, tokens, value } = await served(request, { streaming: true }, (target) =>
+      providerOf(target.provider).chat.openStream({ ...request, model: target.id }),
+    );
+    return withServed(value, model, (usage) => guard.settleTokens(tokens, usage.totalTokens));
+  }
+
+  /** A streamed reply as one completion, its text handed over as it comes. */
+  async function collect(deltas: AsyncGenerator<GatewayDelta>, onPartial: (text: string) => void): Promise<GatewayCompletion> {
+    let reasoning = '';
+    let content = '';
+    const toolCalls: Array<{ id: string; name: string; arguments: string }> = [];
+    for await (const delta of deltas) {
+      if (delta.kind === 'thinking') reasoning += delta.text;
+      else if (delta.kind === 'text') {
+        content += delta.text;
+        onPartial(delta.text);
+      } else if (delta.kind === 'tool_call') toolCalls.push({ id: delta.id, name: delta.name, arguments: delta.arguments });
+      else {
+        const { finishReason, usage, model, provider, tier, costUsd } = delta;
+        return { message: assistantMessage({ reasoning, content, toolCalls }), finishReason, usage, model, provider, tier, costUsd };
+      }
+    }
+    throw new Error('the model stream ended without its final chunk');
+  }
+
   return {
     catalog,
 
     async complete(request) {
+      const { onPartial } = request;
+      if (onPartial && candidatesFor(request, { streaming: true }).models.length > 0) return collect(await stream(request), onPartial);
       const { model, guard, tokens, value } = await served(request, {}, (target) =>
         providerOf(target.provider).chat.complete({ ...request, model: target.id }),
       );
@@ -195,12 +226,7 @@ export function createModelGateway(catalog: ModelCatalog, options: GatewayOption
       return { ...value, ...servedBy(model, value.usage) };
     },
 
-    async stream(request) {
-      const { model, guard, tokens, value } = await served(request, { streaming: true }, (target) =>
-        providerOf(target.provider).chat.openStream({ ...request, model: target.id }),
-      );
-      return withServed(value, model, (usage) => guard.settleTokens(tokens, usage.totalTokens));
-    },
+    stream,
 
     async embed(texts, model) {
       const id = model ? resolveModelName(model, options.aliases ?? {}) : catalog.embedding.model;

@@ -35,6 +35,9 @@ function read(request: object, stopAfter = Infinity, client = streaming): Promis
   });
 }
 
+/** Live-only updates (LLM_PARTIAL) have seq 0 and no stream id: they are not in the log and are not resumed from. */
+const durable = (updates: TaskUpdate__Output[]) => updates.filter((u) => u.stream_id !== '');
+
 /** A busy task: several tool steps, so its log has a dozen events arriving over time. */
 async function busyTask(): Promise<string> {
   const query = `stream me ${Date.now()}-${Math.random()}`;
@@ -47,7 +50,7 @@ it('streams the whole log live, in order, and ends with the task', async () => {
   const workflowId = await busyTask();
   const updates = await read({ workflow_id: workflowId });
   const log = await listTaskEvents(stack.pool, workflowId);
-  expect(updates.map((u) => [Number(u.seq), u.type])).toEqual(log.map((e) => [e.seq, e.type]));
+  expect(durable(updates).map((u) => [Number(u.seq), u.type])).toEqual(log.map((e) => [e.seq, e.type]));
   expect(updates.at(-1)!.type).toBe('WORKFLOW_COMPLETED');
   expect(updates[0]!.stream_id).toMatch(/^\d+-1$/);
 });
@@ -56,14 +59,29 @@ it('resumes after random disconnects with last_event_id or last_stream_id: no ga
   const workflowId = await busyTask();
   const seen: TaskUpdate__Output[] = [];
   for (let round = 0; round < 50; round++) {
-    const last = seen.at(-1);
+    const last = durable(seen).at(-1);
     const resume = !last ? {} : round % 2 === 0 ? { last_event_id: last.seq } : { last_stream_id: last.stream_id };
     const chunk = await read({ workflow_id: workflowId, ...resume }, 1 + Math.floor(Math.random() * 3));
     seen.push(...chunk);
     if (seen.at(-1)?.type === 'WORKFLOW_COMPLETED') break;
   }
   const log = await listTaskEvents(stack.pool, workflowId);
-  expect(seen.map((u) => Number(u.seq))).toEqual(log.map((e) => e.seq));
+  expect(durable(seen).map((u) => Number(u.seq))).toEqual(log.map((e) => e.seq));
+});
+
+it('streams a model step\'s text live as LLM_PARTIAL updates, marked live-only and never replayed', async () => {
+  const query = `partial output ${Date.now()}`;
+  const answer = `A long answer that streams in pieces: ${'lorem ipsum dolor sit amet '.repeat(20)}done.`;
+  // The delay lets the stream connect before the model starts answering.
+  stack.model.on(query, { content: answer, delayMs: 500 });
+  const { workflow_id: workflowId } = await submitTask(stack.orchestrator, { query });
+  const live = await read({ workflow_id: workflowId });
+  const partials = live.filter((u) => u.type === 'LLM_PARTIAL');
+  expect(partials.length).toBeGreaterThan(0);
+  expect(partials.every((u) => u.seq === '0' && u.stream_id === '')).toBe(true);
+  expect(partials.map((u) => u.message).join('')).toBe(answer);
+  expect((await listTaskEvents(stack.pool, workflowId)).some((e) => e.type === 'LLM_PARTIAL')).toBe(false);
+  expect((await read({ workflow_id: workflowId })).some((u) => u.type === 'LLM_PARTIAL')).toBe(false);
 });
 
 it('filters by type and refuses bad input and other tenants', async () => {
@@ -99,9 +117,9 @@ it('resumes across an API restart: the stopping server ends the stream, the new 
 
   const second = await startApiServer(stack.apiDeps, ephemeralListen());
   const after = createStreamingClient(`127.0.0.1:${second.port}`, { apiKey: stack.apiKey });
-  seen.push(...(await read({ workflow_id: workflowId, last_stream_id: seen.at(-1)!.stream_id }, Infinity, after)));
+  seen.push(...(await read({ workflow_id: workflowId, last_stream_id: durable(seen).at(-1)!.stream_id }, Infinity, after)));
   after.close();
   await second.shutdown();
   const log = await listTaskEvents(stack.pool, workflowId);
-  expect(seen.map((u) => Number(u.seq))).toEqual(log.map((e) => e.seq));
+  expect(durable(seen).map((u) => Number(u.seq))).toEqual(log.map((e) => e.seq));
 });

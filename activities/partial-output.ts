@@ -1,0 +1,43 @@
+import type { Queryable } from '../core/db/transaction';
+import { publishLiveEvent } from '../core/events/event-log';
+import { EventType } from '../core/events/event-types';
+
+// A model step's text as it streams, to the task's live readers as LLM_PARTIAL events. They are
+// live-only: not stored, never replayed, and repeated when a step is retried; the step's stored
+// reply is the record. Pieces are batched so a fast stream costs a few notifications a second.
+
+const flushMs = 100;
+/** Code points per notification: even fully escaped in JSON this stays under NOTIFY's 8,000 bytes. */
+const maxPiece = 1_000;
+
+export interface PartialOutput {
+  add(text: string): void;
+  /** Sends what is pending and waits for every notification; a failed one is thrown here. */
+  finish(): Promise<void>;
+}
+
+export function partialOutputPublisher(db: Queryable, workflowId: string, agentId: string): PartialOutput {
+  let pending: string[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  let sent: Promise<void> = Promise.resolve();
+  const flush = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    for (let i = 0; i < pending.length; i += maxPiece) {
+      const message = pending.slice(i, i + maxPiece).join('');
+      sent = sent.then(() => publishLiveEvent(db, { workflowId, type: EventType.LlmPartial, agentId, message, at: new Date() }));
+    }
+    pending = [];
+  };
+  return {
+    add(text) {
+      pending.push(...Array.from(text));
+      if (pending.length >= maxPiece) flush();
+      else timer ??= setTimeout(flush, flushMs);
+    },
+    async finish() {
+      flush();
+      await sent;
+    },
+  };
+}
