@@ -9,5 +9,7 @@ export interface ActivityDeps {
   store: RuntimeStore;
   /** Every model call goes through it; a step that names no tier asks for MEDIUM. */
   gateway: ModelGateway;
+  /** How long a model step's answer serves identical steps of tasks that ask for caching. */
+  cacheTtlSeconds: number;
   tools: ToolRegistry;
 }

@@ -11,7 +11,7 @@ import type { RecordInput } from '../core/store';
 import { decodeTranscriptRecord, readRunLog, replayRunLogRecords, textOf, userText, type Message, type Part } from '../core/transcript';
 import type { ActivityDeps } from './deps';
 import { failPermanentErrorsFast } from './failures';
-import { partialOutputPublisher } from './partial-output';
+import { stepCompletion } from './step-completion';
 import { whileHeartbeating } from './heartbeat';
 import { ownerOf, seedRecord, stepCompactionRecord, stepReplyKey, stepReplyRecord, toolResultKey, toolResultsRecord } from './task-records';
 
@@ -25,6 +25,8 @@ export interface ModelStepInput {
   taskId: string;
   /** The task's workflow, whose live readers get the step's text as it streams. */
   workflowId?: string;
+  /** The tenant whose response cache may answer the step (the task asked for caching). */
+  cacheFor?: string;
   /** The run whose transcript this step extends: the task run, or an agent's child run. */
   runId: string;
   runAgentId?: string;
@@ -82,7 +84,8 @@ function replyOf(message: Message, model: string, usage: TokenCounts, costUsd: n
   return { kind: 'reply' as const, text: textOf(message), toolCalls, model, usage, costUsd };
 }
 
-export function createModelStepActivities({ store, pool, gateway, tools }: ActivityDeps) {
+export function createModelStepActivities(deps: ActivityDeps) {
+  const { store, pool, gateway, tools } = deps;
   /** Why the recorded spend is over a budget; nothing to read when the step has no budget. */
   const overBudgetNow = async (input: ModelStepInput): Promise<string | undefined> => {
     const budget = input.budget;
@@ -153,20 +156,12 @@ export function createModelStepActivities({ store, pool, gateway, tools }: Activ
         }
 
         const toolMetadata = (input.tools ?? []).flatMap((name) => tools.get(name) ?? []);
-        const partials = input.workflowId ? partialOutputPublisher(pool, input.workflowId, input.agentId) : undefined;
-        const completion = await whileHeartbeating(async () => {
-          try {
-            return await gateway.complete({
-              tier,
-              messages,
-              ...(input.system ? { system: input.system } : {}),
-              tools: toolMetadata,
-              signal,
-              ...(partials ? { onPartial: (text: string) => partials.add(text) } : {}),
-            });
-          } finally {
-            await partials?.finish();
-          }
+        const { completion, cacheHit, remember } = await stepCompletion(deps, input, {
+          tier,
+          messages,
+          ...(input.system ? { system: input.system } : {}),
+          tools: toolMetadata,
+          signal,
         });
         const { costUsd } = completion;
         const reply = stepReplyRecord(owner, input.step, at, {
@@ -180,7 +175,8 @@ export function createModelStepActivities({ store, pool, gateway, tools }: Activ
             const { model, usage } = compression.record;
             await recordStepUsage(tx, { taskId: input.taskId, stepKey: compaction.key, agentId: input.agentId, model, ...usage, costUsd: compression.costUsd, at });
           }
-          await recordStepUsage(tx, { taskId: input.taskId, stepKey: reply.key, agentId: input.agentId, model: completion.model, ...completion.usage, costUsd, at });
+          await recordStepUsage(tx, { taskId: input.taskId, stepKey: reply.key, agentId: input.agentId, model: completion.model, ...completion.usage, costUsd, cacheHit, at });
+          await remember(tx);
         });
         const crossed = await overBudgetNow(input);
         return { ...replyOf(completion.message, completion.model, completion.usage, costUsd), ...(crossed ? { overBudget: crossed } : {}) };

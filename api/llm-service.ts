@@ -4,6 +4,9 @@ import type { TokenCounts } from '../core/llm/chat-model';
 import type { ModelGateway, ModelRequest, Served } from '../core/llm/gateway';
 import { isModelFailure } from '../core/llm/provider-errors';
 import { cacheKeyOf, findCachedCompletion, storeCompletion } from '../core/llm/response-cache';
+import { recordGatewayUsage } from '../core/llm/usage-records';
+import type { Principal } from '../core/auth/api-keys';
+import type { TaskMetadata__Output } from '../protos/generated/shannon/common/TaskMetadata';
 import { complexityFromModel, heuristicComplexity } from '../core/orchestration/complexity';
 import { modelTiers } from '../core/orchestration/plan';
 import type { ToolRegistry } from '../core/tools/registry';
@@ -42,6 +45,21 @@ export function createLlmService(deps: LlmDeps): LLMServiceHandlers {
     tier: `MODEL_TIER_${served.tier}`,
   });
 
+  /** What a call spent, against the caller's tenant and the user, session and task its metadata names. */
+  const recordUsage = (principal: Principal, metadata: TaskMetadata__Output | null, served: Served & { usage: TokenCounts }, cacheHit: boolean) =>
+    recordGatewayUsage(deps.pool, {
+      tenantId: principal.tenantId,
+      userId: metadata?.user_id || principal.userId,
+      sessionId: metadata?.session_id ?? '',
+      taskId: metadata?.task_id ?? '',
+      model: served.model,
+      provider: served.provider,
+      ...served.usage,
+      costUsd: served.costUsd,
+      cacheHit,
+      at: new Date(),
+    });
+
   /** The request in the gateway's terms: a specific model (or alias) when named, else the tier. */
   const modelRequest = (request: GenerateCompletionRequest__Output): ModelRequest => {
     const conversation = conversationOf(request.messages);
@@ -59,12 +77,13 @@ export function createLlmService(deps: LlmDeps): LLMServiceHandlers {
   };
 
   const streamCompletion = async (call: ServerWritableStream<GenerateCompletionRequest__Output, CompletionChunk>) => {
-    await deps.auth.authenticate(call.metadata);
+    const principal = await deps.auth.authenticate(call.metadata);
     const abandoned = new AbortController();
     call.on('cancelled', () => abandoned.abort());
     for await (const delta of await deps.gateway.stream({ ...modelRequest(call.request), signal: abandoned.signal })) {
       // CompletionChunk has no place for reasoning.
       if (delta.kind === 'thinking') continue;
+      if (delta.kind === 'end') await recordUsage(principal, call.request.metadata, delta, false);
       const chunk: CompletionChunk =
         delta.kind === 'text'
           ? { delta: delta.text }
@@ -84,11 +103,12 @@ export function createLlmService(deps: LlmDeps): LLMServiceHandlers {
       const cached = cacheKey ? await findCachedCompletion(deps.pool, principal.tenantId, cacheKey, new Date()) : undefined;
       const completion = cached ?? (await deps.gateway.complete(chat));
       if (cacheKey && !cached) await storeCompletion(deps.pool, principal.tenantId, cacheKey, completion, new Date(), deps.cacheTtlSeconds);
-      const spent = cached ? { ...completion, costUsd: 0 } : completion;
+      const spent = cached ? { ...completion, usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 }, costUsd: 0 } : completion;
+      await recordUsage(principal, request.metadata, spent, Boolean(cached));
       return {
         completion: textOf(completion.message),
         tool_calls: completion.message.parts.flatMap((p) => (p.kind === 'tool_use' ? [toolCallMessage(p.id, p.name, p.input)] : [])),
-        usage: usageOf(spent, cached ? { promptTokens: 0, completionTokens: 0, totalTokens: 0 } : completion.usage),
+        usage: usageOf(spent, spent.usage),
         model_used: completion.model,
         provider: `PROVIDER_${completion.provider}`,
         cache_hit: Boolean(cached),

@@ -61,7 +61,8 @@ export async function taskStatusResponse(
       // A plan's agents, or the one agent of a task that ran one.
       agents_used: stored.length > 0 ? stored.length : task.mode !== 'SIMPLE' && task.usage.totalTokens > 0 ? 1 : 0,
       mode: `EXECUTION_MODE_${view?.mode || task.mode}`,
-      cache_hit: task.usage.model === 'cache',
+      // Answered whole from an earlier task's answer, or a step answered from the response cache.
+      cache_hit: task.usage.model === 'cache' || task.cacheHit,
     },
     agent_statuses: agentStatuses,
   };

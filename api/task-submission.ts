@@ -80,6 +80,8 @@ export function taskInputFrom(
   const context = structToJson(request.context);
   const approvalTimeoutSeconds = positiveNumber(context, 'approval_timeout_seconds');
   const maxIterations = positiveNumber(context, 'max_iterations');
+  const enableCaching = context.enable_caching;
+  if (enableCaching !== undefined && typeof enableCaching !== 'boolean') throw invalidArgument('context.enable_caching must be true or false');
   const manual = manualPlan(request.manual_decomposition, limits.toolNames);
   const fromTemplate = templatePlan(context, limits.templates);
   if (manual && fromTemplate) throw invalidArgument('give either manual_decomposition or context.template, not both');
@@ -100,6 +102,7 @@ export function taskInputFrom(
       taskTokenBudget: Math.floor(budget),
       ...(approvalTimeoutSeconds ? { approvalTimeoutMs: Math.round(approvalTimeoutSeconds * 1000) } : {}),
       ...(maxIterations ? { maxIterations: Math.min(Math.floor(maxIterations), defaults.maxIterations * 10) } : {}),
+      ...(enableCaching !== undefined ? { cacheModelSteps: enableCaching } : {}),
     },
   };
 }

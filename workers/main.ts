@@ -18,6 +18,7 @@ async function main(): Promise<void> {
     pool,
     store: createRuntimeStore(pool),
     gateway: createModelGateway(config.catalog, { aliases: config.modelAliases }),
+    cacheTtlSeconds: config.llm.cacheTtlSeconds,
     tools: createWeftToolRegistry(config),
   });
   const worker = await createWeftWorker({

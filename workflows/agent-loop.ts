@@ -43,6 +43,7 @@ export interface AgentLoopParams extends TaskScope {
   /** Steps to run before handing over to a fresh history (continue-as-new). */
   stepsPerHistory: number;
   history?: HistoryPolicy;
+  cacheModelSteps?: boolean;
   toolParallelism: number;
   budget: Budget;
   approvalTimeoutMs: number;
@@ -85,6 +86,7 @@ export async function runAgentLoop(params: AgentLoopParams, from: AgentLoopState
       ...(params.tier ? { tier: params.tier } : {}),
       budget: params.budget,
       ...(params.history ? { history: params.history } : {}),
+      ...(params.cacheModelSteps ? { cacheFor: params.tenantId } : {}),
       stepAtMs: Date.now(),
     });
     if (step.kind === 'session_ended') return { kind: 'session_ended', state };

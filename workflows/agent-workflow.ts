@@ -57,6 +57,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWor
         maxIterations: input.settings.maxIterations,
         stepsPerHistory: input.settings.stepsPerHistory,
         ...(input.settings.history ? { history: input.settings.history } : {}),
+        ...(input.settings.cacheModelSteps ? { cacheModelSteps: true } : {}),
         toolParallelism: input.settings.toolParallelism,
         budget: budgetOf(input.settings),
         approvalTimeoutMs: input.settings.approvalTimeoutMs,

@@ -286,6 +286,7 @@ async function runSingleAgent(ctx: TaskContext, query: string, from: AgentLoopSt
       maxIterations: input.settings.maxIterations,
       stepsPerHistory: input.settings.stepsPerHistory,
       ...(input.settings.history ? { history: input.settings.history } : {}),
+      ...(input.settings.cacheModelSteps ? { cacheModelSteps: true } : {}),
       toolParallelism: input.settings.toolParallelism,
       budget: budgetOf(input.settings),
       approvalTimeoutMs: input.settings.approvalTimeoutMs,

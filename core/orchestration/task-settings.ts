@@ -15,4 +15,6 @@ export interface TaskSettings {
   taskCostLimitUsd: number;
   /** When each agent's transcript is compressed; absent in tasks started before compression existed. */
   history?: HistoryPolicy;
+  /** Model steps may be answered from the tenant's response cache (context.enable_caching). */
+  cacheModelSteps?: boolean;
 }

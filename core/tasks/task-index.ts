@@ -22,6 +22,8 @@ export interface TaskRecord extends NewTask {
   result: string;
   errorMessage: string;
   usage: TokenCounts & { costUsd: number; model: string };
+  /** A model step of the task was answered from the response cache. */
+  cacheHit: boolean;
   completedAt?: Date;
   progress: number;
   plan?: unknown;
@@ -53,6 +55,7 @@ interface TaskRow {
   total_tokens: number;
   cost_usd: number;
   model: string;
+  cache_hit: boolean;
   created_at: Date;
   completed_at: Date | null;
   progress: number;
@@ -72,9 +75,9 @@ export async function insertTask(tx: Queryable, task: NewTask): Promise<void> {
 export async function recordTaskOutcome(tx: Queryable, taskId: string, outcome: TaskOutcome): Promise<void> {
   await tx.query(
     `UPDATE tasks SET status = $2, result = $3, error_message = $4, model = $5, completed_at = $6, progress = 1,
-                      prompt_tokens = u.p, completion_tokens = u.c, total_tokens = u.t, cost_usd = u.cost
+                      prompt_tokens = u.p, completion_tokens = u.c, total_tokens = u.t, cost_usd = u.cost, cache_hit = u.hit
      FROM (SELECT coalesce(sum(prompt_tokens), 0) AS p, coalesce(sum(completion_tokens), 0) AS c,
-                  coalesce(sum(total_tokens), 0) AS t, coalesce(sum(cost_usd), 0) AS cost
+                  coalesce(sum(total_tokens), 0) AS t, coalesce(sum(cost_usd), 0) AS cost, coalesce(bool_or(cache_hit), false) AS hit
            FROM task_usage WHERE task_id = $1) u
      WHERE task_id = $1`,
     [taskId, outcome.status, outcome.result, outcome.errorMessage, outcome.model, outcome.completedAt],
@@ -121,6 +124,7 @@ function toTaskRecord(row: TaskRow): TaskRecord {
       costUsd: row.cost_usd,
       model: row.model,
     },
+    cacheHit: row.cache_hit,
     createdAt: row.created_at,
     ...(row.completed_at ? { completedAt: row.completed_at } : {}),
     progress: row.progress,

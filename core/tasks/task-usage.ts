@@ -10,6 +10,8 @@ export interface StepUsage extends TokenCounts {
   agentId: string;
   model: string;
   costUsd: number;
+  /** Answered from the response cache: nothing was spent. */
+  cacheHit?: boolean;
   at: Date;
 }
 
@@ -20,9 +22,9 @@ export interface Spend {
 
 export async function recordStepUsage(tx: Queryable, usage: StepUsage): Promise<void> {
   await tx.query(
-    `INSERT INTO task_usage (task_id, step_key, agent_id, model, prompt_tokens, completion_tokens, total_tokens, cost_usd, recorded_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (task_id, step_key) DO NOTHING`,
-    [usage.taskId, usage.stepKey, usage.agentId, usage.model, usage.promptTokens, usage.completionTokens, usage.totalTokens, usage.costUsd, usage.at],
+    `INSERT INTO task_usage (task_id, step_key, agent_id, model, prompt_tokens, completion_tokens, total_tokens, cost_usd, cache_hit, recorded_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (task_id, step_key) DO NOTHING`,
+    [usage.taskId, usage.stepKey, usage.agentId, usage.model, usage.promptTokens, usage.completionTokens, usage.totalTokens, usage.costUsd, usage.cacheHit ?? false, usage.at],
   );
 }
 

@@ -3,7 +3,7 @@ import { jsonToStruct, structToJson } from '../../api/struct';
 import { unaryCall, type ServiceClient } from '../../protos/clients';
 import type { CompletionChunk__Output } from '../../protos/generated/shannon/llm/CompletionChunk';
 import type { GenerateCompletionRequest } from '../../protos/generated/shannon/llm/GenerateCompletionRequest';
-import { grpcError } from '../support/grpc';
+import { grpcError, submitTask, waitForFinish } from '../support/grpc';
 import { startTestStack, TEST_MODEL, TEST_MODELS, type TestStack } from '../support/stack';
 import { testCatalog } from '../support/test-catalog';
 
@@ -192,4 +192,34 @@ it('maps bad input and provider failures to the seed\'s status codes', async () 
   expect((await grpcError(unaryCall(llm, 'EmbedText', { texts: [] }))).code).toBe(GrpcStatus.INVALID_ARGUMENT);
   expect((await grpcError(unaryCall(llm, 'AnalyzeComplexity', { query: ' ' }))).code).toBe(GrpcStatus.INVALID_ARGUMENT);
   expect((await grpcError(unaryCall(stack.client('llm', 'weft_nope'), 'ListModels', {}))).code).toBe(GrpcStatus.UNAUTHENTICATED);
+});
+
+it('records what each call spent against the tenant and the user, session and task its metadata names', async () => {
+  stack.model.on('account for me', { content: 'accounted', usage: { prompt_tokens: 1000, completion_tokens: 1000 } });
+  const sessionId = `usage-session-${Date.now()}`;
+  await unaryCall(llm, 'GenerateCompletion', {
+    messages: [{ role: 'user', content: 'account for me' }],
+    tier: 'MODEL_TIER_SMALL',
+    metadata: { session_id: sessionId, task_id: 'usage-task', user_id: 'ann' },
+  });
+  const { rows } = await stack.pool.query('SELECT * FROM llm_usage WHERE session_id = $1', [sessionId]);
+  expect(rows).toEqual([
+    expect.objectContaining({ tenant_id: stack.principal.tenantId, user_id: 'ann', task_id: 'usage-task', model: TEST_MODELS.SMALL, total_tokens: 2000, cost_usd: 3, cache_hit: false }),
+  ]);
+});
+
+it('a task that asks for caching has its model step answered from the cache the second time, and says so', async () => {
+  stack.model.on('cache this task step', { content: 'step answer', usage: { prompt_tokens: 10, completion_tokens: 5 } });
+  const run = async () => {
+    const { task_id } = await submitTask(stack.orchestrator, { query: 'cache this task step', context: jsonToStruct({ enable_caching: true }) });
+    return waitForFinish(stack.orchestrator, task_id);
+  };
+  const first = await run();
+  expect(first).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'step answer', metrics: { cache_hit: false } });
+  const asked = chatBodies().length;
+  const second = await run();
+  expect(second).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'step answer', metrics: { cache_hit: true, token_usage: { total_tokens: 0 } } });
+  expect(chatBodies().length).toBe(asked);
+  const refused = await grpcError(submitTask(stack.orchestrator, { query: 'q', context: jsonToStruct({ enable_caching: 'yes' }) }));
+  expect([refused.code, refused.details]).toEqual([GrpcStatus.INVALID_ARGUMENT, 'context.enable_caching must be true or false']);
 });

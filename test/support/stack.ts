@@ -68,6 +68,7 @@ export async function startTestWorker(options: {
       pool: options.pool,
       store: options.store,
       gateway: createModelGateway((options.catalog ?? testCatalog)(options.modelBaseURL), { aliases: testAliases }),
+      cacheTtlSeconds: 3600,
       tools: options.tools ?? testToolRegistry(),
     }),
     shutdownGraceMs: 5_000,
