@@ -28,6 +28,8 @@ export interface ScriptedReply {
 
 export interface RecordedRequest {
   path: string;
+  /** performance.now() when the request's headers arrived, for latency measurements in the same process. */
+  arrivedAt: number;
   body: Record<string, unknown>;
   headers: IncomingMessage['headers'];
 }
@@ -129,6 +131,7 @@ export class ScriptedModelServer {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const arrivedAt = performance.now();
     const path = (req.url ?? '').split('?')[0] ?? '';
     if (req.method === 'GET' && path === '/v1/models') {
       sendJson(res, 200, { object: 'list', data: [{ id: DEMO_MODEL, object: 'model', created: 0, owned_by: 'weft-tests' }] });
@@ -136,7 +139,7 @@ export class ScriptedModelServer {
     }
     if (req.method !== 'POST') return sendJson(res, 405, { error: { message: 'method not allowed' } });
     const body = JSON.parse(await readBody(req)) as Record<string, unknown>;
-    this.requests.push({ path, body, headers: req.headers });
+    this.requests.push({ path, arrivedAt, body, headers: req.headers });
     if (path === '/v1/chat/completions') return this.chat(body, res);
     if (path === '/v1/embeddings') return this.embeddings(body, res);
     sendJson(res, 404, { error: { message: `unknown path ${path}` } });

@@ -1,0 +1,117 @@
+// Model gateway benchmark: `npx tsx bench/gateway-bench.ts` (BENCH_CALLS, DATABASE_URL).
+//
+// Overhead: the time from a caller's request to the provider receiving it (the scripted provider
+// stamps each request's arrival, in this process), through the gateway and through the `openai`
+// client called directly, interleaved in the same run. Cache hits: LLMService GenerateCompletion
+// with enable_caching answered from Postgres, as a gRPC client sees it, beside a cache miss.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import OpenAI from 'openai';
+import { Client } from 'pg';
+import { createAuthenticator } from '../api/auth';
+import { startGrpcServer } from '../api/grpc-server';
+import { createLlmService } from '../api/llm-service';
+import { createApiKey } from '../core/auth/api-keys';
+import { createPool } from '../core/db/database';
+import { migrateDatabase } from '../core/db/migrate';
+import { createModelGateway, type ModelGateway } from '../core/llm/gateway';
+import { createWeftToolRegistry } from '../core/tools';
+import { userText } from '../core/transcript';
+import { createServiceClient, unaryCall } from '../protos/clients';
+import { protoFilesByPort } from '../protos/load';
+import { ScriptedModelServer } from '../test/model-server/scripted-model-server';
+import { TEST_MODEL, testCatalog } from '../test/support/test-catalog';
+import { printTable, summarize, timed, type Summary } from './stats';
+
+const calls = Number(process.env.BENCH_CALLS ?? 2000);
+const warmup = 200;
+const question = 'What is durable execution? Answer in one sentence.';
+
+/** Milliseconds from the call to the provider's receipt of it, for each call. */
+async function toProvider(provider: ScriptedModelServer, call: () => Promise<unknown>, into: number[]): Promise<void> {
+  const startedAt = performance.now();
+  await call();
+  into.push(provider.requests.at(-1)!.arrivedAt - startedAt);
+  provider.requests.length = 0;
+}
+
+async function overhead(provider: ScriptedModelServer): Promise<Summary[]> {
+  const direct = new OpenAI({ baseURL: provider.baseURL, apiKey: 'bench', maxRetries: 0 });
+  const plain = createModelGateway(testCatalog(provider.baseURL));
+  // With a tokens-per-minute limit every call is counted with the tokenizer first.
+  const counted = createModelGateway(testCatalog(provider.baseURL, (doc) => Object.assign(doc.providers[0]!, { tokens_per_minute: 1_000_000_000 })));
+  const viaGateway = (gateway: ModelGateway) => () => gateway.complete({ tier: 'MEDIUM', messages: [userText(question)] });
+  const paths: Array<[string, () => Promise<unknown>]> = [
+    ['openai client, direct', () => direct.chat.completions.create({ model: TEST_MODEL, messages: [{ role: 'user', content: question }] })],
+    ['through the gateway', viaGateway(plain)],
+    ['through the gateway, tokens counted', viaGateway(counted)],
+  ];
+  const latencies = paths.map(() => [] as number[]);
+  for (let i = 0; i < warmup + calls; i += 1) {
+    for (const [index, [, call]] of paths.entries()) await toProvider(provider, call, i < warmup ? [] : latencies[index]!);
+  }
+  return paths.map(([name], index) => summarize(`request -> provider: ${name}`, latencies[index]!, 0));
+}
+
+async function cacheHits(provider: ScriptedModelServer, databaseUrl: string): Promise<Summary[]> {
+  await migrateDatabase(databaseUrl);
+  const pool = createPool(databaseUrl);
+  const auth = createAuthenticator(pool, { enabled: true });
+  const gateway = createModelGateway(testCatalog(provider.baseURL));
+  const tools = createWeftToolRegistry({ workspaceDir: mkdtempSync(path.join(tmpdir(), 'weft-bench-')) });
+  const server = await startGrpcServer({
+    host: '127.0.0.1',
+    port: 0,
+    protoFiles: protoFilesByPort.llm,
+    services: { 'shannon.llm.LLMService': createLlmService({ auth, pool, gateway, tools, cacheTtlSeconds: 3600 }) },
+    maxMessageBytes: 4 * 1024 * 1024,
+  });
+  const apiKey = await createApiKey(pool, { tenantId: `bench-${Date.now()}`, userId: 'bench', roles: [] });
+  const llm = createServiceClient('llm', `127.0.0.1:${server.port}`, { apiKey });
+  try {
+    const ask = (caching: boolean, text = question) => unaryCall(llm, 'GenerateCompletion', { messages: [{ role: 'user', content: text }], config: { enable_caching: caching } });
+    await ask(true);
+    const hits: number[] = [];
+    const misses: number[] = [];
+    for (let i = 0; i < warmup + calls; i += 1) {
+      const hit = await timed(i < warmup ? [] : hits, () => ask(true));
+      if (!hit.cache_hit) throw new Error('expected a cache hit');
+      await timed(i < warmup ? [] : misses, () => ask(false));
+    }
+    return [summarize('GenerateCompletion, cache hit (gRPC round trip)', hits, 0), summarize('GenerateCompletion, no cache (gRPC round trip)', misses, 0)];
+  } finally {
+    llm.close();
+    await server.shutdown();
+    await pool.end();
+  }
+}
+
+async function main(): Promise<void> {
+  const provider = new ScriptedModelServer();
+  provider.on(() => true, { content: 'Durable execution means a program survives crashes and resumes where it left off.' });
+  await provider.start();
+  const server = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  const benchUrl = new URL(server);
+  benchUrl.pathname = '/weft_gateway_bench';
+  server.pathname = '/postgres';
+  const admin = new Client({ connectionString: server.toString() });
+  await admin.connect();
+  await admin.query('DROP DATABASE IF EXISTS weft_gateway_bench WITH (FORCE)');
+  try {
+    const rows = [...(await overhead(provider)), ...(await cacheHits(provider, benchUrl.toString()))];
+    printTable(rows.map((row) => ({ ...row, opsPerSecond: NaN })));
+    const added = rows[1]!.p50 - rows[0]!.p50;
+    console.log(`\ngateway overhead: +${added.toFixed(2)} ms p50 per call (target <= 2 ms); with token counting +${(rows[2]!.p50 - rows[0]!.p50).toFixed(2)} ms`);
+    console.log(`cache hit: ${rows[3]!.p50.toFixed(2)} ms p50 (target <= 5 ms)`);
+  } finally {
+    await provider.stop();
+    await admin.query('DROP DATABASE IF EXISTS weft_gateway_bench WITH (FORCE)');
+    await admin.end();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
