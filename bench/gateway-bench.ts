@@ -8,13 +8,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import OpenAI from 'openai';
-import { Client } from 'pg';
 import { createAuthenticator } from '../api/auth';
 import { startGrpcServer } from '../api/grpc-server';
 import { createLlmService } from '../api/llm-service';
 import { createApiKey } from '../core/auth/api-keys';
 import { createPool } from '../core/db/database';
-import { migrateDatabase } from '../core/db/migrate';
 import { createModelGateway, type ModelGateway } from '../core/llm/gateway';
 import { createWeftToolRegistry } from '../core/tools';
 import { userText } from '../core/transcript';
@@ -22,6 +20,7 @@ import { createServiceClient, unaryCall } from '../protos/clients';
 import { protoFilesByPort } from '../protos/load';
 import { ScriptedModelServer } from '../test/model-server/scripted-model-server';
 import { TEST_MODEL, testCatalog } from '../test/support/test-catalog';
+import { withScratchDatabase } from './scratch-database';
 import { printTable, summarize, timed, type Summary } from './stats';
 
 const calls = Number(process.env.BENCH_CALLS ?? 2000);
@@ -55,7 +54,6 @@ async function overhead(provider: ScriptedModelServer): Promise<Summary[]> {
 }
 
 async function cacheHits(provider: ScriptedModelServer, databaseUrl: string): Promise<Summary[]> {
-  await migrateDatabase(databaseUrl);
   const pool = createPool(databaseUrl);
   const auth = createAuthenticator(pool, { enabled: true });
   const gateway = createModelGateway(testCatalog(provider.baseURL));
@@ -91,23 +89,14 @@ async function main(): Promise<void> {
   const provider = new ScriptedModelServer();
   provider.on(() => true, { content: 'Durable execution means a program survives crashes and resumes where it left off.' });
   await provider.start();
-  const server = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
-  const benchUrl = new URL(server);
-  benchUrl.pathname = '/weft_gateway_bench';
-  server.pathname = '/postgres';
-  const admin = new Client({ connectionString: server.toString() });
-  await admin.connect();
-  await admin.query('DROP DATABASE IF EXISTS weft_gateway_bench WITH (FORCE)');
   try {
-    const rows = [...(await overhead(provider)), ...(await cacheHits(provider, benchUrl.toString()))];
+    const rows = [...(await overhead(provider)), ...(await withScratchDatabase('weft_gateway_bench', (url) => cacheHits(provider, url)))];
     printTable(rows.map((row) => ({ ...row, opsPerSecond: NaN })));
     const added = rows[1]!.p50 - rows[0]!.p50;
     console.log(`\ngateway overhead: +${added.toFixed(2)} ms p50 per call (target <= 2 ms); with token counting +${(rows[2]!.p50 - rows[0]!.p50).toFixed(2)} ms`);
     console.log(`cache hit: ${rows[3]!.p50.toFixed(2)} ms p50 (target <= 5 ms)`);
   } finally {
     await provider.stop();
-    await admin.query('DROP DATABASE IF EXISTS weft_gateway_bench WITH (FORCE)');
-    await admin.end();
   }
 }
 

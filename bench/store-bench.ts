@@ -3,10 +3,10 @@
 // transactions, concurrent appends and page reads, beside a plain INSERT baseline measured on the
 // same database in the same run.
 import { randomUUID } from 'node:crypto';
-import { Client, type Pool } from 'pg';
+import type { Pool } from 'pg';
 import { createPool } from '../core/db/database';
-import { migrateDatabase } from '../core/db/migrate';
 import { RecordType, createRuntimeStore, encodePayload, type RecordInput, type RuntimeStore } from '../core/store';
+import { withScratchDatabase } from './scratch-database';
 import { printTable, summarize, timed, type Summary } from './stats';
 
 const lifecycleRuns = Number(process.env.BENCH_RUNS ?? 1000);
@@ -99,16 +99,8 @@ async function pageReads(store: RuntimeStore, runId: string): Promise<Summary> {
   return summarize(`listRunRecords, pages of ${pageSize}`, latencies, (Date.now() - begin) / 1000);
 }
 
-async function main(): Promise<void> {
-  const server = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
-  const benchUrl = new URL(server);
-  benchUrl.pathname = '/weft_bench';
-  server.pathname = '/postgres';
-  const admin = new Client({ connectionString: server.toString() });
-  await admin.connect();
-  await admin.query('DROP DATABASE IF EXISTS weft_bench WITH (FORCE)');
-  await migrateDatabase(benchUrl.toString());
-  const pool = createPool(benchUrl.toString(), writers + 2);
+async function bench(databaseUrl: string): Promise<void> {
+  const pool = createPool(databaseUrl, writers + 2);
   const store = createRuntimeStore(pool);
   try {
     const sessionId = randomUUID();
@@ -124,12 +116,10 @@ async function main(): Promise<void> {
     console.log(`appends: ${appended.summary.opsPerSecond.toFixed(0)}/s (target >= 5000/s), ${(ratio * 100).toFixed(0)}% of plain INSERT (target >= 50%)`);
   } finally {
     await pool.end();
-    await admin.query('DROP DATABASE IF EXISTS weft_bench WITH (FORCE)');
-    await admin.end();
   }
 }
 
-main().catch((err: unknown) => {
+withScratchDatabase('weft_bench', bench).catch((err: unknown) => {
   console.error(err);
   process.exit(1);
 });
