@@ -1,4 +1,5 @@
 import { CancellationScope, continueAsNew, isCancellation, workflowInfo } from '@temporalio/workflow';
+import type { HistoryPolicy } from '../core/llm/history-compression';
 import type { AgentTask } from '../core/orchestration/plan';
 import { storeActivities } from './activity-stubs';
 import { createApprovalGate } from './approval-gate';
@@ -17,6 +18,13 @@ export interface AgentWorkflowInput extends TaskScope {
 }
 
 export type AgentWorkflowResult = Exclude<AgentLoopResult, { kind: 'continue' }>;
+
+/** The agent's own history policy from its plan, else the task's. */
+function historyPolicyOf(input: AgentWorkflowInput): HistoryPolicy | undefined {
+  const own = input.agent.history;
+  if (!own) return input.settings.history;
+  return { compressAtTokens: own.compress_at_tokens, keepTurns: own.keep_turns, ...(own.model ? { model: own.model } : {}) };
+}
 
 function seedFor(input: AgentWorkflowInput): string {
   const context = input.dependencyResults.map((dep) => `## Result of ${dep.agentId}\n${dep.result}`).join('\n\n');
@@ -37,6 +45,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWor
   }
 
   let result: AgentLoopResult;
+  const history = historyPolicyOf(input);
   try {
     result = await runAgentLoop(
       {
@@ -56,7 +65,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWor
         tier: input.agent.tier,
         maxIterations: input.settings.maxIterations,
         stepsPerHistory: input.settings.stepsPerHistory,
-        ...(input.settings.history ? { history: input.settings.history } : {}),
+        ...(history ? { history } : {}),
         ...(input.settings.cacheModelSteps ? { cacheModelSteps: true } : {}),
         toolParallelism: input.settings.toolParallelism,
         budget: budgetOf(input.settings),

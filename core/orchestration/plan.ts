@@ -14,6 +14,14 @@ const agentTaskSchema = z.strictObject({
   dependencies: z.array(z.string()).max(maxPlanAgents).default([]),
   tools: z.array(z.string()).max(20).default([]),
   tier: z.enum(modelTiers).default('MEDIUM'),
+  /** This agent's history policy, instead of the task's (see core/llm/history-compression.ts). */
+  history: z
+    .strictObject({
+      compress_at_tokens: z.number().int().nonnegative(),
+      keep_turns: z.number().int().nonnegative(),
+      model: z.string().min(1).optional(),
+    })
+    .optional(),
 });
 
 export const planSchema = z.strictObject({
