@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { appendTaskEvent } from '../core/events/event-log';
 import { EventType } from '../core/events/event-types';
+import { recordStepUsage } from '../core/tasks/task-usage';
 import type { ToolOutcome } from '../core/tools/tool';
 import type { ActivityDeps } from './deps';
 import { failPermanentErrorsFast } from './failures';
@@ -69,16 +70,23 @@ export function createToolCallActivities({ store, pool, tools }: ActivityDeps) {
         );
         const durationMs = Math.round(performance.now() - startedAt);
         const record = toolResultRecord(owner, input.call.id, at, { tool_use_id: input.call.id, name: input.call.name, outcome });
-        await store.appendRunRecord(record, (tx) =>
-          appendTaskEvent(
+        // A tool's price per use counts against the task's cost limit, like tokens do; only a call
+        // that succeeded is charged.
+        const costUsd = outcome.ok ? (tools.get(input.call.name)?.costPerUse ?? 0) : 0;
+        await store.appendRunRecord(record, async (tx) => {
+          await appendTaskEvent(
             tx,
             taskEvent(input.workflowId, `${eventKey}/observed`, EventType.ToolObservation, at, {
               agentId: input.agentId,
               message: outcome.ok ? summary(outcome.content) : `${outcome.error.category} error: ${outcome.error.message}`,
-              payload: { tool: input.call.name, tool_call_id: input.call.id, ...observation(outcome, durationMs) },
+              payload: { tool: input.call.name, tool_call_id: input.call.id, ...observation(outcome, durationMs), cost_usd: costUsd },
             }),
-          ),
-        );
+          );
+          if (costUsd > 0) {
+            const noTokens = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+            await recordStepUsage(tx, { taskId: input.taskId, stepKey: record.key, agentId: input.agentId, model: `tool:${input.call.name}`, ...noTokens, costUsd, at });
+          }
+        });
         return outcome;
       });
     },

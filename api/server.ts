@@ -83,6 +83,7 @@ export async function startApiServer(deps: ApiDeps, listen: ApiListen): Promise<
     maxBodyBytes: listen.maxMessageBytes,
     sseKeepAliveMs: listen.sseKeepAliveMs,
     callDeadlineMs: 60_000,
+    toolDiscovery: { auth: deps.auth, tools: deps.tools },
   });
   return {
     port: front.port,

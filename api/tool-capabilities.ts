@@ -16,13 +16,14 @@ export function toolCapability(tool: ToolMetadata): ToolCapability {
     category: tool.category,
     input_schema: jsonToStruct(tool.parameters),
     output_schema: jsonToStruct({}),
-    // Dangerous tools run only after a human approves them (or for an admin caller).
-    required_permissions: tool.dangerous ? ['approval'] : [],
+    // Dangerous tools run only after a human approves them (or for an admin caller); requires_auth
+    // tools only with the calling user's own credentials.
+    required_permissions: [...(tool.dangerous ? ['approval'] : []), ...(tool.requiresAuth ? ['user_credentials'] : [])],
     estimated_duration_ms: '0',
     is_dangerous: tool.dangerous,
     version: tool.version,
     author: 'weft',
-    tags: [tool.category, ...(tool.sessionAware ? ['session'] : [])],
+    tags: [tool.category, ...(tool.sessionAware ? ['session'] : []), ...(tool.sandboxed ? ['sandboxed'] : [])],
     examples: [],
     cache_ttl_ms: '0',
   };

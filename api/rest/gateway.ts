@@ -6,6 +6,7 @@ import { grpcRequestOf, httpErrorOf, metadataOf } from './http-mapping';
 import { openApiDocument, openApiPath } from './openapi';
 import { fullServiceNames, restRoutes, streamRoute, type RestRoute } from './routes';
 import { serveTaskEvents } from './sse';
+import { registerToolRoutes, type ToolRouteDeps } from './tool-routes';
 
 // The REST and SSE gateway: HTTP/JSON in front of the gRPC services of the front port, like
 // grpc-gateway. It calls the gRPC server (same process) as any client would, so authentication,
@@ -24,6 +25,8 @@ export interface RestGatewayOptions {
   maxBodyBytes: number;
   sseKeepAliveMs: number;
   callDeadlineMs: number;
+  /** Tool discovery (/tools/...), answered from the registry. */
+  toolDiscovery: ToolRouteDeps;
 }
 
 type UnaryClient = grpc.Client & Record<string, UnaryMethod<unknown, object>>;
@@ -61,6 +64,7 @@ export async function startRestGateway(options: RestGatewayOptions): Promise<Res
   app.get<{ Params: Record<string, string>; Querystring: Record<string, unknown> }>(streamRoute.path, (request, reply) =>
     serveTaskEvents(streaming, options.sseKeepAliveMs, request, reply),
   );
+  registerToolRoutes(app, options.toolDiscovery);
   app.get(openApiPath, async () => openApi);
   app.setNotFoundHandler((request, reply) => {
     void reply.code(404).send({ error: `no route ${request.method} ${request.url.split('?')[0]}; see ${openApiPath}`, code: 'NOT_FOUND', status: 'STATUS_CODE_ERROR' });

@@ -1,5 +1,6 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { ToolError, type ToolContext, type ToolDefinition, type ToolMetadata, type ToolOutcome } from './tool';
+import { tokenBuckets, type TokenBuckets } from './token-bucket';
 
 export interface ToolRegistry {
   get(name: string): ToolMetadata | undefined;
@@ -19,9 +20,24 @@ function describeErrors(validate: ValidateFunction): string {
     .join('; ');
 }
 
-export function createToolRegistry(tools: ToolDefinition[]): ToolRegistry {
+/** The seed's per-tool override: `<TOOL_NAME>_RATE_LIMIT`, e.g. PYTHON_EXECUTOR_RATE_LIMIT=60. */
+export function rateLimitOf(tool: Pick<ToolMetadata, 'name' | 'rateLimitPerMinute'>, env: NodeJS.ProcessEnv): number {
+  const override = env[`${tool.name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_RATE_LIMIT`];
+  if (override === undefined || override === '') return tool.rateLimitPerMinute;
+  const perMinute = Number(override);
+  if (!Number.isInteger(perMinute) || perMinute < 0) throw new Error(`${tool.name}'s rate limit must be a whole number of calls per minute, got "${override}"`);
+  return perMinute;
+}
+
+export function createToolRegistry(tools: ToolDefinition[], env: NodeJS.ProcessEnv = process.env): ToolRegistry {
   const ajv = new Ajv({ allErrors: true, strict: false });
-  const byName = new Map(tools.map((tool) => [tool.name, { tool, validate: ajv.compile(tool.parameters) }]));
+  const byName = new Map(
+    tools.map((tool) => {
+      const perMinute = rateLimitOf(tool, env);
+      const limit: TokenBuckets | undefined = perMinute > 0 ? tokenBuckets(perMinute) : undefined;
+      return [tool.name, { tool: { ...tool, rateLimitPerMinute: perMinute }, validate: ajv.compile(tool.parameters), limit }];
+    }),
+  );
   if (byName.size !== tools.length) throw new Error('tool names must be unique');
   const metadataOf = ({ execute: _execute, ...metadata }: ToolDefinition): ToolMetadata => metadata;
 
@@ -30,7 +46,7 @@ export function createToolRegistry(tools: ToolDefinition[]): ToolRegistry {
       const entry = byName.get(name);
       return entry ? metadataOf(entry.tool) : undefined;
     },
-    list: () => tools.map(metadataOf),
+    list: () => [...byName.values()].map((entry) => metadataOf(entry.tool)),
     checkArguments(name, args) {
       const entry = byName.get(name);
       if (!entry) return `unknown tool ${name}`;
@@ -41,6 +57,11 @@ export function createToolRegistry(tools: ToolDefinition[]): ToolRegistry {
       if (!entry) return { ok: false, error: { category: 'validation', message: `unknown tool ${name}` } };
       const invalid = this.checkArguments(name, args);
       if (invalid) return { ok: false, error: { category: 'validation', message: invalid } };
+      const admitted = entry.limit?.take(context.tenantId) ?? { ok: true };
+      if (!admitted.ok) {
+        const message = `${name} is limited to ${entry.tool.rateLimitPerMinute} calls per minute; retry in ${Math.ceil(admitted.retryAfterMs / 1000)} s`;
+        return { ok: false, error: { category: 'execution', message } };
+      }
       const timeout = AbortSignal.timeout(entry.tool.timeoutMs);
       const signal = context.signal ? AbortSignal.any([context.signal, timeout]) : timeout;
       try {

@@ -4,14 +4,40 @@ export type JsonSchema = Record<string, unknown>;
 
 export interface ToolMetadata {
   name: string;
+  /** Semantic version. */
   version: string;
   description: string;
   category: string;
   parameters: JsonSchema;
   timeoutMs: number;
+  /** Memory a run may use; enforced where the tool runs in its own process (the Python sandbox). */
+  memoryLimitMb: number;
+  /** Calls per minute per tenant (a token bucket); 0 is unlimited. `<NAME>_RATE_LIMIT` overrides it. */
+  rateLimitPerMinute: number;
+  /** USD per call, charged to the task's cost. */
+  costPerUse: number;
   /** Needs human approval (or an admin caller) before it runs. */
   dangerous: boolean;
+  /** Runs only with the calling user's own credentials. */
+  requiresAuth: boolean;
+  /** Runs isolated from the host (no network, no writes). */
+  sandboxed: boolean;
   sessionAware: boolean;
+}
+
+/** A tool's metadata with the seed's defaults for what it does not say. */
+export function toolMetadata(metadata: Pick<ToolMetadata, 'name' | 'version' | 'description' | 'category' | 'parameters'> & Partial<ToolMetadata>): ToolMetadata {
+  return {
+    timeoutMs: 30_000,
+    memoryLimitMb: 128,
+    rateLimitPerMinute: 60,
+    costPerUse: 0,
+    dangerous: false,
+    requiresAuth: false,
+    sandboxed: false,
+    sessionAware: false,
+    ...metadata,
+  };
 }
 
 export interface ToolContext {

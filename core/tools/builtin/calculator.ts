@@ -1,5 +1,5 @@
 import jsep from 'jsep';
-import { ToolError, type ToolDefinition } from '../tool';
+import { ToolError, toolMetadata, type ToolDefinition } from '../tool';
 
 // Arithmetic through jsep's expression parser, never eval: the parse tree is evaluated here and only
 // numbers, + - * / % ^, parentheses, a fixed set of Math functions and the constants pi and e exist.
@@ -95,19 +95,20 @@ export function calculate(expression: string): number {
 }
 
 export const calculatorTool: ToolDefinition = {
-  name: 'calculator',
-  version: '1.0.0',
-  description: 'Evaluates an arithmetic expression (+ - * / % ^, parentheses, sqrt, abs, round, log, exp, sin, cos, tan, min, max, pow, pi, e).',
-  category: 'math',
-  parameters: {
-    type: 'object',
-    properties: { expression: { type: 'string', minLength: 1, description: 'e.g. "(2 + 3) * 4"' } },
-    required: ['expression'],
-    additionalProperties: false,
-  },
-  timeoutMs: 1_000,
-  dangerous: false,
-  sessionAware: false,
+  ...toolMetadata({
+    name: 'calculator',
+    version: '1.0.0',
+    description: 'Evaluates an arithmetic expression (+ - * / % ^, parentheses, sqrt, abs, round, log, exp, sin, cos, tan, min, max, pow, pi, e).',
+    category: 'math',
+    parameters: {
+      type: 'object',
+      properties: { expression: { type: 'string', minLength: 1, description: 'e.g. "(2 + 3) * 4"' } },
+      required: ['expression'],
+      additionalProperties: false,
+    },
+    timeoutMs: 1_000,
+    rateLimitPerMinute: 2_000,
+  }),
   async execute(args) {
     return { value: calculate(String(args.expression)) };
   },

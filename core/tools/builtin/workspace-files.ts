@@ -1,6 +1,6 @@
 import { mkdir, readFile, realpath, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ToolError, type ToolContext, type ToolDefinition } from '../tool';
+import { ToolError, toolMetadata, type ToolContext, type ToolDefinition } from '../tool';
 
 // Files in a per-session workspace: <root>/<tenant>/<session or task>/. Paths are relative and
 // must stay inside the workspace, also through symlinks. Writing is dangerous: it needs approval.
@@ -27,14 +27,16 @@ const pathParameter = { type: 'string', minLength: 1, maxLength: 255, descriptio
 
 export function workspaceFileTools(root: string): ToolDefinition[] {
   const read: ToolDefinition = {
-    name: 'file_read',
-    version: '1.0.0',
-    description: "Reads a text file from the session's workspace.",
-    category: 'files',
-    parameters: { type: 'object', properties: { path: pathParameter }, required: ['path'], additionalProperties: false },
-    timeoutMs: 5_000,
-    dangerous: false,
-    sessionAware: true,
+    ...toolMetadata({
+      name: 'file_read',
+      version: '1.0.0',
+      description: "Reads a text file from the session's workspace.",
+      category: 'files',
+      parameters: { type: 'object', properties: { path: pathParameter }, required: ['path'], additionalProperties: false },
+      timeoutMs: 5_000,
+      rateLimitPerMinute: 600,
+      sessionAware: true,
+    }),
     async execute(args, context) {
       const { file } = await resolveInWorkspace(root, context, String(args.path));
       try {
@@ -48,19 +50,22 @@ export function workspaceFileTools(root: string): ToolDefinition[] {
     },
   };
   const write: ToolDefinition = {
-    name: 'file_write',
-    version: '1.0.0',
-    description: "Writes a text file in the session's workspace (replaces an existing file).",
-    category: 'files',
-    parameters: {
-      type: 'object',
-      properties: { path: pathParameter, content: { type: 'string', maxLength: maxFileBytes } },
-      required: ['path', 'content'],
-      additionalProperties: false,
-    },
-    timeoutMs: 5_000,
-    dangerous: true,
-    sessionAware: true,
+    ...toolMetadata({
+      name: 'file_write',
+      version: '1.0.0',
+      description: "Writes a text file in the session's workspace (replaces an existing file).",
+      category: 'files',
+      parameters: {
+        type: 'object',
+        properties: { path: pathParameter, content: { type: 'string', maxLength: maxFileBytes } },
+        required: ['path', 'content'],
+        additionalProperties: false,
+      },
+      timeoutMs: 5_000,
+      rateLimitPerMinute: 600,
+      dangerous: true,
+      sessionAware: true,
+    }),
     async execute(args, context) {
       const { file } = await resolveInWorkspace(root, context, String(args.path));
       await mkdir(path.dirname(file), { recursive: true });

@@ -1,0 +1,80 @@
+import { createToolRegistry } from '../../core/tools/registry';
+import { toolMetadata, type ToolDefinition } from '../../core/tools/tool';
+import { startTestStack, type TestStack } from '../support/stack';
+
+const echo = (overrides: Partial<ToolDefinition> = {}): ToolDefinition => ({
+  ...toolMetadata({
+    name: 'echo_tool',
+    version: '2.1.0',
+    description: 'Echoes its input.',
+    category: 'testing',
+    parameters: { type: 'object', properties: { text: { type: 'string', maxLength: 10 } }, required: ['text'], additionalProperties: false },
+    rateLimitPerMinute: 2,
+  }),
+  execute: async (args) => ({ echoed: args.text }),
+  ...overrides,
+});
+const context = (tenantId: string) => ({ tenantId, sessionId: '', taskId: 't' });
+
+describe('the registry', () => {
+  it('validates arguments against the schema with errors that name the field', async () => {
+    const registry = createToolRegistry([echo()], {});
+    expect(await registry.execute('echo_tool', { text: 'far too long a text' }, context('a'))).toEqual({
+      ok: false,
+      error: { category: 'validation', message: 'invalid arguments for echo_tool: text: must NOT have more than 10 characters' },
+    });
+    expect(await registry.execute('echo_tool', {}, context('a'))).toMatchObject({ error: { message: "invalid arguments for echo_tool: text: must have required property 'text'" } });
+  });
+
+  it('limits each tool per tenant with a token bucket, overridable by <NAME>_RATE_LIMIT', async () => {
+    const registry = createToolRegistry([echo()], {});
+    const call = (tenant: string) => registry.execute('echo_tool', { text: 'hi' }, context(tenant));
+    expect(await call('a')).toEqual({ ok: true, content: { echoed: 'hi' } });
+    expect(await call('a')).toMatchObject({ ok: true });
+    expect(await call('a')).toEqual({ ok: false, error: { category: 'execution', message: 'echo_tool is limited to 2 calls per minute; retry in 30 s' } });
+    // Another tenant has its own bucket.
+    expect(await call('b')).toMatchObject({ ok: true });
+
+    const raised = createToolRegistry([echo()], { ECHO_TOOL_RATE_LIMIT: '1000' });
+    expect(raised.get('echo_tool')!.rateLimitPerMinute).toBe(1000);
+    for (let i = 0; i < 10; i += 1) expect(await raised.execute('echo_tool', { text: 'hi' }, context('a'))).toMatchObject({ ok: true });
+    expect(() => createToolRegistry([echo()], { ECHO_TOOL_RATE_LIMIT: 'lots' })).toThrow('echo_tool\'s rate limit must be a whole number of calls per minute, got "lots"');
+  });
+});
+
+describe('discovery over HTTP', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startTestStack();
+  });
+  afterAll(() => stack.stop());
+  const get = async (path: string, key = stack.apiKey) => {
+    const response = await fetch(`http://127.0.0.1:${stack.api.httpPort}${path}`, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+
+  it('lists tools (by category), and serves each one\'s schema and metadata in the seed\'s fields', async () => {
+    const all = await get('/tools/list');
+    expect((all.body.tools as Array<{ name: string }>).map((t) => t.name)).toEqual(expect.arrayContaining(['calculator', 'file_read', 'file_write']));
+    const files = await get('/tools/list?category=files');
+    expect((files.body.tools as Array<{ name: string }>).map((t) => t.name).sort()).toEqual(['file_read', 'file_write']);
+    expect(await get('/tools/calculator/schema')).toEqual({ status: 200, body: { name: 'calculator', parameters: expect.objectContaining({ required: ['expression'] }) } });
+    expect((await get('/tools/file_write/metadata')).body).toEqual({
+      name: 'file_write',
+      version: '1.0.0',
+      description: expect.any(String),
+      category: 'files',
+      parameters: expect.any(Object),
+      timeout_seconds: 5,
+      memory_limit_mb: 128,
+      rate_limit: 600,
+      cost_per_use: 0,
+      dangerous: true,
+      requires_auth: false,
+      sandboxed: false,
+      session_aware: true,
+    });
+    expect(await get('/tools/nope/metadata')).toMatchObject({ status: 404, body: { code: 'NOT_FOUND', error: 'tool nope not found' } });
+    expect((await get('/tools/list', '')).status).toBe(401);
+  });
+});
