@@ -13,6 +13,7 @@ import { startGrpcServer } from '../api/grpc-server';
 import { createLlmService } from '../api/llm-service';
 import { createApiKey } from '../core/auth/api-keys';
 import { createPool } from '../core/db/database';
+import { loadConfig } from '../core/config';
 import { createModelGateway, type ModelGateway } from '../core/llm/gateway';
 import { createWeftToolRegistry } from '../core/tools';
 import { userText } from '../core/transcript';
@@ -57,7 +58,7 @@ async function cacheHits(provider: ScriptedModelServer, databaseUrl: string): Pr
   const pool = createPool(databaseUrl);
   const auth = createAuthenticator(pool, { enabled: true });
   const gateway = createModelGateway(testCatalog(provider.baseURL));
-  const tools = createWeftToolRegistry({ workspaceDir: mkdtempSync(path.join(tmpdir(), 'weft-bench-')) });
+  const tools = createWeftToolRegistry({ workspaceDir: mkdtempSync(path.join(tmpdir(), 'weft-bench-')), outbound: loadConfig({}).outbound }, {});
   const server = await startGrpcServer({
     host: '127.0.0.1',
     port: 0,

@@ -2,6 +2,8 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { TaskSettings } from './orchestration/task-settings';
 import { parseModelAliases, type ModelAliases } from './llm/model-aliases';
+import { parseAllowlist } from './tools/outbound/destination-policy';
+import type { OutboundSettings } from './tools';
 import { loadModelCatalog, singleProviderCatalog, firstChoice, type ModelCatalog } from './llm/model-catalog';
 
 // Every setting Weft reads from the environment, validated once at process start.
@@ -38,6 +40,13 @@ const envSchema = z.object({
   WEFT_TEMPLATES_DIR: z.string().default(path.resolve(__dirname, '..', 'templates')),
   WEFT_MAX_AGENTS: z.coerce.number().int().positive().default(5),
   WEFT_MAX_ITERATIONS: z.coerce.number().int().positive().default(10),
+  WEFT_HTTP_FETCH_ALLOWED_DOMAINS: z.string().default(''),
+  MCP_ALLOWED_DOMAINS: z.string().default(''),
+  OPENAPI_ALLOWED_DOMAINS: z.string().default(''),
+  MCP_CB_FAILURES: z.coerce.number().int().positive().default(5),
+  MCP_CB_RECOVERY_SECONDS: z.coerce.number().positive().default(60),
+  WEFT_TOOL_HTTP_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  WEFT_TOOL_HTTP_ATTEMPTS: z.coerce.number().int().positive().default(3),
   WEFT_TOOL_PARALLELISM: z.coerce.number().int().positive().default(4),
   WEFT_HISTORY_COMPRESS_AT_TOKENS: z.coerce.number().int().nonnegative().default(32_000),
   WEFT_HISTORY_KEEP_TURNS: z.coerce.number().int().nonnegative().default(4),
@@ -70,6 +79,8 @@ export interface WeftConfig {
   /** Model names clients may use for configured models (seed 002's "venice-uncensored"). */
   modelAliases: ModelAliases;
   workspaceDir: string;
+  /** How tools reach the outside: allowlists per kind, and the breaker, timeout and retry settings shared by all. */
+  outbound: OutboundSettings;
   /** Memory cap of a Python sandbox process. */
   sandboxMemoryMb: number;
   /** Task templates (YAML) that ListTemplates lists and SubmitTask's context.template names. */
@@ -124,6 +135,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
     llm: { cacheTtlSeconds: e.WEFT_LLM_CACHE_TTL_SECONDS },
     modelAliases: parseModelAliases(e.WEFT_MODEL_ALIASES, firstChoice(catalog, 'MEDIUM')?.id ?? e.WEFT_LLM_MODEL),
     workspaceDir: e.WEFT_WORKSPACE_DIR,
+    outbound: {
+      httpFetchAllowedDomains: parseAllowlist(e.WEFT_HTTP_FETCH_ALLOWED_DOMAINS),
+      mcpAllowedDomains: parseAllowlist(e.MCP_ALLOWED_DOMAINS),
+      openapiAllowedDomains: parseAllowlist(e.OPENAPI_ALLOWED_DOMAINS),
+      breakerFailures: e.MCP_CB_FAILURES,
+      breakerRecoveryMs: e.MCP_CB_RECOVERY_SECONDS * 1000,
+      timeoutMs: e.WEFT_TOOL_HTTP_TIMEOUT_MS,
+      maxAttempts: e.WEFT_TOOL_HTTP_ATTEMPTS,
+    },
     sandboxMemoryMb: e.WEFT_SANDBOX_MEMORY_MB,
     templatesDir: e.WEFT_TEMPLATES_DIR,
     limits: { maxQueryBytes: e.WEFT_MAX_QUERY_BYTES },
