@@ -33,7 +33,7 @@ async function main(): Promise<void> {
       sessions: config.sessions,
       gateway: createModelGateway(config.catalog, { aliases: config.modelAliases }),
       cacheTtlSeconds: config.llm.cacheTtlSeconds,
-      sandboxMemoryMb: config.sandboxMemoryMb,
+      sandboxMemoryMb: config.sandbox.memoryMb,
     },
     config.listen,
   );

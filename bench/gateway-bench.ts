@@ -58,7 +58,7 @@ async function cacheHits(provider: ScriptedModelServer, databaseUrl: string): Pr
   const pool = createPool(databaseUrl);
   const auth = createAuthenticator(pool, { enabled: true });
   const gateway = createModelGateway(testCatalog(provider.baseURL));
-  const tools = createWeftToolRegistry({ workspaceDir: mkdtempSync(path.join(tmpdir(), 'weft-bench-')), outbound: loadConfig({}).outbound }, {});
+  const tools = createWeftToolRegistry({ ...loadConfig({}), workspaceDir: mkdtempSync(path.join(tmpdir(), 'weft-bench-')) }, {});
   const server = await startGrpcServer({
     host: '127.0.0.1',
     port: 0,

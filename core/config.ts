@@ -24,6 +24,8 @@ const envSchema = z.object({
   WEFT_SESSION_MAX_HISTORY: z.coerce.number().int().positive().default(100),
   WEFT_SSE_KEEPALIVE_MS: z.coerce.number().int().positive().default(15_000),
   WEFT_SANDBOX_MEMORY_MB: z.coerce.number().int().positive().default(512),
+  WEFT_SANDBOX_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  WEFT_SANDBOX_OUTPUT_BYTES: z.coerce.number().int().positive().default(64 * 1024),
   WEFT_MAX_MESSAGE_BYTES: z.coerce.number().int().positive().default(4 * 1024 * 1024),
   WEFT_LLM_BASE_URL: z.string().url().optional(),
   WEFT_LLM_API_KEY: z.string().optional(),
@@ -81,8 +83,8 @@ export interface WeftConfig {
   workspaceDir: string;
   /** How tools reach the outside: allowlists per kind, and the breaker, timeout and retry settings shared by all. */
   outbound: OutboundSettings;
-  /** Memory cap of a Python sandbox process. */
-  sandboxMemoryMb: number;
+  /** The Python sandbox: memory cap and wall-clock timeout per program, bytes of stdout/stderr kept. */
+  sandbox: { memoryMb: number; timeoutMs: number; outputLimitBytes: number };
   /** Task templates (YAML) that ListTemplates lists and SubmitTask's context.template names. */
   templatesDir: string;
   limits: { maxQueryBytes: number };
@@ -144,7 +146,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
       timeoutMs: e.WEFT_TOOL_HTTP_TIMEOUT_MS,
       maxAttempts: e.WEFT_TOOL_HTTP_ATTEMPTS,
     },
-    sandboxMemoryMb: e.WEFT_SANDBOX_MEMORY_MB,
+    sandbox: { memoryMb: e.WEFT_SANDBOX_MEMORY_MB, timeoutMs: e.WEFT_SANDBOX_TIMEOUT_MS, outputLimitBytes: e.WEFT_SANDBOX_OUTPUT_BYTES },
     templatesDir: e.WEFT_TEMPLATES_DIR,
     limits: { maxQueryBytes: e.WEFT_MAX_QUERY_BYTES },
     task: {

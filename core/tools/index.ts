@@ -3,6 +3,7 @@ import { builtinTools } from './builtin';
 import { createToolRegistry, type ToolRegistry } from './registry';
 import { createDestinationPolicy } from './outbound/destination-policy';
 import { createOutboundHttp, type OutboundHttp } from './outbound/outbound-http';
+import { createPythonSandbox } from './python/python-sandbox';
 
 export type { ToolRegistry } from './registry';
 
@@ -27,7 +28,16 @@ export function outboundFor(setting: string, allowlist: readonly string[], setti
   });
 }
 
-export function createWeftToolRegistry(options: { workspaceDir: string; outbound: OutboundSettings }, env: NodeJS.ProcessEnv = process.env): ToolRegistry {
-  const httpFetch = outboundFor('WEFT_HTTP_FETCH_ALLOWED_DOMAINS', options.outbound.httpFetchAllowedDomains, options.outbound);
-  return createToolRegistry(builtinTools({ workspaceRoot: path.resolve(options.workspaceDir), httpFetch }), env);
+export interface ToolSettings {
+  workspaceDir: string;
+  outbound: OutboundSettings;
+  sandbox: { memoryMb: number; timeoutMs: number; outputLimitBytes: number };
+}
+
+export function createWeftToolRegistry(settings: ToolSettings, env: NodeJS.ProcessEnv = process.env): ToolRegistry {
+  const httpFetch = outboundFor('WEFT_HTTP_FETCH_ALLOWED_DOMAINS', settings.outbound.httpFetchAllowedDomains, settings.outbound);
+  // Sandbox processes start on the first program (the API, which never runs tools, starts none).
+  const sandbox = createPythonSandbox({ outputLimitBytes: settings.sandbox.outputLimitBytes });
+  const python = { sandbox, memoryMb: settings.sandbox.memoryMb, timeoutMs: settings.sandbox.timeoutMs };
+  return createToolRegistry(builtinTools({ workspaceRoot: path.resolve(settings.workspaceDir), httpFetch, python }), env);
 }

@@ -42,7 +42,7 @@ export function testTaskInput(overrides: Partial<TaskWorkflowInput> & { taskId: 
 }
 
 export function testToolRegistry(): ToolRegistry {
-  return createWeftToolRegistry({ workspaceDir: mkdtempSync(path.join(tmpdir(), 'weft-workspace-')), outbound: loadConfig({}).outbound }, {});
+  return createWeftToolRegistry({ ...loadConfig({}), workspaceDir: mkdtempSync(path.join(tmpdir(), 'weft-workspace-')) }, {});
 }
 
 export interface RunningWorker {

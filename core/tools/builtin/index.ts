@@ -1,9 +1,22 @@
 import type { OutboundHttp } from '../outbound/outbound-http';
+import type { PythonSandbox } from '../python/python-sandbox';
 import type { ToolDefinition } from '../tool';
 import { calculatorTool } from './calculator';
 import { httpFetchTool } from './http-fetch';
+import { pythonExecutorTool } from './python-executor';
 import { workspaceFileTools } from './workspace-files';
 
-export function builtinTools(options: { workspaceRoot: string; httpFetch: OutboundHttp }): ToolDefinition[] {
-  return [calculatorTool, httpFetchTool(options.httpFetch), ...workspaceFileTools(options.workspaceRoot)];
+export interface BuiltinToolOptions {
+  workspaceRoot: string;
+  httpFetch: OutboundHttp;
+  python: { sandbox: PythonSandbox; memoryMb: number; timeoutMs: number };
+}
+
+export function builtinTools(options: BuiltinToolOptions): ToolDefinition[] {
+  return [
+    calculatorTool,
+    pythonExecutorTool(options.python.sandbox, options.python),
+    httpFetchTool(options.httpFetch),
+    ...workspaceFileTools(options.workspaceRoot),
+  ];
 }
