@@ -4,6 +4,8 @@ import type { TaskSettings } from './orchestration/task-settings';
 import { parseModelAliases, type ModelAliases } from './llm/model-aliases';
 import { parseAllowlist } from './tools/outbound/destination-policy';
 import type { OutboundSettings } from './tools';
+import type { McpServerConfig } from './tools/mcp/mcp-server';
+import { parseMcpServers } from './tools/mcp/mcp-servers';
 import { loadModelCatalog, singleProviderCatalog, firstChoice, type ModelCatalog } from './llm/model-catalog';
 
 // Every setting Weft reads from the environment, validated once at process start.
@@ -42,6 +44,7 @@ const envSchema = z.object({
   WEFT_TEMPLATES_DIR: z.string().default(path.resolve(__dirname, '..', 'templates')),
   WEFT_MAX_AGENTS: z.coerce.number().int().positive().default(5),
   WEFT_MAX_ITERATIONS: z.coerce.number().int().positive().default(10),
+  WEFT_MCP_SERVERS: z.string().optional(),
   WEFT_HTTP_FETCH_ALLOWED_DOMAINS: z.string().default(''),
   MCP_ALLOWED_DOMAINS: z.string().default(''),
   OPENAPI_ALLOWED_DOMAINS: z.string().default(''),
@@ -83,6 +86,8 @@ export interface WeftConfig {
   workspaceDir: string;
   /** How tools reach the outside: allowlists per kind, and the breaker, timeout and retry settings shared by all. */
   outbound: OutboundSettings;
+  /** MCP servers whose tools are registered at start (WEFT_MCP_SERVERS). */
+  mcpServers: McpServerConfig[];
   /** The Python sandbox: memory cap and wall-clock timeout per program, bytes of stdout/stderr kept. */
   sandbox: { memoryMb: number; timeoutMs: number; outputLimitBytes: number };
   /** Task templates (YAML) that ListTemplates lists and SubmitTask's context.template names. */
@@ -137,6 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
     llm: { cacheTtlSeconds: e.WEFT_LLM_CACHE_TTL_SECONDS },
     modelAliases: parseModelAliases(e.WEFT_MODEL_ALIASES, firstChoice(catalog, 'MEDIUM')?.id ?? e.WEFT_LLM_MODEL),
     workspaceDir: e.WEFT_WORKSPACE_DIR,
+    mcpServers: parseMcpServers(e.WEFT_MCP_SERVERS),
     outbound: {
       httpFetchAllowedDomains: parseAllowlist(e.WEFT_HTTP_FETCH_ALLOWED_DOMAINS),
       mcpAllowedDomains: parseAllowlist(e.MCP_ALLOWED_DOMAINS),

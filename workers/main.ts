@@ -6,7 +6,7 @@ import { createPool } from '../core/db/database';
 import { migrateDatabase } from '../core/db/migrate';
 import { createModelGateway } from '../core/llm/gateway';
 import { createRuntimeStore } from '../core/store';
-import { createWeftToolRegistry } from '../core/tools';
+import { createWeftToolRegistry, registerConfiguredMcpServers } from '../core/tools';
 import { createWeftWorker } from './create-worker';
 
 async function main(): Promise<void> {
@@ -14,12 +14,14 @@ async function main(): Promise<void> {
   await migrateDatabase(config.databaseUrl);
   const pool = createPool(config.databaseUrl);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const tools = createWeftToolRegistry(config);
+  const mcp = registerConfiguredMcpServers(tools, config);
   const activities = createActivities({
     pool,
     store: createRuntimeStore(pool),
     gateway: createModelGateway(config.catalog, { aliases: config.modelAliases }),
     cacheTtlSeconds: config.llm.cacheTtlSeconds,
-    tools: createWeftToolRegistry(config),
+    tools,
   });
   const worker = await createWeftWorker({
     connection,
@@ -32,6 +34,7 @@ async function main(): Promise<void> {
   console.log(`worker polling task queue ${config.temporal.taskQueue} on ${config.temporal.address}`);
   // The SDK's runtime shuts the worker down on SIGINT/SIGTERM; run() resolves once it has drained.
   await worker.run();
+  await mcp.close();
   await connection.close();
   await pool.end();
   console.log('worker stopped');

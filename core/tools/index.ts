@@ -4,6 +4,8 @@ import { createToolRegistry, type ToolRegistry } from './registry';
 import { createDestinationPolicy } from './outbound/destination-policy';
 import { createOutboundHttp, type OutboundHttp } from './outbound/outbound-http';
 import { createPythonSandbox } from './python/python-sandbox';
+import type { McpServerConfig } from './mcp/mcp-server';
+import { registerMcpServers } from './mcp/mcp-servers';
 
 export type { ToolRegistry } from './registry';
 
@@ -32,6 +34,12 @@ export interface ToolSettings {
   workspaceDir: string;
   outbound: OutboundSettings;
   sandbox: { memoryMb: number; timeoutMs: number; outputLimitBytes: number };
+}
+
+/** Registers the configured MCP servers' tools (as they become reachable); close() disconnects them. */
+export function registerConfiguredMcpServers(registry: ToolRegistry, settings: { mcpServers: McpServerConfig[]; outbound: OutboundSettings }, env: NodeJS.ProcessEnv = process.env) {
+  const outbound = outboundFor('MCP_ALLOWED_DOMAINS', settings.outbound.mcpAllowedDomains, settings.outbound);
+  return registerMcpServers(registry, settings.mcpServers, outbound, env, (line) => console.log(line));
 }
 
 export function createWeftToolRegistry(settings: ToolSettings, env: NodeJS.ProcessEnv = process.env): ToolRegistry {

@@ -3,6 +3,8 @@ import { ToolError, type ToolContext, type ToolDefinition, type ToolMetadata, ty
 import { tokenBuckets, type TokenBuckets } from './token-bucket';
 
 export interface ToolRegistry {
+  /** Registers more tools (MCP and OpenAPI tools arrive at runtime); a name already taken is refused. */
+  add(tools: readonly ToolDefinition[]): void;
   get(name: string): ToolMetadata | undefined;
   list(): ToolMetadata[];
   /** Why these arguments are invalid for the tool, or undefined when they are valid. */
@@ -29,19 +31,30 @@ export function rateLimitOf(tool: Pick<ToolMetadata, 'name' | 'rateLimitPerMinut
   return perMinute;
 }
 
+/** Imported schemas often name their JSON Schema dialect; validation does not depend on it. */
+function withoutDialect({ $schema: _dialect, ...schema }: Record<string, unknown>): Record<string, unknown> {
+  return schema;
+}
+
 export function createToolRegistry(tools: ToolDefinition[], env: NodeJS.ProcessEnv = process.env): ToolRegistry {
   const ajv = new Ajv({ allErrors: true, strict: false });
-  const byName = new Map(
-    tools.map((tool) => {
-      const perMinute = rateLimitOf(tool, env);
-      const limit: TokenBuckets | undefined = perMinute > 0 ? tokenBuckets(perMinute) : undefined;
-      return [tool.name, { tool: { ...tool, rateLimitPerMinute: perMinute }, validate: ajv.compile(tool.parameters), limit }];
-    }),
-  );
-  if (byName.size !== tools.length) throw new Error('tool names must be unique');
+  const byName = new Map<string, { tool: ToolDefinition; validate: ValidateFunction; limit?: TokenBuckets }>();
   const metadataOf = ({ execute: _execute, ...metadata }: ToolDefinition): ToolMetadata => metadata;
+  const add = (more: readonly ToolDefinition[]) => {
+    for (const tool of more) {
+      if (byName.has(tool.name)) throw new Error(`a tool named ${tool.name} is already registered`);
+      const perMinute = rateLimitOf(tool, env);
+      byName.set(tool.name, {
+        tool: { ...tool, rateLimitPerMinute: perMinute },
+        validate: ajv.compile(withoutDialect(tool.parameters)),
+        ...(perMinute > 0 ? { limit: tokenBuckets(perMinute) } : {}),
+      });
+    }
+  };
+  add(tools);
 
   return {
+    add,
     get: (name) => {
       const entry = byName.get(name);
       return entry ? metadataOf(entry.tool) : undefined;

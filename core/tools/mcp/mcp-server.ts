@@ -1,0 +1,118 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { z } from 'zod';
+import { weftVersion } from '../../version';
+import type { OutboundHttp } from '../outbound/outbound-http';
+import { ToolError, toolMetadata, type ToolDefinition } from '../tool';
+
+// A Model Context Protocol server as a source of tools, through the official MCP SDK: Streamable
+// HTTP, or SSE for servers that predate it. Its `tools/list` becomes Weft tools named
+// `<server>_<tool>` with the server's input schemas; each call is a `tools/call`. Requests go
+// through the outbound guard (MCP_ALLOWED_DOMAINS, breaker per origin, retries). A dropped
+// connection or an expired session is reconnected on the next call.
+
+export const mcpServerSchema = z.strictObject({
+  /** Prefix of the server's tool names: letters, digits, "_" and "-". */
+  name: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/),
+  url: z.string().url(),
+  /** The environment variable holding a bearer token for it (never the token itself). */
+  bearer_token_env: z.string().min(1).optional(),
+  /** Calls per minute of each of its tools; MCP_RATE_LIMIT_DEFAULT otherwise. */
+  rate_limit: z.number().int().nonnegative().optional(),
+  cost_per_use: z.number().nonnegative().optional(),
+  timeout_ms: z.number().int().positive().optional(),
+});
+export type McpServerConfig = z.infer<typeof mcpServerSchema>;
+
+export interface McpServerTools {
+  tools: ToolDefinition[];
+  close(): Promise<void>;
+}
+
+/** Turns a tool name into one every model provider accepts (^[A-Za-z0-9_-]{1,64}$). */
+const toolNameOf = (server: string, tool: string) => `${server}_${tool}`.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
+
+interface ContentItem {
+  type: string;
+  text?: string;
+}
+
+/** What a tool call returns to the agent: its structured content, or its text, or its content items. */
+function outputOf(result: { content?: unknown; structuredContent?: unknown }): unknown {
+  if (result.structuredContent !== undefined) return result.structuredContent;
+  const items = (result.content ?? []) as ContentItem[];
+  if (items.every((item) => item.type === 'text')) return items.map((item) => item.text ?? '').join('\n');
+  return items;
+}
+
+export async function connectMcpServer(config: McpServerConfig, outbound: OutboundHttp, env: NodeJS.ProcessEnv): Promise<McpServerTools> {
+  const token = config.bearer_token_env ? env[config.bearer_token_env] : undefined;
+  if (config.bearer_token_env && !token) throw new Error(`MCP server ${config.name}: ${config.bearer_token_env} is not set`);
+  const requestInit = token ? { headers: { authorization: `Bearer ${token}` } } : {};
+  const fetch = outbound.fetch as unknown as FetchLike;
+  const url = new URL(config.url);
+
+  let client: Client | undefined;
+  const connect = async (): Promise<Client> => {
+    const fresh = new Client({ name: 'weft', version: weftVersion });
+    try {
+      await fresh.connect(new StreamableHTTPClientTransport(url, { fetch, requestInit }));
+    } catch (err) {
+      // A server that predates Streamable HTTP answers its POST with 4xx: speak SSE to it instead.
+      if (err instanceof ToolError || !/\b(400|404|405)\b/.test(String((err as Error).message))) throw err;
+      await fresh.connect(new SSEClientTransport(url, { fetch, requestInit }));
+    }
+    fresh.onclose = () => {
+      if (client === fresh) client = undefined;
+    };
+    client = fresh;
+    return fresh;
+  };
+
+  const listed = await (await connect()).listTools();
+  const rateLimit = config.rate_limit ?? Number(env.MCP_RATE_LIMIT_DEFAULT ?? 60);
+
+  const call = async (name: string, args: Record<string, unknown>, signal?: AbortSignal) => {
+    const options = { ...(signal ? { signal } : {}), ...(config.timeout_ms ? { timeout: config.timeout_ms } : {}) };
+    try {
+      return await (client ?? (await connect())).callTool({ name, arguments: args }, undefined, options);
+    } catch (err) {
+      if (err instanceof ToolError || signal?.aborted) throw err;
+      // The session may have expired or the connection dropped: once more on a new connection.
+      await client?.close().catch(() => {});
+      client = undefined;
+      return (await connect()).callTool({ name, arguments: args }, undefined, options);
+    }
+  };
+
+  const tools = listed.tools.map(
+    (tool): ToolDefinition => ({
+      ...toolMetadata({
+        name: toolNameOf(config.name, tool.name),
+        version: '1.0.0',
+        description: tool.description ?? tool.title ?? tool.name,
+        category: `mcp:${config.name}`,
+        parameters: tool.inputSchema as Record<string, unknown>,
+        rateLimitPerMinute: rateLimit,
+        costPerUse: config.cost_per_use ?? 0,
+        dangerous: tool.annotations?.destructiveHint === true,
+        ...(config.timeout_ms ? { timeoutMs: config.timeout_ms } : {}),
+      }),
+      async execute(args, context) {
+        let result: Awaited<ReturnType<typeof call>>;
+        try {
+          result = await call(tool.name, args, context.signal);
+        } catch (err) {
+          if (err instanceof ToolError || context.signal?.aborted) throw err;
+          throw new ToolError('network', `MCP server ${config.name} failed: ${(err as Error).message}`);
+        }
+        const output = outputOf(result as { content?: unknown; structuredContent?: unknown });
+        if (result.isError) throw new ToolError('execution', typeof output === 'string' ? output : JSON.stringify(output));
+        return output;
+      },
+    }),
+  );
+  return { tools, close: async () => client?.close() };
+}
