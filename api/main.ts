@@ -6,7 +6,7 @@ import { migrateDatabase } from '../core/db/migrate';
 import { startEventFeed } from '../core/events/event-feed';
 import { createModelGateway } from '../core/llm/gateway';
 import { loadTemplateCatalog } from '../core/templates/template-catalog';
-import { createWeftToolRegistry, registerConfiguredMcpServers } from '../core/tools';
+import { createWeftToolRegistry, registerConfiguredToolSources } from '../core/tools';
 import { createAuthenticator } from './auth';
 import { startApiServer } from './server';
 
@@ -17,8 +17,8 @@ async function main(): Promise<void> {
   if (!config.authEnabled) console.warn('WARNING: WEFT_AUTH=off: the API accepts every caller as tenant "default" with every role');
   const events = await startEventFeed(config.databaseUrl);
   const tools = createWeftToolRegistry(config);
-  // Discovery lists MCP tools too; the API never calls them.
-  const mcp = registerConfiguredMcpServers(tools, config);
+  // Discovery lists MCP and OpenAPI tools too; the API never calls them.
+  const toolSources = registerConfiguredToolSources(tools, config);
   const connection = await Connection.connect({ address: config.temporal.address });
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   const server = await startApiServer(
@@ -51,7 +51,7 @@ async function main(): Promise<void> {
     stopping = true;
     console.log(`api received ${signal}, draining`);
     await server.shutdown();
-    await mcp.close();
+    await toolSources.close();
     await events.close();
     await connection.close();
     await pool.end();

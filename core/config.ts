@@ -4,8 +4,8 @@ import type { TaskSettings } from './orchestration/task-settings';
 import { parseModelAliases, type ModelAliases } from './llm/model-aliases';
 import { parseAllowlist } from './tools/outbound/destination-policy';
 import type { OutboundSettings } from './tools';
-import type { McpServerConfig } from './tools/mcp/mcp-server';
-import { parseMcpServers } from './tools/mcp/mcp-servers';
+import { parseMcpServers, type McpServerConfig } from './tools/mcp/mcp-server';
+import { parseOpenApiSources, type OpenApiSource } from './tools/openapi/openapi-tools';
 import { loadModelCatalog, singleProviderCatalog, firstChoice, type ModelCatalog } from './llm/model-catalog';
 
 // Every setting Weft reads from the environment, validated once at process start.
@@ -45,6 +45,8 @@ const envSchema = z.object({
   WEFT_MAX_AGENTS: z.coerce.number().int().positive().default(5),
   WEFT_MAX_ITERATIONS: z.coerce.number().int().positive().default(10),
   WEFT_MCP_SERVERS: z.string().optional(),
+  WEFT_OPENAPI_SOURCES: z.string().optional(),
+  OPENAPI_MAX_SPEC_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
   WEFT_HTTP_FETCH_ALLOWED_DOMAINS: z.string().default(''),
   MCP_ALLOWED_DOMAINS: z.string().default(''),
   OPENAPI_ALLOWED_DOMAINS: z.string().default(''),
@@ -88,6 +90,9 @@ export interface WeftConfig {
   outbound: OutboundSettings;
   /** MCP servers whose tools are registered at start (WEFT_MCP_SERVERS). */
   mcpServers: McpServerConfig[];
+  /** OpenAPI specs whose operations are registered as tools at start (WEFT_OPENAPI_SOURCES). */
+  openApiSources: OpenApiSource[];
+  openApiMaxSpecBytes: number;
   /** The Python sandbox: memory cap and wall-clock timeout per program, bytes of stdout/stderr kept. */
   sandbox: { memoryMb: number; timeoutMs: number; outputLimitBytes: number };
   /** Task templates (YAML) that ListTemplates lists and SubmitTask's context.template names. */
@@ -143,6 +148,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
     modelAliases: parseModelAliases(e.WEFT_MODEL_ALIASES, firstChoice(catalog, 'MEDIUM')?.id ?? e.WEFT_LLM_MODEL),
     workspaceDir: e.WEFT_WORKSPACE_DIR,
     mcpServers: parseMcpServers(e.WEFT_MCP_SERVERS),
+    openApiSources: parseOpenApiSources(e.WEFT_OPENAPI_SOURCES),
+    openApiMaxSpecBytes: e.OPENAPI_MAX_SPEC_BYTES,
     outbound: {
       httpFetchAllowedDomains: parseAllowlist(e.WEFT_HTTP_FETCH_ALLOWED_DOMAINS),
       mcpAllowedDomains: parseAllowlist(e.MCP_ALLOWED_DOMAINS),

@@ -6,7 +6,7 @@ import { createPool } from '../core/db/database';
 import { migrateDatabase } from '../core/db/migrate';
 import { createModelGateway } from '../core/llm/gateway';
 import { createRuntimeStore } from '../core/store';
-import { createWeftToolRegistry, registerConfiguredMcpServers } from '../core/tools';
+import { createWeftToolRegistry, registerConfiguredToolSources } from '../core/tools';
 import { createWeftWorker } from './create-worker';
 
 async function main(): Promise<void> {
@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   const pool = createPool(config.databaseUrl);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const tools = createWeftToolRegistry(config);
-  const mcp = registerConfiguredMcpServers(tools, config);
+  const toolSources = registerConfiguredToolSources(tools, config);
   const activities = createActivities({
     pool,
     store: createRuntimeStore(pool),
@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   console.log(`worker polling task queue ${config.temporal.taskQueue} on ${config.temporal.address}`);
   // The SDK's runtime shuts the worker down on SIGINT/SIGTERM; run() resolves once it has drained.
   await worker.run();
-  await mcp.close();
+  await toolSources.close();
   await connection.close();
   await pool.end();
   console.log('worker stopped');

@@ -4,8 +4,10 @@ import { createToolRegistry, type ToolRegistry } from './registry';
 import { createDestinationPolicy } from './outbound/destination-policy';
 import { createOutboundHttp, type OutboundHttp } from './outbound/outbound-http';
 import { createPythonSandbox } from './python/python-sandbox';
-import type { McpServerConfig } from './mcp/mcp-server';
-import { registerMcpServers } from './mcp/mcp-servers';
+import { connectMcpServer, type McpServerConfig } from './mcp/mcp-server';
+import { loadOpenApiSpec } from './openapi/openapi-spec';
+import { openApiTools, type OpenApiSource } from './openapi/openapi-tools';
+import { registerToolSources } from './tool-sources';
 
 export type { ToolRegistry } from './registry';
 
@@ -36,10 +38,31 @@ export interface ToolSettings {
   sandbox: { memoryMb: number; timeoutMs: number; outputLimitBytes: number };
 }
 
-/** Registers the configured MCP servers' tools (as they become reachable); close() disconnects them. */
-export function registerConfiguredMcpServers(registry: ToolRegistry, settings: { mcpServers: McpServerConfig[]; outbound: OutboundSettings }, env: NodeJS.ProcessEnv = process.env) {
-  const outbound = outboundFor('MCP_ALLOWED_DOMAINS', settings.outbound.mcpAllowedDomains, settings.outbound);
-  return registerMcpServers(registry, settings.mcpServers, outbound, env, (line) => console.log(line));
+export interface ToolSourceSettings {
+  mcpServers: McpServerConfig[];
+  openApiSources: OpenApiSource[];
+  openApiMaxSpecBytes: number;
+  outbound: OutboundSettings;
+}
+
+/** Registers the tools of the configured MCP servers and OpenAPI specs as each becomes reachable; close() disconnects. */
+export function registerConfiguredToolSources(registry: ToolRegistry, settings: ToolSourceSettings, env: NodeJS.ProcessEnv = process.env) {
+  const mcp = outboundFor('MCP_ALLOWED_DOMAINS', settings.outbound.mcpAllowedDomains, settings.outbound);
+  const openApi = outboundFor('OPENAPI_ALLOWED_DOMAINS', settings.outbound.openapiAllowedDomains, settings.outbound);
+  return registerToolSources(
+    registry,
+    [
+      ...settings.mcpServers.map((server) => ({ label: `MCP server ${server.name}`, load: () => connectMcpServer(server, mcp, env) })),
+      ...settings.openApiSources.map((source) => ({
+        label: `OpenAPI source ${source.name}`,
+        load: async () => {
+          const spec = await loadOpenApiSpec(source.spec_url ? { url: source.spec_url } : { file: source.spec_file! }, openApi, settings.openApiMaxSpecBytes);
+          return { tools: openApiTools(spec, source, openApi, env) };
+        },
+      })),
+    ],
+    (line) => console.log(line),
+  );
 }
 
 export function createWeftToolRegistry(settings: ToolSettings, env: NodeJS.ProcessEnv = process.env): ToolRegistry {

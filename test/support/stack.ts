@@ -111,14 +111,14 @@ export interface TestStack {
  * a worker on its own task queue, the gRPC API on a free port, and a scripted model server.
  */
 export async function startTestStack(
-  options: { maxQueryBytes?: number; settings?: Partial<TaskSettings>; catalog?: CatalogFor } = {},
+  options: { maxQueryBytes?: number; settings?: Partial<TaskSettings>; catalog?: CatalogFor; tools?: ToolRegistry } = {},
 ): Promise<TestStack> {
   const taskQueue = `test-${randomUUID()}`;
   const pool = createPool(process.env.DATABASE_URL!);
   const store = createRuntimeStore(pool);
   const model = new ScriptedModelServer();
   await model.start();
-  const tools = testToolRegistry();
+  const tools = options.tools ?? testToolRegistry();
   const worker = await startTestWorker({ taskQueue, pool, store, modelBaseURL: model.baseURL, tools, ...(options.catalog ? { catalog: options.catalog } : {}) });
 
   const clientConnection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });

@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { z } from 'zod';
 import { weftVersion } from '../../version';
+import { parseJsonList } from '../json-list-setting';
 import type { OutboundHttp } from '../outbound/outbound-http';
 import { ToolError, toolMetadata, type ToolDefinition } from '../tool';
 
@@ -25,6 +26,11 @@ export const mcpServerSchema = z.strictObject({
   timeout_ms: z.number().int().positive().optional(),
 });
 export type McpServerConfig = z.infer<typeof mcpServerSchema>;
+
+/** WEFT_MCP_SERVERS: a JSON array of servers. */
+export function parseMcpServers(json: string | undefined): McpServerConfig[] {
+  return parseJsonList('WEFT_MCP_SERVERS', json, mcpServerSchema);
+}
 
 export interface McpServerTools {
   tools: ToolDefinition[];

@@ -130,12 +130,10 @@ export function createOutboundHttp(options: OutboundOptions): OutboundHttp {
 export async function readLimited(response: Response, maxBytes: number): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
+  // Leaving the loop early cancels the rest of the body.
   for await (const chunk of response.body ?? []) {
     size += (chunk as Uint8Array).byteLength;
-    if (size > maxBytes) {
-      await response.body?.cancel();
-      throw new ToolError('execution', `the response is larger than ${maxBytes} bytes`);
-    }
+    if (size > maxBytes) throw new ToolError('execution', `the response is larger than ${maxBytes} bytes`);
     chunks.push(Buffer.from(chunk as Uint8Array));
   }
   return Buffer.concat(chunks).toString('utf8');
