@@ -7,6 +7,8 @@ import { migrateDatabase } from '../core/db/migrate';
 import { createModelGateway } from '../core/llm/gateway';
 import { createRuntimeStore } from '../core/store';
 import { createWeftToolRegistry, registerConfiguredToolSources } from '../core/tools';
+import { createToolMetrics } from '../core/tools/tool-metrics';
+import { serveMetrics } from './metrics-server';
 import { createWeftWorker } from './create-worker';
 
 async function main(): Promise<void> {
@@ -14,8 +16,10 @@ async function main(): Promise<void> {
   await migrateDatabase(config.databaseUrl);
   const pool = createPool(config.databaseUrl);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
-  const tools = createWeftToolRegistry(config);
-  const toolSources = registerConfiguredToolSources(tools, config);
+  const metrics = createToolMetrics();
+  const tools = createWeftToolRegistry(config, process.env, metrics);
+  const toolSources = registerConfiguredToolSources(tools, config, process.env, metrics);
+  const metricsServer = await serveMetrics(metrics.registry, config.listen.host, config.metricsPort);
   const activities = createActivities({
     pool,
     store: createRuntimeStore(pool),
@@ -31,10 +35,11 @@ async function main(): Promise<void> {
     shutdownGraceMs: config.shutdownGraceMs,
     ...(config.workflowBundlePath ? { workflowBundle: { codePath: config.workflowBundlePath } } : {}),
   });
-  console.log(`worker polling task queue ${config.temporal.taskQueue} on ${config.temporal.address}`);
+  console.log(`worker polling task queue ${config.temporal.taskQueue} on ${config.temporal.address}; metrics on :${metricsServer.port}/metrics`);
   // The SDK's runtime shuts the worker down on SIGINT/SIGTERM; run() resolves once it has drained.
   await worker.run();
   await toolSources.close();
+  await metricsServer.close();
   await connection.close();
   await pool.end();
   console.log('worker stopped');

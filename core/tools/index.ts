@@ -8,6 +8,7 @@ import { connectMcpServer, type McpServerConfig } from './mcp/mcp-server';
 import { loadOpenApiSpec } from './openapi/openapi-spec';
 import { openApiTools, type OpenApiSource } from './openapi/openapi-tools';
 import { registerToolSources } from './tool-sources';
+import type { ToolMetrics } from './tool-metrics';
 
 export type { ToolRegistry } from './registry';
 
@@ -22,14 +23,16 @@ export interface OutboundSettings {
 }
 
 /** Outbound HTTP for one kind of tool, allowed to reach the hosts of its allowlist setting. */
-export function outboundFor(setting: string, allowlist: readonly string[], settings: OutboundSettings): OutboundHttp {
-  return createOutboundHttp({
+export function outboundFor(setting: string, allowlist: readonly string[], settings: OutboundSettings, metrics?: ToolMetrics): OutboundHttp {
+  const outbound = createOutboundHttp({
     policy: createDestinationPolicy(setting, allowlist),
     timeoutMs: settings.timeoutMs,
     breakerFailures: settings.breakerFailures,
     breakerRecoveryMs: settings.breakerRecoveryMs,
     maxAttempts: settings.maxAttempts,
   });
+  metrics?.watch(outbound);
+  return outbound;
 }
 
 export interface ToolSettings {
@@ -46,9 +49,9 @@ export interface ToolSourceSettings {
 }
 
 /** Registers the tools of the configured MCP servers and OpenAPI specs as each becomes reachable; close() disconnects. */
-export function registerConfiguredToolSources(registry: ToolRegistry, settings: ToolSourceSettings, env: NodeJS.ProcessEnv = process.env) {
-  const mcp = outboundFor('MCP_ALLOWED_DOMAINS', settings.outbound.mcpAllowedDomains, settings.outbound);
-  const openApi = outboundFor('OPENAPI_ALLOWED_DOMAINS', settings.outbound.openapiAllowedDomains, settings.outbound);
+export function registerConfiguredToolSources(registry: ToolRegistry, settings: ToolSourceSettings, env: NodeJS.ProcessEnv = process.env, metrics?: ToolMetrics) {
+  const mcp = outboundFor('MCP_ALLOWED_DOMAINS', settings.outbound.mcpAllowedDomains, settings.outbound, metrics);
+  const openApi = outboundFor('OPENAPI_ALLOWED_DOMAINS', settings.outbound.openapiAllowedDomains, settings.outbound, metrics);
   return registerToolSources(
     registry,
     [
@@ -65,10 +68,10 @@ export function registerConfiguredToolSources(registry: ToolRegistry, settings: 
   );
 }
 
-export function createWeftToolRegistry(settings: ToolSettings, env: NodeJS.ProcessEnv = process.env): ToolRegistry {
-  const httpFetch = outboundFor('WEFT_HTTP_FETCH_ALLOWED_DOMAINS', settings.outbound.httpFetchAllowedDomains, settings.outbound);
+export function createWeftToolRegistry(settings: ToolSettings, env: NodeJS.ProcessEnv = process.env, metrics?: ToolMetrics): ToolRegistry {
+  const httpFetch = outboundFor('WEFT_HTTP_FETCH_ALLOWED_DOMAINS', settings.outbound.httpFetchAllowedDomains, settings.outbound, metrics);
   // Sandbox processes start on the first program (the API, which never runs tools, starts none).
   const sandbox = createPythonSandbox({ outputLimitBytes: settings.sandbox.outputLimitBytes });
   const python = { sandbox, memoryMb: settings.sandbox.memoryMb, timeoutMs: settings.sandbox.timeoutMs };
-  return createToolRegistry(builtinTools({ workspaceRoot: path.resolve(settings.workspaceDir), httpFetch, python }), env);
+  return createToolRegistry(builtinTools({ workspaceRoot: path.resolve(settings.workspaceDir), httpFetch, python }), env, metrics);
 }

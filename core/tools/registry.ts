@@ -1,6 +1,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { ToolError, type ToolContext, type ToolDefinition, type ToolMetadata, type ToolOutcome } from './tool';
 import { tokenBuckets, type TokenBuckets } from './token-bucket';
+import type { ToolObserver } from './tool-metrics';
 
 export interface ToolRegistry {
   /** Registers more tools (MCP and OpenAPI tools arrive at runtime); a name already taken is refused. */
@@ -36,7 +37,7 @@ function withoutDialect({ $schema: _dialect, ...schema }: Record<string, unknown
   return schema;
 }
 
-export function createToolRegistry(tools: ToolDefinition[], env: NodeJS.ProcessEnv = process.env): ToolRegistry {
+export function createToolRegistry(tools: ToolDefinition[], env: NodeJS.ProcessEnv = process.env, observer?: ToolObserver): ToolRegistry {
   const ajv = new Ajv({ allErrors: true, strict: false });
   const byName = new Map<string, { tool: ToolDefinition; validate: ValidateFunction; limit?: TokenBuckets }>();
   const metadataOf = ({ execute: _execute, ...metadata }: ToolDefinition): ToolMetadata => metadata;
@@ -71,21 +72,31 @@ export function createToolRegistry(tools: ToolDefinition[], env: NodeJS.ProcessE
       const invalid = this.checkArguments(name, args);
       if (invalid) return { ok: false, error: { category: 'validation', message: invalid } };
       const admitted = entry.limit?.take(context.tenantId) ?? { ok: true };
+      if (entry.limit) observer?.tokensLeft(name, context.tenantId, entry.limit.available(context.tenantId));
       if (!admitted.ok) {
+        observer?.rateLimited(name);
         const message = `${name} is limited to ${entry.tool.rateLimitPerMinute} calls per minute; retry in ${Math.ceil(admitted.retryAfterMs / 1000)} s`;
         return { ok: false, error: { category: 'execution', message } };
       }
-      const timeout = AbortSignal.timeout(entry.tool.timeoutMs);
-      const signal = context.signal ? AbortSignal.any([context.signal, timeout]) : timeout;
-      try {
-        return { ok: true, content: await entry.tool.execute(args as Record<string, unknown>, { ...context, signal }) };
-      } catch (err) {
-        if (err instanceof ToolError) return { ok: false, error: { category: err.category, message: err.message } };
-        if (timeout.aborted) return { ok: false, error: { category: 'execution', message: `${name} timed out after ${entry.tool.timeoutMs} ms` } };
-        // A cancelled task aborts its tool; that is not the tool's failure to report.
-        if (context.signal?.aborted) throw err;
-        return { ok: false, error: { category: 'execution', message: err instanceof Error ? err.message : String(err) } };
-      }
+      const startedAt = performance.now();
+      const outcome = await run(entry.tool, args as Record<string, unknown>, context);
+      observer?.executed(name, outcome, (performance.now() - startedAt) / 1000, outcome.ok ? entry.tool.costPerUse : 0);
+      return outcome;
     },
   };
+}
+
+/** Runs a tool under its timeout and types every failure. */
+async function run(tool: ToolDefinition, args: Record<string, unknown>, context: ToolContext): Promise<ToolOutcome> {
+  const timeout = AbortSignal.timeout(tool.timeoutMs);
+  const signal = context.signal ? AbortSignal.any([context.signal, timeout]) : timeout;
+  try {
+    return { ok: true, content: await tool.execute(args, { ...context, signal }) };
+  } catch (err) {
+    if (err instanceof ToolError) return { ok: false, error: { category: err.category, message: err.message } };
+    if (timeout.aborted) return { ok: false, error: { category: 'execution', message: `${tool.name} timed out after ${tool.timeoutMs} ms` } };
+    // A cancelled task aborts its tool; that is not the tool's failure to report.
+    if (context.signal?.aborted) throw err;
+    return { ok: false, error: { category: 'execution', message: err instanceof Error ? err.message : String(err) } };
+  }
 }

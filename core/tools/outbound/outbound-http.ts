@@ -38,6 +38,8 @@ export interface OutboundHttp {
   breakerState(origin: string): BreakerStateName;
   /** Breaker state changes, for metrics. */
   onBreakerChange(listener: (origin: string, state: BreakerStateName) => void): void;
+  /** Every failure a breaker counts, for metrics. */
+  onFailure(listener: (origin: string) => void): void;
 }
 
 const maxRedirects = 5;
@@ -58,6 +60,7 @@ export function createOutboundHttp(options: OutboundOptions): OutboundHttp {
   const dispatcher = new Agent({ connect: { lookup: options.policy.lookup } });
   const breakers = new Map<string, CircuitBreakerPolicy>();
   const listeners: Array<(origin: string, state: BreakerStateName) => void> = [];
+  const failureListeners: Array<(origin: string) => void> = [];
   const stateNames: BreakerStateName[] = ['closed', 'open', 'half_open', 'open'];
 
   const breakerFor = (origin: string) => {
@@ -68,6 +71,9 @@ export function createOutboundHttp(options: OutboundOptions): OutboundHttp {
         { halfOpenAfter: options.breakerRecoveryMs, breaker: new ConsecutiveBreaker(options.breakerFailures) },
       );
       breaker.onStateChange((state) => listeners.forEach((listener) => listener(origin, stateNames[state]!)));
+      breaker.onFailure(({ handled }) => {
+        if (handled) failureListeners.forEach((listener) => listener(origin));
+      });
       breakers.set(origin, breaker);
     }
     return breaker;
@@ -123,6 +129,7 @@ export function createOutboundHttp(options: OutboundOptions): OutboundHttp {
     },
     breakerState: (origin) => stateNames[breakerFor(origin).state]!,
     onBreakerChange: (listener) => listeners.push(listener),
+    onFailure: (listener) => failureListeners.push(listener),
   };
 }
 

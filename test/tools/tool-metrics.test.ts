@@ -1,0 +1,45 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { outboundFor } from '../../core/tools';
+import { createToolRegistry } from '../../core/tools/registry';
+import { ToolError, toolMetadata } from '../../core/tools/tool';
+import { createToolMetrics } from '../../core/tools/tool-metrics';
+import { loadConfig } from '../../core/config';
+import { serveMetrics } from '../../workers/metrics-server';
+
+let peer: Server;
+beforeAll(async () => {
+  peer = createServer((_req, res) => res.writeHead(502).end());
+  await new Promise<void>((resolve) => peer.listen(0, '127.0.0.1', resolve));
+});
+afterAll(() => new Promise((resolve) => peer.close(resolve)));
+
+it('exports tool executions, durations, errors by type, cost, rate-limit rejections and breaker state for Prometheus', async () => {
+  const metrics = createToolMetrics();
+  const paid = { ...toolMetadata({ name: 'paid', version: '1.0.0', description: 'costs money', category: 'test', parameters: { type: 'object' }, costPerUse: 0.5, rateLimitPerMinute: 2 }), execute: async () => 'ok' };
+  const failing = { ...toolMetadata({ name: 'failing', version: '1.0.0', description: 'fails', category: 'test', parameters: { type: 'object' } }), execute: async () => { throw new ToolError('network', 'down'); } };
+  const registry = createToolRegistry([paid, failing], {}, metrics);
+  const context = { tenantId: 't', sessionId: '', taskId: 'x' };
+  for (let i = 0; i < 3; i += 1) await registry.execute('paid', {}, context);
+  await registry.execute('failing', {}, context);
+
+  const outbound = outboundFor('TEST_ALLOWED_DOMAINS', ['127.0.0.1'], { ...loadConfig({}).outbound, breakerFailures: 2, maxAttempts: 1 }, metrics);
+  const origin = `http://127.0.0.1:${(peer.address() as AddressInfo).port}`;
+  for (let i = 0; i < 2; i += 1) await outbound.fetch(`${origin}/`);
+
+  const server = await serveMetrics(metrics.registry, '127.0.0.1', 0);
+  try {
+    const text = await (await fetch(`http://127.0.0.1:${server.port}/metrics`)).text();
+    expect(text).toContain('weft_tool_executions_total{tool_name="paid",status="success"} 2');
+    expect(text).toContain('weft_tool_executions_total{tool_name="failing",status="error"} 1');
+    expect(text).toContain('weft_tool_errors_total{tool_name="failing",error_type="network"} 1');
+    expect(text).toContain('weft_tool_cost_usd_total{tool_name="paid"} 1');
+    expect(text).toContain('weft_rate_limit_exceeded_total{tool_name="paid"} 1');
+    expect(text).toMatch(/weft_rate_limit_tokens_available\{tool_name="paid",tenant_id="t"\} 0\.\d+/);
+    expect(text).toContain('weft_tool_execution_duration_seconds_count{tool_name="paid"} 2');
+    expect(text).toContain(`weft_circuit_breaker_failures_total{base_url="${origin}"} 2`);
+    expect(text).toContain(`weft_circuit_breaker_state{base_url="${origin}"} 1`);
+  } finally {
+    await server.close();
+  }
+});

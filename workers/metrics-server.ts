@@ -1,0 +1,19 @@
+import { createServer } from 'node:http';
+import type { Registry } from 'prom-client';
+
+/** Serves the worker's metrics for Prometheus at GET /metrics. */
+export async function serveMetrics(registry: Registry, host: string, port: number): Promise<{ port: number; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    if (req.method !== 'GET' || req.url !== '/metrics') return void res.writeHead(404).end('metrics are at /metrics\n');
+    registry.metrics().then(
+      (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text),
+      (err: unknown) => {
+        console.error('metrics: collecting failed:', err);
+        res.writeHead(500).end('collecting metrics failed\n');
+      },
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  const address = server.address();
+  return { port: typeof address === 'object' && address ? address.port : port, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
