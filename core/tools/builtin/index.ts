@@ -2,6 +2,7 @@ import type { OutboundHttp } from '../outbound/outbound-http';
 import type { PythonSandbox } from '../python/python-sandbox';
 import type { ToolDefinition } from '../tool';
 import { calculatorTool } from './calculator';
+import { dataTableTool } from './data-table';
 import { httpFetchTool } from './http-fetch';
 import { pythonExecutorTool } from './python-executor';
 import { workspaceFileTools } from './workspace-files';
@@ -16,6 +17,7 @@ export function builtinTools(options: BuiltinToolOptions): ToolDefinition[] {
   return [
     calculatorTool,
     pythonExecutorTool(options.python.sandbox, options.python),
+    dataTableTool,
     httpFetchTool(options.httpFetch),
     ...workspaceFileTools(options.workspaceRoot),
   ];
