@@ -30,6 +30,8 @@ export interface SandboxLimits {
 
 export interface PythonSandbox {
   run(code: string, limits: SandboxLimits): Promise<SandboxResult>;
+  /** Makes sure a process with this memory cap is loaded and waiting, so the next program starts warm. */
+  prewarm(memoryMb: number): Promise<void>;
   /** Stops the warm process. */
   close(): void;
 }
@@ -110,15 +112,21 @@ export function createPythonSandbox(options: SandboxOptions): PythonSandbox {
   let isolationChecked: string | undefined | null = null;
   let warm: { memoryMb: number; sandbox: Sandboxed } | undefined;
 
+  const warmFor = (memoryMb: number): Sandboxed => {
+    if (warm?.memoryMb !== memoryMb) {
+      warm?.sandbox.child.kill('SIGKILL');
+      const sandbox = start(memoryMb, options.outputLimitBytes);
+      sandbox.ready.catch(() => {});
+      warm = { memoryMb, sandbox };
+    }
+    return warm.sandbox;
+  };
+
   const take = (memoryMb: number): Sandboxed => {
-    const ready = warm?.memoryMb === memoryMb ? warm.sandbox : undefined;
-    if (warm && !ready) warm.sandbox.child.kill('SIGKILL');
+    const sandbox = warmFor(memoryMb);
     warm = undefined;
-    const sandbox = ready ?? start(memoryMb, options.outputLimitBytes);
     // The next program finds a process with its interpreter already loaded.
-    const next = start(memoryMb, options.outputLimitBytes);
-    next.ready.catch(() => {});
-    warm = { memoryMb, sandbox: next };
+    warmFor(memoryMb);
     return sandbox;
   };
 
@@ -157,6 +165,16 @@ export function createPythonSandbox(options: SandboxOptions): PythonSandbox {
         clearInterval(watch);
         limits.signal?.removeEventListener('abort', onAbort);
         child.kill('SIGKILL');
+      }
+    },
+    async prewarm(memoryMb) {
+      // A waiting process does not keep its host alive, but one the host waits for must.
+      const { child, ready } = warmFor(memoryMb);
+      child.ref();
+      try {
+        await ready;
+      } finally {
+        child.unref();
       }
     },
     close() {

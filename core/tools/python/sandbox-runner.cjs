@@ -36,6 +36,8 @@ function capture() {
 
 async function main() {
   const pyodide = await loadPyodide();
+  // Modules agents use most, loaded while the process waits, so a warm program's imports are lookups.
+  pyodide.runPython('import json, math, statistics, re, datetime, collections, itertools, functools, random, decimal, fractions, csv, io, string, textwrap');
   const stdout = capture();
   const stderr = capture();
   pyodide.setStdout({ write: (bytes) => stdout.write(bytes) });
