@@ -14,6 +14,9 @@ export interface ToolCallInput {
   taskId: string;
   workflowId: string;
   tenantId: string;
+  /** The caller whose task this is (absent in tasks started before it was passed on). */
+  userId?: string;
+  roles?: string[];
   runId: string;
   runAgentId?: string;
   sessionId: string;
@@ -63,6 +66,8 @@ export function createToolCallActivities({ store, pool, tools }: ActivityDeps) {
         const outcome = await whileHeartbeating(() =>
           tools.execute(input.call.name, input.call.arguments, {
             tenantId: input.tenantId,
+            userId: input.userId ?? '',
+            roles: input.roles ?? [],
             sessionId: input.sessionId,
             taskId: input.taskId,
             signal: Context.current().cancellationSignal,

@@ -91,6 +91,7 @@ export function taskInputFrom(
     taskId: caller.taskId,
     tenantId: principal.tenantId,
     userId: boundedId(metadata?.user_id ?? '', 'metadata.user_id') || principal.userId,
+    roles: [...principal.roles],
     sessionId: boundedId(metadata?.session_id ?? '', 'metadata.session_id'),
     query: request.query,
     autoDecompose: request.auto_decompose,

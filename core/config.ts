@@ -45,6 +45,7 @@ const envSchema = z.object({
   WEFT_MAX_AGENTS: z.coerce.number().int().positive().default(5),
   WEFT_MAX_ITERATIONS: z.coerce.number().int().positive().default(10),
   WEFT_MCP_SERVERS: z.string().optional(),
+  WEFT_TOOL_POLICY: z.string().optional(),
   WEFT_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
   WEFT_OPENAPI_SOURCES: z.string().optional(),
   OPENAPI_MAX_SPEC_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
@@ -89,6 +90,8 @@ export interface WeftConfig {
   workspaceDir: string;
   /** How tools reach the outside: allowlists per kind, and the breaker, timeout and retry settings shared by all. */
   outbound: OutboundSettings;
+  /** Who may use which tool (a YAML file); absent: every tool for everyone. */
+  toolPolicyFile?: string;
   /** Where the worker serves its Prometheus metrics (/metrics). */
   metricsPort: number;
   /** MCP servers whose tools are registered at start (WEFT_MCP_SERVERS). */
@@ -151,6 +154,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
     modelAliases: parseModelAliases(e.WEFT_MODEL_ALIASES, firstChoice(catalog, 'MEDIUM')?.id ?? e.WEFT_LLM_MODEL),
     workspaceDir: e.WEFT_WORKSPACE_DIR,
     metricsPort: e.WEFT_METRICS_PORT,
+    ...(e.WEFT_TOOL_POLICY ? { toolPolicyFile: e.WEFT_TOOL_POLICY } : {}),
     mcpServers: parseMcpServers(e.WEFT_MCP_SERVERS),
     openApiSources: parseOpenApiSources(e.WEFT_OPENAPI_SOURCES),
     openApiMaxSpecBytes: e.OPENAPI_MAX_SPEC_BYTES,

@@ -26,6 +26,8 @@ export interface TaskScope {
   taskWorkflowId: string;
   tenantId: string;
   userId: string;
+  /** The submitting caller's roles (absent in tasks started before roles were passed on). */
+  roles?: string[];
   sessionId: string;
   query: string;
 }
@@ -105,7 +107,8 @@ export async function runAgentLoop(params: AgentLoopParams, from: AgentLoopState
 
     const calls: ToolCallRequest[] = [];
     for (const call of step.toolCalls) {
-      if (!params.dangerousTools.includes(call.name)) {
+      // An admin's own task runs its dangerous tools without asking anyone.
+      if (!params.dangerousTools.includes(call.name) || params.roles?.includes('admin')) {
         calls.push(call);
         continue;
       }
@@ -141,6 +144,8 @@ export async function runAgentLoop(params: AgentLoopParams, from: AgentLoopState
         taskId: params.taskId,
         workflowId: params.taskWorkflowId,
         tenantId: params.tenantId,
+        userId: params.userId,
+        ...(params.roles ? { roles: params.roles } : {}),
         agentId: params.agentId,
         call,
         atMs: Date.now(),

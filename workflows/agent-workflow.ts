@@ -53,6 +53,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWor
         taskWorkflowId: input.taskWorkflowId,
         tenantId: input.tenantId,
         userId: input.userId,
+        ...(input.roles ? { roles: input.roles } : {}),
         sessionId: input.sessionId,
         query: input.query,
         runId,

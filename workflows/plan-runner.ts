@@ -8,6 +8,7 @@ export interface PlanContext {
   taskId: string;
   tenantId: string;
   userId: string;
+  roles?: string[];
   sessionId: string;
   query: string;
   dangerousTools: string[];
@@ -44,6 +45,7 @@ export async function runPlan(plan: Plan, context: PlanContext): Promise<PlanOut
       taskWorkflowId,
       tenantId: context.tenantId,
       userId: context.userId,
+      ...(context.roles ? { roles: context.roles } : {}),
       sessionId: context.sessionId,
       query: context.query,
       agent,

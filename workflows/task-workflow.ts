@@ -24,6 +24,8 @@ export interface TaskWorkflowInput {
   taskId: string;
   tenantId: string;
   userId: string;
+  /** The submitting caller's roles: the tool policy reads them, and an admin's dangerous tool calls need no approval. */
+  roles?: string[];
   sessionId: string;
   query: string;
   /** False: never decompose (STANDARD). True: complexity analysis picks the mode. */
@@ -255,6 +257,8 @@ async function runTask(ctx: TaskContext): Promise<TaskOutcome> {
       taskId: input.taskId,
       workflowId,
       tenantId: input.tenantId,
+      userId: input.userId,
+      ...(input.roles ? { roles: input.roles } : {}),
       runId: workflowId,
       sessionId: input.sessionId,
       agentId: 'main',
@@ -276,6 +280,7 @@ async function runSingleAgent(ctx: TaskContext, query: string, from: AgentLoopSt
       taskWorkflowId: workflowId,
       tenantId: input.tenantId,
       userId: input.userId,
+      ...(input.roles ? { roles: input.roles } : {}),
       sessionId: input.sessionId,
       query,
       runId: workflowId,
@@ -315,6 +320,7 @@ async function runPlanned(ctx: TaskContext, plan: Plan, record: boolean): Promis
     taskId: input.taskId,
     tenantId: input.tenantId,
     userId: input.userId,
+    ...(input.roles ? { roles: input.roles } : {}),
     sessionId: input.sessionId,
     query: input.query,
     dangerousTools: ctx.tools.filter((t) => t.dangerous).map((t) => t.name),

@@ -9,6 +9,7 @@ import { loadOpenApiSpec } from './openapi/openapi-spec';
 import { openApiTools, type OpenApiSource } from './openapi/openapi-tools';
 import { registerToolSources } from './tool-sources';
 import type { ToolMetrics } from './tool-metrics';
+import { loadToolPolicy } from './tool-policy';
 
 export type { ToolRegistry } from './registry';
 
@@ -39,6 +40,8 @@ export interface ToolSettings {
   workspaceDir: string;
   outbound: OutboundSettings;
   sandbox: { memoryMb: number; timeoutMs: number; outputLimitBytes: number };
+  /** Who may use which tool (YAML); every tool for everyone without one. */
+  toolPolicyFile?: string;
 }
 
 export interface ToolSourceSettings {
@@ -73,5 +76,6 @@ export function createWeftToolRegistry(settings: ToolSettings, env: NodeJS.Proce
   // Sandbox processes start on the first program (the API, which never runs tools, starts none).
   const sandbox = createPythonSandbox({ outputLimitBytes: settings.sandbox.outputLimitBytes });
   const python = { sandbox, memoryMb: settings.sandbox.memoryMb, timeoutMs: settings.sandbox.timeoutMs };
-  return createToolRegistry(builtinTools({ workspaceRoot: path.resolve(settings.workspaceDir), httpFetch, python }), env, metrics);
+  const policy = loadToolPolicy(settings.toolPolicyFile);
+  return createToolRegistry(builtinTools({ workspaceRoot: path.resolve(settings.workspaceDir), httpFetch, python }), { env, ...(metrics ? { observer: metrics } : {}), policy });
 }

@@ -2,6 +2,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { ToolError, type ToolContext, type ToolDefinition, type ToolMetadata, type ToolOutcome } from './tool';
 import { tokenBuckets, type TokenBuckets } from './token-bucket';
 import type { ToolObserver } from './tool-metrics';
+import { allowEveryTool, type ToolPolicy } from './tool-policy';
 
 export interface ToolRegistry {
   /** Registers more tools (MCP and OpenAPI tools arrive at runtime); a name already taken is refused. */
@@ -37,7 +38,14 @@ function withoutDialect({ $schema: _dialect, ...schema }: Record<string, unknown
   return schema;
 }
 
-export function createToolRegistry(tools: ToolDefinition[], env: NodeJS.ProcessEnv = process.env, observer?: ToolObserver): ToolRegistry {
+export interface RegistryOptions {
+  /** Where `<NAME>_RATE_LIMIT` overrides are read. */
+  env: NodeJS.ProcessEnv;
+  observer?: ToolObserver;
+  policy?: ToolPolicy;
+}
+
+export function createToolRegistry(tools: ToolDefinition[], { env, observer, policy = allowEveryTool }: RegistryOptions): ToolRegistry {
   const ajv = new Ajv({ allErrors: true, strict: false });
   const byName = new Map<string, { tool: ToolDefinition; validate: ValidateFunction; limit?: TokenBuckets }>();
   const metadataOf = ({ execute: _execute, ...metadata }: ToolDefinition): ToolMetadata => metadata;
@@ -69,6 +77,8 @@ export function createToolRegistry(tools: ToolDefinition[], env: NodeJS.ProcessE
     async execute(name, args, context) {
       const entry = byName.get(name);
       if (!entry) return { ok: false, error: { category: 'validation', message: `unknown tool ${name}` } };
+      const refused = policy.refusal(name, context);
+      if (refused) return { ok: false, error: { category: 'validation', message: refused } };
       const invalid = this.checkArguments(name, args);
       if (invalid) return { ok: false, error: { category: 'validation', message: invalid } };
       const admitted = entry.limit?.take(context.tenantId) ?? { ok: true };

@@ -42,6 +42,9 @@ export function toolMetadata(metadata: Pick<ToolMetadata, 'name' | 'version' | '
 
 export interface ToolContext {
   tenantId: string;
+  /** The user whose task calls the tool, and their roles (the policy and per-user credentials read them). */
+  userId: string;
+  roles: readonly string[];
   sessionId: string;
   taskId: string;
   signal?: AbortSignal;

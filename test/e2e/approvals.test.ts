@@ -125,4 +125,13 @@ describe('human approval', () => {
       'WORKFLOW_STARTED', 'APPROVAL_REQUESTED:main', 'APPROVAL_DECISION:main', 'TOOL_INVOKED:main', 'TOOL_OBSERVATION:main', 'WORKFLOW_COMPLETED',
     ]);
   });
+
+  it('an admin\'s own task runs a dangerous tool without asking', async () => {
+    const admin = await stack.clientFor({ tenantId: stack.principal.tenantId, userId: 'root', roles: ['admin'] });
+    const query = unique('admin writes the file');
+    stack.model.on(query, { toolCalls: [{ id: 'w1', name: 'file_write', arguments: '{"path":"admin.txt","content":"done"}' }] }, { content: 'written by admin' });
+    const submitted = await submitTask(admin, { query, metadata: { session_id: `admin-files-${Date.now()}` } });
+    expect(await waitForFinish(stack.orchestrator, submitted.task_id)).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'written by admin' });
+    expect(await eventTypes(stack.pool, submitted.workflow_id)).toEqual(['WORKFLOW_STARTED', 'TOOL_INVOKED:main', 'TOOL_OBSERVATION:main', 'WORKFLOW_COMPLETED']);
+  });
 });

@@ -15,11 +15,11 @@ afterAll(async () => {
 
 const outbound = (allow: string[]) =>
   createOutboundHttp({ policy: createDestinationPolicy('MCP_ALLOWED_DOMAINS', allow), timeoutMs: 5_000, breakerFailures: 5, breakerRecoveryMs: 1_000, maxAttempts: 2, initialBackoffMs: 10 });
-const context = { tenantId: 't', sessionId: '', taskId: 'task' };
+const context = { tenantId: 't', userId: 'u', roles: [], sessionId: '', taskId: 'task' };
 
 it('imports a server\'s tools with their schemas, calls them, types their errors, and reconnects after the server restarts', async () => {
   connected = await connectMcpServer({ name: 'weather', url: server.url }, outbound(['127.0.0.1']), { MCP_RATE_LIMIT_DEFAULT: '30' });
-  const registry = createToolRegistry([], {});
+  const registry = createToolRegistry([], { env: {} });
   registry.add(connected.tools);
   expect(registry.list().map((t) => [t.name, t.category, t.rateLimitPerMinute])).toEqual([
     ['weather_forecast', 'mcp:weather', 30],

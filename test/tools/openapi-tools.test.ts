@@ -1,7 +1,7 @@
 import { createDestinationPolicy } from '../../core/tools/outbound/destination-policy';
 import { createOutboundHttp } from '../../core/tools/outbound/outbound-http';
 import { loadOpenApiSpec } from '../../core/tools/openapi/openapi-spec';
-import { openApiSourceSchema, openApiTools, type OpenApiSource } from '../../core/tools/openapi/openapi-tools';
+import { openApiSourceSchema, openApiTools } from '../../core/tools/openapi/openapi-tools';
 import { registerVendorAdapter } from '../../core/tools/openapi/vendor-adapters';
 import { createToolRegistry } from '../../core/tools/registry';
 import { seen, startPetStore } from '../support/pet-store';
@@ -16,22 +16,22 @@ afterAll(() => petStore.stop());
 
 const outbound = (allow = ['127.0.0.1']) =>
   createOutboundHttp({ policy: createDestinationPolicy('OPENAPI_ALLOWED_DOMAINS', allow), timeoutMs: 5_000, breakerFailures: 5, breakerRecoveryMs: 1_000, maxAttempts: 2, initialBackoffMs: 10 });
-const context = { tenantId: 't', sessionId: '', taskId: 'task' };
+const context = { tenantId: 't', userId: 'u', roles: [], sessionId: '', taskId: 'task' };
 
-async function petTools(source: Partial<OpenApiSource>, env: NodeJS.ProcessEnv = { PET_TOKEN: 'pet-token' }) {
+async function petTools(source: Record<string, unknown>, env: NodeJS.ProcessEnv = { PET_TOKEN: 'pet-token' }) {
   const config = openApiSourceSchema.parse({ name: 'pets', spec_url: `${base}/openapi.json`, auth: { type: 'bearer', token_env: 'PET_TOKEN' }, ...source });
   const http = outbound();
-  const registry = createToolRegistry([], {});
+  const registry = createToolRegistry([], { env: {} });
   registry.add(openApiTools(await loadOpenApiSpec({ url: config.spec_url! }, http, 1024 * 1024), config, http, env));
   return registry;
 }
 
 it('makes one tool per operation, with parameters and request body from the spec and its $refs resolved', async () => {
   const registry = await petTools({});
-  expect(registry.list().map((t) => [t.name, t.description, t.category, t.requiresAuth])).toEqual([
-    ['pets_listPets', 'Lists pets, optionally by tag.', 'openapi:pets', true],
-    ['pets_createPet', 'Adds a pet.', 'openapi:pets', true],
-    ['pets_getPet', 'One pet by id.', 'openapi:pets', true],
+  expect(registry.list().map((t) => [t.name, t.description, t.category])).toEqual([
+    ['pets_listPets', 'Lists pets, optionally by tag.', 'openapi:pets'],
+    ['pets_createPet', 'Adds a pet.', 'openapi:pets'],
+    ['pets_getPet', 'One pet by id.', 'openapi:pets'],
   ]);
   expect(registry.get('pets_getPet')!.parameters).toEqual({
     type: 'object',
@@ -63,7 +63,21 @@ it('calls operations with path, query and body, authenticating with a secret fro
   const byKey = await petTools({ auth: { type: 'api_key', in: 'query', name: 'api_key', key_env: 'PET_KEY' } }, { PET_KEY: 'k-123' });
   expect(await byKey.execute('pets_getPet', { petId: 1 }, context)).toMatchObject({ ok: true });
   expect(seen.at(-1)!.url).toBe('/api/pets/1?api_key=k-123');
-  expect(await (await petTools({}, {})).execute('pets_getPet', { petId: 1 }, context)).toEqual({ ok: false, error: { category: 'execution', message: 'OpenAPI source pets: PET_TOKEN is not set' } });
+  expect(await (await petTools({}, {})).execute('pets_getPet', { petId: 1 }, context)).toEqual({ ok: false, error: { category: 'execution', message: 'OpenAPI source pets: no credentials (PET_TOKEN is not set)' } });
+});
+
+it('runs requires_auth tools only with the calling user\'s own credentials', async () => {
+  const perUser = await petTools({ auth: { type: 'bearer', token_env: 'PET_TOKEN', per_user: true } }, { PET_TOKEN__T__ANN: 'pet-token', PET_TOKEN: 'shared-token' });
+  expect(perUser.get('pets_getPet')!.requiresAuth).toBe(true);
+  expect(await perUser.execute('pets_getPet', { petId: 1 }, { ...context, userId: 'ann' })).toMatchObject({ ok: true });
+  expect(seen.at(-1)!.authorization).toBe('Bearer pet-token');
+  // Bob has no credentials of his own; the shared one is never used for him.
+  const requests = seen.length;
+  expect(await perUser.execute('pets_getPet', { petId: 1 }, { ...context, userId: 'bob' })).toEqual({
+    ok: false,
+    error: { category: 'execution', message: 'OpenAPI source pets: no credentials for bob of tenant t (PET_TOKEN__T__BOB is not set)' },
+  });
+  expect(seen.length).toBe(requests);
 });
 
 it('lets a vendor adapter reshape requests and responses without changing the tools', async () => {

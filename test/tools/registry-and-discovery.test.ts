@@ -1,5 +1,6 @@
 import { createToolRegistry } from '../../core/tools/registry';
 import { toolMetadata, type ToolDefinition } from '../../core/tools/tool';
+import { toolPolicy } from '../../core/tools/tool-policy';
 import { startTestStack, type TestStack } from '../support/stack';
 
 const echo = (overrides: Partial<ToolDefinition> = {}): ToolDefinition => ({
@@ -14,11 +15,11 @@ const echo = (overrides: Partial<ToolDefinition> = {}): ToolDefinition => ({
   execute: async (args) => ({ echoed: args.text }),
   ...overrides,
 });
-const context = (tenantId: string) => ({ tenantId, sessionId: '', taskId: 't' });
+const context = (tenantId: string) => ({ tenantId, userId: 'u', roles: [], sessionId: '', taskId: 't' });
 
 describe('the registry', () => {
   it('validates arguments against the schema with errors that name the field', async () => {
-    const registry = createToolRegistry([echo()], {});
+    const registry = createToolRegistry([echo()], { env: {} });
     expect(await registry.execute('echo_tool', { text: 'far too long a text' }, context('a'))).toEqual({
       ok: false,
       error: { category: 'validation', message: 'invalid arguments for echo_tool: text: must NOT have more than 10 characters' },
@@ -27,7 +28,7 @@ describe('the registry', () => {
   });
 
   it('limits each tool per tenant with a token bucket, overridable by <NAME>_RATE_LIMIT', async () => {
-    const registry = createToolRegistry([echo()], {});
+    const registry = createToolRegistry([echo()], { env: {} });
     const call = (tenant: string) => registry.execute('echo_tool', { text: 'hi' }, context(tenant));
     expect(await call('a')).toEqual({ ok: true, content: { echoed: 'hi' } });
     expect(await call('a')).toMatchObject({ ok: true });
@@ -35,10 +36,10 @@ describe('the registry', () => {
     // Another tenant has its own bucket.
     expect(await call('b')).toMatchObject({ ok: true });
 
-    const raised = createToolRegistry([echo()], { ECHO_TOOL_RATE_LIMIT: '1000' });
+    const raised = createToolRegistry([echo()], { env: { ECHO_TOOL_RATE_LIMIT: '1000' } });
     expect(raised.get('echo_tool')!.rateLimitPerMinute).toBe(1000);
     for (let i = 0; i < 10; i += 1) expect(await raised.execute('echo_tool', { text: 'hi' }, context('a'))).toMatchObject({ ok: true });
-    expect(() => createToolRegistry([echo()], { ECHO_TOOL_RATE_LIMIT: 'lots' })).toThrow('echo_tool\'s rate limit must be a whole number of calls per minute, got "lots"');
+    expect(() => createToolRegistry([echo()], { env: { ECHO_TOOL_RATE_LIMIT: 'lots' } })).toThrow('echo_tool\'s rate limit must be a whole number of calls per minute, got "lots"');
   });
 });
 
@@ -76,5 +77,35 @@ describe('discovery over HTTP', () => {
     });
     expect(await get('/tools/nope/metadata')).toMatchObject({ status: 404, body: { code: 'NOT_FOUND', error: 'tool nope not found' } });
     expect((await get('/tools/list', '')).status).toBe(401);
+  });
+});
+
+describe('the tool policy', () => {
+  const policy = toolPolicy({
+    default: 'deny',
+    rules: [
+      { tools: ['echo_*'], effect: 'deny', users: ['mallory'] },
+      { tools: ['echo_*'], effect: 'allow', roles: ['analyst', 'approver'] },
+      { tools: ['*'], effect: 'allow', tenants: ['trusted'] },
+    ],
+  });
+  const caller = (userId: string, roles: string[], tenantId = 'acme') => ({ tenantId, userId, roles, sessionId: '', taskId: 't' });
+
+  it('lets the first matching rule decide who may call a tool, before any argument is looked at', async () => {
+    const registry = createToolRegistry([echo({ rateLimitPerMinute: 0 })], { env: {}, policy });
+    expect(await registry.execute('echo_tool', { text: 'hi' }, caller('ann', ['analyst']))).toMatchObject({ ok: true });
+    expect(await registry.execute('echo_tool', { text: 'hi' }, caller('mallory', ['analyst']))).toEqual({
+      ok: false,
+      error: { category: 'validation', message: 'mallory (tenant acme) may not use echo_tool: rule 1 of the tool policy denies it' },
+    });
+    expect(await registry.execute('echo_tool', {}, caller('bob', []))).toEqual({
+      ok: false,
+      error: { category: 'validation', message: "bob (tenant acme) may not use echo_tool: the tool policy's default denies it" },
+    });
+    expect(await registry.execute('echo_tool', { text: 'hi' }, caller('bob', [], 'trusted'))).toMatchObject({ ok: true });
+  });
+
+  it('refuses a policy file with mistakes, saying where', () => {
+    expect(() => toolPolicy({ rules: [{ tools: [], effect: 'maybe' }] }, 'policy.yaml')).toThrow(/^policy\.yaml is invalid: rules\.0\.tools: .*rules\.0\.effect: /);
   });
 });

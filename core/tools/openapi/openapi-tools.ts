@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { parseJsonList } from '../json-list-setting';
 import type { OutboundHttp } from '../outbound/outbound-http';
 import { readLimited } from '../outbound/outbound-http';
-import { ToolError, toolMetadata, type JsonSchema, type ToolDefinition } from '../tool';
+import { ToolError, toolMetadata, type JsonSchema, type ToolContext, type ToolDefinition } from '../tool';
 import type { OpenApiDocument } from './openapi-spec';
 import { vendorAdapter, type OutgoingRequest, type VendorAdapter } from './vendor-adapters';
 
@@ -10,6 +10,8 @@ import { vendorAdapter, type OutgoingRequest, type VendorAdapter } from './vendo
 // summary, its path, query and header parameters and its JSON request body (as `body`) making up
 // the tool's JSON schema. Calls authenticate as the source says (bearer, API key in a header or
 // the query, basic), with secrets read from the environment, and go through the outbound guard.
+// With `per_user`, each call uses the calling user's own secret (<ENV>__<TENANT>__<USER>) and the
+// tools are marked requires_auth: nobody's call runs on someone else's credentials.
 
 const secretEnv = z.string().min(1);
 export const openApiSourceSchema = z
@@ -21,9 +23,9 @@ export const openApiSourceSchema = z
     base_url: z.string().url().optional(),
     auth: z
       .discriminatedUnion('type', [
-        z.strictObject({ type: z.literal('bearer'), token_env: secretEnv }),
-        z.strictObject({ type: z.literal('api_key'), in: z.enum(['header', 'query']), name: z.string().min(1), key_env: secretEnv }),
-        z.strictObject({ type: z.literal('basic'), username_env: secretEnv, password_env: secretEnv }),
+        z.strictObject({ type: z.literal('bearer'), token_env: secretEnv, per_user: z.boolean().default(false) }),
+        z.strictObject({ type: z.literal('api_key'), in: z.enum(['header', 'query']), name: z.string().min(1), key_env: secretEnv, per_user: z.boolean().default(false) }),
+        z.strictObject({ type: z.literal('basic'), username_env: secretEnv, password_env: secretEnv, per_user: z.boolean().default(false) }),
       ])
       .optional(),
     vendor: z.string().min(1).optional(),
@@ -73,21 +75,24 @@ function parametersSchema(parameters: Parameter[], body: { schema: JsonSchema; r
   return { type: 'object', properties, required, additionalProperties: false };
 }
 
-function secret(env: NodeJS.ProcessEnv, name: string, source: string): string {
-  const value = env[name];
-  if (!value) throw new ToolError('execution', `OpenAPI source ${source}: ${name} is not set`);
-  return value;
-}
+const envSegment = (value: string) => value.toUpperCase().replace(/[^A-Z0-9]/g, '_');
 
-function authenticate(request: OutgoingRequest, source: OpenApiSource, env: NodeJS.ProcessEnv): void {
+function authenticate(request: OutgoingRequest, source: OpenApiSource, env: NodeJS.ProcessEnv, caller: ToolContext): void {
   const auth = source.auth;
   if (!auth) return;
-  if (auth.type === 'bearer') request.headers.authorization = `Bearer ${secret(env, auth.token_env, source.name)}`;
-  else if (auth.type === 'basic') {
-    const credentials = `${secret(env, auth.username_env, source.name)}:${secret(env, auth.password_env, source.name)}`;
-    request.headers.authorization = `Basic ${Buffer.from(credentials).toString('base64')}`;
-  } else if (auth.in === 'header') request.headers[auth.name.toLowerCase()] = secret(env, auth.key_env, source.name);
-  else request.url.searchParams.set(auth.name, secret(env, auth.key_env, source.name));
+  const secret = (name: string) => {
+    const variable = auth.per_user ? `${name}__${envSegment(caller.tenantId)}__${envSegment(caller.userId)}` : name;
+    const value = env[variable];
+    if (!value) {
+      const whose = auth.per_user ? ` for ${caller.userId || 'this caller'} of tenant ${caller.tenantId}` : '';
+      throw new ToolError('execution', `OpenAPI source ${source.name}: no credentials${whose} (${variable} is not set)`);
+    }
+    return value;
+  };
+  if (auth.type === 'bearer') request.headers.authorization = `Bearer ${secret(auth.token_env)}`;
+  else if (auth.type === 'basic') request.headers.authorization = `Basic ${Buffer.from(`${secret(auth.username_env)}:${secret(auth.password_env)}`).toString('base64')}`;
+  else if (auth.in === 'header') request.headers[auth.name.toLowerCase()] = secret(auth.key_env);
+  else request.url.searchParams.set(auth.name, secret(auth.key_env));
 }
 
 async function responseBody(response: Awaited<ReturnType<OutboundHttp['fetch']>>): Promise<unknown> {
@@ -125,7 +130,7 @@ export function openApiTools(spec: OpenApiDocument, source: OpenApiSource, outbo
             parameters: parametersSchema(parameters, body),
             rateLimitPerMinute: source.rate_limit ?? 60,
             costPerUse: source.cost_per_use ?? 0,
-            requiresAuth: Boolean(source.auth),
+            requiresAuth: source.auth?.per_user ?? false,
           }),
           async execute(args, context) {
             const filledPath = path.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeURIComponent(String(args[name])));
@@ -139,7 +144,7 @@ export function openApiTools(spec: OpenApiDocument, source: OpenApiSource, outbo
             }
             if (body && args.body !== undefined) request.body = args.body;
             request = adapter.request?.(operationId, request) ?? request;
-            authenticate(request, source, env);
+            authenticate(request, source, env, context);
             const response = await outbound.fetch(request.url, {
               method: request.method,
               headers: { ...request.headers, ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}) },
