@@ -59,8 +59,7 @@ it('runs the seed examples on the other ports: AgentService DiscoverTools (50051
     { query: 'data analysis', categories: ['data'], exclude_dangerous: true, max_results: 10 },
     stack.api.agentPort,
   );
-  // No built-in tool is in the "data" category yet: an empty list, not an error.
-  expect(discovered).toEqual({});
+  expect(discovered).toMatchObject({ tools: [{ id: 'data_table', category: 'data', is_dangerous: false }] });
   const [math] = await call('shannon.agent.AgentService/DiscoverTools', { query: 'arithmetic', exclude_dangerous: true, max_results: 10 }, stack.api.agentPort);
   expect(math).toMatchObject({ tools: [{ id: 'calculator', category: 'math' }] });
 
