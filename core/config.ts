@@ -56,7 +56,9 @@ const envSchema = z.object({
   MCP_CB_RECOVERY_SECONDS: z.coerce.number().positive().default(60),
   WEFT_TOOL_HTTP_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   WEFT_TOOL_HTTP_ATTEMPTS: z.coerce.number().int().positive().default(3),
-  WEFT_TOOL_PARALLELISM: z.coerce.number().int().positive().default(4),
+  WEFT_TOOL_PARALLELISM: z.coerce.number().int().positive().optional(),
+  /** The seed's name for WEFT_TOOL_PARALLELISM. */
+  TOOL_PARALLELISM: z.coerce.number().int().positive().optional(),
   WEFT_HISTORY_COMPRESS_AT_TOKENS: z.coerce.number().int().nonnegative().default(32_000),
   WEFT_HISTORY_KEEP_TURNS: z.coerce.number().int().nonnegative().default(4),
   WEFT_HISTORY_MODEL: z.string().optional(),
@@ -173,7 +175,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
     task: {
       maxAgents: e.WEFT_MAX_AGENTS,
       maxIterations: e.WEFT_MAX_ITERATIONS,
-      toolParallelism: e.WEFT_TOOL_PARALLELISM,
+      toolParallelism: e.WEFT_TOOL_PARALLELISM ?? e.TOOL_PARALLELISM ?? 4,
       stepsPerHistory: e.WEFT_STEPS_PER_HISTORY,
       approvalTimeoutMs: e.WEFT_APPROVAL_TIMEOUT_MS,
       approvalCostThresholdUsd: e.WEFT_APPROVAL_COST_THRESHOLD_USD,

@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createDestinationPolicy } from '../../core/tools/outbound/destination-policy';
 import { createOutboundHttp } from '../../core/tools/outbound/outbound-http';
 import { loadOpenApiSpec } from '../../core/tools/openapi/openapi-spec';
@@ -58,6 +61,12 @@ it('calls operations with path, query and body, authenticating with a secret fro
   const requests = seen.length;
   expect(await registry.execute('pets_createPet', { body: { tag: 'fish' } }, context)).toMatchObject({ ok: false, error: { category: 'validation', message: expect.stringMatching(/body.*name|body\.tag/) } });
   expect(seen.length).toBe(requests);
+  // A mounted secret file works the same as the variable (<NAME>_FILE).
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'weft-secret-')), 'token');
+  writeFileSync(file, 'pet-token\n');
+  const fromFile = await petTools({}, { PET_TOKEN_FILE: file });
+  expect(await fromFile.execute('pets_getPet', { petId: 1 }, context)).toMatchObject({ ok: true });
+  expect(seen.at(-1)!.authorization).toBe('Bearer pet-token');
   expect(await registry.execute('pets_getPet', { petId: 99 }, context)).toEqual({ ok: false, error: { category: 'network', message: `HTTP 404 from ${base}: {"error":"no such pet"}` } });
 
   const byKey = await petTools({ auth: { type: 'api_key', in: 'query', name: 'api_key', key_env: 'PET_KEY' } }, { PET_KEY: 'k-123' });

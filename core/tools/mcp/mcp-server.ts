@@ -5,6 +5,7 @@ import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { z } from 'zod';
 import { weftVersion } from '../../version';
 import { parseJsonList } from '../json-list-setting';
+import { secretFrom } from '../secrets';
 import type { OutboundHttp } from '../outbound/outbound-http';
 import { ToolError, toolMetadata, type ToolDefinition } from '../tool';
 
@@ -54,8 +55,8 @@ function outputOf(result: { content?: unknown; structuredContent?: unknown }): u
 }
 
 export async function connectMcpServer(config: McpServerConfig, outbound: OutboundHttp, env: NodeJS.ProcessEnv): Promise<McpServerTools> {
-  const token = config.bearer_token_env ? env[config.bearer_token_env] : undefined;
-  if (config.bearer_token_env && !token) throw new Error(`MCP server ${config.name}: ${config.bearer_token_env} is not set`);
+  const token = config.bearer_token_env ? secretFrom(env, config.bearer_token_env) : undefined;
+  if (config.bearer_token_env && !token) throw new Error(`MCP server ${config.name}: neither ${config.bearer_token_env} nor ${config.bearer_token_env}_FILE is set`);
   const requestInit = token ? { headers: { authorization: `Bearer ${token}` } } : {};
   const fetch = outbound.fetch as unknown as FetchLike;
   const url = new URL(config.url);

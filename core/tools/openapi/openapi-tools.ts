@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseJsonList } from '../json-list-setting';
+import { secretFrom } from '../secrets';
 import type { OutboundHttp } from '../outbound/outbound-http';
 import { readLimited } from '../outbound/outbound-http';
 import { ToolError, toolMetadata, type JsonSchema, type ToolContext, type ToolDefinition } from '../tool';
@@ -82,7 +83,7 @@ function authenticate(request: OutgoingRequest, source: OpenApiSource, env: Node
   if (!auth) return;
   const secret = (name: string) => {
     const variable = auth.per_user ? `${name}__${envSegment(caller.tenantId)}__${envSegment(caller.userId)}` : name;
-    const value = env[variable];
+    const value = secretFrom(env, variable);
     if (!value) {
       const whose = auth.per_user ? ` for ${caller.userId || 'this caller'} of tenant ${caller.tenantId}` : '';
       throw new ToolError('execution', `OpenAPI source ${source.name}: no credentials${whose} (${variable} is not set)`);
