@@ -2,6 +2,7 @@ import { status as GrpcStatus, type ServerErrorResponse } from '@grpc/grpc-js';
 import OpenAI from 'openai';
 import { isUnstorableValueError } from '../core/db/errors';
 import { ModelUnavailableError, UnknownModelError } from '../core/llm/gateway-errors';
+import { ToolSourceExistsError } from '../core/tools/tool-source-store';
 import { ConversationError, MessageConflictError } from '../core/sessions/errors';
 import { TranscriptError } from '../core/transcript';
 
@@ -54,7 +55,7 @@ function describeError(err: unknown, log: (line: string) => void): Partial<Serve
   if (err instanceof UnknownModelError) return { code: GrpcStatus.NOT_FOUND, details: err.message };
   // Every candidate busy is a limit the caller can wait out; anything else is the providers being down.
   if (err instanceof ModelUnavailableError) return { code: err.rateLimited ? GrpcStatus.RESOURCE_EXHAUSTED : GrpcStatus.UNAVAILABLE, details: err.message };
-  if (err instanceof MessageConflictError) return { code: GrpcStatus.ALREADY_EXISTS, details: err.message };
+  if (err instanceof MessageConflictError || err instanceof ToolSourceExistsError) return { code: GrpcStatus.ALREADY_EXISTS, details: err.message };
   // Unknown, another tenant's, deleted or expired: the session is not there for this caller.
   if (err instanceof ConversationError) return { code: GrpcStatus.NOT_FOUND, details: err.message };
   if (isUnstorableValueError(err)) return { code: GrpcStatus.INVALID_ARGUMENT, details: `a value cannot be stored: ${err.message}` };

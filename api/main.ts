@@ -6,7 +6,7 @@ import { migrateDatabase } from '../core/db/migrate';
 import { startEventFeed } from '../core/events/event-feed';
 import { createModelGateway } from '../core/llm/gateway';
 import { loadTemplateCatalog } from '../core/templates/template-catalog';
-import { createWeftToolRegistry, registerConfiguredToolSources } from '../core/tools';
+import { createWeftToolRegistry, startToolSources } from '../core/tools';
 import { createAuthenticator } from './auth';
 import { startApiServer } from './server';
 
@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   const events = await startEventFeed(config.databaseUrl);
   const tools = createWeftToolRegistry(config);
   // Discovery lists MCP and OpenAPI tools too; the API never calls them.
-  const toolSources = registerConfiguredToolSources(tools, config);
+  const toolSources = await startToolSources(tools, config, { databaseUrl: config.databaseUrl });
   const connection = await Connection.connect({ address: config.temporal.address });
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   const server = await startApiServer(
@@ -36,6 +36,7 @@ async function main(): Promise<void> {
       gateway: createModelGateway(config.catalog, { aliases: config.modelAliases }),
       cacheTtlSeconds: config.llm.cacheTtlSeconds,
       sandboxMemoryMb: config.sandbox.memoryMb,
+      configuredToolSources: [...config.mcpServers.map((s) => `mcp:${s.name}`), ...config.openApiSources.map((s) => `openapi:${s.name}`)],
     },
     config.listen,
   );

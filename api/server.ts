@@ -36,6 +36,8 @@ export type ApiDeps = OrchestratorDeps &
     sessions: SessionDefaults;
     /** The Python sandbox's memory cap, which GetCapabilities reports. */
     sandboxMemoryMb: number;
+    /** Keys ("mcp:<name>", "openapi:<name>") of the tool sources in configuration. */
+    configuredToolSources?: string[];
   };
 
 /** The address the gateway reaches the gRPC server at, in the same process. */
@@ -83,7 +85,7 @@ export async function startApiServer(deps: ApiDeps, listen: ApiListen): Promise<
     maxBodyBytes: listen.maxMessageBytes,
     sseKeepAliveMs: listen.sseKeepAliveMs,
     callDeadlineMs: 60_000,
-    toolDiscovery: { auth: deps.auth, tools: deps.tools },
+    toolDiscovery: { auth: deps.auth, tools: deps.tools, pool: deps.pool, configuredSources: deps.configuredToolSources ?? [] },
   });
   return {
     port: front.port,

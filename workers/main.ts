@@ -6,7 +6,7 @@ import { createPool } from '../core/db/database';
 import { migrateDatabase } from '../core/db/migrate';
 import { createModelGateway } from '../core/llm/gateway';
 import { createRuntimeStore } from '../core/store';
-import { createWeftToolRegistry, registerConfiguredToolSources } from '../core/tools';
+import { createWeftToolRegistry, startToolSources } from '../core/tools';
 import { createToolMetrics } from '../core/tools/tool-metrics';
 import { serveMetrics } from './metrics-server';
 import { createWeftWorker } from './create-worker';
@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const metrics = createToolMetrics();
   const tools = createWeftToolRegistry(config, process.env, metrics);
-  const toolSources = registerConfiguredToolSources(tools, config, process.env, metrics);
+  const toolSources = await startToolSources(tools, config, { databaseUrl: config.databaseUrl, metrics });
   const metricsServer = await serveMetrics(metrics.registry, config.listen.host, config.metricsPort);
   const activities = createActivities({
     pool,

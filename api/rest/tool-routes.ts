@@ -1,16 +1,26 @@
+import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { FastifyInstance } from 'fastify';
+import type { Pool } from 'pg';
+import { ZodError } from 'zod';
+import type { Principal } from '../../core/auth/api-keys';
 import type { ToolRegistry } from '../../core/tools/registry';
 import type { ToolMetadata } from '../../core/tools/tool';
-import type { Authenticator } from '../auth';
-import { notFound, toServiceError } from '../grpc-errors';
+import { deleteToolSource, listToolSources, saveToolSource, toolSourceOf } from '../../core/tools/tool-source-store';
+import { requireRole, type Authenticator } from '../auth';
+import { ApiError, invalidArgument, notFound, toServiceError } from '../grpc-errors';
 import { httpErrorOf, metadataOf } from './http-mapping';
 
 // The seed's tool discovery over HTTP: GET /tools/list (?category=), /tools/{name}/schema and
-// /tools/{name}/metadata, in the seed's field names. Same API keys as every other route.
+// /tools/{name}/metadata, in the seed's field names. Same API keys as every other route. Admins
+// register MCP servers and OpenAPI specs at runtime at /tools/sources; every API and worker process
+// picks them up (core/tools/stored-tool-sources.ts).
 
 export interface ToolRouteDeps {
   auth: Authenticator;
   tools: ToolRegistry;
+  pool: Pool;
+  /** Sources named in configuration; a runtime source may not take their names. */
+  configuredSources: readonly string[];
 }
 
 /** The seed's ToolMetadata fields. */
@@ -38,22 +48,56 @@ export function registerToolRoutes(app: FastifyInstance, deps: ToolRouteDeps): v
     if (!tool) throw notFound(`tool ${name} not found`);
     return tool;
   };
-  const route = <T>(path: string, answer: (params: Record<string, string>, query: Record<string, unknown>) => T) =>
-    app.get<{ Params: Record<string, string>; Querystring: Record<string, unknown> }>(path, async (request, reply) => {
-      try {
-        await deps.auth.authenticate(metadataOf(request.headers));
-        return answer(request.params, request.query);
-      } catch (err) {
-        // The same statuses and messages as a gRPC call would carry.
-        const { httpStatus, body } = httpErrorOf(toServiceError(err, (line) => console.error(`tool discovery ${line}`)));
-        return reply.code(httpStatus).send(body);
-      }
+  const route = <T>(
+    method: 'GET' | 'POST' | 'DELETE',
+    path: string,
+    answer: (request: { params: Record<string, string>; query: Record<string, unknown>; body: unknown; principal: Principal }) => T | Promise<T>,
+  ) =>
+    app.route<{ Params: Record<string, string>; Querystring: Record<string, unknown> }>({
+      method,
+      url: path,
+      handler: async (request, reply) => {
+        try {
+          const principal = await deps.auth.authenticate(metadataOf(request.headers));
+          return await answer({ params: request.params, query: request.query, body: request.body, principal });
+        } catch (err) {
+          // The same statuses and messages as a gRPC call would carry.
+          const { httpStatus, body } = httpErrorOf(toServiceError(err, (line) => console.error(`tool routes ${line}`)));
+          return reply.code(httpStatus).send(body);
+        }
+      },
     });
 
-  route('/tools/list', (_params, query) => {
+  route('GET', '/tools/list', ({ query }) => {
     const category = typeof query.category === 'string' && query.category ? query.category : undefined;
     return { tools: deps.tools.list().filter((tool) => !category || tool.category === category).map(seedMetadata) };
   });
-  route('/tools/:name/schema', ({ name }) => ({ name, parameters: toolNamed(name!).parameters }));
-  route('/tools/:name/metadata', ({ name }) => seedMetadata(toolNamed(name!)));
+  route('GET', '/tools/:name/schema', ({ params }) => ({ name: params.name, parameters: toolNamed(params.name!).parameters }));
+  route('GET', '/tools/:name/metadata', ({ params }) => seedMetadata(toolNamed(params.name!)));
+
+  route('GET', '/tools/sources', async ({ principal }) => {
+    requireRole(principal, 'admin', 'listing tool sources');
+    return { sources: await listToolSources(deps.pool) };
+  });
+  route('POST', '/tools/sources', async ({ body, principal }) => {
+    requireRole(principal, 'admin', 'registering a tool source');
+    const { kind, config } = (body ?? {}) as { kind?: unknown; config?: unknown };
+    let source;
+    try {
+      source = toolSourceOf(String(kind), config);
+    } catch (err) {
+      if (err instanceof ZodError) throw invalidArgument(`config: ${err.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+      throw invalidArgument((err as Error).message);
+    }
+    if (deps.configuredSources.includes(`${source.kind}:${source.name}`)) {
+      throw new ApiError(GrpcStatus.ALREADY_EXISTS, `a configured tool source is named ${source.name}`);
+    }
+    await saveToolSource(deps.pool, source, `${principal.tenantId}/${principal.userId}`, new Date());
+    return { name: source.name, kind: source.kind };
+  });
+  route('DELETE', '/tools/sources/:name', async ({ params, principal }) => {
+    requireRole(principal, 'admin', 'removing a tool source');
+    if (!(await deleteToolSource(deps.pool, params.name!))) throw notFound(`tool source ${params.name} not found`);
+    return { name: params.name, removed: true };
+  });
 }

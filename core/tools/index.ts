@@ -7,7 +7,8 @@ import { createPythonSandbox } from './python/python-sandbox';
 import { connectMcpServer, type McpServerConfig } from './mcp/mcp-server';
 import { loadOpenApiSpec } from './openapi/openapi-spec';
 import { openApiTools, type OpenApiSource } from './openapi/openapi-tools';
-import { registerToolSources } from './tool-sources';
+import { toolSources, type ToolSource } from './tool-sources';
+import { followStoredToolSources } from './stored-tool-sources';
 import type { ToolMetrics } from './tool-metrics';
 import { loadToolPolicy } from './tool-policy';
 
@@ -51,24 +52,39 @@ export interface ToolSourceSettings {
   outbound: OutboundSettings;
 }
 
-/** Registers the tools of the configured MCP servers and OpenAPI specs as each becomes reachable; close() disconnects. */
-export function registerConfiguredToolSources(registry: ToolRegistry, settings: ToolSourceSettings, env: NodeJS.ProcessEnv = process.env, metrics?: ToolMetrics) {
-  const mcp = outboundFor('MCP_ALLOWED_DOMAINS', settings.outbound.mcpAllowedDomains, settings.outbound, metrics);
-  const openApi = outboundFor('OPENAPI_ALLOWED_DOMAINS', settings.outbound.openapiAllowedDomains, settings.outbound, metrics);
-  return registerToolSources(
-    registry,
-    [
-      ...settings.mcpServers.map((server) => ({ label: `MCP server ${server.name}`, load: () => connectMcpServer(server, mcp, env) })),
-      ...settings.openApiSources.map((source) => ({
-        label: `OpenAPI source ${source.name}`,
-        load: async () => {
-          const spec = await loadOpenApiSpec(source.spec_url ? { url: source.spec_url } : { file: source.spec_file! }, openApi, settings.openApiMaxSpecBytes);
-          return { tools: openApiTools(spec, source, openApi, env) };
-        },
-      })),
-    ],
-    (line) => console.log(line),
-  );
+/**
+ * Registers the tools of MCP servers and OpenAPI specs, from configuration and (with a database)
+ * those registered at runtime, each as it becomes reachable; close() disconnects them all.
+ */
+export async function startToolSources(
+  registry: ToolRegistry,
+  settings: ToolSourceSettings,
+  options: { databaseUrl?: string; env?: NodeJS.ProcessEnv; metrics?: ToolMetrics } = {},
+): Promise<{ close(): Promise<void> }> {
+  const env = options.env ?? process.env;
+  const log = (line: string) => console.log(line);
+  const mcpHttp = outboundFor('MCP_ALLOWED_DOMAINS', settings.outbound.mcpAllowedDomains, settings.outbound, options.metrics);
+  const openApiHttp = outboundFor('OPENAPI_ALLOWED_DOMAINS', settings.outbound.openapiAllowedDomains, settings.outbound, options.metrics);
+  const mcp = (server: McpServerConfig): ToolSource => ({ key: `mcp:${server.name}`, load: () => connectMcpServer(server, mcpHttp, env) });
+  const openApi = (source: OpenApiSource): ToolSource => ({
+    key: `openapi:${source.name}`,
+    load: async () => {
+      const spec = await loadOpenApiSpec(source.spec_url ? { url: source.spec_url } : { file: source.spec_file! }, openApiHttp, settings.openApiMaxSpecBytes);
+      return { tools: openApiTools(spec, source, openApiHttp, env) };
+    },
+  });
+  const sources = toolSources(registry, log);
+  settings.mcpServers.forEach((server) => sources.add(mcp(server)));
+  settings.openApiSources.forEach((source) => sources.add(openApi(source)));
+  const stored = options.databaseUrl
+    ? await followStoredToolSources(options.databaseUrl, sources, (source) => (source.kind === 'mcp' ? mcp(source.config) : openApi(source.config)), log)
+    : undefined;
+  return {
+    async close() {
+      await stored?.close();
+      await sources.close();
+    },
+  };
 }
 
 export function createWeftToolRegistry(settings: ToolSettings, env: NodeJS.ProcessEnv = process.env, metrics?: ToolMetrics): ToolRegistry {

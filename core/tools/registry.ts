@@ -7,6 +7,8 @@ import { allowEveryTool, type ToolPolicy } from './tool-policy';
 export interface ToolRegistry {
   /** Registers more tools (MCP and OpenAPI tools arrive at runtime); a name already taken is refused. */
   add(tools: readonly ToolDefinition[]): void;
+  /** Unregisters tools (a source that was removed). */
+  remove(names: readonly string[]): void;
   get(name: string): ToolMetadata | undefined;
   list(): ToolMetadata[];
   /** Why these arguments are invalid for the tool, or undefined when they are valid. */
@@ -64,6 +66,7 @@ export function createToolRegistry(tools: ToolDefinition[], { env, observer, pol
 
   return {
     add,
+    remove: (names) => names.forEach((name) => byName.delete(name)),
     get: (name) => {
       const entry = byName.get(name);
       return entry ? metadataOf(entry.tool) : undefined;

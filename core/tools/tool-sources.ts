@@ -1,46 +1,67 @@
 import type { ToolRegistry } from './registry';
 import type { ToolDefinition } from './tool';
 
-// Tools that come from elsewhere (MCP servers, OpenAPI specs), registered when the process starts.
-// A source that cannot be reached then is tried again, with growing pauses, until it can; its tools
-// appear in the registry once it answers.
+// Tools that come from elsewhere (MCP servers, OpenAPI specs): from configuration at start, or
+// registered at runtime. A source that cannot be reached is tried again, with growing pauses,
+// until it can; its tools appear in the registry once it answers, and leave it when it is removed.
 
 export interface ToolSource {
-  /** How logs name it, e.g. "MCP server weather". */
-  label: string;
+  /** Unique among sources, e.g. "mcp:weather"; logs name it so. */
+  key: string;
   load(): Promise<{ tools: ToolDefinition[]; close?(): Promise<void> }>;
+}
+
+export interface ToolSources {
+  add(source: ToolSource): void;
+  remove(key: string): Promise<void>;
+  keys(): string[];
+  close(): Promise<void>;
 }
 
 const retryMs = { first: 1_000, max: 60_000 };
 
-export function registerToolSources(registry: ToolRegistry, sources: readonly ToolSource[], log: (line: string) => void): { close(): Promise<void> } {
-  const closers: Array<() => Promise<void>> = [];
-  const timers = new Set<NodeJS.Timeout>();
-  let closed = false;
+export function toolSources(registry: ToolRegistry, log: (line: string) => void): ToolSources {
+  const active = new Map<string, { tools: string[]; close?: () => Promise<void>; timer?: NodeJS.Timeout; removed: boolean }>();
+
   const attempt = async (source: ToolSource, waitMs: number) => {
+    const state = active.get(source.key);
+    if (!state || state.removed) return;
     try {
       const loaded = await source.load();
-      if (closed) return void (await loaded.close?.());
+      if (state.removed) return void (await loaded.close?.());
       registry.add(loaded.tools);
-      if (loaded.close) closers.push(loaded.close);
-      log(`${source.label}: ${loaded.tools.length} tools registered`);
+      state.tools = loaded.tools.map((tool) => tool.name);
+      if (loaded.close) state.close = loaded.close;
+      log(`tool source ${source.key}: ${loaded.tools.length} tools registered`);
     } catch (err) {
-      if (closed) return;
-      log(`${source.label} unavailable (${(err as Error).message}); trying again in ${waitMs / 1000} s`);
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        void attempt(source, Math.min(waitMs * 2, retryMs.max));
-      }, waitMs);
-      timer.unref();
-      timers.add(timer);
+      if (state.removed) return;
+      log(`tool source ${source.key} unavailable (${(err as Error).message}); trying again in ${waitMs / 1000} s`);
+      state.timer = setTimeout(() => void attempt(source, Math.min(waitMs * 2, retryMs.max)), waitMs);
+      state.timer.unref();
     }
   };
-  for (const source of sources) void attempt(source, retryMs.first);
+
+  const remove = async (key: string) => {
+    const state = active.get(key);
+    if (!state) return;
+    state.removed = true;
+    active.delete(key);
+    clearTimeout(state.timer);
+    registry.remove(state.tools);
+    await state.close?.();
+    if (state.tools.length > 0) log(`tool source ${key}: ${state.tools.length} tools removed`);
+  };
+
   return {
-    async close() {
-      closed = true;
-      for (const timer of timers) clearTimeout(timer);
-      await Promise.all(closers.map((close) => close()));
+    add(source) {
+      if (active.has(source.key)) return;
+      active.set(source.key, { tools: [], removed: false });
+      void attempt(source, retryMs.first);
+    },
+    remove,
+    keys: () => [...active.keys()],
+    close: async () => {
+      await Promise.all([...active.keys()].map(remove));
     },
   };
 }

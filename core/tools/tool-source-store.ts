@@ -1,0 +1,50 @@
+import type { Queryable } from '../db/transaction';
+import { mcpServerSchema, type McpServerConfig } from './mcp/mcp-server';
+import { openApiSourceSchema, type OpenApiSource } from './openapi/openapi-tools';
+
+// Tool sources registered at runtime, in Postgres (migration 010); the table's trigger notifies
+// `toolSourcesChannel` on every change so each process follows them.
+
+export const toolSourcesChannel = 'weft_tool_sources';
+
+export type StoredToolSource = { name: string; kind: 'mcp'; config: McpServerConfig } | { name: string; kind: 'openapi'; config: OpenApiSource };
+
+export class ToolSourceExistsError extends Error {
+  override name = 'ToolSourceExistsError';
+  constructor(source: string) {
+    super(`a tool source named ${source} already exists`);
+  }
+}
+
+/** Validates a source as its kind's configuration; the name is the configuration's. */
+export function toolSourceOf(kind: string, config: unknown): StoredToolSource {
+  if (kind === 'mcp') {
+    const parsed = mcpServerSchema.parse(config);
+    return { name: parsed.name, kind, config: parsed };
+  }
+  if (kind === 'openapi') {
+    const parsed = openApiSourceSchema.parse(config);
+    return { name: parsed.name, kind, config: parsed };
+  }
+  throw new Error(`kind must be "mcp" or "openapi", not ${JSON.stringify(kind)}`);
+}
+
+export async function saveToolSource(db: Queryable, source: StoredToolSource, createdBy: string, at: Date): Promise<void> {
+  const inserted = await db.query('INSERT INTO tool_sources (name, kind, config, created_by, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (name) DO NOTHING', [
+    source.name,
+    source.kind,
+    JSON.stringify(source.config),
+    createdBy,
+    at,
+  ]);
+  if (inserted.rowCount === 0) throw new ToolSourceExistsError(source.name);
+}
+
+export async function deleteToolSource(db: Queryable, name: string): Promise<boolean> {
+  return ((await db.query('DELETE FROM tool_sources WHERE name = $1', [name])).rowCount ?? 0) > 0;
+}
+
+export async function listToolSources(db: Queryable): Promise<StoredToolSource[]> {
+  const { rows } = await db.query<{ name: string; kind: string; config: unknown }>('SELECT name, kind, config FROM tool_sources ORDER BY name');
+  return rows.map((row) => toolSourceOf(row.kind, row.config));
+}
