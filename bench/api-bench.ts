@@ -21,6 +21,7 @@ import { insertTask } from '../core/tasks/task-index';
 import { createServiceClient, unaryCall } from '../protos/clients';
 import '../test/setup/quiet-sdk-logs';
 import { freePort, startTestServices } from '../test/setup/test-services';
+import { apiNodeFlags } from '../infra/processes';
 import { rssMb, startReadyProcess, stop } from './processes';
 import { executionModeKey, sessionIdKey, taskStatusKey, tenantIdKey, userIdKey } from '../workflows/search-attributes';
 import { printTable, summarize, type Summary } from './stats';
@@ -51,7 +52,7 @@ async function main(): Promise<void> {
       WEFT_RATE_LIMIT_PER_MINUTE: '0',
     },
     'api serving gRPC',
-    process.env.BENCH_API_NODE_FLAGS ? process.env.BENCH_API_NODE_FLAGS.split(' ') : [],
+    process.env.BENCH_API_NODE_FLAGS !== undefined ? process.env.BENCH_API_NODE_FLAGS.split(' ').filter(Boolean) : apiNodeFlags,
   );
   const tenantId = `bench-${randomUUID()}`;
   const apiKey = await createApiKey(pool, { tenantId, userId: 'bench', roles: [] });

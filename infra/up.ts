@@ -10,7 +10,7 @@ import { buildWorkflowBundle } from './build-workflow-bundle';
 import { migrateDatabase } from '../core/db/migrate';
 import { ensureDevApiKey } from './dev-api-key';
 import { ensurePostgres } from './postgres';
-import { startProcess, stopProcess, workerNodeFlags, type ManagedProcess } from './processes';
+import { apiNodeFlags, startProcess, stopProcess, workerNodeFlags, type ManagedProcess } from './processes';
 import { ensureSearchAttributes, startDevServer, stateDir, type RunningDevServer } from './temporal-dev-server';
 
 const log = (line: string) => console.log(`[up] ${line}`);
@@ -70,7 +70,7 @@ async function main(): Promise<void> {
     await migrateDatabase(env.DATABASE_URL!);
     const devKey = await ensureDevApiKey(env.DATABASE_URL!);
     const worker = startProcess('worker', 'workers/main.ts', env, workerNodeFlags);
-    const api = startProcess('api', 'api/main.ts', env);
+    const api = startProcess('api', 'api/main.ts', env, apiNodeFlags);
     processes.push(worker, api);
     for (const proc of [worker, api]) {
       void proc.exited.then((code) => {
