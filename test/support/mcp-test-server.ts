@@ -2,12 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
 
-// A real MCP server, built with the MCP SDK, that the tests start: Streamable HTTP with sessions,
-// two tools (a forecast, and one that always reports an error), and a call counter. It can be
-// restarted on the same port, dropping every session, to exercise reconnects.
+// A real MCP server, built with the MCP SDK, that the tests start: Streamable HTTP with sessions at
+// /mcp, the older HTTP+SSE transport at /sse, two tools (a forecast, and one that always reports an
+// error), and a call counter. It can be restarted on the same port, dropping every session, to
+// exercise reconnects.
 
 export class McpTestServer {
   calls = 0;
@@ -18,6 +20,13 @@ export class McpTestServer {
   get url(): string {
     return `http://127.0.0.1:${this.port}/mcp`;
   }
+
+  /** The same server for clients of the older HTTP+SSE transport. */
+  get sseUrl(): string {
+    return `http://127.0.0.1:${this.port}/sse`;
+  }
+
+  private sseTransports = new Map<string, SSEServerTransport>();
 
   private mcpServer(): McpServer {
     const mcp = new McpServer({ name: 'weather-test', version: '1.0.0' });
@@ -38,6 +47,17 @@ export class McpTestServer {
 
   async start(port = this.port): Promise<void> {
     this.server = createServer((req, res) => {
+      const path = (req.url ?? '').split('?')[0];
+      if (path === '/sse' && req.method === 'GET') {
+        const transport = new SSEServerTransport('/messages', res);
+        this.sseTransports.set(transport.sessionId, transport);
+        return void this.mcpServer().connect(transport);
+      }
+      if (path === '/sse') return void res.writeHead(405).end();
+      if (path === '/messages') {
+        const transport = this.sseTransports.get(new URL(req.url!, 'http://x').searchParams.get('sessionId') ?? '');
+        return transport ? void transport.handlePostMessage(req, res) : void res.writeHead(404).end();
+      }
       const sessionId = req.headers['mcp-session-id'];
       const existing = typeof sessionId === 'string' ? this.transports.get(sessionId) : undefined;
       if (existing) return void existing.handleRequest(req, res);
@@ -58,8 +78,9 @@ export class McpTestServer {
   }
 
   async stop(): Promise<void> {
-    for (const transport of this.transports.values()) await transport.close();
+    for (const transport of [...this.transports.values(), ...this.sseTransports.values()]) await transport.close();
     this.transports.clear();
+    this.sseTransports.clear();
     const server = this.server;
     if (!server) return;
     server.closeAllConnections();

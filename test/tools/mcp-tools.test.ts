@@ -40,6 +40,17 @@ it('imports a server\'s tools with their schemas, calls them, types their errors
   expect(await registry.execute('weather_forecast', { city: 'Bergen' }, context)).toEqual({ ok: true, content: 'Sunny in Bergen for 1 day(s)' });
 });
 
+it('speaks the older HTTP+SSE transport to a server that has no Streamable HTTP endpoint', async () => {
+  const legacy = await connectMcpServer({ name: 'legacy', url: server.sseUrl }, outbound(['127.0.0.1']), {});
+  try {
+    const registry = createToolRegistry([], { env: {} });
+    registry.add(legacy.tools);
+    expect(await registry.execute('legacy_forecast', { city: 'Turku' }, context)).toEqual({ ok: true, content: 'Sunny in Turku for 1 day(s)' });
+  } finally {
+    await legacy.close();
+  }
+});
+
 it('refuses a server outside MCP_ALLOWED_DOMAINS', async () => {
   const refused = await connectMcpServer({ name: 'weather', url: server.url }, outbound(['mcp.example.com']), {}).catch((err: unknown) => err);
   expect(refused).toBeInstanceOf(ToolError);

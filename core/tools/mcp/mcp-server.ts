@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { z } from 'zod';
 import { weftVersion } from '../../version';
@@ -68,7 +68,7 @@ export async function connectMcpServer(config: McpServerConfig, outbound: Outbou
       await fresh.connect(new StreamableHTTPClientTransport(url, { fetch, requestInit }));
     } catch (err) {
       // A server that predates Streamable HTTP answers its POST with 4xx: speak SSE to it instead.
-      if (err instanceof ToolError || !/\b(400|404|405)\b/.test(String((err as Error).message))) throw err;
+      if (!(err instanceof StreamableHTTPError) || ![400, 404, 405].includes(err.code ?? 0)) throw err;
       await fresh.connect(new SSEClientTransport(url, { fetch, requestInit }));
     }
     fresh.onclose = () => {
