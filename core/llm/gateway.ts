@@ -1,22 +1,19 @@
-import { ExponentialBackoff, handleWhen, isBrokenCircuitError, retry, type IBackoffFactory, type IRetryBackoffContext } from 'cockatiel';
 import type { ModelTier } from '../orchestration/plan';
 import { assistantMessage } from './chat-encoding';
 import { createChatModel, type ChatCompletion, type ChatDelta, type ChatRequest, type TokenCounts } from './chat-model';
 import { createEmbedder, type Embeddings } from './embeddings';
-import { ModelUnavailableError, UnknownModelError } from './gateway-errors';
-import { findModel, firstChoice, tierModels, type CatalogModel, type ModelCatalog } from './model-catalog';
+import { failoverRound, roundRetries, type Target } from './failover';
+import { firstChoice, type CatalogModel, type ModelCatalog } from './model-catalog';
 import { resolveModelName, type ModelAliases } from './model-aliases';
+import { candidatesFor } from './model-candidates';
 import { costOf } from './pricing';
-import { describeModelError, isRateLimitError, isRetryableModelError, retryAfterMsOf } from './provider-errors';
-import { createProviderGuard, type BreakerState, type Refusal } from './provider-guard';
+import { createProviderGuard, type BreakerState } from './provider-guard';
 import type { Provider } from './providers';
 import { countMessageTokens } from './tokenizer';
 
 // The model gateway: every model call of Weft goes through it. A request names a tier (the cheapest
-// available model of the tier answers, the next ones in price order stand by) or a model (or alias).
-// Each round tries every candidate once, skipping providers whose circuit is open, that are over
-// their per-minute limits or that asked to be left alone (Retry-After); a round that no candidate
-// answers is retried with exponential backoff and jitter, waiting at least what a provider asked.
+// available model of the tier answers, the next ones in price order stand by) or a model (or alias);
+// model-candidates.ts picks them, failover.ts tries them in turn, with retries.
 
 export interface ModelRequest extends Omit<ChatRequest, 'model'> {
   tier?: ModelTier;
@@ -53,24 +50,6 @@ export interface GatewayOptions {
   now?: () => number;
 }
 
-interface Target {
-  id: string;
-  provider: string;
-  tokenizer?: CatalogModel['tokenizer'];
-}
-
-/** Waits the backoff's delay, or longer when the providers asked for more (Retry-After). */
-function honouringRetryAfter(backoff: IBackoffFactory<IRetryBackoffContext<unknown>>): IBackoffFactory<IRetryBackoffContext<unknown>> {
-  return {
-    next(context) {
-      const step = backoff.next(context);
-      const error = 'error' in context.result ? context.result.error : undefined;
-      const asked = error instanceof ModelUnavailableError ? (error.retryAfterMs ?? 0) : 0;
-      return { duration: Math.max(step.duration, asked), next: (later) => honouringRetryAfter(step).next(later) };
-    },
-  };
-}
-
 export function createModelGateway(catalog: ModelCatalog, options: GatewayOptions = {}): ModelGateway {
   const { resilience } = catalog;
   const now = options.now ?? Date.now;
@@ -82,90 +61,22 @@ export function createModelGateway(catalog: ModelCatalog, options: GatewayOption
   );
   const providerOf = (id: string) => providers.get(id)!;
 
-  const retrying = retry(
-    handleWhen((err) => err instanceof ModelUnavailableError && (err.retryAfterMs ?? 0) <= resilience.max_retry_after_ms),
-    {
-      maxAttempts: resilience.max_attempts - 1,
-      backoff: honouringRetryAfter(new ExponentialBackoff({ initialDelay: resilience.initial_backoff_ms, maxDelay: resilience.max_backoff_ms })),
-    },
-  );
-
-  /** The models that may answer, best first, and how to name them in errors. */
-  function candidatesFor(request: ModelRequest, needs: { streaming?: boolean }): { wanted: string; models: CatalogModel[]; refused: string[] } {
-    let wanted: string;
-    let models: CatalogModel[];
-    if (request.model) {
-      const id = resolveModelName(request.model, options.aliases ?? {});
-      const model = findModel(catalog, id);
-      if (!model) throw new UnknownModelError(id);
-      wanted = `with model ${id}`;
-      models = [model];
-    } else {
-      const tier = request.tier ?? 'MEDIUM';
-      wanted = `in tier ${tier}`;
-      models = tierModels(catalog, tier);
-    }
-    const refused: string[] = [];
-    const usable = models.filter((model) => {
-      const lacks = !model.available
-        ? 'marked unavailable in the catalog'
-        : request.tools?.length && !model.supports_tools
-          ? 'does not support tools'
-          : needs.streaming && !model.supports_streaming
-            ? 'does not support streaming'
-            : undefined;
-      if (lacks) refused.push(`${model.id}: ${lacks}`);
-      return !lacks;
-    });
-    if (models.length === 0) refused.push('the catalog lists no model there');
-    return { wanted, models: usable, refused };
-  }
-
-  /** One round: each target once, in order, until one answers. */
-  async function round<T>(wanted: string, targets: readonly Target[], refusedUpFront: string[], estimate: (target: Target) => number, call: (target: Target) => Promise<T>) {
-    const reasons = [...refusedUpFront];
-    let rateLimited = true;
-    let soonest: number | undefined;
-    let lastError: unknown;
-    const refuse = (target: Target, refusal: Refusal) => {
-      reasons.push(`${target.id}: ${refusal.reason}`);
-      rateLimited &&= refusal.rateLimited;
-      if (refusal.retryAfterMs !== undefined) soonest = Math.min(soonest ?? Infinity, refusal.retryAfterMs);
-    };
-    for (const target of targets) {
-      const { guard } = providerOf(target.provider);
-      const tokens = estimate(target);
-      const refusal = await guard.admit(tokens);
-      if (refusal) {
-        refuse(target, refusal);
-        continue;
-      }
-      try {
-        return { target, guard, tokens, value: await guard.run(() => call(target)) };
-      } catch (err) {
-        if (isBrokenCircuitError(err)) {
-          refuse(target, { reason: `provider ${target.provider} circuit is open`, rateLimited: false });
-          continue;
-        }
-        if (!isRetryableModelError(err)) throw err;
-        lastError = err;
-        const retryAfterMs = retryAfterMsOf(err, now());
-        if (retryAfterMs !== undefined) guard.coolDown(retryAfterMs);
-        refuse(target, { reason: describeModelError(err), rateLimited: isRateLimitError(err), ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
-      }
-    }
-    throw new ModelUnavailableError(wanted, reasons, rateLimited && reasons.length > refusedUpFront.length, soonest, { cause: lastError });
-  }
+  const retrying = roundRetries(resilience);
+  const candidates = (request: ModelRequest, needs: { streaming?: boolean }) => candidatesFor(catalog, options.aliases ?? {}, request, needs);
 
   async function served<T>(request: ModelRequest, needs: { streaming?: boolean }, call: (model: CatalogModel) => Promise<T>) {
-    const { wanted, models, refused } = candidatesFor(request, needs);
+    const { wanted, models, refused } = candidates(request, needs);
     const estimate = (target: Target) => {
       const provider = providerOf(target.provider).guard.provider;
       // Counting costs a tokenizer pass; only a tokens-per-minute limit needs it.
       if (provider.tokens_per_minute === 0) return 0;
       return countMessageTokens(request.messages, target.tokenizer ?? 'o200k_base', request.system) + (request.sampling?.maxTokens ?? 0);
     };
-    const result = await retrying.execute(() => round(wanted, models, refused, estimate, (target) => call(target as CatalogModel)), request.signal);
+    const guardOf = (id: string) => providerOf(id).guard;
+    const result = await retrying.execute(
+      () => failoverRound({ wanted, targets: models, refusedUpFront: refused, guardOf, estimate, call: (target) => call(target as CatalogModel), now }),
+      request.signal,
+    );
     return { ...result, model: result.target as CatalogModel };
   }
 
@@ -218,7 +129,7 @@ export function createModelGateway(catalog: ModelCatalog, options: GatewayOption
 
     async complete(request) {
       const { onPartial } = request;
-      if (onPartial && candidatesFor(request, { streaming: true }).models.length > 0) return collect(await stream(request), onPartial);
+      if (onPartial && candidates(request, { streaming: true }).models.length > 0) return collect(await stream(request), onPartial);
       const { model, guard, tokens, value } = await served(request, {}, (target) =>
         providerOf(target.provider).chat.complete({ ...request, model: target.id }),
       );
@@ -232,7 +143,15 @@ export function createModelGateway(catalog: ModelCatalog, options: GatewayOption
       const id = model ? resolveModelName(model, options.aliases ?? {}) : catalog.embedding.model;
       const target = { id, provider: catalog.embedding.provider };
       const { value } = await retrying.execute(() =>
-        round(`embeddings with model ${id}`, [target], [], () => 0, () => providerOf(target.provider).embedder.embed(texts, id)),
+        failoverRound({
+          wanted: `embeddings with model ${id}`,
+          targets: [target],
+          refusedUpFront: [],
+          guardOf: (provider) => providerOf(provider).guard,
+          estimate: () => 0,
+          call: () => providerOf(target.provider).embedder.embed(texts, id),
+          now,
+        }),
       );
       return { ...value, provider: providerOf(target.provider).guard.provider.kind };
     },

@@ -1,4 +1,4 @@
-import { CircuitState, ConsecutiveBreaker, circuitBreaker, handleWhen, isBrokenCircuitError, type CircuitBreakerPolicy } from 'cockatiel';
+import { CircuitState, ConsecutiveBreaker, circuitBreaker, handleWhen, type CircuitBreakerPolicy } from 'cockatiel';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { CatalogProvider, Resilience } from './model-catalog';
 import { isProviderOutage } from './provider-errors';
@@ -37,7 +37,6 @@ const breakerStates: Record<CircuitState, BreakerState> = {
 
 const perMinute = (points: number) => (points > 0 ? new RateLimiterMemory({ points, duration: 60 }) : undefined);
 
-export { isBrokenCircuitError };
 
 export function createProviderGuard(provider: CatalogProvider, resilience: Resilience, now: () => number = Date.now): ProviderGuard {
   const breaker: CircuitBreakerPolicy = circuitBreaker(handleWhen(isProviderOutage), {

@@ -1,0 +1,87 @@
+import { ExponentialBackoff, handleWhen, isBrokenCircuitError, retry, type IBackoffFactory, type IRetryBackoffContext } from 'cockatiel';
+import { ModelUnavailableError } from './gateway-errors';
+import type { CatalogModel, Resilience } from './model-catalog';
+import { describeModelError, isRateLimitError, isRetryableModelError, retryAfterMsOf } from './provider-errors';
+import type { ProviderGuard, Refusal } from './provider-guard';
+
+// Failover across a request's candidates: a round tries each candidate once, skipping providers
+// whose circuit is open, that are over their per-minute limits or that asked to be left alone
+// (Retry-After); a round that no candidate answers is retried with exponential backoff and jitter,
+// waiting at least what a provider asked.
+
+/** A model (or embedding model) on a provider. */
+export interface Target {
+  id: string;
+  provider: string;
+  tokenizer?: CatalogModel['tokenizer'];
+}
+
+/** Waits the backoff's delay, or longer when the providers asked for more (Retry-After). */
+function honouringRetryAfter(backoff: IBackoffFactory<IRetryBackoffContext<unknown>>): IBackoffFactory<IRetryBackoffContext<unknown>> {
+  return {
+    next(context) {
+      const step = backoff.next(context);
+      const error = 'error' in context.result ? context.result.error : undefined;
+      const asked = error instanceof ModelUnavailableError ? (error.retryAfterMs ?? 0) : 0;
+      return { duration: Math.max(step.duration, asked), next: (later) => honouringRetryAfter(step).next(later) };
+    },
+  };
+}
+
+/** Retries a round nobody answered, unless a provider asked for a longer wait than max_retry_after_ms. */
+export function roundRetries(resilience: Resilience) {
+  return retry(handleWhen((err) => err instanceof ModelUnavailableError && (err.retryAfterMs ?? 0) <= resilience.max_retry_after_ms), {
+    maxAttempts: resilience.max_attempts - 1,
+    backoff: honouringRetryAfter(new ExponentialBackoff({ initialDelay: resilience.initial_backoff_ms, maxDelay: resilience.max_backoff_ms })),
+  });
+}
+
+export interface Round<T> {
+  /** How errors name what was asked for, e.g. "in tier MEDIUM". */
+  wanted: string;
+  targets: readonly Target[];
+  /** Candidates refused before any call (unavailable, lacking a feature). */
+  refusedUpFront: readonly string[];
+  guardOf(providerId: string): ProviderGuard;
+  /** Tokens a call to the target will take, for its provider's limit. */
+  estimate(target: Target): number;
+  call(target: Target): Promise<T>;
+  now(): number;
+}
+
+/** One round: each target once, in order, until one answers. */
+export async function failoverRound<T>(round: Round<T>): Promise<{ target: Target; guard: ProviderGuard; tokens: number; value: T }> {
+  const { wanted, targets, refusedUpFront, guardOf, estimate, call, now } = round;
+  const reasons = [...refusedUpFront];
+  let rateLimited = true;
+  let soonest: number | undefined;
+  let lastError: unknown;
+  const refuse = (target: Target, refusal: Refusal) => {
+    reasons.push(`${target.id}: ${refusal.reason}`);
+    rateLimited &&= refusal.rateLimited;
+    if (refusal.retryAfterMs !== undefined) soonest = Math.min(soonest ?? Infinity, refusal.retryAfterMs);
+  };
+  for (const target of targets) {
+    const guard = guardOf(target.provider);
+    const tokens = estimate(target);
+    const refusal = await guard.admit(tokens);
+    if (refusal) {
+      refuse(target, refusal);
+      continue;
+    }
+    try {
+      return { target, guard, tokens, value: await guard.run(() => call(target)) };
+    } catch (err) {
+      if (isBrokenCircuitError(err)) {
+        refuse(target, { reason: `provider ${target.provider} circuit is open`, rateLimited: false });
+        continue;
+      }
+      if (!isRetryableModelError(err)) throw err;
+      lastError = err;
+      const retryAfterMs = retryAfterMsOf(err, now());
+      if (retryAfterMs !== undefined) guard.coolDown(retryAfterMs);
+      refuse(target, { reason: describeModelError(err), rateLimited: isRateLimitError(err), ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
+    }
+  }
+  throw new ModelUnavailableError(wanted, reasons, rateLimited && reasons.length > refusedUpFront.length, soonest, { cause: lastError });
+}
