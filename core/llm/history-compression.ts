@@ -1,5 +1,5 @@
 import type { ModelTier } from '../orchestration/plan';
-import { summaryMessage, userText, type CompactionPayload, type Message } from '../transcript';
+import { isSummaryMessage, summaryMessage, userText, type CompactionPayload, type Message } from '../transcript';
 import type { ModelGateway } from './gateway';
 import { countMessageTokens } from './tokenizer';
 
@@ -42,8 +42,10 @@ export function planCompression(messages: readonly Message[], policy: HistoryPol
   if (tokens <= policy.compressAtTokens) return undefined;
   const turns = turnsOf(messages);
   const keptTurns = Math.min(policy.keepTurns, turns.length);
-  if (turns.length - keptTurns === 0) return undefined;
-  const replaced = turns.slice(0, turns.length - keptTurns).flat();
+  const older = turns.slice(0, turns.length - keptTurns);
+  // Only an earlier summary before the kept turns: summarising it again would gain nothing.
+  if (older.every((turn) => turn.length === 1 && isSummaryMessage(turn[0]!))) return undefined;
+  const replaced = older.flat();
   return { replaced, kept: messages.slice(replaced.length), keptTurns, tokens: countTokens(replaced) };
 }
 

@@ -36,10 +36,15 @@ export type CompactionPayload = z.infer<typeof compactionPayloadSchema>;
 
 const transcriptTypes: ReadonlySet<string> = new Set([RecordType.TranscriptSeeded, RecordType.TranscriptAppended, RecordType.TranscriptCompacted]);
 
+const summaryHeading = 'Summary of the earlier conversation:\n';
+
 /** How a summary stands in the transcript for the turns it replaced. */
 export function summaryMessage(summary: string): Message {
-  return { role: 'user', parts: [{ kind: 'text', text: `Summary of the earlier conversation:\n${summary}` }] };
+  return { role: 'user', parts: [{ kind: 'text', text: `${summaryHeading}${summary}` }] };
 }
+
+export const isSummaryMessage = (message: Message) =>
+  message.role === 'user' && message.parts.length === 1 && message.parts[0]!.kind === 'text' && message.parts[0]!.text.startsWith(summaryHeading);
 
 export function compactionRecord(owner: Omit<RecordInput, 'type' | 'payload'>, payload: CompactionPayload): RecordInput {
   return { ...owner, type: RecordType.TranscriptCompacted, payload: encodePayload(compactionPayloadSchema.parse(payload)) };

@@ -1,7 +1,7 @@
 import { countMessageTokens } from '../../core/llm/tokenizer';
 import { planCompression, turnsOf } from '../../core/llm/history-compression';
 import { RecordType } from '../../core/store';
-import { buildMessagesFromRunLog, readRunLog, type Message } from '../../core/transcript';
+import { buildMessagesFromRunLog, readRunLog, summaryMessage, type Message } from '../../core/transcript';
 import { unaryCall } from '../../protos/clients';
 import { submitTask, waitForFinish } from '../support/grpc';
 import { startTestStack, type TestStack } from '../support/stack';
@@ -83,4 +83,6 @@ it('never splits a turn: tool calls and their results stay with the turn they be
   // Under the threshold, or with no turn older than the kept ones, nothing changes.
   expect(planCompression(messages, { compressAtTokens: count(messages), keepTurns: 1 }, count)).toBeUndefined();
   expect(planCompression(messages, { compressAtTokens: 50, keepTurns: 2 }, count)).toBeUndefined();
+  // A transcript that is already a summary plus the kept turns is not summarised again.
+  expect(planCompression([summaryMessage('earlier'), ...messages.slice(4)], { compressAtTokens: 1, keepTurns: 1 }, count)).toBeUndefined();
 });
