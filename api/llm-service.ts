@@ -3,7 +3,7 @@ import type { Pool } from 'pg';
 import type { TokenCounts } from '../core/llm/chat-model';
 import type { ModelGateway, ModelRequest, Served } from '../core/llm/gateway';
 import { isModelFailure } from '../core/llm/provider-errors';
-import { cacheKeyOf, findCachedCompletion, storeCompletion } from '../core/llm/response-cache';
+import { answerWithCache, cacheKeyOf } from '../core/llm/response-cache';
 import { recordGatewayUsage } from '../core/llm/usage-records';
 import type { Principal } from '../core/auth/api-keys';
 import type { TaskMetadata__Output } from '../protos/generated/shannon/common/TaskMetadata';
@@ -99,19 +99,18 @@ export function createLlmService(deps: LlmDeps): LLMServiceHandlers {
       const chat = modelRequest(request);
       // enable_caching: an identical earlier request (or the same cache_key) of the tenant answers,
       // spending nothing; only complete answers are stored.
-      const cacheKey = request.config?.enable_caching ? cacheKeyOf(chat, request.config.cache_key) : undefined;
-      const cached = cacheKey ? await findCachedCompletion(deps.pool, principal.tenantId, cacheKey, new Date()) : undefined;
-      const completion = cached ?? (await deps.gateway.complete(chat));
-      if (cacheKey && !cached) await storeCompletion(deps.pool, principal.tenantId, cacheKey, completion, new Date(), deps.cacheTtlSeconds);
-      const spent = cached ? { ...completion, usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 }, costUsd: 0 } : completion;
-      await recordUsage(principal, request.metadata, spent, Boolean(cached));
+      const key = request.config?.enable_caching ? cacheKeyOf(chat, request.config.cache_key) : undefined;
+      const cache = { tenantId: principal.tenantId, key, ttlSeconds: deps.cacheTtlSeconds };
+      const { completion, cacheHit, remember } = await answerWithCache(deps.pool, cache, () => deps.gateway.complete(chat));
+      await remember(deps.pool);
+      await recordUsage(principal, request.metadata, completion, cacheHit);
       return {
         completion: textOf(completion.message),
         tool_calls: completion.message.parts.flatMap((p) => (p.kind === 'tool_use' ? [toolCallMessage(p.id, p.name, p.input)] : [])),
-        usage: usageOf(spent, spent.usage),
+        usage: usageOf(completion, completion.usage),
         model_used: completion.model,
         provider: `PROVIDER_${completion.provider}`,
-        cache_hit: Boolean(cached),
+        cache_hit: cacheHit,
         finish_reason: completion.finishReason,
       };
     }),

@@ -24,7 +24,7 @@ export function cacheKeyOf(request: ModelRequest, callerKey: string): string {
   return `sha256:${createHash('sha256').update(normalised).digest('hex')}`;
 }
 
-export async function findCachedCompletion(db: Queryable, tenantId: string, key: string, now: Date): Promise<CachedCompletion | undefined> {
+async function findCachedCompletion(db: Queryable, tenantId: string, key: string, now: Date): Promise<CachedCompletion | undefined> {
   const { rows } = await db.query<{ response: CachedCompletion }>(
     'SELECT response FROM llm_response_cache WHERE tenant_id = $1 AND cache_key = $2 AND expires_at > $3',
     [tenantId, key, now],
@@ -32,9 +32,9 @@ export async function findCachedCompletion(db: Queryable, tenantId: string, key:
   return rows[0]?.response;
 }
 
-export const isCacheable = (completion: GatewayCompletion) => completion.finishReason !== 'length';
+const isCacheable = (completion: GatewayCompletion) => completion.finishReason !== 'length';
 
-export async function storeCompletion(db: Queryable, tenantId: string, key: string, completion: GatewayCompletion, now: Date, ttlSeconds: number): Promise<void> {
+async function storeCompletion(db: Queryable, tenantId: string, key: string, completion: GatewayCompletion, now: Date, ttlSeconds: number): Promise<void> {
   if (!isCacheable(completion)) return;
   await db.query(
     `INSERT INTO llm_response_cache (tenant_id, cache_key, response, created_at, expires_at)
@@ -42,4 +42,36 @@ export async function storeCompletion(db: Queryable, tenantId: string, key: stri
      ON CONFLICT (tenant_id, cache_key) DO UPDATE SET response = EXCLUDED.response, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at`,
     [tenantId, key, JSON.stringify(completion), now, ttlSeconds],
   );
+}
+
+const nothingSpent = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+
+export interface CacheAnswer {
+  /** On a hit, the cached answer with nothing spent. */
+  completion: GatewayCompletion;
+  cacheHit: boolean;
+  /** Keeps a fresh answer for later identical requests; nothing to do after a hit or without a key. */
+  remember(db: Queryable): Promise<void>;
+}
+
+/**
+ * The tenant's cached answer under `key`, else a fresh one from `ask`. Without a key (caching not
+ * asked for) the answer is always fresh and never kept.
+ */
+export async function answerWithCache(
+  db: Queryable,
+  cache: { tenantId: string; key: string | undefined; ttlSeconds: number },
+  ask: () => Promise<GatewayCompletion>,
+): Promise<CacheAnswer> {
+  const { tenantId, key, ttlSeconds } = cache;
+  const cached = key ? await findCachedCompletion(db, tenantId, key, new Date()) : undefined;
+  if (cached) return { completion: { ...cached, usage: nothingSpent, costUsd: 0 }, cacheHit: true, remember: async () => {} };
+  const completion = await ask();
+  return {
+    completion,
+    cacheHit: false,
+    remember: async (into) => {
+      if (key) await storeCompletion(into, tenantId, key, completion, new Date(), ttlSeconds);
+    },
+  };
 }
