@@ -54,6 +54,9 @@ export interface ToolDefinition extends ToolMetadata {
   execute(args: Record<string, unknown>, context: ToolContext): Promise<unknown>;
 }
 
+/** `<source>_<name>` for a tool from an MCP server or OpenAPI spec, as every model provider accepts (^[A-Za-z0-9_-]{1,64}$). */
+export const sourcedToolName = (source: string, name: string) => `${source}_${name}`.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
+
 /** The seed's four error categories, surfaced to agents as typed tool results. */
 export type ToolErrorCategory = 'validation' | 'execution' | 'network' | 'circuit_open';
 

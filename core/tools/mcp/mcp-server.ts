@@ -7,7 +7,7 @@ import { weftVersion } from '../../version';
 import { parseJsonList } from '../json-list-setting';
 import { secretFrom } from '../secrets';
 import type { OutboundHttp } from '../outbound/outbound-http';
-import { ToolError, toolMetadata, type ToolDefinition } from '../tool';
+import { ToolError, sourcedToolName, toolMetadata, type ToolDefinition } from '../tool';
 
 // A Model Context Protocol server as a source of tools, through the official MCP SDK: Streamable
 // HTTP, or SSE for servers that predate it. Its `tools/list` becomes Weft tools named
@@ -37,9 +37,6 @@ export interface McpServerTools {
   tools: ToolDefinition[];
   close(): Promise<void>;
 }
-
-/** Turns a tool name into one every model provider accepts (^[A-Za-z0-9_-]{1,64}$). */
-const toolNameOf = (server: string, tool: string) => `${server}_${tool}`.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
 
 interface ContentItem {
   type: string;
@@ -97,7 +94,7 @@ export async function connectMcpServer(config: McpServerConfig, outbound: Outbou
   const tools = listed.tools.map(
     (tool): ToolDefinition => ({
       ...toolMetadata({
-        name: toolNameOf(config.name, tool.name),
+        name: sourcedToolName(config.name, tool.name),
         version: '1.0.0',
         description: tool.description ?? tool.title ?? tool.name,
         category: `mcp:${config.name}`,

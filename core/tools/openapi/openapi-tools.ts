@@ -3,7 +3,7 @@ import { parseJsonList } from '../json-list-setting';
 import { secretFrom } from '../secrets';
 import type { OutboundHttp } from '../outbound/outbound-http';
 import { readLimited } from '../outbound/outbound-http';
-import { ToolError, toolMetadata, type JsonSchema, type ToolContext, type ToolDefinition } from '../tool';
+import { ToolError, sourcedToolName, toolMetadata, type JsonSchema, type ToolContext, type ToolDefinition } from '../tool';
 import type { OpenApiDocument } from './openapi-spec';
 import { vendorAdapter, type OutgoingRequest, type VendorAdapter } from './vendor-adapters';
 
@@ -59,8 +59,6 @@ interface Operation {
   parameters?: Parameter[];
   requestBody?: { required?: boolean; content?: Record<string, { schema?: JsonSchema }> };
 }
-
-const toolNameOf = (source: string, operation: string) => `${source}_${operation}`.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
 
 function parametersSchema(parameters: Parameter[], body: { schema: JsonSchema; required: boolean } | undefined): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
@@ -124,7 +122,7 @@ export function openApiTools(spec: OpenApiDocument, source: OpenApiSource, outbo
       return [
         {
           ...toolMetadata({
-            name: toolNameOf(source.name, operationId),
+            name: sourcedToolName(source.name, operationId),
             version: '1.0.0',
             description: operation.summary ?? operation.description ?? `${method.toUpperCase()} ${path}`,
             category: `openapi:${source.name}`,
