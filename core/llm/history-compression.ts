@@ -1,7 +1,7 @@
 import type { ModelTier } from '../orchestration/plan';
 import { isSummaryMessage, summaryMessage, userText, type CompactionPayload, type Message } from '../transcript';
 import type { ModelGateway } from './gateway';
-import { countMessageTokens } from './tokenizer';
+import { countMessageTokens, messageTokensAtMost } from './tokenizer';
 
 // History compression (seed 003's History policy): once a transcript passes a token threshold, its
 // older turns are summarised by the history model and the newest complete turns stay exactly as
@@ -86,6 +86,8 @@ export async function compressHistory(
   gateway: ModelGateway,
   request: { messages: readonly Message[]; system?: string; tier: ModelTier; policy: HistoryPolicy; signal?: AbortSignal },
 ): Promise<Compression | undefined> {
+  // Most steps are far below the threshold: a byte count says so without a tokenizer pass.
+  if (messageTokensAtMost(request.messages, request.system) <= request.policy.compressAtTokens) return undefined;
   const tokenizer = gateway.firstChoice(request.tier)?.tokenizer ?? 'o200k_base';
   const plan = planCompression(request.messages, request.policy, (messages) => countMessageTokens(messages, tokenizer, request.system));
   if (!plan) return undefined;

@@ -42,6 +42,15 @@ export function countMessageTokens(messages: readonly Message[], tokenizer: Toke
   return total;
 }
 
+/**
+ * A bound no tokenizer can exceed (a BPE token is at least one byte), without a tokenizer pass:
+ * below a limit, counting can be skipped.
+ */
+export function messageTokensAtMost(messages: readonly Message[], system?: string): number {
+  const chat = toChatMessages(messages, system);
+  return replyPrimingTokens + chat.reduce((sum, message) => sum + perMessageTokens + textsOf(message).reduce((bytes, text) => bytes + Buffer.byteLength(text), 0), 0);
+}
+
 /** The strings of a chat message the model reads: its role, content, tool calls and tool call id. */
 function textsOf(message: ChatCompletionMessageParam): string[] {
   const texts: string[] = [message.role];
