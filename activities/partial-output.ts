@@ -20,12 +20,18 @@ export function partialOutputPublisher(db: Queryable, workflowId: string, agentI
   let pending: string[] = [];
   let timer: NodeJS.Timeout | undefined;
   let sent: Promise<void> = Promise.resolve();
+  // Kept until finish() rather than left as a rejected promise nobody awaits yet.
+  let failure: unknown;
   const flush = () => {
     clearTimeout(timer);
     timer = undefined;
     for (let i = 0; i < pending.length; i += maxPiece) {
       const message = pending.slice(i, i + maxPiece).join('');
-      sent = sent.then(() => publishLiveEvent(db, { workflowId, type: EventType.LlmPartial, agentId, message, at: new Date() }));
+      sent = sent
+        .then(() => (failure ? undefined : publishLiveEvent(db, { workflowId, type: EventType.LlmPartial, agentId, message, at: new Date() })))
+        .catch((err: unknown) => {
+          failure ??= err;
+        });
     }
     pending = [];
   };
@@ -38,6 +44,7 @@ export function partialOutputPublisher(db: Queryable, workflowId: string, agentI
     async finish() {
       flush();
       await sent;
+      if (failure) throw failure;
     },
   };
 }
