@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   const events = await startEventFeed(config.databaseUrl);
   const tools = createWeftToolRegistry(config);
   // Discovery lists MCP and OpenAPI tools too; the API never calls them.
-  const toolSources = await startToolSources(tools, config, { databaseUrl: config.databaseUrl });
+  const toolSources = await startToolSources(tools, config, { database: { url: config.databaseUrl, pool } });
   const connection = await Connection.connect({ address: config.temporal.address });
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   const server = await startApiServer(

@@ -10,8 +10,11 @@ export interface EventTailDeps {
 
 export const finalEventTypes: ReadonlySet<string> = new Set([EventType.WorkflowCompleted, EventType.WorkflowFailed, EventType.WorkflowCancelled]);
 const pageSize = 500;
-/** Readers re-read the log this often even without a notification, so a lost one only costs latency. */
-const pollMs = 2_000;
+/**
+ * Readers re-read the log this often even without a notification: a safety net only, as the feed
+ * wakes every reader when its connection comes back.
+ */
+const pollMs = 30_000;
 
 /**
  * Streams of the same task usually ask for the same page at the same moment (one notification wakes

@@ -1,4 +1,4 @@
-import { Client } from 'pg';
+import { listenFor } from '../db/notification-listener';
 import { eventChannel, eventFromNotification, type TaskEvent } from './event-log';
 
 /** Tells readers of a task's event log about each append that commits (Postgres LISTEN/NOTIFY). */
@@ -13,15 +13,21 @@ export interface EventFeed {
 
 export async function startEventFeed(databaseUrl: string, log: (line: string) => void = console.error): Promise<EventFeed> {
   const listeners = new Map<string, Set<(event: TaskEvent | undefined) => void>>();
-  const client = new Client({ connectionString: databaseUrl });
-  // A lost connection only costs latency: readers also re-read their log on a short timer.
-  client.on('error', (err) => log(`event feed: connection lost: ${err.message}`));
-  client.on('notification', (message) => {
-    const { workflowId, event } = eventFromNotification(message.payload ?? '{}');
-    for (const appended of listeners.get(workflowId) ?? []) appended(event);
-  });
-  await client.connect();
-  await client.query(`LISTEN ${eventChannel}`);
+  const listening = await listenFor(
+    databaseUrl,
+    eventChannel,
+    {
+      notified(payload) {
+        const { workflowId, event } = eventFromNotification(payload || '{}');
+        for (const appended of listeners.get(workflowId) ?? []) appended(event);
+      },
+      // Appends notified while the connection was down are lost: every reader reads its log.
+      reconnected() {
+        for (const set of listeners.values()) for (const appended of set) appended(undefined);
+      },
+    },
+    log,
+  );
   return {
     subscribe(workflowId, appended) {
       const set = listeners.get(workflowId) ?? new Set();
@@ -32,6 +38,6 @@ export async function startEventFeed(databaseUrl: string, log: (line: string) =>
         if (set.size === 0) listeners.delete(workflowId);
       };
     },
-    close: () => client.end(),
+    close: () => listening.close(),
   };
 }

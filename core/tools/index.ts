@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { Pool } from 'pg';
 import { builtinTools } from './builtin';
 import { createToolRegistry, type ToolRegistry } from './registry';
 import { createDestinationPolicy } from './outbound/destination-policy';
@@ -59,7 +60,7 @@ export interface ToolSourceSettings {
 export async function startToolSources(
   registry: ToolRegistry,
   settings: ToolSourceSettings,
-  options: { databaseUrl?: string; env?: NodeJS.ProcessEnv; metrics?: ToolMetrics } = {},
+  options: { database?: { url: string; pool: Pool }; env?: NodeJS.ProcessEnv; metrics?: ToolMetrics } = {},
 ): Promise<{ close(): Promise<void> }> {
   const env = options.env ?? process.env;
   const log = (line: string) => console.log(line);
@@ -76,8 +77,8 @@ export async function startToolSources(
   const sources = toolSources(registry, log);
   settings.mcpServers.forEach((server) => sources.add(mcp(server)));
   settings.openApiSources.forEach((source) => sources.add(openApi(source)));
-  const stored = options.databaseUrl
-    ? await followStoredToolSources(options.databaseUrl, sources, (source) => (source.kind === 'mcp' ? mcp(source.config) : openApi(source.config)), log)
+  const stored = options.database
+    ? await followStoredToolSources(options.database.url, options.database.pool, sources, (source) => (source.kind === 'mcp' ? mcp(source.config) : openApi(source.config)), log)
     : undefined;
   return {
     async close() {

@@ -1,4 +1,5 @@
-import { Client } from 'pg';
+import type { Pool } from 'pg';
+import { listenFor } from '../db/notification-listener';
 import { listToolSources, toolSourcesChannel, type StoredToolSource } from './tool-source-store';
 import type { ToolSource, ToolSources } from './tool-sources';
 
@@ -8,16 +9,16 @@ import type { ToolSource, ToolSources } from './tool-sources';
  */
 export async function followStoredToolSources(
   databaseUrl: string,
+  pool: Pool,
   sources: ToolSources,
   toSource: (stored: StoredToolSource) => ToolSource,
   log: (line: string) => void,
 ): Promise<{ close(): Promise<void> }> {
   const followed = new Set<string>();
-  const client = new Client({ connectionString: databaseUrl });
   let syncing: Promise<void> = Promise.resolve();
   const sync = () => {
     syncing = syncing.then(async () => {
-      const stored = new Map((await listToolSources(client)).map((source) => [`${source.kind}:${source.name}`, source]));
+      const stored = new Map((await listToolSources(pool)).map((source) => [`${source.kind}:${source.name}`, source]));
       for (const [key, source] of stored) {
         if (followed.has(key) || sources.keys().includes(key)) continue;
         followed.add(key);
@@ -27,19 +28,15 @@ export async function followStoredToolSources(
         followed.delete(key);
         await sources.remove(key);
       }
-    });
-    syncing.catch((err: unknown) => log(`tool sources: reading the stored ones failed: ${(err as Error).message}`));
+    }).catch((err: unknown) => log(`tool sources: reading the stored ones failed: ${(err as Error).message}`));
     return syncing;
   };
-  client.on('error', (err) => log(`tool sources: connection lost: ${err.message}`));
-  client.on('notification', () => void sync().catch(() => {}));
-  await client.connect();
-  await client.query(`LISTEN ${toolSourcesChannel}`);
+  const listening = await listenFor(databaseUrl, toolSourcesChannel, { notified: () => void sync(), reconnected: () => void sync() }, log);
   await sync();
   return {
     close: async () => {
-      await syncing.catch(() => {});
-      await client.end();
+      await listening.close();
+      await syncing;
     },
   };
 }

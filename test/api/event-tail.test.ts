@@ -43,3 +43,24 @@ it('delivers live events in order with no gap, including one too large to travel
   ]);
   expect(received[1]!.at).toBeInstanceOf(Date);
 });
+
+it('keeps delivering after the feed\'s connection is cut: it listens again and readers catch up at once', async () => {
+  const workflowId = `tail-cut-${randomUUID()}`;
+  const received: TaskEvent[] = [];
+  const tail = (async () => {
+    for await (const event of tailTaskEvents({ pool, events: feed }, workflowId, 0, new AbortController().signal)) received.push(event);
+  })();
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  await append(workflowId, 'a', EventType.WorkflowStarted, 'before the cut');
+  const cut = await pool.query(`SELECT pg_terminate_backend(pid) AS cut FROM pg_stat_activity WHERE query = 'LISTEN weft_task_events' AND pid <> pg_backend_pid()`);
+  expect(cut.rows.length).toBeGreaterThan(0);
+  // Appended while nobody listens: no notification reaches the reader.
+  await append(workflowId, 'b', EventType.StatusUpdate, 'during the cut');
+  const startedAt = Date.now();
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  await append(workflowId, 'c', EventType.WorkflowCompleted, 'after the cut');
+  await tail;
+  // Well before the 30 s safety re-read: the reconnect woke the reader.
+  expect(Date.now() - startedAt).toBeLessThan(5_000);
+  expect(received.map((e) => e.message)).toEqual(['before the cut', 'during the cut', 'after the cut']);
+});
