@@ -17,6 +17,8 @@ export interface ToolCallInput {
   /** The caller whose task this is (absent in tasks started before it was passed on). */
   userId?: string;
   roles?: string[];
+  /** A lower memory cap for this task's sandboxed programs. */
+  sandboxMemoryMb?: number;
   runId: string;
   runAgentId?: string;
   sessionId: string;
@@ -68,6 +70,7 @@ export function createToolCallActivities({ store, pool, tools }: ActivityDeps) {
             tenantId: input.tenantId,
             userId: input.userId ?? '',
             roles: input.roles ?? [],
+            ...(input.sandboxMemoryMb ? { memoryLimitMb: input.sandboxMemoryMb } : {}),
             sessionId: input.sessionId,
             taskId: input.taskId,
             signal: Context.current().cancellationSignal,

@@ -49,9 +49,11 @@ export function agentTaskInput(
   );
   if (input.manualPlan) throw invalidArgument('AgentService runs one agent; templates run through OrchestratorService.SubmitTask');
   const maxIterations = config?.max_iterations ? Math.min(config.max_iterations, limits.taskDefaults.maxIterations * 10) : input.settings.maxIterations;
+  // A lower cap for this agent's Python programs; the deployment's cap stays the ceiling.
+  const memoryLimitMb = Number(config?.memory_limit_mb ?? 0);
   return {
     ...input,
-    settings: { ...input.settings, maxIterations, maxAgents: 1 },
+    settings: { ...input.settings, maxIterations, maxAgents: 1, ...(memoryLimitMb > 0 ? { sandboxMemoryMb: memoryLimitMb } : {}) },
     ...(request.available_tools.length > 0 ? { allowedTools: request.available_tools } : {}),
   };
 }

@@ -46,6 +46,7 @@ export interface AgentLoopParams extends TaskScope {
   stepsPerHistory: number;
   history?: HistoryPolicy;
   cacheModelSteps?: boolean;
+  sandboxMemoryMb?: number;
   toolParallelism: number;
   budget: Budget;
   approvalTimeoutMs: number;
@@ -146,6 +147,7 @@ export async function runAgentLoop(params: AgentLoopParams, from: AgentLoopState
         tenantId: params.tenantId,
         userId: params.userId,
         ...(params.roles ? { roles: params.roles } : {}),
+        ...(params.sandboxMemoryMb ? { sandboxMemoryMb: params.sandboxMemoryMb } : {}),
         agentId: params.agentId,
         call,
         atMs: Date.now(),

@@ -68,6 +68,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWor
         stepsPerHistory: input.settings.stepsPerHistory,
         ...(history ? { history } : {}),
         ...(input.settings.cacheModelSteps ? { cacheModelSteps: true } : {}),
+        ...(input.settings.sandboxMemoryMb ? { sandboxMemoryMb: input.settings.sandboxMemoryMb } : {}),
         toolParallelism: input.settings.toolParallelism,
         budget: budgetOf(input.settings),
         approvalTimeoutMs: input.settings.approvalTimeoutMs,

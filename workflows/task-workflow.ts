@@ -292,6 +292,7 @@ async function runSingleAgent(ctx: TaskContext, query: string, from: AgentLoopSt
       stepsPerHistory: input.settings.stepsPerHistory,
       ...(input.settings.history ? { history: input.settings.history } : {}),
       ...(input.settings.cacheModelSteps ? { cacheModelSteps: true } : {}),
+      ...(input.settings.sandboxMemoryMb ? { sandboxMemoryMb: input.settings.sandboxMemoryMb } : {}),
       toolParallelism: input.settings.toolParallelism,
       budget: budgetOf(input.settings),
       approvalTimeoutMs: input.settings.approvalTimeoutMs,

@@ -17,4 +17,6 @@ export interface TaskSettings {
   history?: HistoryPolicy;
   /** Model steps may be answered from the tenant's response cache (context.enable_caching). */
   cacheModelSteps?: boolean;
+  /** A lower memory cap for this task's Python programs (AgentService config.memory_limit_mb). */
+  sandboxMemoryMb?: number;
 }

@@ -45,6 +45,8 @@ export interface ToolContext {
   /** The user whose task calls the tool, and their roles (the policy and per-user credentials read them). */
   userId: string;
   roles: readonly string[];
+  /** The task's own, lower memory cap for tools that run in their own process. */
+  memoryLimitMb?: number;
   sessionId: string;
   taskId: string;
   signal?: AbortSignal;

@@ -4,6 +4,7 @@ import { connectMcpServer, type McpServerTools } from '../../core/tools/mcp/mcp-
 import { loadOpenApiSpec } from '../../core/tools/openapi/openapi-spec';
 import { openApiSourceSchema, openApiTools } from '../../core/tools/openapi/openapi-tools';
 import { listTaskEvents } from '../../core/events/event-log';
+import { unaryCall } from '../../protos/clients';
 import { submitTask, waitForFinish } from '../support/grpc';
 import { McpTestServer } from '../support/mcp-test-server';
 import { seen, startPetStore } from '../support/pet-store';
@@ -64,4 +65,17 @@ it('runs MCP, OpenAPI and Python tools in an agent loop, feeding each result bac
   expect(status.metrics!.token_usage!.cost_usd).toBeCloseTo(0.25, 6);
   const observed = (await listTaskEvents(stack.pool, workflowId)).filter((e) => e.type === 'TOOL_OBSERVATION').map((e) => [e.payload.tool, e.payload.ok]);
   expect(observed).toEqual(expect.arrayContaining([['weather_forecast', true], ['pets_getPet', true], ['python_executor', true]]));
+});
+
+it('caps an AgentService task\'s Python programs at its config.memory_limit_mb', async () => {
+  const query = `memory hungry ${Date.now()}`;
+  const bomb = 'blocks = []\nwhile True:\n    blocks.append(bytearray(50 * 1024 * 1024))';
+  stack.model.on((_text, body) => JSON.stringify(body.messages).includes('"tool_call_id":"bomb"'), { content: 'the program ran out of memory' });
+  stack.model.on(query, { toolCalls: [{ id: 'bomb', name: 'python_executor', arguments: JSON.stringify({ code: bomb }) }] });
+  const response = await unaryCall(stack.client('agent'), 'ExecuteTask', { query, available_tools: ['python_executor'], config: { memory_limit_mb: 300 } });
+  expect(response).toMatchObject({ status: 'STATUS_CODE_OK', result: 'the program ran out of memory' });
+  const toolMessage = stack.model.requests
+    .flatMap((r) => (r.body.messages as Array<{ role: string; tool_call_id?: string; content?: string }>).filter((m) => m.tool_call_id === 'bomb'))
+    .at(-1)!;
+  expect(JSON.parse(toolMessage.content!)).toEqual({ category: 'execution', message: 'the Python program exceeded its memory limit of 300 MB' });
 });

@@ -28,7 +28,8 @@ export function pythonExecutorTool(sandbox: PythonSandbox, limits: { memoryMb: n
     }),
     async execute(args, context) {
       // The registry's own timeout stops waiting; the sandbox's kills the process a moment before.
-      const result = await sandbox.run(String(args.code), { timeoutMs: limits.timeoutMs - 100, memoryMb: limits.memoryMb, ...(context.signal ? { signal: context.signal } : {}) });
+      const memoryMb = Math.min(limits.memoryMb, context.memoryLimitMb ?? limits.memoryMb);
+      const result = await sandbox.run(String(args.code), { timeoutMs: limits.timeoutMs - 100, memoryMb, ...(context.signal ? { signal: context.signal } : {}) });
       if (result.error) {
         const printed = result.stdout ? `\nIt printed before:\n${result.stdout}` : '';
         throw new ToolError('execution', `${result.error.slice(-maxErrorChars)}${printed.slice(0, maxErrorChars)}`);
