@@ -14,6 +14,8 @@ const { loadPyodide } = require(process.argv[2]);
 const outputLimit = Number(process.argv[3]);
 
 const send = (message) => process.stdout.write(`${JSON.stringify(message)}\n`);
+// stdout carries only the protocol; anything the interpreter logs goes to stderr.
+console.log = (...args) => process.stderr.write(`${args.join(' ')}\n`);
 
 function capture() {
   const text = { chunks: [], size: 0, truncated: false };
