@@ -33,7 +33,7 @@ async function main(): Promise<void> {
       auth: createAuthenticator(pool, { enabled: config.authEnabled, perMinute: config.rateLimitPerMinute }),
       events,
       sessions: config.sessions,
-      gateway: createModelGateway(config.catalog, { aliases: config.modelAliases }),
+      gateway: createModelGateway(config.catalog, { aliases: config.modelAliases, pool }),
       cacheTtlSeconds: config.llm.cacheTtlSeconds,
       sandboxMemoryMb: config.sandbox.memoryMb,
       configuredToolSources: [...config.mcpServers.map((s) => `mcp:${s.name}`), ...config.openApiSources.map((s) => `openapi:${s.name}`)],

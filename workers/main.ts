@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   const activities = createActivities({
     pool,
     store: createRuntimeStore(pool),
-    gateway: createModelGateway(config.catalog, { aliases: config.modelAliases }),
+    gateway: createModelGateway(config.catalog, { aliases: config.modelAliases, pool }),
     cacheTtlSeconds: config.llm.cacheTtlSeconds,
     tools,
   });

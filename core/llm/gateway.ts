@@ -1,3 +1,4 @@
+import type { Pool } from 'pg';
 import type { ModelTier } from '../orchestration/plan';
 import { assistantMessage } from './chat-encoding';
 import { createChatModel, type ChatCompletion, type ChatDelta, type ChatRequest, type TokenCounts } from './chat-model';
@@ -48,6 +49,8 @@ export interface ModelGateway {
 export interface GatewayOptions {
   aliases?: ModelAliases;
   now?: () => number;
+  /** Shares the providers' per-minute limits with every process using this database. */
+  pool?: Pool;
 }
 
 export function createModelGateway(catalog: ModelCatalog, options: GatewayOptions = {}): ModelGateway {
@@ -56,7 +59,7 @@ export function createModelGateway(catalog: ModelCatalog, options: GatewayOption
   const providers = new Map(
     catalog.providers.map((provider) => {
       const client = { baseURL: provider.base_url, apiKey: provider.apiKey, timeoutMs: provider.timeout_ms };
-      return [provider.id, { guard: createProviderGuard(provider, resilience, now), chat: createChatModel(client), embedder: createEmbedder(client) }];
+      return [provider.id, { guard: createProviderGuard(provider, resilience, { now, ...(options.pool ? { pool: options.pool } : {}) }), chat: createChatModel(client), embedder: createEmbedder(client) }];
     }),
   );
   const providerOf = (id: string) => providers.get(id)!;

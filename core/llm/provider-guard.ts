@@ -1,11 +1,13 @@
 import { CircuitState, ConsecutiveBreaker, circuitBreaker, handleWhen, type CircuitBreakerPolicy } from 'cockatiel';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Pool } from 'pg';
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { CatalogProvider, Resilience } from './model-catalog';
 import { isProviderOutage } from './provider-errors';
 
 // What stands between the gateway and one provider: a circuit breaker (cockatiel) that opens after
 // consecutive outages and lets one probe through once half-open, the provider's requests- and
-// tokens-per-minute limits (rate-limiter-flexible, per process), and the wait a 429 asked for.
+// tokens-per-minute limits (rate-limiter-flexible; shared by every process through Postgres when
+// the gateway has a database, else per process), and the wait a 429 asked for.
 
 export type BreakerState = 'closed' | 'open' | 'half_open';
 
@@ -35,10 +37,16 @@ const breakerStates: Record<CircuitState, BreakerState> = {
   [CircuitState.Isolated]: 'open',
 };
 
-const perMinute = (points: number) => (points > 0 ? new RateLimiterMemory({ points, duration: 60 }) : undefined);
+/** A per-minute limiter: in Postgres (migration 011) when a pool is given, so every process shares it. */
+function perMinute(points: number, keyPrefix: string, pool: Pool | undefined): RateLimiterAbstract | undefined {
+  if (points <= 0) return undefined;
+  if (!pool) return new RateLimiterMemory({ points, duration: 60, keyPrefix });
+  return new RateLimiterPostgres({ storeClient: pool, tableName: 'weft_rate_limits', tableCreated: true, clearExpiredByTimeout: false, points, duration: 60, keyPrefix });
+}
 
 
-export function createProviderGuard(provider: CatalogProvider, resilience: Resilience, now: () => number = Date.now): ProviderGuard {
+export function createProviderGuard(provider: CatalogProvider, resilience: Resilience, options: { now: () => number; pool?: Pool }): ProviderGuard {
+  const { now } = options;
   const breaker: CircuitBreakerPolicy = circuitBreaker(handleWhen(isProviderOutage), {
     halfOpenAfter: resilience.breaker_half_open_after_ms,
     breaker: new ConsecutiveBreaker(resilience.breaker_failures),
@@ -49,11 +57,11 @@ export function createProviderGuard(provider: CatalogProvider, resilience: Resil
   // "open" may already mean "ready for a probe".
   const msUntilProbe = () => Math.max(0, openedAt + resilience.breaker_half_open_after_ms - now());
   const state = (): BreakerState => (breaker.state === CircuitState.Open && msUntilProbe() === 0 ? 'half_open' : breakerStates[breaker.state]);
-  const requests = perMinute(provider.requests_per_minute);
-  const tokens = perMinute(provider.tokens_per_minute);
+  const requests = perMinute(provider.requests_per_minute, 'provider-requests', options.pool);
+  const tokens = perMinute(provider.tokens_per_minute, 'provider-tokens', options.pool);
   let coolingUntil = 0;
 
-  const consume = async (limiter: RateLimiterMemory | undefined, points: number, what: string): Promise<Refusal | undefined> => {
+  const consume = async (limiter: RateLimiterAbstract | undefined, points: number, what: string): Promise<Refusal | undefined> => {
     if (!limiter || points <= 0) return undefined;
     try {
       await limiter.consume(provider.id, Math.min(points, limiter.points));

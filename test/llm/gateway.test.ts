@@ -1,3 +1,4 @@
+import { createPool } from '../../core/db/database';
 import { createModelGateway, type ModelGateway } from '../../core/llm/gateway';
 import { ModelUnavailableError, UnknownModelError } from '../../core/llm/gateway-errors';
 import type { ModelCatalog } from '../../core/llm/model-catalog';
@@ -151,4 +152,27 @@ it('embeds with the catalog\'s embedding model unless one is named', async () =>
   const gateway = createModelGateway(twoProviderCatalog());
   expect(await gateway.embed(['a', 'b'])).toMatchObject({ model: 'alpha-embedding', provider: 'OPENAI' });
   expect((await gateway.embed(['a'], 'other-embedding')).model).toBe('other-embedding');
+});
+
+it('shares a provider\'s per-minute limit between processes through the database', async () => {
+  const pool = createPool(process.env.DATABASE_URL!);
+  try {
+    // A provider id of its own, so no earlier run's minute counts here.
+    const provider = `shared-${Date.now().toString(36)}`;
+    const catalog = testCatalog(server.baseURL, (doc) => {
+      doc.providers = [{ id: provider, base_url: server.baseURL, requests_per_minute: 2 }];
+      doc.models = [{ id: CHEAP, provider, tier: 'MEDIUM' }];
+      doc.embedding = { provider, model: 'e' };
+      Object.assign(doc.resilience, { max_attempts: 1 });
+    });
+    // Two gateways on one database stand for an API and a worker.
+    const [api, worker] = [createModelGateway(catalog, { pool }), createModelGateway(catalog, { pool })];
+    server.on(() => true, { content: 'ok' });
+    await ask(api, 'one');
+    await ask(worker, 'two');
+    await expect(ask(api, 'three')).rejects.toMatchObject({ rateLimited: true, message: expect.stringContaining(`provider ${provider} is at its requests per minute limit`) });
+    expect(modelsAsked()).toEqual([CHEAP, CHEAP]);
+  } finally {
+    await pool.end();
+  }
 });
