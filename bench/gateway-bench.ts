@@ -2,12 +2,15 @@
 //
 // Overhead: the time from a caller's request to the provider receiving it (the scripted provider
 // stamps each request's arrival, in this process), through the gateway and through the `openai`
-// client called directly, interleaved in the same run. Cache hits: LLMService GenerateCompletion
-// with enable_caching answered from Postgres, as a gRPC client sees it, beside a cache miss.
+// client called directly, interleaved in the same run (plain, with token counting, and with the
+// providers' limits in Postgres as the API and workers keep them). Cache hits: LLMService
+// GenerateCompletion with enable_caching answered from Postgres, as a gRPC client sees it, beside
+// a cache miss.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import OpenAI from 'openai';
+import type { Pool } from 'pg';
 import { createAuthenticator } from '../api/auth';
 import { startGrpcServer } from '../api/grpc-server';
 import { createLlmService } from '../api/llm-service';
@@ -36,16 +39,22 @@ async function toProvider(provider: ScriptedModelServer, call: () => Promise<unk
   provider.requests.length = 0;
 }
 
-async function overhead(provider: ScriptedModelServer): Promise<Summary[]> {
+async function overhead(provider: ScriptedModelServer, pool: Pool): Promise<Summary[]> {
   const direct = new OpenAI({ baseURL: provider.baseURL, apiKey: 'bench', maxRetries: 0 });
   const plain = createModelGateway(testCatalog(provider.baseURL));
   // With a tokens-per-minute limit every call is counted with the tokenizer first.
   const counted = createModelGateway(testCatalog(provider.baseURL, (doc) => Object.assign(doc.providers[0]!, { tokens_per_minute: 1_000_000_000 })));
+  // Limits shared through Postgres, as the API and the workers run them: a round trip per limit.
+  const sharedLimits = createModelGateway(
+    testCatalog(provider.baseURL, (doc) => Object.assign(doc.providers[0]!, { requests_per_minute: 1_000_000_000, tokens_per_minute: 1_000_000_000 })),
+    { pool },
+  );
   const viaGateway = (gateway: ModelGateway) => () => gateway.complete({ tier: 'MEDIUM', messages: [userText(question)] });
   const paths: Array<[string, () => Promise<unknown>]> = [
     ['openai client, direct', () => direct.chat.completions.create({ model: TEST_MODEL, messages: [{ role: 'user', content: question }] })],
     ['through the gateway', viaGateway(plain)],
     ['through the gateway, tokens counted', viaGateway(counted)],
+    ['through the gateway, limits in Postgres', viaGateway(sharedLimits)],
   ];
   const latencies = paths.map(() => [] as number[]);
   for (let i = 0; i < warmup + calls; i += 1) {
@@ -54,8 +63,7 @@ async function overhead(provider: ScriptedModelServer): Promise<Summary[]> {
   return paths.map(([name], index) => summarize(`request -> provider: ${name}`, latencies[index]!, 0));
 }
 
-async function cacheHits(provider: ScriptedModelServer, databaseUrl: string): Promise<Summary[]> {
-  const pool = createPool(databaseUrl);
+async function cacheHits(provider: ScriptedModelServer, pool: Pool): Promise<Summary[]> {
   const auth = createAuthenticator(pool, { enabled: true });
   const gateway = createModelGateway(testCatalog(provider.baseURL));
   const tools = createWeftToolRegistry({ ...loadConfig({}), workspaceDir: mkdtempSync(path.join(tmpdir(), 'weft-bench-')) }, {});
@@ -82,7 +90,6 @@ async function cacheHits(provider: ScriptedModelServer, databaseUrl: string): Pr
   } finally {
     llm.close();
     await server.shutdown();
-    await pool.end();
   }
 }
 
@@ -91,11 +98,18 @@ async function main(): Promise<void> {
   provider.on(() => true, { content: 'Durable execution means a program survives crashes and resumes where it left off.' });
   await provider.start();
   try {
-    const rows = [...(await overhead(provider)), ...(await withScratchDatabase('weft_gateway_bench', (url) => cacheHits(provider, url)))];
+    const rows = await withScratchDatabase('weft_gateway_bench', async (url) => {
+      const pool = createPool(url);
+      try {
+        return [...(await overhead(provider, pool)), ...(await cacheHits(provider, pool))];
+      } finally {
+        await pool.end();
+      }
+    });
     printTable(rows.map((row) => ({ ...row, opsPerSecond: NaN })));
-    const added = rows[1]!.p50 - rows[0]!.p50;
-    console.log(`\ngateway overhead: +${added.toFixed(2)} ms p50 per call (target <= 2 ms); with token counting +${(rows[2]!.p50 - rows[0]!.p50).toFixed(2)} ms`);
-    console.log(`cache hit: ${rows[3]!.p50.toFixed(2)} ms p50 (target <= 5 ms)`);
+    const added = (row: number) => `+${(rows[row]!.p50 - rows[0]!.p50).toFixed(2)} ms`;
+    console.log(`\ngateway overhead: ${added(1)} p50 per call (target <= 2 ms); with token counting ${added(2)}; with limits in Postgres ${added(3)}`);
+    console.log(`cache hit: ${rows[4]!.p50.toFixed(2)} ms p50 (target <= 5 ms)`);
   } finally {
     await provider.stop();
   }
