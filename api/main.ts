@@ -6,7 +6,7 @@ import { migrateDatabase } from '../core/db/migrate';
 import { startEventFeed } from '../core/events/event-feed';
 import { createModelGateway } from '../core/llm/gateway';
 import { loadTemplateCatalog } from '../core/templates/template-catalog';
-import { createWeftToolRegistry, startToolSources } from '../core/tools';
+import { configuredToolSourceKeys, createWeftToolRegistry, startToolSources } from '../core/tools';
 import { createAuthenticator } from './auth';
 import { startApiServer } from './server';
 
@@ -36,7 +36,7 @@ async function main(): Promise<void> {
       gateway: createModelGateway(config.catalog, { aliases: config.modelAliases, pool }),
       cacheTtlSeconds: config.llm.cacheTtlSeconds,
       sandboxMemoryMb: config.sandbox.memoryMb,
-      configuredToolSources: [...config.mcpServers.map((s) => `mcp:${s.name}`), ...config.openApiSources.map((s) => `openapi:${s.name}`)],
+      configuredToolSources: configuredToolSourceKeys(config),
     },
     config.listen,
   );

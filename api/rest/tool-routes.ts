@@ -5,7 +5,7 @@ import { ZodError } from 'zod';
 import type { Principal } from '../../core/auth/api-keys';
 import type { ToolRegistry } from '../../core/tools/registry';
 import type { ToolMetadata } from '../../core/tools/tool';
-import { deleteToolSource, listToolSources, saveToolSource, toolSourceOf } from '../../core/tools/tool-source-store';
+import { deleteToolSource, listToolSources, saveToolSource, toolSourceKey, toolSourceOf } from '../../core/tools/tool-source-store';
 import { requireRole, type Authenticator } from '../auth';
 import { ApiError, invalidArgument, notFound, toServiceError } from '../grpc-errors';
 import { httpErrorOf, metadataOf } from './http-mapping';
@@ -89,7 +89,7 @@ export function registerToolRoutes(app: FastifyInstance, deps: ToolRouteDeps): v
       if (err instanceof ZodError) throw invalidArgument(`config: ${err.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
       throw invalidArgument((err as Error).message);
     }
-    if (deps.configuredSources.includes(`${source.kind}:${source.name}`)) {
+    if (deps.configuredSources.includes(toolSourceKey(source.kind, source.name))) {
       throw new ApiError(GrpcStatus.ALREADY_EXISTS, `a configured tool source is named ${source.name}`);
     }
     await saveToolSource(deps.pool, source, `${principal.tenantId}/${principal.userId}`, new Date());

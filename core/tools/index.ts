@@ -10,6 +10,7 @@ import { loadOpenApiSpec } from './openapi/openapi-spec';
 import { openApiTools, type OpenApiSource } from './openapi/openapi-tools';
 import { toolSources, type ToolSource } from './tool-sources';
 import { followStoredToolSources } from './stored-tool-sources';
+import { toolSourceKey } from './tool-source-store';
 import type { ToolMetrics } from './tool-metrics';
 import { loadToolPolicy } from './tool-policy';
 
@@ -53,6 +54,12 @@ export interface ToolSourceSettings {
   outbound: OutboundSettings;
 }
 
+/** The keys of the sources in configuration (runtime sources may not take them). */
+export const configuredToolSourceKeys = (settings: Pick<ToolSourceSettings, 'mcpServers' | 'openApiSources'>) => [
+  ...settings.mcpServers.map((server) => toolSourceKey('mcp', server.name)),
+  ...settings.openApiSources.map((source) => toolSourceKey('openapi', source.name)),
+];
+
 /**
  * Registers the tools of MCP servers and OpenAPI specs, from configuration and (with a database)
  * those registered at runtime, each as it becomes reachable; close() disconnects them all.
@@ -66,9 +73,9 @@ export async function startToolSources(
   const log = (line: string) => console.log(line);
   const mcpHttp = outboundFor('MCP_ALLOWED_DOMAINS', settings.outbound.mcpAllowedDomains, settings.outbound, options.metrics);
   const openApiHttp = outboundFor('OPENAPI_ALLOWED_DOMAINS', settings.outbound.openapiAllowedDomains, settings.outbound, options.metrics);
-  const mcp = (server: McpServerConfig): ToolSource => ({ key: `mcp:${server.name}`, load: () => connectMcpServer(server, mcpHttp, env) });
+  const mcp = (server: McpServerConfig): ToolSource => ({ key: toolSourceKey('mcp', server.name), load: () => connectMcpServer(server, mcpHttp, env) });
   const openApi = (source: OpenApiSource): ToolSource => ({
-    key: `openapi:${source.name}`,
+    key: toolSourceKey('openapi', source.name),
     load: async () => {
       const spec = await loadOpenApiSpec(source.spec_url ? { url: source.spec_url } : { file: source.spec_file! }, openApiHttp, settings.openApiMaxSpecBytes);
       return { tools: openApiTools(spec, source, openApiHttp, env) };

@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import { listenFor } from '../db/notification-listener';
-import { listToolSources, toolSourcesChannel, type StoredToolSource } from './tool-source-store';
+import { listToolSources, toolSourceKey, toolSourcesChannel, type StoredToolSource } from './tool-source-store';
 import type { ToolSource, ToolSources } from './tool-sources';
 
 /**
@@ -18,7 +18,7 @@ export async function followStoredToolSources(
   let syncing: Promise<void> = Promise.resolve();
   const sync = () => {
     syncing = syncing.then(async () => {
-      const stored = new Map((await listToolSources(pool)).map((source) => [`${source.kind}:${source.name}`, source]));
+      const stored = new Map((await listToolSources(pool)).map((source) => [toolSourceKey(source.kind, source.name), source]));
       for (const [key, source] of stored) {
         if (followed.has(key) || sources.keys().includes(key)) continue;
         followed.add(key);

@@ -9,6 +9,9 @@ export const toolSourcesChannel = 'weft_tool_sources';
 
 export type StoredToolSource = { name: string; kind: 'mcp'; config: McpServerConfig } | { name: string; kind: 'openapi'; config: OpenApiSource };
 
+/** A source's identity among all sources, configured or stored: "mcp:<name>" or "openapi:<name>". */
+export const toolSourceKey = (kind: StoredToolSource['kind'], name: string) => `${kind}:${name}`;
+
 export class ToolSourceExistsError extends Error {
   override name = 'ToolSourceExistsError';
   constructor(source: string) {
