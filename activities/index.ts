@@ -1,22 +1,25 @@
-import { createAgentLifecycleActivities } from './agent-lifecycle';
-import { createApprovalActivities } from './approvals';
-import type { ActivityDeps } from './deps';
-import { createModelStepActivities } from './model-step';
-import { createRoutingActivities } from './routing';
-import { createTaskLifecycleActivities } from './task-lifecycle';
-import { createToolCallActivities } from './tool-call';
+import { createTaskRun, type TaskRunDeps } from '../core/tasks/run/task-run';
+import { createLifecycleActivities } from './lifecycle-activities';
+import { createModelActivities } from './model-activities';
+import { createStoreActivities } from './store-activities';
+import { createToolActivities } from './tool-activities';
 
-export type { ActivityDeps } from './deps';
+// Activities are adapters: each is one call into the task run (core/tasks/run/task-run.ts), with the
+// heartbeat and the error mapping Temporal needs. The groups match the stubs' timeouts.
 
-/** Every activity the worker registers, bound to its dependencies. */
-export function createActivities(deps: ActivityDeps) {
+export type LifecycleActivities = ReturnType<typeof createLifecycleActivities>;
+export type StoreActivities = ReturnType<typeof createStoreActivities>;
+export type ModelActivities = ReturnType<typeof createModelActivities>;
+export type ToolActivities = ReturnType<typeof createToolActivities>;
+
+/** Every activity the worker registers, bound to one task run. */
+export function createActivities(deps: TaskRunDeps) {
+  const taskRun = createTaskRun(deps);
   return {
-    ...createTaskLifecycleActivities(deps),
-    ...createRoutingActivities(deps),
-    ...createApprovalActivities(deps),
-    ...createAgentLifecycleActivities(deps),
-    ...createModelStepActivities(deps),
-    ...createToolCallActivities(deps),
+    ...createLifecycleActivities(taskRun),
+    ...createStoreActivities(taskRun),
+    ...createModelActivities(taskRun),
+    ...createToolActivities(taskRun),
   };
 }
 

@@ -2,12 +2,11 @@ import type { ServerWritableStream } from '@grpc/grpc-js';
 import type { Pool } from 'pg';
 import type { TokenCounts } from '../core/llm/chat-model';
 import type { ModelGateway, ModelRequest, Served } from '../core/llm/gateway';
-import { isModelFailure } from '../core/llm/provider-errors';
 import { answerWithCache, cacheKeyOf } from '../core/llm/response-cache';
 import { recordGatewayUsage } from '../core/llm/usage-records';
 import type { Principal } from '../core/auth/api-keys';
 import type { TaskMetadata__Output } from '../protos/generated/shannon/common/TaskMetadata';
-import { complexityFromModel, heuristicComplexity } from '../core/orchestration/complexity';
+import { decideComplexity, heuristicComplexity } from '../core/orchestration/complexity';
 import { modelTiers } from '../core/orchestration/plan';
 import type { ToolRegistry } from '../core/tools/registry';
 import { textOf, userText } from '../core/transcript';
@@ -135,20 +134,9 @@ export function createLlmService(deps: LlmDeps): LLMServiceHandlers {
       const tools = request.available_tools.length > 0 ? request.available_tools : deps.tools.list().map((t) => t.name);
       const medium = deps.gateway.firstChoice('MEDIUM');
       const heuristic = heuristicComplexity(request.query, 1500, medium ? (medium.prompt_per_1k + medium.completion_per_1k) / 2 : 0);
-      // A small model decides when it answers; the documented heuristic when it does not.
-      const fromModel =
-        heuristic.recommended_mode === 'SIMPLE'
-          ? undefined
-          : await complexityFromModel(request.query, tools, (prompt) =>
-              deps.gateway.complete({ tier: 'SMALL', messages: [userText(prompt)] }).then(
-                (reply) => textOf(reply.message),
-                (err: unknown) => {
-                  if (isModelFailure(err)) return undefined;
-                  throw err;
-                },
-              ),
-            );
-      const verdict = fromModel ?? heuristic;
+      const verdict = await decideComplexity(heuristic, request.query, tools, (prompt) =>
+        deps.gateway.complete({ tier: 'SMALL', messages: [userText(prompt)] }).then((reply) => textOf(reply.message)),
+      );
       return {
         recommended_mode: `EXECUTION_MODE_${verdict.recommended_mode}`,
         complexity_score: verdict.complexity_score,

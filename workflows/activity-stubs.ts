@@ -1,22 +1,23 @@
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
-import type { WeftActivities } from '../activities';
+import type { LifecycleActivities, ModelActivities, StoreActivities, ToolActivities } from '../activities';
 
-// Every activity the workflows call, with its timeouts and retries, declared once.
+// Every activity the workflows call, with its timeouts and retries, declared once. Each stub knows
+// only its own group, so calling an activity through the wrong stub does not compile.
 
 // Store writes take milliseconds; a short timeout lets a retry follow a dead worker quickly.
-export const storeActivities = proxyActivities<WeftActivities>({
+export const storeActivities = proxyActivities<StoreActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds' },
 });
 
 // Model calls are long but heartbeat, so a dead worker is noticed within the heartbeat timeout.
-export const modelActivities = proxyActivities<WeftActivities>({
+export const modelActivities = proxyActivities<ModelActivities>({
   startToCloseTimeout: '5 minutes',
   heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
 });
 
-export const toolActivities = proxyActivities<WeftActivities>({
+export const toolActivities = proxyActivities<ToolActivities>({
   startToCloseTimeout: '2 minutes',
   heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 3 },
@@ -26,7 +27,7 @@ export const toolActivities = proxyActivities<WeftActivities>({
 // without a round trip through the task queue. A local activity's input is not in history, so a
 // workflow task that fails after one ran may propose it again with a later workflow time: the start
 // therefore uses the workflow's start time, and the end accepts that its change is already recorded.
-export const lifecycleActivities = proxyLocalActivities<WeftActivities>({
+export const lifecycleActivities = proxyLocalActivities<LifecycleActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds' },
 });

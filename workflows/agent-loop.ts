@@ -1,8 +1,11 @@
-import type { Budget, ToolCallRequest } from '../activities/model-step';
 import type { HistoryPolicy } from '../core/llm/history-compression';
 import type { ModelTier } from '../core/orchestration/plan';
+import type { Budget } from '../core/tasks/run/budget';
+import type { ModelStepInput, ToolCallRequest } from '../core/tasks/run/model-step';
+import type { ToolCallInput } from '../core/tasks/run/tool-step';
 import { modelActivities, storeActivities, toolActivities } from './activity-stubs';
 import type { AwaitApproval } from './approval-gate';
+import type { TaskScope } from './task-scope';
 
 // The agent loop shared by a single-agent task and each agent of a COMPLEX task: one activity per
 // model step, one per tool call, results fed back, until a final answer or max iterations.
@@ -20,21 +23,16 @@ export interface AgentLoopState {
   model: string;
 }
 
-/** Which task (and whose) an agent works for. */
-export interface TaskScope {
-  taskId: string;
-  taskWorkflowId: string;
-  tenantId: string;
-  userId: string;
-  /** The submitting caller's roles (absent in tasks started before roles were passed on). */
-  roles?: string[];
-  sessionId: string;
-  query: string;
-}
-
-export interface AgentLoopParams extends TaskScope {
+/** The store run an agent loop writes to: the task's own run, or an agent's child run (with its store agent). */
+export interface LoopRun {
   runId: string;
   runAgentId?: string;
+}
+
+export interface AgentLoopParams {
+  task: TaskScope;
+  run: LoopRun;
+  /** The task's agent, as users see it. */
   agentId: string;
   seed: string;
   system?: string;
@@ -70,28 +68,91 @@ async function inBatches<T, R>(items: T[], size: number, run: (item: T) => Promi
   return results;
 }
 
+/** The store run's fields, as every activity of the loop carries them. */
+const runFields = (run: LoopRun) => ({ runId: run.runId, ...(run.runAgentId ? { runAgentId: run.runAgentId } : {}) });
+
+function modelStepInput(params: AgentLoopParams, state: AgentLoopState): ModelStepInput {
+  return {
+    ...runFields(params.run),
+    sessionId: params.task.sessionId,
+    taskId: params.task.taskId,
+    workflowId: params.task.taskWorkflowId,
+    agentId: params.agentId,
+    step: state.step,
+    ...(state.step === 0 ? { seed: params.seed } : {}),
+    ...(params.system ? { system: params.system } : {}),
+    toolResultsFor: state.toolResultsFor,
+    tools: params.tools,
+    ...(params.tier ? { tier: params.tier } : {}),
+    budget: params.budget,
+    ...(params.history ? { history: params.history } : {}),
+    ...(params.cacheModelSteps ? { cacheFor: params.task.tenantId } : {}),
+    stepAtMs: Date.now(),
+  };
+}
+
+function toolCallInput(params: AgentLoopParams, call: ToolCallRequest): ToolCallInput {
+  const { task } = params;
+  return {
+    ...runFields(params.run),
+    sessionId: task.sessionId,
+    taskId: task.taskId,
+    workflowId: task.taskWorkflowId,
+    tenantId: task.tenantId,
+    userId: task.userId,
+    ...(task.roles ? { roles: task.roles } : {}),
+    ...(params.sandboxMemoryMb ? { sandboxMemoryMb: params.sandboxMemoryMb } : {}),
+    agentId: params.agentId,
+    call,
+    atMs: Date.now(),
+  };
+}
+
+type Approved = { kind: 'approved'; calls: ToolCallRequest[] } | Extract<AgentLoopResult, { kind: 'rejected' | 'approval_timeout' }>;
+
+/** The step's tool calls that may run: dangerous ones wait for a person (an admin's own task asks nobody). */
+async function approvedCalls(params: AgentLoopParams, requested: ToolCallRequest[], state: AgentLoopState): Promise<Approved> {
+  const { task } = params;
+  const calls: ToolCallRequest[] = [];
+  for (const call of requested) {
+    if (!params.dangerousTools.includes(call.name) || task.roles?.includes('admin')) {
+      calls.push(call);
+      continue;
+    }
+    const decision = await params.awaitApproval(
+      {
+        approvalId: `${params.run.runId}/tool/${call.id}`,
+        taskId: task.taskId,
+        taskWorkflowId: task.taskWorkflowId,
+        ...runFields(params.run),
+        agentId: params.agentId,
+        tenantId: task.tenantId,
+        userId: task.userId,
+        sessionId: task.sessionId,
+        query: task.query,
+        kind: 'tool',
+        proposedAction: { tool: call.name, arguments: call.arguments },
+        reason: `${call.name} is a dangerous tool`,
+        timeoutMs: params.approvalTimeoutMs,
+      },
+      async (modified) => {
+        const check = await checkToolArguments({ tool: call.name, argumentsText: modified });
+        return check.ok ? undefined : check.error;
+      },
+    );
+    if (decision.outcome === 'timeout') return { kind: 'approval_timeout', state };
+    if (decision.outcome === 'rejected') return { kind: 'rejected', feedback: decision.feedback, state };
+    calls.push(decision.modifiedAction ? { ...call, arguments: JSON.parse(decision.modifiedAction) as Record<string, unknown> } : call);
+  }
+  return { kind: 'approved', calls };
+}
+
 export async function runAgentLoop(params: AgentLoopParams, from: AgentLoopState): Promise<AgentLoopResult> {
   const state = { ...from, toolResultsFor: [...from.toolResultsFor] };
-  const owner = { runId: params.runId, ...(params.runAgentId ? { runAgentId: params.runAgentId } : {}), sessionId: params.sessionId };
   let stepsHere = 0;
   for (;;) {
     if (stepsHere >= params.stepsPerHistory) return { kind: 'continue', state };
-    const step = await runModelStep({
-      ...owner,
-      taskId: params.taskId,
-      workflowId: params.taskWorkflowId,
-      agentId: params.agentId,
-      step: state.step,
-      ...(state.step === 0 ? { seed: params.seed } : {}),
-      ...(params.system ? { system: params.system } : {}),
-      toolResultsFor: state.toolResultsFor,
-      tools: params.tools,
-      ...(params.tier ? { tier: params.tier } : {}),
-      budget: params.budget,
-      ...(params.history ? { history: params.history } : {}),
-      ...(params.cacheModelSteps ? { cacheFor: params.tenantId } : {}),
-      stepAtMs: Date.now(),
-    });
+    const step = await runModelStep(modelStepInput(params, state));
     if (step.kind === 'session_ended') return { kind: 'session_ended', state };
     if (step.kind === 'over_budget') return { kind: 'over_budget', reason: step.reason, state };
     state.step += 1;
@@ -105,54 +166,9 @@ export async function runAgentLoop(params: AgentLoopParams, from: AgentLoopState
     if (state.step >= params.maxIterations) {
       return { kind: 'answered', text: step.text || `stopped after ${params.maxIterations} iterations without a final answer`, state };
     }
-
-    const calls: ToolCallRequest[] = [];
-    for (const call of step.toolCalls) {
-      // An admin's own task runs its dangerous tools without asking anyone.
-      if (!params.dangerousTools.includes(call.name) || params.roles?.includes('admin')) {
-        calls.push(call);
-        continue;
-      }
-      const decision = await params.awaitApproval(
-        {
-          approvalId: `${params.runId}/tool/${call.id}`,
-          taskId: params.taskId,
-          taskWorkflowId: params.taskWorkflowId,
-          runId: params.runId,
-          ...(params.runAgentId ? { runAgentId: params.runAgentId } : {}),
-          agentId: params.agentId,
-          tenantId: params.tenantId,
-          userId: params.userId,
-          sessionId: params.sessionId,
-          query: params.query,
-          kind: 'tool',
-          proposedAction: { tool: call.name, arguments: call.arguments },
-          reason: `${call.name} is a dangerous tool`,
-          timeoutMs: params.approvalTimeoutMs,
-        },
-        async (modified) => {
-          const check = await checkToolArguments({ tool: call.name, argumentsText: modified });
-          return check.ok ? undefined : check.error;
-        },
-      );
-      if (decision.outcome === 'timeout') return { kind: 'approval_timeout', state };
-      if (decision.outcome === 'rejected') return { kind: 'rejected', feedback: decision.feedback, state };
-      calls.push(decision.modifiedAction ? { ...call, arguments: JSON.parse(decision.modifiedAction) as Record<string, unknown> } : call);
-    }
-    await inBatches(calls, params.toolParallelism, (call) =>
-      runToolCall({
-        ...owner,
-        taskId: params.taskId,
-        workflowId: params.taskWorkflowId,
-        tenantId: params.tenantId,
-        userId: params.userId,
-        ...(params.roles ? { roles: params.roles } : {}),
-        ...(params.sandboxMemoryMb ? { sandboxMemoryMb: params.sandboxMemoryMb } : {}),
-        agentId: params.agentId,
-        call,
-        atMs: Date.now(),
-      }),
-    );
-    state.toolResultsFor = calls.map((call) => call.id);
+    const approved = await approvedCalls(params, step.toolCalls, state);
+    if (approved.kind !== 'approved') return approved;
+    await inBatches(approved.calls, params.toolParallelism, (call) => runToolCall(toolCallInput(params, call)));
+    state.toolResultsFor = approved.calls.map((call) => call.id);
   }
 }

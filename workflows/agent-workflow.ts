@@ -1,10 +1,12 @@
 import { CancellationScope, continueAsNew, isCancellation, workflowInfo } from '@temporalio/workflow';
 import type { HistoryPolicy } from '../core/llm/history-compression';
 import type { AgentTask } from '../core/orchestration/plan';
+import type { AgentRunInput } from '../core/tasks/run/agent-runs';
 import { storeActivities } from './activity-stubs';
 import { createApprovalGate } from './approval-gate';
-import { initialLoopState, runAgentLoop, type AgentLoopResult, type AgentLoopState, type TaskScope } from './agent-loop';
-import { budgetOf, type TaskSettings } from './settings';
+import { initialLoopState, runAgentLoop, type AgentLoopResult, type AgentLoopState } from './agent-loop';
+import { taskScopeOf, type TaskScope } from './task-scope';
+import { loopSettingsOf, type TaskSettings } from './settings';
 
 const { startAgent, finishAgent } = storeActivities;
 
@@ -33,13 +35,14 @@ function seedFor(input: AgentWorkflowInput): string {
 
 /** One agent of a COMPLEX task: its own child run in the store, its own loop, its own approvals. */
 export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWorkflowResult> {
+  // The agent's own run is keyed by its child workflow's id.
   const runId = workflowInfo().workflowId;
-  const run = { taskId: input.taskId, workflowId: input.taskWorkflowId, sessionId: input.sessionId, agentId: input.agent.id, runId };
+  const agentRun: Omit<AgentRunInput, 'atMs'> = { taskId: input.taskId, workflowId: input.taskWorkflowId, sessionId: input.sessionId, agentId: input.agent.id, runId };
   const awaitApproval = createApprovalGate({});
 
   let runAgentId = input.resume?.runAgentId ?? '';
   if (!input.resume) {
-    const started = await startAgent({ ...run, atMs: Date.now() });
+    const started = await startAgent({ ...agentRun, atMs: Date.now() });
     if (!started.proceed) return { kind: 'session_ended', state: initialLoopState };
     runAgentId = started.runAgentId;
   }
@@ -49,29 +52,16 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWor
   try {
     result = await runAgentLoop(
       {
-        taskId: input.taskId,
-        taskWorkflowId: input.taskWorkflowId,
-        tenantId: input.tenantId,
-        userId: input.userId,
-        ...(input.roles ? { roles: input.roles } : {}),
-        sessionId: input.sessionId,
-        query: input.query,
-        runId,
-        runAgentId,
+        task: taskScopeOf(input),
+        run: { runId, runAgentId },
         agentId: input.agent.id,
         seed: seedFor(input),
         system: 'You are one agent of a team. Do your part of the task and answer with its result.',
         tools: input.agent.tools,
         dangerousTools: input.dangerousTools,
         tier: input.agent.tier,
-        maxIterations: input.settings.maxIterations,
-        stepsPerHistory: input.settings.stepsPerHistory,
+        ...loopSettingsOf(input.settings),
         ...(history ? { history } : {}),
-        ...(input.settings.cacheModelSteps ? { cacheModelSteps: true } : {}),
-        ...(input.settings.sandboxMemoryMb ? { sandboxMemoryMb: input.settings.sandboxMemoryMb } : {}),
-        toolParallelism: input.settings.toolParallelism,
-        budget: budgetOf(input.settings),
-        approvalTimeoutMs: input.settings.approvalTimeoutMs,
         awaitApproval,
       },
       input.resume ?? initialLoopState,
@@ -80,7 +70,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWor
     const cancelled = isCancellation(err);
     // The run's end is recorded even when this workflow is being cancelled.
     await CancellationScope.nonCancellable(() =>
-      finishAgent({ ...run, status: cancelled ? 'CANCELLED' : 'FAILED', result: '', error: cancelled ? '' : String((err as Error).message), atMs: Date.now() }),
+      finishAgent({ ...agentRun, status: cancelled ? 'CANCELLED' : 'FAILED', result: '', error: cancelled ? '' : String((err as Error).message), atMs: Date.now() }),
     );
     throw err;
   }
@@ -88,7 +78,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWor
 
   const stoppedByPerson = result.kind === 'session_ended' || result.kind === 'rejected' || result.kind === 'approval_timeout';
   await finishAgent({
-    ...run,
+    ...agentRun,
     status: result.kind === 'answered' ? 'COMPLETED' : stoppedByPerson ? 'CANCELLED' : 'FAILED',
     result: result.kind === 'answered' ? result.text : '',
     error: result.kind === 'answered' ? '' : result.kind === 'over_budget' ? result.reason : result.kind,

@@ -1,5 +1,5 @@
 import { CancellationScope, condition, isCancellation, log, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import type { ApprovalRequestInput } from '../activities/approvals';
+import type { ApprovalRequestInput } from '../core/tasks/run/approval-changes';
 import { storeActivities } from './activity-stubs';
 import { approvalDecisionSignal, type ApprovalDecision, type PendingApprovalView } from './messages';
 import { awaitingApprovalKey } from './search-attributes';

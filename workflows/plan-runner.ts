@@ -1,16 +1,12 @@
-import { CancellationScope, ChildWorkflowCancellationType, executeChild, isCancellation, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, ChildWorkflowCancellationType, executeChild, isCancellation } from '@temporalio/workflow';
 import type { AgentTask, Plan } from '../core/orchestration/plan';
+import type { TaskScope } from './task-scope';
 import type { AgentWorkflowInput, AgentWorkflowResult, agentWorkflow } from './agent-workflow';
 import type { AgentView } from './messages';
 import type { TaskSettings } from './settings';
 
 export interface PlanContext {
-  taskId: string;
-  tenantId: string;
-  userId: string;
-  roles?: string[];
-  sessionId: string;
-  query: string;
+  task: TaskScope;
   dangerousTools: string[];
   settings: TaskSettings;
   agents: AgentView[];
@@ -33,7 +29,7 @@ export function readyAgents(plan: Plan, done: ReadonlySet<string>, running: Read
  * answer stops the others.
  */
 export async function runPlan(plan: Plan, context: PlanContext): Promise<PlanOutcome> {
-  const taskWorkflowId = workflowInfo().workflowId;
+  const { taskWorkflowId } = context.task;
   const results = new Map<string, string>();
   const running = new Map<string, Promise<[string, AgentOutcome]>>();
   const view = (agentId: string) => context.agents.find((a) => a.agentId === agentId)!;
@@ -41,13 +37,7 @@ export async function runPlan(plan: Plan, context: PlanContext): Promise<PlanOut
 
   const start = (agent: AgentTask) => {
     const input: AgentWorkflowInput = {
-      taskId: context.taskId,
-      taskWorkflowId,
-      tenantId: context.tenantId,
-      userId: context.userId,
-      ...(context.roles ? { roles: context.roles } : {}),
-      sessionId: context.sessionId,
-      query: context.query,
+      ...context.task,
       agent,
       dependencyResults: agent.dependencies.map((id) => ({ agentId: id, result: results.get(id)! })),
       dangerousTools: context.dangerousTools,

@@ -1,4 +1,4 @@
-import type { Budget } from '../activities/model-step';
+import type { Budget } from '../core/tasks/run/budget';
 import type { TaskSettings } from '../core/orchestration/task-settings';
 
 export type { TaskSettings };
@@ -9,5 +9,18 @@ export function budgetOf(settings: TaskSettings): Budget {
     ...(settings.taskTokenBudget > 0 ? { taskTokens: settings.taskTokenBudget } : {}),
     ...(settings.agentTokenBudget > 0 ? { agentTokens: settings.agentTokenBudget } : {}),
     ...(settings.taskCostLimitUsd > 0 ? { taskCostUsd: settings.taskCostLimitUsd } : {}),
+  };
+}
+
+/** The agent-loop settings every agent of a task shares (its history policy may be its own). */
+export function loopSettingsOf(settings: TaskSettings) {
+  return {
+    maxIterations: settings.maxIterations,
+    stepsPerHistory: settings.stepsPerHistory,
+    ...(settings.cacheModelSteps ? { cacheModelSteps: true } : {}),
+    ...(settings.sandboxMemoryMb ? { sandboxMemoryMb: settings.sandboxMemoryMb } : {}),
+    toolParallelism: settings.toolParallelism,
+    budget: budgetOf(settings),
+    approvalTimeoutMs: settings.approvalTimeoutMs,
   };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parsePlanText } from './plan';
+import { isModelFailure } from '../llm/provider-errors';
 
 // Complexity analysis picks the execution mode (seed 000's AnalyzeComplexity). A small model gives a
 // schema-validated verdict; when no model answers, or it answers badly, this documented heuristic
@@ -79,13 +80,23 @@ export const complexityPrompt = (query: string, tools: readonly string[]) =>
  * undefined) or the answer is not a valid non-SIMPLE verdict. A model's SIMPLE needs a direct tool
  * call, which only the heuristic provides.
  */
-export async function complexityFromModel(
+/**
+ * The documented decision: a SIMPLE heuristic verdict stands; otherwise a small model's verdict when
+ * it gives one, else the heuristic's. A model that is refused, down or answers nonsense leaves the
+ * heuristic in charge; any other error is the caller's.
+ */
+export async function decideComplexity(
+  heuristic: ComplexityVerdict,
   query: string,
   tools: readonly string[],
-  ask: (prompt: string) => Promise<string | undefined>,
-): Promise<ComplexityVerdict | undefined> {
-  const reply = await ask(complexityPrompt(query, tools));
-  if (reply === undefined) return undefined;
+  ask: (prompt: string) => Promise<string>,
+): Promise<ComplexityVerdict> {
+  if (heuristic.recommended_mode === 'SIMPLE') return heuristic;
+  const reply = await ask(complexityPrompt(query, tools)).catch((err: unknown) => {
+    if (isModelFailure(err)) return undefined;
+    throw err;
+  });
+  if (reply === undefined) return heuristic;
   const parsed = complexityVerdictSchema.safeParse(parsePlanText(reply));
-  return parsed.success && parsed.data.recommended_mode !== 'SIMPLE' ? { ...parsed.data, source: 'model' } : undefined;
+  return parsed.success && parsed.data.recommended_mode !== 'SIMPLE' ? { ...parsed.data, source: 'model' } : heuristic;
 }

@@ -11,7 +11,16 @@ export const RecordType = {
   TranscriptAppended: 'transcript_messages_appended',
   /** Older turns replaced by a summary (history compression). */
   TranscriptCompacted: 'transcript_compacted',
+  /** A tool call's outcome, keyed by its tool-call id. */
+  ToolResult: 'tool_result',
+  /** A routing model call's reply (complexity analysis, decomposition). */
+  ModelReply: 'model_reply',
+  ApprovalRequested: 'approval_requested',
+  ApprovalDecided: 'approval_decided',
 } as const;
+
+/** Every record type Weft writes; the store itself accepts any type its caller names. */
+export type RecordType = (typeof RecordType)[keyof typeof RecordType];
 
 /** Record types only lifecycle methods may write; appendRunRecord refuses them. */
 export const lifecycleRecordTypes: ReadonlySet<string> = new Set([

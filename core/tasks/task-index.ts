@@ -181,3 +181,22 @@ export async function countRunningTasks(db: Queryable, tenantId: string): Promis
   const { rows } = await db.query<{ n: string }>(`SELECT count(*) AS n FROM tasks WHERE tenant_id = $1 AND status IN ('QUEUED', 'RUNNING')`, [tenantId]);
   return Number(rows[0]!.n);
 }
+
+/**
+ * A completed answer to the same question (whitespace and case folded) by the same user of the
+ * same tenant within `withinHours`: SIMPLE's cached answer. Answers are never shared across users.
+ */
+export async function findRecentAnswer(
+  db: Queryable,
+  asker: { taskId: string; tenantId: string; userId: string; query: string },
+  withinHours: number,
+): Promise<string | undefined> {
+  const normalised = asker.query.trim().replace(/\s+/g, ' ').toLowerCase();
+  const rows = await db.query<{ result: string }>(
+    `SELECT result FROM tasks WHERE tenant_id = $1 AND user_id = $2 AND status = 'COMPLETED' AND task_id <> $4
+       AND lower(regexp_replace(btrim(query), '\\s+', ' ', 'g')) = $3 AND completed_at > now() - make_interval(hours => $5)
+     ORDER BY completed_at DESC LIMIT 1`,
+    [asker.tenantId, asker.userId, normalised, asker.taskId, withinHours],
+  );
+  return rows.rows[0]?.result;
+}

@@ -1,9 +1,9 @@
 import type { Pool } from 'pg';
-import { withTransaction } from '../core/db/transaction';
-import { appendTaskEvent, type NewTaskEvent } from '../core/events/event-log';
-import type { EventType } from '../core/events/event-types';
+import { withTransaction } from '../../db/transaction';
+import { appendTaskEvent, type NewTaskEvent } from '../../events/event-log';
+import type { EventType } from '../../events/event-types';
 
-/** An event of a task's stream, keyed under its workflow so a retried activity appends it once. */
+/** An event of a task's stream, keyed under its workflow so a retried write appends it once. */
 export function taskEvent(
   workflowId: string,
   key: string,

@@ -1,8 +1,7 @@
-import type { ModelRequest } from '../core/llm/gateway';
-import { answerWithCache, cacheKeyOf, type CacheAnswer } from '../core/llm/response-cache';
-import type { ActivityDeps } from './deps';
-import { whileHeartbeating } from './heartbeat';
+import type { ModelRequest } from '../../llm/gateway';
+import { answerWithCache, cacheKeyOf, type CacheAnswer } from '../../llm/response-cache';
 import { partialOutputPublisher } from './partial-output';
+import type { StepContext, TaskRunDeps } from './task-run-deps';
 
 export interface StepAsk {
   /** The task's workflow, whose live readers get the text as it streams. */
@@ -18,14 +17,15 @@ export interface StepAsk {
  * live readers. remember() keeps a fresh answer, inside the transaction that stores the step.
  */
 export async function stepCompletion(
-  { gateway, pool, cacheTtlSeconds }: Pick<ActivityDeps, 'gateway' | 'pool' | 'cacheTtlSeconds'>,
+  { gateway, pool, cacheTtlSeconds }: Pick<TaskRunDeps, 'gateway' | 'pool' | 'cacheTtlSeconds'>,
   ask: StepAsk,
   request: ModelRequest,
+  step: StepContext,
 ): Promise<CacheAnswer> {
   const cache = { tenantId: ask.cacheFor ?? '', key: ask.cacheFor ? cacheKeyOf(request, '') : undefined, ttlSeconds: cacheTtlSeconds };
   return answerWithCache(pool, cache, async () => {
     const partials = ask.workflowId ? partialOutputPublisher(pool, ask.workflowId, ask.agentId) : undefined;
-    return whileHeartbeating(async () => {
+    return step.keepAlive(async () => {
       try {
         return await gateway.complete({ ...request, ...(partials ? { onPartial: (text: string) => partials.add(text) } : {}) });
       } finally {

@@ -1,6 +1,6 @@
-import type { Queryable } from '../core/db/transaction';
-import { publishLiveEvent } from '../core/events/event-log';
-import { EventType } from '../core/events/event-types';
+import type { Queryable } from '../../db/transaction';
+import { publishLiveEvent } from '../../events/event-log';
+import { EventType } from '../../events/event-types';
 
 // A model step's text as it streams, to the task's live readers as LLM_PARTIAL events. They are
 // live-only: not stored, never replayed, and repeated when a step is retried; the step's stored

@@ -1,5 +1,5 @@
-import { ENGINE_CANCELED_REASON, EventConflictError, type AlsoWrite, type RecordWrite, type RuntimeStore, type TerminalStatus } from '../core/store';
-import { cancellationIntentRecord, runCompletedRecord, type RunOwner } from './task-records';
+import { ENGINE_CANCELED_REASON, EventConflictError, type AlsoWrite, type RecordWrite, type RuntimeStore, type TerminalStatus } from '../../store';
+import { cancellationIntentRecord, runCompletedRecord, type RecordOwner } from './run-records';
 
 export interface RunEnding {
   status: TerminalStatus;
@@ -14,7 +14,7 @@ export interface RunEnding {
  * the intent first (a reason already requested wins), and a cancellation without any request is the
  * engine's.
  */
-export async function endRun(store: RuntimeStore, owner: RunOwner, ending: RunEnding, alsoWrite?: AlsoWrite<RecordWrite>): Promise<void> {
+export async function endRun(store: RuntimeStore, owner: RecordOwner, ending: RunEnding, alsoWrite?: AlsoWrite<RecordWrite>): Promise<void> {
   try {
     await writeEnding(store, owner, ending, alsoWrite);
   } catch (err) {
@@ -24,7 +24,7 @@ export async function endRun(store: RuntimeStore, owner: RunOwner, ending: RunEn
   }
 }
 
-async function writeEnding(store: RuntimeStore, owner: RunOwner, ending: RunEnding, alsoWrite?: AlsoWrite<RecordWrite>): Promise<void> {
+async function writeEnding(store: RuntimeStore, owner: RecordOwner, ending: RunEnding, alsoWrite?: AlsoWrite<RecordWrite>): Promise<void> {
   let reason = ending.status === 'canceled' ? (await store.loadRun(owner.runId)).cancellationReason : '';
   if (ending.status === 'canceled' && !reason && ending.cancellationReason) {
     await store.recordRunCancellation({

@@ -1,0 +1,92 @@
+import { appendTaskEvent } from '../../events/event-log';
+import { EventType } from '../../events/event-types';
+import { recordAgentOutcome, recordAgentStarted } from '../task-agents';
+import { recordTaskProgress } from '../task-index';
+import { TaskStatus } from '../task-status';
+import { endRun } from './run-ending';
+import { childLinkRecord, runStartedRecord, sessionEndedRecord } from './run-records';
+import { taskEvent } from './task-events';
+import { agentRunAgentId, taskRunOf } from './task-ref';
+import type { TaskRunDeps } from './task-run-deps';
+
+export interface AgentRunInput {
+  taskId: string;
+  /** The task's workflow: the parent run (taskRunOf), and the stream the agent's events go to. */
+  workflowId: string;
+  sessionId: string;
+  /** The plan's agent. */
+  agentId: string;
+  /** The agent's own run: its child workflow's id. */
+  runId: string;
+  atMs: number;
+}
+
+export interface FinishAgentInput extends AgentRunInput {
+  status: typeof TaskStatus.Completed | typeof TaskStatus.Failed | typeof TaskStatus.Cancelled;
+  result: string;
+  error: string;
+  cancellationReason?: string;
+}
+
+const terminalStatusOf = { COMPLETED: 'completed', FAILED: 'failed', CANCELLED: 'canceled' } as const;
+
+const agentRunOf = (input: AgentRunInput) => ({ runId: input.runId, runAgentId: agentRunAgentId(input.agentId), sessionId: input.sessionId });
+
+/** A COMPLEX task's agent runs: children of the task's own run, each start and end one transaction. */
+export function agentRuns({ store }: TaskRunDeps) {
+  return {
+    /**
+     * Starts the agent's child run under the task's run (child_run_linked + run_started), indexes
+     * the agent and emits AGENT_STARTED. An ended session records the run cancelled instead.
+     */
+    async startAgent(input: AgentRunInput): Promise<{ proceed: boolean; runAgentId: string }> {
+      const at = new Date(input.atMs);
+      const parent = { ...taskRunOf(input.workflowId), sessionId: input.sessionId };
+      const child = agentRunOf(input);
+      const labels = { task_id: input.taskId, agent_id: input.agentId };
+      const command = {
+        runId: child.runId,
+        agentId: child.runAgentId,
+        ...(input.sessionId ? { sessionId: input.sessionId } : {}),
+        parentRunId: parent.runId,
+        labels,
+        startedAt: at,
+        started: runStartedRecord(child, at, labels, parent.runId),
+        canceled: sessionEndedRecord(child, at),
+        link: childLinkRecord(parent, at, child, `agent/${input.agentId}`),
+      };
+      const start = input.sessionId ? store.startChildRun : store.startOneShotChildRun;
+      const result = await start(command, async (tx) => {
+        await recordAgentStarted(tx, input.taskId, input.agentId, input.runId, at);
+        await appendTaskEvent(
+          tx,
+          taskEvent(input.workflowId, `agent/${input.agentId}/started`, EventType.AgentStarted, at, { agentId: input.agentId, message: 'agent started' }),
+        );
+      });
+      return { proceed: result.decision === 'proceed', runAgentId: child.runAgentId };
+    },
+
+    /** Ends the agent's run with its outcome, updates the task's progress and emits AGENT_COMPLETED or AGENT_FAILED. */
+    async finishAgent(input: FinishAgentInput): Promise<void> {
+      const at = new Date(input.atMs);
+      const ending = {
+        status: terminalStatusOf[input.status],
+        at,
+        ...(input.error ? { error: input.error } : {}),
+        ...(input.cancellationReason ? { cancellationReason: input.cancellationReason } : {}),
+      };
+      await endRun(store, agentRunOf(input), ending, async (tx) => {
+        await recordAgentOutcome(tx, input.taskId, input.agentId, { status: input.status, result: input.result, error: input.error, at });
+        await recordTaskProgress(tx, input.taskId);
+        const completed = input.status === TaskStatus.Completed;
+        await appendTaskEvent(
+          tx,
+          taskEvent(input.workflowId, `agent/${input.agentId}/finished`, completed ? EventType.AgentCompleted : EventType.AgentFailed, at, {
+            agentId: input.agentId,
+            message: completed ? input.result.slice(0, 500) : input.error || input.status.toLowerCase(),
+          }),
+        );
+      });
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import { appendTaskEvent } from '../../events/event-log';
+import { EventType } from '../../events/event-types';
+import { decideApproval, insertPendingApproval, type ApprovalStatus, type NewApproval } from '../approvals';
+import { approvalDecidedRecord, approvalRequestedRecord } from './run-records';
+import { taskEvent } from './task-events';
+import { TASK_RUN_AGENT_ID } from './task-ref';
+import type { TaskRunDeps } from './task-run-deps';
+
+export interface ApprovalRequestInput
+  extends Pick<NewApproval, 'approvalId' | 'taskId' | 'workflowId' | 'tenantId' | 'userId' | 'sessionId' | 'query' | 'kind' | 'proposedAction' | 'reason'> {
+  /** The task's workflow: its event stream. (`workflowId` is the workflow that waits for the decision.) */
+  taskWorkflowId: string;
+  /** The run whose log records the request and decision. */
+  runId: string;
+  /** The store's agent of that run; the task's own run when absent. */
+  runAgentId?: string;
+  /** The task's agent that asks, when an agent asks. */
+  agentId?: string;
+  timeoutMs: number;
+  atMs: number;
+}
+
+export interface ApprovalDecisionInput extends Pick<ApprovalRequestInput, 'approvalId' | 'taskWorkflowId' | 'runId' | 'runAgentId' | 'agentId' | 'sessionId'> {
+  status: Exclude<ApprovalStatus, 'pending'>;
+  decidedBy: string;
+  feedback: string;
+  modifiedAction: string;
+  atMs: number;
+}
+
+const ownerOf = (input: Pick<ApprovalRequestInput, 'runId' | 'runAgentId' | 'sessionId'>) => ({
+  runId: input.runId,
+  runAgentId: input.runAgentId ?? TASK_RUN_AGENT_ID,
+  sessionId: input.sessionId,
+});
+
+/** A human approval's two changes, each with its run record and its event in one transaction. */
+export function approvalChanges({ store }: TaskRunDeps) {
+  return {
+    /** Stores the pending approval, its approval_requested record and APPROVAL_REQUESTED. Idempotent by approval id. */
+    async requestApproval(input: ApprovalRequestInput): Promise<void> {
+      const at = new Date(input.atMs);
+      const record = approvalRequestedRecord(ownerOf(input), at, {
+        approval_id: input.approvalId,
+        kind: input.kind,
+        proposed_action: input.proposedAction,
+        reason: input.reason,
+      });
+      await store.appendRunRecord(record, async (tx) => {
+        const { approvalId, taskId, workflowId, tenantId, userId, sessionId, query, kind, proposedAction, reason } = input;
+        const expiresAt = new Date(input.atMs + input.timeoutMs);
+        await insertPendingApproval(tx, { approvalId, taskId, workflowId, tenantId, userId, sessionId, query, kind, proposedAction, reason, requestedAt: at, expiresAt });
+        await appendTaskEvent(
+          tx,
+          taskEvent(input.taskWorkflowId, `approval/${input.approvalId}/requested`, EventType.ApprovalRequested, at, {
+            ...(input.agentId ? { agentId: input.agentId } : {}),
+            message: input.reason,
+            payload: { approval_id: input.approvalId, workflow_id: input.workflowId, kind: input.kind, proposed_action: input.proposedAction },
+          }),
+        );
+      });
+    },
+
+    /** Stores the decision (who, when, what, feedback), its approval_decided record and APPROVAL_DECISION. Idempotent by approval id. */
+    async recordApprovalDecision(input: ApprovalDecisionInput): Promise<void> {
+      const at = new Date(input.atMs);
+      const decision = { status: input.status, decided_by: input.decidedBy, feedback: input.feedback, modified_action: input.modifiedAction };
+      const record = approvalDecidedRecord(ownerOf(input), at, { approval_id: input.approvalId, ...decision });
+      await store.appendRunRecord(record, async (tx) => {
+        await decideApproval(tx, input.approvalId, { status: input.status, decidedBy: input.decidedBy, feedback: input.feedback, modifiedAction: input.modifiedAction, at });
+        await appendTaskEvent(
+          tx,
+          taskEvent(input.taskWorkflowId, `approval/${input.approvalId}/decided`, EventType.ApprovalDecision, at, {
+            ...(input.agentId ? { agentId: input.agentId } : {}),
+            message: `${input.status} by ${input.decidedBy || 'nobody'}${input.feedback ? `: ${input.feedback}` : ''}`,
+            payload: { approval_id: input.approvalId, ...decision },
+          }),
+        );
+      });
+    },
+  };
+}

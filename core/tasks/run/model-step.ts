@@ -1,0 +1,164 @@
+import type { TokenCounts } from '../../llm/chat-model';
+import { compressHistory, type HistoryPolicy } from '../../llm/history-compression';
+import { findModel } from '../../llm/model-catalog';
+import { costOf } from '../../llm/pricing';
+import type { ModelTier } from '../../orchestration/plan';
+import { listHistory } from '../../sessions/history';
+import type { RecordInput, StoredRecord } from '../../store';
+import { decodeTranscriptRecord, readRunLog, replayRunLogRecords, textOf, userText, type Message, type Part } from '../../transcript';
+import { recordStepUsage } from '../task-usage';
+import { overBudgetNow, type Budget } from './budget';
+import { decodeToolResult, seedRecord, stepCompactionRecord, stepReplyKey, stepReplyRecord, toolResultKey, toolResultsRecord, type RecordOwner } from './run-records';
+import { stepCompletion } from './step-completion';
+import { TASK_RUN_AGENT_ID } from './task-ref';
+import type { StepContext, TaskRunDeps } from './task-run-deps';
+
+export interface ModelStepInput {
+  taskId: string;
+  /** The task's workflow, whose live readers get the step's text as it streams. */
+  workflowId?: string;
+  /** The tenant whose response cache may answer the step (the task asked for caching). */
+  cacheFor?: string;
+  /** The run whose transcript this step extends: the task's own run, or an agent's child run. */
+  runId: string;
+  /** The store's agent of that run; the task's own run when absent. */
+  runAgentId?: string;
+  sessionId: string;
+  /** The task's agent that spends the tokens ('main' for a single-agent task). */
+  agentId: string;
+  step: number;
+  /** User text that seeds the transcript on step 0. */
+  seed?: string;
+  system?: string;
+  /** Tool calls of the previous step whose results go back to the model now. */
+  toolResultsFor?: string[];
+  tools?: string[];
+  tier?: ModelTier;
+  budget?: Budget;
+  /** When the transcript is compressed before the call. */
+  history?: HistoryPolicy;
+  /** Workflow time of the step, epoch milliseconds: the timestamp of its records. */
+  stepAtMs: number;
+}
+
+export interface ToolCallRequest {
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+export type ModelStepResult =
+  | { kind: 'session_ended' }
+  | { kind: 'over_budget'; reason: string }
+  | {
+      kind: 'reply';
+      text: string;
+      toolCalls: ToolCallRequest[];
+      model: string;
+      usage: TokenCounts;
+      costUsd: number;
+      /** Set when this step's usage crossed a budget: no further step may run. */
+      overBudget?: string;
+    };
+
+function replyOf(message: Message, model: string, usage: TokenCounts, costUsd: number) {
+  const toolCalls = message.parts.flatMap((part) =>
+    part.kind === 'tool_use' ? [{ id: part.id, name: part.name, arguments: (part.input ?? {}) as Record<string, unknown> }] : [],
+  );
+  return { kind: 'reply' as const, text: textOf(message), toolCalls, model, usage, costUsd };
+}
+
+const ownerOf = (input: ModelStepInput): RecordOwner => ({ runId: input.runId, runAgentId: input.runAgentId ?? TASK_RUN_AGENT_ID, sessionId: input.sessionId });
+
+/** One model step of an agent: the transcript from the run log, one model call, the reply stored with its usage. */
+export function modelSteps(deps: TaskRunDeps) {
+  const { store, pool, gateway, tools } = deps;
+
+  /**
+   * The session's conversation before this task, as the task run's transcript starts: the user's
+   * and the assistant's turns (agents of a COMPLEX task start from their own subtask).
+   */
+  async function conversationSoFar(input: ModelStepInput): Promise<Message[]> {
+    if (!input.sessionId || input.runAgentId) return [];
+    const history = await listHistory(pool, input.sessionId);
+    return history.flatMap((m): Message[] => (m.role === 'system' || m.content === '' ? [] : [{ role: m.role, parts: [{ kind: 'text', text: m.content }] }]));
+  }
+
+  /** What this step adds before the model's reply: the seed on step 0, the previous step's tool results after a tool step. */
+  async function recordsBeforeReply(input: ModelStepInput, log: StoredRecord[]): Promise<RecordInput[]> {
+    const owner = ownerOf(input);
+    const at = new Date(input.stepAtMs);
+    const added: RecordInput[] = [];
+    if (input.step === 0 && input.seed !== undefined) {
+      added.push(seedRecord(owner, at, { messages: [...(await conversationSoFar(input)), userText(input.seed)] }));
+    }
+    if (input.toolResultsFor && input.toolResultsFor.length > 0) {
+      const parts: Part[] = input.toolResultsFor.map((id) => {
+        const result = log.find((record) => record.key === toolResultKey(owner, id));
+        if (!result) throw new Error(`tool call ${id} has no stored result`);
+        const outcome = decodeToolResult(result);
+        return { kind: 'tool_result', toolUseId: id, content: outcome.ok ? outcome.content : outcome.error, ...(outcome.ok ? {} : { isError: true }) };
+      });
+      added.push(toolResultsRecord(owner, input.step, at, { messages: [{ role: 'user', parts }] }));
+    }
+    return added;
+  }
+
+  /** A reply stored by an earlier attempt of this step: returned as it was, the model is not called again. */
+  async function storedReply(input: ModelStepInput, stored: StoredRecord): Promise<ModelStepResult> {
+    const reply = decodeTranscriptRecord(stored);
+    const usage = reply.usage ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+    const model = reply.model ?? '';
+    const crossed = await overBudgetNow(pool, input.taskId, input.agentId, input.budget);
+    return { ...replyOf(reply.messages[0]!, model, usage, costOf(findModel(gateway.catalog, model), usage)), ...(crossed ? { overBudget: crossed } : {}) };
+  }
+
+  /**
+   * One LLM call. The transcript comes from the run log and the reply is appended to it, with its
+   * usage, under a key fixed by the step: a retried step whose reply is stored returns that reply
+   * and never calls the model twice. One read and one transaction per step.
+   */
+  async function runModelStep(input: ModelStepInput, step: StepContext): Promise<ModelStepResult> {
+    const owner = ownerOf(input);
+    const at = new Date(input.stepAtMs);
+    const log = await readRunLog(store, input.runId);
+    const stored = log.find((record) => record.key === stepReplyKey(owner, input.step));
+    if (stored) return storedReply(input, stored);
+    // An ended session refuses new planner work; the workflow then records the cancellation.
+    if (input.sessionId && (await store.loadSessionStatus(input.sessionId)) !== 'active') return { kind: 'session_ended' };
+    const already = await overBudgetNow(pool, input.taskId, input.agentId, input.budget);
+    if (already) return { kind: 'over_budget', reason: already };
+
+    // Stored together with the reply, in one transaction.
+    const added = await recordsBeforeReply(input, log);
+    const tier = input.tier ?? 'MEDIUM';
+    const system = input.system ? { system: input.system } : {};
+    let messages = [...replayRunLogRecords(log), ...added.flatMap((record) => decodeTranscriptRecord(record).messages)];
+    const compression = input.history
+      ? await step.keepAlive(() => compressHistory(gateway, { messages, tier, policy: input.history!, ...(step.signal ? { signal: step.signal } : {}), ...system }))
+      : undefined;
+    const compaction = compression && stepCompactionRecord(owner, input.step, at, compression.record);
+    if (compaction) {
+      added.push(compaction);
+      messages = compression.messages;
+    }
+
+    const offered = (input.tools ?? []).flatMap((name) => tools.get(name) ?? []);
+    const request = { tier, messages, ...system, tools: offered, ...(step.signal ? { signal: step.signal } : {}) };
+    const { completion, cacheHit, remember } = await stepCompletion(deps, input, request, step);
+    const { costUsd } = completion;
+    const reply = stepReplyRecord(owner, input.step, at, { messages: [completion.message], model: completion.model, finishReason: completion.finishReason, usage: completion.usage });
+    await store.appendRunRecords([...added, reply], async (tx) => {
+      if (compaction) {
+        const { model, usage } = compression.record;
+        await recordStepUsage(tx, { taskId: input.taskId, stepKey: compaction.key, agentId: input.agentId, model, ...usage, costUsd: compression.costUsd, at });
+      }
+      await recordStepUsage(tx, { taskId: input.taskId, stepKey: reply.key, agentId: input.agentId, model: completion.model, ...completion.usage, costUsd, cacheHit, at });
+      await remember(tx);
+    });
+    const crossed = await overBudgetNow(pool, input.taskId, input.agentId, input.budget);
+    return { ...replyOf(completion.message, completion.model, completion.usage, costUsd), ...(crossed ? { overBudget: crossed } : {}) };
+  }
+
+  return { runModelStep };
+}

@@ -1,0 +1,122 @@
+import { withTransaction } from '../../db/transaction';
+import { appendTaskEvent } from '../../events/event-log';
+import { EventType } from '../../events/event-types';
+import { decideComplexity, heuristicComplexity, type ComplexityVerdict } from '../../orchestration/complexity';
+import { checkPlan, parsePlanText, type ModelTier, type Plan } from '../../orchestration/plan';
+import { userText, textOf } from '../../transcript';
+import { findRecentAnswer, recordTaskMode, recordTaskPlan } from '../task-index';
+import { recordStepUsage } from '../task-usage';
+import { decodeModelReply, modelReplyKey, modelReplyRecord, type ModelReplyPayload } from './run-records';
+import { taskEvent } from './task-events';
+import { TaskAgent, taskRunOf } from './task-ref';
+import type { StepContext, TaskRunDeps } from './task-run-deps';
+
+export interface RoutingInput {
+  taskId: string;
+  /** The task's workflow: its own run is keyed by it (taskRunOf). */
+  workflowId: string;
+  tenantId: string;
+  userId: string;
+  sessionId: string;
+  query: string;
+  atMs: number;
+}
+
+export type RoutingResult = { verdict: ComplexityVerdict; cachedAnswer?: string };
+
+export type DecompositionResult = { ok: true; plan: Plan } | { ok: false; errors: string[] };
+
+/** How long a user's completed answer serves the same question again (SIMPLE). */
+const cachedAnswerHours = 24;
+
+const decompositionPrompt = (query: string, tools: readonly string[], errors?: string[]) =>
+  [
+    'Split the task below into agent tasks. Answer with one JSON object only:',
+    '{"agents": [{"id": "short-id", "description": "what this agent does", "dependencies": ["ids it needs first"],',
+    '  "tools": ["tool names"], "tier": "SMALL" | "MEDIUM" | "LARGE"}]}',
+    `At most 10 agents, no dependency cycles. Available tools: ${tools.join(', ') || 'none'}.`,
+    ...(errors ? ['Your previous plan was invalid:', ...errors.map((e) => `- ${e}`), 'Answer again with a corrected plan.'] : []),
+    `Task: ${query}`,
+  ].join('\n');
+
+/** The routing decision and the plan: the mode a task runs in, and the agents of a COMPLEX one. */
+export function taskRouting({ store, pool, gateway, tools }: TaskRunDeps) {
+  const toolNames = () => tools.list().map((t) => t.name);
+
+  /**
+   * A model call whose reply is kept in the task run's log under `key`, with its usage, in one
+   * transaction: a retry reuses the reply instead of asking again, and its usage counts once.
+   */
+  async function askOnce(input: RoutingInput, key: string, prompt: string, tier: ModelTier, step: StepContext): Promise<ModelReplyPayload> {
+    const owner = { ...taskRunOf(input.workflowId), sessionId: input.sessionId };
+    const recordKey = modelReplyKey(owner, key);
+    const stored = await store.findRunRecord(owner.runId, recordKey);
+    if (stored) return decodeModelReply(stored);
+    const completion = await step.keepAlive(() => gateway.complete({ tier, messages: [userText(prompt)] }));
+    const reply = { text: textOf(completion.message), model: completion.model, usage: completion.usage };
+    const at = new Date(input.atMs);
+    await store.appendRunRecord(modelReplyRecord(owner, key, at, reply), (tx) =>
+      recordStepUsage(tx, { taskId: input.taskId, stepKey: recordKey, agentId: TaskAgent.Router, model: reply.model, ...reply.usage, costUsd: completion.costUsd, at }),
+    );
+    return reply;
+  }
+
+  /** The routing decision in the task index and its announcement, in one transaction. */
+  const announce = (input: RoutingInput, verdict: ComplexityVerdict) =>
+    withTransaction(pool, async (tx) => {
+      await recordTaskMode(tx, input.taskId, verdict.recommended_mode);
+      const message = `mode ${verdict.recommended_mode} (score ${verdict.complexity_score}, ${verdict.source}): ${verdict.reasoning}`;
+      await appendTaskEvent(tx, taskEvent(input.workflowId, 'routing', EventType.StatusUpdate, new Date(input.atMs), { message, payload: { ...verdict } }));
+    });
+
+  /** The plan a task will run in the task index and DECOMPOSITION_COMPLETED, in one transaction. */
+  const recordPlan = (input: RoutingInput, plan: Plan) =>
+    withTransaction(pool, async (tx) => {
+      await recordTaskPlan(tx, input.taskId, 'COMPLEX', plan);
+      const message = `${plan.agents.length} agents: ${plan.agents.map((a) => a.id).join(', ')}`;
+      await appendTaskEvent(tx, taskEvent(input.workflowId, 'plan', EventType.DecompositionCompleted, new Date(input.atMs), { message, payload: { plan } }));
+    });
+
+  return {
+    /**
+     * Picks SIMPLE, STANDARD or COMPLEX and records the choice: the same user's recent answer to the
+     * same question makes it SIMPLE (cached); otherwise decideComplexity with a SMALL model.
+     */
+    async route(input: RoutingInput, step: StepContext): Promise<RoutingResult> {
+      const heuristic = heuristicComplexity(input.query);
+      if (heuristic.recommended_mode !== 'SIMPLE') {
+        const cachedAnswer = await findRecentAnswer(pool, input, cachedAnswerHours);
+        if (cachedAnswer !== undefined) {
+          const verdict: ComplexityVerdict = { ...heuristic, recommended_mode: 'SIMPLE', reasoning: 'the same question was answered recently' };
+          await announce(input, verdict);
+          return { verdict, cachedAnswer };
+        }
+      }
+      const verdict = await decideComplexity(heuristic, input.query, toolNames(), (prompt) =>
+        askOnce(input, 'routing/analysis', prompt, 'SMALL', step).then((reply) => reply.text),
+      );
+      await announce(input, verdict);
+      return { verdict };
+    },
+
+    /** Asks for a plan, validates it, asks once more with the errors, and records the first valid one. */
+    async decompose(input: RoutingInput, step: StepContext): Promise<DecompositionResult> {
+      let errors: string[] | undefined;
+      for (const attempt of [1, 2]) {
+        const reply = await askOnce(input, `routing/plan-${attempt}`, decompositionPrompt(input.query, toolNames(), errors), 'MEDIUM', step);
+        const check = checkPlan(parsePlanText(reply.text), toolNames());
+        if (check.ok) {
+          await recordPlan(input, check.plan);
+          return check;
+        }
+        errors = check.errors;
+      }
+      return { ok: false, errors: errors! };
+    },
+
+    /** Validates a plan given as JSON text (an approver's modified action) like a model's plan. */
+    checkPlanText: (text: string): DecompositionResult => checkPlan(parsePlanText(text), toolNames()),
+
+    recordPlan,
+  };
+}

@@ -1,0 +1,135 @@
+import { z } from 'zod';
+import { RecordType, decodeStrict, encodePayload, type RecordInput, type StoredRecord, type TerminalStatus } from '../../store';
+import type { ToolOutcome } from '../../tools/tool';
+import { compactionRecord, transcriptRecord, type CompactionPayload, type TranscriptPayload } from '../../transcript';
+import type { RunRef } from './task-ref';
+
+// The records of a task's runs and the keys they are stored under, derived here and nowhere else.
+// Keys are fixed per change or step and timestamps come from the workflow, so a retried activity
+// proposes exactly the same record. Each Weft payload has its typed decoder beside its encoder.
+
+/** A run together with the session its records are filed under ('' for none). */
+export interface RecordOwner extends RunRef {
+  sessionId: string;
+}
+
+function base(owner: RecordOwner, key: string, at: Date) {
+  return {
+    key: `${owner.runId}/${key}`,
+    runId: owner.runId,
+    agentId: owner.runAgentId,
+    ...(owner.sessionId ? { sessionId: owner.sessionId } : {}),
+    timestamp: at,
+  };
+}
+
+function record(owner: RecordOwner, key: string, type: RecordType, at: Date, payload: object): RecordInput {
+  return { ...base(owner, key, at), type, payload: encodePayload(payload) };
+}
+
+export function runStartedRecord(owner: RecordOwner, at: Date, labels: Record<string, string>, parentRunId?: string): RecordInput {
+  return record(owner, 'started', RecordType.RunStarted, at, { ...(parentRunId ? { parent_run_id: parentRunId } : {}), labels });
+}
+
+export function sessionEndedRecord(owner: RecordOwner, at: Date): RecordInput {
+  return record(owner, 'stopped', RecordType.RunCompleted, at, { status: 'canceled', reason: 'session_ended' });
+}
+
+export function cancellationIntentRecord(owner: RecordOwner, at: Date, reason: string): RecordInput {
+  return record(owner, 'cancel-intent', RecordType.CancellationIntent, at, { reason });
+}
+
+export function runCompletedRecord(owner: RecordOwner, at: Date, outcome: { status: TerminalStatus; reason?: string; error?: string }): RecordInput {
+  return record(owner, 'completed', RecordType.RunCompleted, at, outcome);
+}
+
+export function childLinkRecord(owner: RecordOwner, at: Date, child: RunRef, toolCallId: string): RecordInput {
+  return record(owner, `link/${child.runId}`, RecordType.ChildRunLinked, at, {
+    tool_name: 'weft.agent',
+    tool_call_id: toolCallId,
+    child_run_id: child.runId,
+    child_agent_id: child.runAgentId,
+  });
+}
+
+// Transcript records: the seed, each step's tool results, compaction and reply.
+
+export const stepReplyKey = (run: RunRef, step: number) => `${run.runId}/step-${step}/reply`;
+
+export function seedRecord(owner: RecordOwner, at: Date, payload: TranscriptPayload): RecordInput {
+  return transcriptRecord(base(owner, 'seed', at), RecordType.TranscriptSeeded, payload);
+}
+
+export function toolResultsRecord(owner: RecordOwner, step: number, at: Date, payload: TranscriptPayload): RecordInput {
+  return transcriptRecord(base(owner, `step-${step}/tool-results`, at), RecordType.TranscriptAppended, payload);
+}
+
+export function stepCompactionRecord(owner: RecordOwner, step: number, at: Date, payload: CompactionPayload): RecordInput {
+  return compactionRecord(base(owner, `step-${step}/compaction`, at), payload);
+}
+
+export function stepReplyRecord(owner: RecordOwner, step: number, at: Date, payload: TranscriptPayload): RecordInput {
+  return transcriptRecord(base(owner, `step-${step}/reply`, at), RecordType.TranscriptAppended, payload);
+}
+
+// Tool results.
+
+const toolOutcomeSchema = z.union([
+  z.strictObject({ ok: z.literal(true), content: z.unknown() }),
+  z.strictObject({ ok: z.literal(false), error: z.strictObject({ category: z.enum(['validation', 'execution', 'network', 'circuit_open']), message: z.string() }) }),
+]);
+const toolResultPayload = z.strictObject({ tool_use_id: z.string(), name: z.string(), outcome: toolOutcomeSchema });
+
+export const toolResultKey = (run: RunRef, toolCallId: string) => `${run.runId}/tool/${toolCallId}`;
+
+export function toolResultRecord(owner: RecordOwner, call: { id: string; name: string }, at: Date, outcome: ToolOutcome): RecordInput {
+  return record(owner, `tool/${call.id}`, RecordType.ToolResult, at, { tool_use_id: call.id, name: call.name, outcome });
+}
+
+export function decodeToolResult(stored: Pick<StoredRecord, 'payload'>): ToolOutcome {
+  return decodeStrict(toolResultPayload, stored.payload, RecordType.ToolResult).outcome as ToolOutcome;
+}
+
+// Routing model replies.
+
+const modelReplyPayload = z.strictObject({
+  text: z.string(),
+  model: z.string(),
+  usage: z.strictObject({ promptTokens: z.number(), completionTokens: z.number(), totalTokens: z.number() }),
+});
+export type ModelReplyPayload = z.infer<typeof modelReplyPayload>;
+
+/** `name` says which routing call: 'routing/analysis', 'routing/plan-1', ... */
+export const modelReplyKey = (run: RunRef, name: string) => `${run.runId}/${name}`;
+
+export function modelReplyRecord(owner: RecordOwner, name: string, at: Date, reply: ModelReplyPayload): RecordInput {
+  return record(owner, name, RecordType.ModelReply, at, reply);
+}
+
+export function decodeModelReply(stored: Pick<StoredRecord, 'payload'>): ModelReplyPayload {
+  return decodeStrict(modelReplyPayload, stored.payload, RecordType.ModelReply);
+}
+
+// Approvals.
+
+const approvalRequestedPayload = z.strictObject({ approval_id: z.string(), kind: z.enum(['plan', 'tool']), proposed_action: z.unknown(), reason: z.string() });
+const approvalDecidedPayload = z.strictObject({
+  approval_id: z.string(),
+  status: z.enum(['approved', 'rejected', 'expired']),
+  decided_by: z.string(),
+  feedback: z.string(),
+  modified_action: z.string(),
+});
+export type ApprovalRequestedPayload = z.infer<typeof approvalRequestedPayload>;
+export type ApprovalDecidedPayload = z.infer<typeof approvalDecidedPayload>;
+
+export function approvalRequestedRecord(owner: RecordOwner, at: Date, payload: ApprovalRequestedPayload): RecordInput {
+  return record(owner, `approval/${payload.approval_id}/requested`, RecordType.ApprovalRequested, at, payload);
+}
+
+export function approvalDecidedRecord(owner: RecordOwner, at: Date, payload: ApprovalDecidedPayload): RecordInput {
+  return record(owner, `approval/${payload.approval_id}/decided`, RecordType.ApprovalDecided, at, payload);
+}
+
+export const decodeApprovalRequested = (stored: Pick<StoredRecord, 'payload'>) => decodeStrict(approvalRequestedPayload, stored.payload, RecordType.ApprovalRequested);
+export const decodeApprovalDecided = (stored: Pick<StoredRecord, 'payload'>) => decodeStrict(approvalDecidedPayload, stored.payload, RecordType.ApprovalDecided);

@@ -1,0 +1,154 @@
+import { appendTaskEvent } from '../../events/event-log';
+import { EventType } from '../../events/event-types';
+import { endIfExpired } from '../../sessions/conversations';
+import { recordTaskTurnIn } from '../../sessions/history';
+import { SessionEndedError } from '../../store';
+import { insertTask, recordTaskOutcome } from '../task-index';
+import { TaskStatus, type ExecutionMode } from '../task-status';
+import { usageTotals } from '../task-usage';
+import { endRun } from './run-ending';
+import { cancellationIntentRecord, runStartedRecord, sessionEndedRecord } from './run-records';
+import { taskEvent } from './task-events';
+import { taskRunOf, workflowOfTaskRun, type TaskRef } from './task-ref';
+import type { TaskRunDeps } from './task-run-deps';
+
+export interface StartTaskInput extends TaskRef {
+  /** The task's workflow: its own run is keyed by it (taskRunOf). */
+  workflowId: string;
+  query: string;
+  mode: ExecutionMode;
+  /** Workflow time of the start, epoch milliseconds. */
+  startedAtMs: number;
+  /** Only these tools are offered (AgentService's available_tools); all registered ones when absent. */
+  allowedTools?: string[];
+}
+
+export interface ToolSummary {
+  name: string;
+  dangerous: boolean;
+}
+
+export type FinishedStatus = typeof TaskStatus.Completed | typeof TaskStatus.Failed | typeof TaskStatus.Cancelled | typeof TaskStatus.Timeout;
+
+export interface FinishTaskInput {
+  taskId: string;
+  /** The task's own run (its workflow id). */
+  runId: string;
+  sessionId: string;
+  status: FinishedStatus;
+  result: string;
+  errorMessage: string;
+  /** BUDGET_EXCEEDED when a budget ended the task. */
+  code?: 'BUDGET_EXCEEDED';
+  model: string;
+  /** An explicit cancellation (session_ended, approval_rejected, ...): recorded as intent before the end. */
+  cancellationReason?: string;
+  finishedAtMs: number;
+}
+
+export interface CancellationRequestInput {
+  /** The task's own run (its workflow id). */
+  runId: string;
+  sessionId: string;
+  reason: string;
+  atMs: number;
+}
+
+const terminalStatusOf = { COMPLETED: 'completed', FAILED: 'failed', CANCELLED: 'canceled', TIMEOUT: 'canceled' } as const;
+const finalEventOf = {
+  COMPLETED: EventType.WorkflowCompleted,
+  FAILED: EventType.WorkflowFailed,
+  CANCELLED: EventType.WorkflowCancelled,
+  TIMEOUT: EventType.WorkflowFailed,
+} as const;
+
+/** The start and end of a task's own run, each one transaction with the task index and the task's events. */
+export function taskLifecycle({ store, pool, tools }: TaskRunDeps) {
+  return {
+    /**
+     * Opens the task's session if needed, starts its run (run_started), indexes the task and emits
+     * WORKFLOW_STARTED, together. An ended session records the run cancelled instead, and
+     * `proceed` is false. Idempotent: a retry returns the recorded decision.
+     */
+    async start(input: StartTaskInput): Promise<{ proceed: boolean; tools: ToolSummary[] }> {
+      const at = new Date(input.startedAtMs);
+      const owner = { ...taskRunOf(input.workflowId), sessionId: input.sessionId };
+      if (input.sessionId) {
+        await endIfExpired(pool, input.sessionId, at);
+        // Sessions named by a task are opened on first use; an ended one stops the run below.
+        await store.createSession(input.sessionId, at).catch((err: unknown) => {
+          if (!(err instanceof SessionEndedError)) throw err;
+        });
+      }
+      const labels = { task_id: input.taskId, tenant_id: input.tenantId, user_id: input.userId };
+      const command = {
+        runId: owner.runId,
+        agentId: owner.runAgentId,
+        ...(input.sessionId ? { sessionId: input.sessionId } : {}),
+        labels,
+        startedAt: at,
+        started: runStartedRecord(owner, at, labels),
+        canceled: sessionEndedRecord(owner, at),
+      };
+      const start = input.sessionId ? store.startRootRun : store.startOneShotRun;
+      const result = await start(command, async (tx, started) => {
+        const proceed = started.decision === 'proceed';
+        await insertTask(tx, {
+          taskId: input.taskId,
+          workflowId: input.workflowId,
+          runId: owner.runId,
+          tenantId: input.tenantId,
+          userId: input.userId,
+          sessionId: input.sessionId,
+          query: input.query,
+          mode: input.mode,
+          status: proceed ? TaskStatus.Running : TaskStatus.Cancelled,
+          createdAt: at,
+        });
+        await appendTaskEvent(tx, taskEvent(input.workflowId, 'started', EventType.WorkflowStarted, at, { message: 'task started' }));
+        if (!proceed) {
+          await appendTaskEvent(tx, taskEvent(input.workflowId, 'finished', EventType.WorkflowCancelled, at, { message: 'session ended before the task started' }));
+        }
+      });
+      const offered = tools.list().filter((tool) => !input.allowedTools || input.allowedTools.includes(tool.name));
+      return { proceed: result.decision === 'proceed', tools: offered.map((tool) => ({ name: tool.name, dangerous: tool.dangerous })) };
+    },
+
+    /** CancelTask's intent: the first reason is kept, and the run's end carries the same one. */
+    async recordCancellationRequest(input: CancellationRequestInput): Promise<void> {
+      const owner = { runId: input.runId, runAgentId: taskRunOf(input.runId).runAgentId, sessionId: input.sessionId };
+      await store.recordRunCancellation({ runId: input.runId, reason: input.reason, record: cancellationIntentRecord(owner, new Date(input.atMs), input.reason) });
+    },
+
+    /**
+     * Records the run's terminal status (run_completed), the task's outcome, its session turn, and
+     * its final events, in one transaction. Proposed again with a later time (a local activity after
+     * a failed workflow task), the recorded ending stands.
+     */
+    async finish(input: FinishTaskInput): Promise<void> {
+      const at = new Date(input.finishedAtMs);
+      const run = { runId: input.runId, runAgentId: taskRunOf(input.runId).runAgentId };
+      const workflowId = workflowOfTaskRun(run);
+      const error = input.code ? `${input.code}: ${input.errorMessage}` : input.errorMessage;
+      const ending = {
+        status: terminalStatusOf[input.status],
+        at,
+        ...(error ? { error } : {}),
+        ...(input.cancellationReason ? { cancellationReason: input.cancellationReason } : {}),
+      };
+      await endRun(store, { ...run, sessionId: input.sessionId }, ending, async (tx) => {
+        await recordTaskOutcome(tx, input.taskId, { status: input.status, result: input.result, errorMessage: error, model: input.model, completedAt: at });
+        if (input.status === 'COMPLETED' && input.sessionId) {
+          await recordTaskTurnIn(tx, { taskId: input.taskId, sessionId: input.sessionId, answer: input.result, at });
+        }
+        if (input.code === 'BUDGET_EXCEEDED') {
+          const usage = await usageTotals(tx, input.taskId);
+          await appendTaskEvent(tx, taskEvent(workflowId, 'budget-exceeded', EventType.BudgetExceeded, at, { message: input.errorMessage, payload: { ...usage } }));
+        }
+        if (error) await appendTaskEvent(tx, taskEvent(workflowId, 'error', EventType.ErrorOccurred, at, { message: error }));
+        const message = input.status === 'COMPLETED' ? 'task completed' : `task ${input.status.toLowerCase()}${error ? `: ${error}` : ''}`;
+        await appendTaskEvent(tx, taskEvent(workflowId, 'finished', finalEventOf[input.status], at, { message, payload: { status: input.status } }));
+      });
+    },
+  };
+}

@@ -1,0 +1,61 @@
+// Who a task is for, and which run of the store a write belongs to. These travel whole: an input
+// that names a task extends TaskRef, one that names a run extends RunRef.
+
+/** A task and its caller: the identity every write of the task is scoped by. */
+export interface TaskRef {
+  taskId: string;
+  tenantId: string;
+  userId: string;
+  /** The submitting caller's roles: the tool policy reads them (absent in tasks started before they were passed on). */
+  roles?: string[];
+  /** '' when the task runs outside a session. */
+  sessionId: string;
+}
+
+/**
+ * A run of the runtime store: the task's own run, or an agent's child run. `runAgentId` is the
+ * store's agent of the run ('weft.task', 'weft.agent.<id>'); `agentId` elsewhere is always the
+ * task's agent as users see it ('main', 'synthesis', or a plan's agent id).
+ */
+export interface RunRef {
+  runId: string;
+  runAgentId: string;
+}
+
+/** The store's agent of a task's own run. */
+export const TASK_RUN_AGENT_ID = 'weft.task';
+
+/** The store's agent of a COMPLEX task's agent run. */
+export const agentRunAgentId = (agentId: string) => `weft.agent.${agentId}`;
+
+/** The task's agents that are not in a plan. */
+export const TaskAgent = {
+  /** The single agent of a SIMPLE or STANDARD task. */
+  Main: 'main',
+  /** The step that combines a COMPLEX task's results. */
+  Synthesis: 'synthesis',
+  /** Complexity analysis and decomposition. */
+  Router: 'router',
+} as const;
+
+/**
+ * A task's own run is keyed by its workflow id: the run id, the workflow id and the stream the
+ * task's events go to are one value, named here once.
+ */
+export function taskRunOf(workflowId: string): RunRef {
+  return { runId: workflowId, runAgentId: TASK_RUN_AGENT_ID };
+}
+
+/** The workflow whose event stream a task run's writes announce themselves on. */
+export const workflowOfTaskRun = (run: RunRef) => run.runId;
+
+/** The identity fields of anything that carries a task, and nothing else. */
+export function taskRefOf(source: TaskRef): TaskRef {
+  return {
+    taskId: source.taskId,
+    tenantId: source.tenantId,
+    userId: source.userId,
+    ...(source.roles ? { roles: source.roles } : {}),
+    sessionId: source.sessionId,
+  };
+}

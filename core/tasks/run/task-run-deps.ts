@@ -1,0 +1,27 @@
+import type { Pool } from 'pg';
+import type { ModelGateway } from '../../llm/gateway';
+import type { RuntimeStore } from '../../store';
+import type { ToolRegistry } from '../../tools/registry';
+
+/** What a task's writes run against; built once per worker. */
+export interface TaskRunDeps {
+  pool: Pool;
+  store: RuntimeStore;
+  /** Every model call goes through it; a step that names no tier asks for MEDIUM. */
+  gateway: ModelGateway;
+  /** How long a model step's answer serves identical steps of tasks that ask for caching. */
+  cacheTtlSeconds: number;
+  tools: ToolRegistry;
+}
+
+/**
+ * How a long step stays in touch with whoever runs it (a Temporal activity): `keepAlive` wraps slow
+ * calls so the runner knows the step is alive, and `signal` aborts them when the step is cancelled.
+ */
+export interface StepContext {
+  signal?: AbortSignal;
+  keepAlive<T>(work: () => Promise<T>): Promise<T>;
+}
+
+/** For callers with nobody to tell: tests and scripts. */
+export const detachedStep: StepContext = { keepAlive: (work) => work() };

@@ -1,0 +1,45 @@
+import type { Plan } from '../core/orchestration/plan';
+import { TaskAgent, taskRunOf } from '../core/tasks/run/task-ref';
+import { modelActivities, storeActivities } from './activity-stubs';
+import { initialLoopState } from './agent-loop';
+import { runPlan } from './plan-runner';
+import { budgetOf } from './settings';
+import { completed, failed, loopOutcome, type TaskOutcome } from './task-outcomes';
+import { routingInputOf } from './task-scope';
+import type { TaskContext } from './task-workflow';
+
+const { recordPlan } = storeActivities;
+const { runModelStep } = modelActivities;
+
+/** COMPLEX: the plan's agents as child workflows, then one synthesis step over their results. */
+export async function runPlanned(ctx: TaskContext, plan: Plan, record: boolean): Promise<TaskOutcome> {
+  const { input, task } = ctx;
+  if (record) {
+    await recordPlan({ ...routingInputOf(task), plan });
+  }
+  ctx.view.agents = plan.agents.map((a) => ({ agentId: a.id, status: 'PENDING', result: '', tokens: 0, costUsd: 0 }));
+  const outcome = await runPlan(plan, { task, dangerousTools: ctx.tools.filter((t) => t.dangerous).map((t) => t.name), settings: input.settings, agents: ctx.view.agents });
+  ctx.view.tokens = ctx.view.agents.reduce((sum, a) => sum + a.tokens, 0);
+  ctx.view.costUsd = ctx.view.agents.reduce((sum, a) => sum + a.costUsd, 0);
+  ctx.view.progress = 0.9;
+  if (outcome.kind === 'stopped') {
+    const stopped = outcome.result;
+    if (stopped.kind === 'failed') return failed(`agent ${outcome.agentId} failed: ${stopped.message}`);
+    return loopOutcome(stopped);
+  }
+  if (outcome.results.length === 1) return completed(outcome.results[0]!.result, '');
+
+  const seed = [
+    `Task: ${task.query}`,
+    ...outcome.results.map((r) => `## Result of ${r.agentId}\n${r.result}`),
+    'Combine these results into one final answer to the task.',
+  ].join('\n\n');
+  const { runId } = taskRunOf(task.taskWorkflowId);
+  const synthesis = await runModelStep({ taskId: task.taskId, runId, sessionId: task.sessionId, agentId: TaskAgent.Synthesis, step: 0, seed, budget: budgetOf(input.settings), stepAtMs: Date.now() });
+  if (synthesis.kind === 'session_ended') return loopOutcome({ kind: 'session_ended', state: initialLoopState });
+  if (synthesis.kind === 'over_budget') return loopOutcome({ kind: 'over_budget', reason: synthesis.reason, state: initialLoopState });
+  ctx.view.tokens += synthesis.usage.totalTokens;
+  ctx.view.costUsd += synthesis.costUsd;
+  if (synthesis.overBudget) return { ...failed(synthesis.overBudget, synthesis.model), code: 'BUDGET_EXCEEDED' };
+  return completed(synthesis.text, synthesis.model);
+}

@@ -1,0 +1,25 @@
+import type { FinishTaskInput } from '../core/tasks/run/task-lifecycle';
+import type { AgentLoopResult } from './agent-loop';
+
+/** How a task ends, before it is recorded. */
+export type TaskOutcome = Pick<FinishTaskInput, 'status' | 'result' | 'errorMessage' | 'code' | 'cancellationReason'> & { model: string };
+
+export const completed = (result: string, model: string): TaskOutcome => ({ status: 'COMPLETED', result, errorMessage: '', model });
+export const failed = (errorMessage: string, model = ''): TaskOutcome => ({ status: 'FAILED', result: '', errorMessage, model });
+
+/** What a finished agent loop means for the task. */
+export function loopOutcome(loop: Exclude<AgentLoopResult, { kind: 'continue' }>): TaskOutcome {
+  const model = loop.state.model;
+  switch (loop.kind) {
+    case 'answered':
+      return completed(loop.text, model);
+    case 'over_budget':
+      return { ...failed(loop.reason, model), code: 'BUDGET_EXCEEDED' };
+    case 'session_ended':
+      return { status: 'CANCELLED', result: '', errorMessage: 'session ended', cancellationReason: 'session_ended', model };
+    case 'rejected':
+      return { status: 'CANCELLED', result: '', errorMessage: `rejected: ${loop.feedback}`, cancellationReason: 'approval_rejected', model };
+    case 'approval_timeout':
+      return { status: 'TIMEOUT', result: '', errorMessage: 'approval timed out', cancellationReason: 'approval_timeout', model };
+  }
+}

@@ -1,0 +1,123 @@
+import type { ExecutionMode } from '../core/orchestration/complexity';
+import type { Plan } from '../core/orchestration/plan';
+import { TaskAgent, taskRefOf, taskRunOf } from '../core/tasks/run/task-ref';
+import { modelActivities, storeActivities, toolActivities } from './activity-stubs';
+import { initialLoopState } from './agent-loop';
+import { runPlanned } from './planned-task';
+import { runSingleAgent } from './single-agent';
+import { completed, failed, loopOutcome, type TaskOutcome } from './task-outcomes';
+import { routingInputOf } from './task-scope';
+import type { TaskContext } from './task-workflow';
+
+const { checkPlanText } = storeActivities;
+const { analyzeComplexity, decomposeTask } = modelActivities;
+const { runToolCall } = toolActivities;
+
+/** Where routing leads: a cached answer ends the task at once. */
+type Route =
+  | { kind: 'answered'; answer: string }
+  | { kind: 'failed'; error: string }
+  | { kind: 'run'; mode: ExecutionMode; plan?: Plan; estimatedCostUsd: number; directTool?: { name: string; arguments: Record<string, unknown> } };
+
+const outputText = (content: unknown) => (typeof content === 'string' ? content : JSON.stringify(content));
+
+/** The mode (and plan) a task runs in: the caller's plan, complexity analysis, or STANDARD. */
+async function routeTask({ input, task }: TaskContext): Promise<Route> {
+  const plan = input.manualPlan;
+  if (plan || !input.autoDecompose) return { kind: 'run', mode: plan ? 'COMPLEX' : 'STANDARD', ...(plan ? { plan } : {}), estimatedCostUsd: 0 };
+  const routing = await analyzeComplexity(routingInputOf(task));
+  if (routing.cachedAnswer !== undefined) return { kind: 'answered', answer: routing.cachedAnswer };
+  const { recommended_mode: mode, estimated_cost_usd: estimatedCostUsd, direct_tool: directTool } = routing.verdict;
+  const direct = directTool ? { directTool } : {};
+  if (mode !== 'COMPLEX') return { kind: 'run', mode, estimatedCostUsd, ...direct };
+  const decomposition = await decomposeTask(routingInputOf(task));
+  if (!decomposition.ok) return { kind: 'failed', error: `could not decompose the task: ${decomposition.errors.join('; ')}` };
+  return { kind: 'run', mode, plan: decomposition.plan, estimatedCostUsd, ...direct };
+}
+
+/** Why the task needs a person's approval before it runs; none when it does not. */
+function approvalReasons(ctx: TaskContext, route: Extract<Route, { kind: 'run' }>): string[] {
+  const { input } = ctx;
+  const dangerous = ctx.tools.filter((t) => t.dangerous).map((t) => t.name);
+  const reasons: string[] = [];
+  if (input.requireApproval) reasons.push('the request requires approval');
+  const dangerousInPlan = [...new Set((route.plan?.agents ?? []).flatMap((a) => a.tools).filter((t) => dangerous.includes(t)))];
+  if (dangerousInPlan.length > 0) reasons.push(`the plan uses dangerous tools: ${dangerousInPlan.join(', ')}`);
+  const threshold = input.settings.approvalCostThresholdUsd;
+  if (threshold > 0 && route.estimatedCostUsd > threshold) reasons.push(`estimated cost $${route.estimatedCostUsd} is above $${threshold}`);
+  return reasons;
+}
+
+type Approval = { kind: 'stopped'; outcome: TaskOutcome } | { kind: 'approved'; query: string; plan?: Plan; planChanged: boolean };
+
+/** Waits for a person's decision on the task's plan; an approver may replace the plan, or the query when there is none. */
+async function approvePlan(ctx: TaskContext, route: Extract<Route, { kind: 'run' }>, reasons: string[]): Promise<Approval> {
+  const { task } = ctx;
+  let approvedPlan: Plan | undefined;
+  const decision = await ctx.awaitApproval(
+    {
+      approvalId: `${task.taskWorkflowId}/plan`,
+      taskId: task.taskId,
+      taskWorkflowId: task.taskWorkflowId,
+      runId: taskRunOf(task.taskWorkflowId).runId,
+      tenantId: task.tenantId,
+      userId: task.userId,
+      sessionId: task.sessionId,
+      query: task.query,
+      kind: 'plan',
+      proposedAction: route.plan ? { mode: route.mode, plan: route.plan } : { mode: route.mode, query: task.query },
+      reason: reasons.join('; '),
+      timeoutMs: ctx.input.settings.approvalTimeoutMs,
+    },
+    // A modified plan is validated like a model's; without a plan, the modification is the query.
+    route.plan
+      ? async (text) => {
+          const check = await checkPlanText(text);
+          if (!check.ok) return check.errors.join('; ');
+          approvedPlan = check.plan;
+          return undefined;
+        }
+      : undefined,
+  );
+  if (decision.outcome === 'timeout') return { kind: 'stopped', outcome: loopOutcome({ kind: 'approval_timeout', state: initialLoopState }) };
+  if (decision.outcome === 'rejected') return { kind: 'stopped', outcome: loopOutcome({ kind: 'rejected', feedback: decision.feedback, state: initialLoopState }) };
+  if (decision.modifiedAction && approvedPlan) return { kind: 'approved', query: ctx.task.query, plan: approvedPlan, planChanged: true };
+  return asRouted(ctx, route, decision.modifiedAction || ctx.task.query);
+}
+
+/** Runs as routed, with this query; a caller's own plan is recorded before it runs. */
+const asRouted = (ctx: TaskContext, route: Extract<Route, { kind: 'run' }>, query: string): Approval => ({
+  kind: 'approved',
+  query,
+  ...(route.plan ? { plan: route.plan } : {}),
+  planChanged: Boolean(ctx.input.manualPlan),
+});
+
+/** Routes the task, asks for approval when needed, and runs it in its mode. */
+export async function runTask(ctx: TaskContext): Promise<TaskOutcome> {
+  const { input, task } = ctx;
+  if (input.resume) {
+    ctx.setMode('STANDARD');
+    return runSingleAgent(ctx, input.query, input.resume.loop);
+  }
+  const route = await routeTask(ctx);
+  if (route.kind === 'answered') {
+    ctx.setMode('SIMPLE');
+    return completed(route.answer, 'cache');
+  }
+  if (route.kind === 'failed') return failed(route.error);
+  ctx.setMode(route.mode);
+
+  const reasons = approvalReasons(ctx, route);
+  const approval = reasons.length > 0 ? await approvePlan(ctx, route, reasons) : asRouted(ctx, route, task.query);
+  if (approval.kind === 'stopped') return approval.outcome;
+
+  if (approval.plan) return runPlanned(ctx, approval.plan, approval.planChanged);
+  if (route.mode === 'SIMPLE' && route.directTool) {
+    const call = { id: 'direct', ...route.directTool };
+    const { runId } = taskRunOf(task.taskWorkflowId);
+    const outcome = await runToolCall({ ...taskRefOf(task), workflowId: task.taskWorkflowId, runId, agentId: TaskAgent.Main, call, atMs: Date.now() });
+    return outcome.ok ? completed(outputText(outcome.content), call.name) : failed(`${outcome.error.category} error: ${outcome.error.message}`);
+  }
+  return runSingleAgent(ctx, approval.query, initialLoopState);
+}
