@@ -18,6 +18,15 @@ export default tseslint.config(
     },
   },
   {
+    // Small files and functions a newcomer can read; tests and benchmarks may run longer.
+    files: ['**/*.ts'],
+    ignores: ['test/**', 'bench/**'],
+    rules: {
+      'max-lines': ['error', { max: 300, skipBlankLines: false, skipComments: false }],
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: false, skipComments: false, IIFEs: true }],
+    },
+  },
+  {
     // CommonJS by necessity: the sandbox's process may read nothing but itself and the interpreter.
     files: ['**/*.cjs'],
     languageOptions: { sourceType: 'commonjs' },

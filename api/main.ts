@@ -7,7 +7,7 @@ import { startEventFeed } from '../core/events/event-feed';
 import { createModelGateway } from '../core/llm/gateway';
 import { loadTemplateCatalog } from '../core/templates/template-catalog';
 import { configuredToolSourceKeys, createWeftToolRegistry, startToolSources } from '../core/tools';
-import { createAuthenticator } from './auth';
+import { createAuthenticator } from './grpc/auth';
 import { startApiServer } from './server';
 
 async function main(): Promise<void> {

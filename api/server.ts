@@ -1,13 +1,13 @@
 import type { EventFeed } from '../core/events/event-feed';
 import { protoFilesByPort } from '../protos/load';
-import { createAgentService } from './agent-service';
-import { createAiService } from './ai-service';
-import { startGrpcServer } from './grpc-server';
-import { createLlmService, type LlmDeps } from './llm-service';
+import { createAgentService } from './agent/agent-service';
+import { createAiService } from './ai/ai-service';
+import { startGrpcServer } from './grpc/grpc-server';
+import { createLlmService, type LlmDeps } from './llm/llm-service';
 import { startRestGateway } from './rest/gateway';
-import { createOrchestratorService, type OrchestratorDeps } from './orchestrator-service';
-import { createSessionService, type SessionDefaults } from './session-service';
-import { createStreamingService } from './streaming-service';
+import { createOrchestratorService, type OrchestratorDeps } from './orchestrator/orchestrator-service';
+import { createSessionService, type SessionDefaults } from './session/session-service';
+import { createStreamingService } from './streaming/streaming-service';
 
 /** Where the API listens; every port may be 0 (a free one). The defaults are the seed's. */
 export interface ApiListen {

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { startEventFeed } from '../core/events/event-feed';
-import { createAuthenticator } from '../api/auth';
+import { createAuthenticator } from '../api/grpc/auth';
 import { ephemeralListen, startApiServer } from '../api/server';
 import { createApiKey } from '../core/auth/api-keys';
 import { createPool } from '../core/db/database';

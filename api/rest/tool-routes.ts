@@ -6,8 +6,8 @@ import type { Principal } from '../../core/auth/api-keys';
 import type { ToolRegistry } from '../../core/tools/registry';
 import type { ToolMetadata } from '../../core/tools/tool';
 import { deleteToolSource, listToolSources, saveToolSource, toolSourceKey, toolSourceOf } from '../../core/tools/tool-source-store';
-import { requireRole, type Authenticator } from '../auth';
-import { ApiError, invalidArgument, notFound, toServiceError } from '../grpc-errors';
+import { requireRole, type Authenticator } from '../grpc/auth';
+import { ApiError, invalidArgument, notFound, toServiceError } from '../grpc/grpc-errors';
 import { httpErrorOf, metadataOf } from './http-mapping';
 
 // The seed's tool discovery over HTTP: GET /tools/list (?category=), /tools/{name}/schema and

@@ -1,5 +1,5 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { structToJson } from '../../api/struct';
+import { structToJson } from '../../api/grpc/struct';
 import { unaryCall, type ServiceClient } from '../../protos/clients';
 import type { ExecuteTaskRequest } from '../../protos/generated/shannon/agent/ExecuteTaskRequest';
 import type { TaskUpdate__Output } from '../../protos/generated/shannon/agent/TaskUpdate';

@@ -1,5 +1,5 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { createAuthenticator } from '../../api/auth';
+import { createAuthenticator } from '../../api/grpc/auth';
 import { ephemeralListen, startApiServer } from '../../api/server';
 import { createOrchestratorClient } from '../../protos/clients';
 import { getTaskStatus, grpcError, submitTask, waitForFinish } from '../support/grpc';

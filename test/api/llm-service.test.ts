@@ -1,5 +1,5 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { jsonToStruct, structToJson } from '../../api/struct';
+import { jsonToStruct, structToJson } from '../../api/grpc/struct';
 import { unaryCall, type ServiceClient } from '../../protos/clients';
 import type { CompletionChunk__Output } from '../../protos/generated/shannon/llm/CompletionChunk';
 import type { GenerateCompletionRequest } from '../../protos/generated/shannon/llm/GenerateCompletionRequest';

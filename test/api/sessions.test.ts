@@ -1,6 +1,6 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { unaryCall, type ServiceClient } from '../../protos/clients';
-import { jsonToStruct, structToJson } from '../../api/struct';
+import { jsonToStruct, structToJson } from '../../api/grpc/struct';
 import { grpcError, submitTask, waitForFinish } from '../support/grpc';
 import { startTestStack, type TestStack } from '../support/stack';
 

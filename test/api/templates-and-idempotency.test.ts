@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Metadata, status as GrpcStatus } from '@grpc/grpc-js';
-import { jsonToStruct } from '../../api/struct';
+import { jsonToStruct } from '../../api/grpc/struct';
 import { unaryCall } from '../../protos/clients';
 import { grpcError } from '../support/grpc';
 import { startTestStack, type TestStack } from '../support/stack';

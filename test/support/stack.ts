@@ -7,7 +7,7 @@ import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { Pool } from 'pg';
 import { createActivities } from '../../activities';
 import { startEventFeed } from '../../core/events/event-feed';
-import { createAuthenticator } from '../../api/auth';
+import { createAuthenticator } from '../../api/grpc/auth';
 import { ephemeralListen, startApiServer, type ApiDeps, type ApiServer } from '../../api/server';
 import { createApiKey, type Principal } from '../../core/auth/api-keys';
 import { createPool } from '../../core/db/database';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { invalidArgument } from './grpc-errors';
+import { invalidArgument } from '../grpc/grpc-errors';
 
 const taskIdPattern = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 

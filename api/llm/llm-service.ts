@@ -1,25 +1,25 @@
 import type { ServerWritableStream } from '@grpc/grpc-js';
 import type { Pool } from 'pg';
-import type { TokenCounts } from '../core/llm/chat-model';
-import type { ModelGateway, ModelRequest, Served } from '../core/llm/gateway';
-import { answerWithCache, cacheKeyOf } from '../core/llm/response-cache';
-import { recordGatewayUsage } from '../core/llm/usage-records';
-import type { Principal } from '../core/auth/api-keys';
-import type { TaskMetadata__Output } from '../protos/generated/shannon/common/TaskMetadata';
-import { decideComplexity, heuristicComplexity } from '../core/orchestration/complexity';
-import { modelTiers } from '../core/orchestration/plan';
-import type { ToolRegistry } from '../core/tools/registry';
-import { textOf, userText } from '../core/transcript';
-import type { GenerateCompletionRequest__Output } from '../protos/generated/shannon/llm/GenerateCompletionRequest';
-import type { CompletionChunk } from '../protos/generated/shannon/llm/CompletionChunk';
-import type { LLMServiceHandlers } from '../protos/generated/shannon/llm/LLMService';
-import type { TokenUsage } from '../protos/generated/shannon/common/TokenUsage';
-import type { Authenticator } from './auth';
-import { invalidArgument } from './grpc-errors';
+import type { TokenCounts } from '../../core/llm/chat-model';
+import type { ModelGateway, ModelRequest, Served } from '../../core/llm/gateway';
+import { answerWithCache, cacheKeyOf } from '../../core/llm/response-cache';
+import { recordGatewayUsage } from '../../core/llm/usage-records';
+import type { Principal } from '../../core/auth/api-keys';
+import type { TaskMetadata__Output } from '../../protos/generated/shannon/common/TaskMetadata';
+import { decideComplexity, heuristicComplexity } from '../../core/orchestration/complexity';
+import { modelTiers } from '../../core/orchestration/plan';
+import type { ToolRegistry } from '../../core/tools/registry';
+import { textOf, userText } from '../../core/transcript';
+import type { GenerateCompletionRequest__Output } from '../../protos/generated/shannon/llm/GenerateCompletionRequest';
+import type { CompletionChunk } from '../../protos/generated/shannon/llm/CompletionChunk';
+import type { LLMServiceHandlers } from '../../protos/generated/shannon/llm/LLMService';
+import type { TokenUsage } from '../../protos/generated/shannon/common/TokenUsage';
+import type { Authenticator } from '../grpc/auth';
+import { invalidArgument } from '../grpc/grpc-errors';
 import { conversationOf, parseArguments, samplingOf, toolCallMessage } from './llm-messages';
-import { structToJson } from './struct';
+import { structToJson } from '../grpc/struct';
 import { modelTierOf } from './model-tiers';
-import { authorized, send, serverStream } from './unary';
+import { authorized, send, serverStream } from '../grpc/unary';
 
 // LLMService (seed 000): the model gateway as a gRPC service, on its own port.
 

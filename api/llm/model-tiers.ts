@@ -1,4 +1,4 @@
-import { modelTiers, type ModelTier } from '../core/orchestration/plan';
+import { modelTiers, type ModelTier } from '../../core/orchestration/plan';
 
 /** The seed's ModelTier enum name as Weft's tier; unspecified means the medium tier. */
 export function modelTierOf(protoTier: string): ModelTier {

@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
-import type { EventFeed } from '../core/events/event-feed';
-import { isLiveOnly, lastTaskEvent, listTaskEvents, type TaskEvent } from '../core/events/event-log';
-import { EventType } from '../core/events/event-types';
+import type { EventFeed } from '../../core/events/event-feed';
+import { isLiveOnly, lastTaskEvent, listTaskEvents, type TaskEvent } from '../../core/events/event-log';
+import { EventType } from '../../core/events/event-types';
 
 export interface EventTailDeps {
   pool: Pool;

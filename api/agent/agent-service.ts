@@ -1,21 +1,21 @@
 import { totalmem } from 'node:os';
 import { status as GrpcStatus, type Metadata, type ServerUnaryCall, type ServerWritableStream } from '@grpc/grpc-js';
-import type { Principal } from '../core/auth/api-keys';
-import type { TaskEvent } from '../core/events/event-log';
-import { EventType } from '../core/events/event-types';
-import { countRunningTasks, findTask } from '../core/tasks/task-index';
-import { weftVersion } from '../core/version';
-import type { AgentServiceHandlers } from '../protos/generated/shannon/agent/AgentService';
-import type { ExecuteTaskRequest__Output } from '../protos/generated/shannon/agent/ExecuteTaskRequest';
-import type { TaskUpdate } from '../protos/generated/shannon/agent/TaskUpdate';
+import type { Principal } from '../../core/auth/api-keys';
+import type { TaskEvent } from '../../core/events/event-log';
+import { EventType } from '../../core/events/event-types';
+import { countRunningTasks, findTask } from '../../core/tasks/task-index';
+import { weftVersion } from '../../core/version';
+import type { AgentServiceHandlers } from '../../protos/generated/shannon/agent/AgentService';
+import type { ExecuteTaskRequest__Output } from '../../protos/generated/shannon/agent/ExecuteTaskRequest';
+import type { TaskUpdate } from '../../protos/generated/shannon/agent/TaskUpdate';
 import { agentTaskInput, awaitAgentResult, cancelOnTimeout, executionResponse, toolCallOf, toolResultOf } from './agent-execution';
-import { ApiError } from './grpc-errors';
-import type { OrchestratorDeps } from './orchestrator-service';
-import { tailTaskEvents, type EventTailDeps } from './task-event-tail';
-import { startTaskWorkflow, submittedTaskId } from './task-start';
-import { submissionLimits } from './task-submission';
+import { ApiError } from '../grpc/grpc-errors';
+import type { OrchestratorDeps } from '../orchestrator/orchestrator-service';
+import { tailTaskEvents, type EventTailDeps } from '../streaming/task-event-tail';
+import { startTaskWorkflow, submittedTaskId } from '../orchestrator/task-start';
+import { submissionLimits } from '../orchestrator/task-submission';
 import { discoverTools, toolCapabilityOf } from './tool-capabilities';
-import { authorized, authorizedCall, send, serverStream } from './unary';
+import { authorized, authorizedCall, send, serverStream } from '../grpc/unary';
 
 export type AgentDeps = OrchestratorDeps & EventTailDeps & { sandboxMemoryMb: number };
 

@@ -1,19 +1,19 @@
 import { WorkflowFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Pool } from 'pg';
-import type { Principal } from '../core/auth/api-keys';
-import { listTaskEvents, type TaskEvent } from '../core/events/event-log';
-import { EventType } from '../core/events/event-types';
-import { findTask } from '../core/tasks/task-index';
-import type { ExecuteTaskRequest__Output } from '../protos/generated/shannon/agent/ExecuteTaskRequest';
-import type { ExecuteTaskResponse } from '../protos/generated/shannon/agent/ExecuteTaskResponse';
-import type { ToolCall } from '../protos/generated/shannon/common/ToolCall';
-import type { ToolResult } from '../protos/generated/shannon/common/ToolResult';
-import { cancelTaskSignal, taskFailedType } from '../workflows/messages';
-import type { TaskWorkflowInput, TaskWorkflowResult } from '../workflows/task-workflow';
-import { invalidArgument } from './grpc-errors';
-import { jsonToStruct, jsonToValue } from './struct';
-import { taskInputFrom, type SubmissionLimits } from './task-submission';
+import type { Principal } from '../../core/auth/api-keys';
+import { listTaskEvents, type TaskEvent } from '../../core/events/event-log';
+import { EventType } from '../../core/events/event-types';
+import { findTask } from '../../core/tasks/task-index';
+import type { ExecuteTaskRequest__Output } from '../../protos/generated/shannon/agent/ExecuteTaskRequest';
+import type { ExecuteTaskResponse } from '../../protos/generated/shannon/agent/ExecuteTaskResponse';
+import type { ToolCall } from '../../protos/generated/shannon/common/ToolCall';
+import type { ToolResult } from '../../protos/generated/shannon/common/ToolResult';
+import { cancelTaskSignal, taskFailedType } from '../../workflows/messages';
+import type { TaskWorkflowInput, TaskWorkflowResult } from '../../workflows/task-workflow';
+import { invalidArgument } from '../grpc/grpc-errors';
+import { jsonToStruct, jsonToValue } from '../grpc/struct';
+import { taskInputFrom, type SubmissionLimits } from '../orchestrator/task-submission';
 
 // AgentService runs one agent as a task workflow of its own (durable, visible in the Web UI, listed
 // by ListTasks): STANDARD mode, only the tools the caller names, its iteration cap and timeout.

@@ -1,7 +1,7 @@
 import { status as GrpcStatus, type Metadata } from '@grpc/grpc-js';
 import type { Pool } from 'pg';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import { verifyApiKey, type Principal } from '../core/auth/api-keys';
+import { verifyApiKey, type Principal } from '../../core/auth/api-keys';
 import { ApiError } from './grpc-errors';
 
 export interface Authenticator {

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { status as GrpcStatus, type Metadata } from '@grpc/grpc-js';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import type { Principal } from '../core/auth/api-keys';
-import { executionModeKey, sessionIdKey, taskStatusKey, tenantIdKey, userIdKey } from '../workflows/search-attributes';
-import type { taskWorkflow, TaskWorkflowInput } from '../workflows/task-workflow';
-import { ApiError, invalidArgument } from './grpc-errors';
+import type { Principal } from '../../core/auth/api-keys';
+import { executionModeKey, sessionIdKey, taskStatusKey, tenantIdKey, userIdKey } from '../../workflows/search-attributes';
+import type { taskWorkflow, TaskWorkflowInput } from '../../workflows/task-workflow';
+import { ApiError, invalidArgument } from '../grpc/grpc-errors';
 import { taskIdFor, workflowIdFor } from './task-ids';
 import { workflowTenant } from './task-ownership';
 

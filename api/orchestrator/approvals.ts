@@ -1,17 +1,17 @@
 import type { Client } from '@temporalio/client';
 import type { Pool } from 'pg';
-import { checkPlan, parsePlanText } from '../core/orchestration/plan';
-import { findApproval, listPendingApprovals } from '../core/tasks/approvals';
-import type { ToolRegistry } from '../core/tools/registry';
-import type { ApproveTaskRequest__Output } from '../protos/generated/shannon/orchestrator/ApproveTaskRequest';
-import type { ApproveTaskResponse } from '../protos/generated/shannon/orchestrator/ApproveTaskResponse';
-import type { GetPendingApprovalsRequest__Output } from '../protos/generated/shannon/orchestrator/GetPendingApprovalsRequest';
-import type { GetPendingApprovalsResponse } from '../protos/generated/shannon/orchestrator/GetPendingApprovalsResponse';
-import type { Principal } from '../core/auth/api-keys';
-import { approvalDecisionSignal } from '../workflows/messages';
-import { requireRole } from './auth';
-import { failedPrecondition, invalidArgument, notFound } from './grpc-errors';
-import { jsonToStruct, toTimestamp } from './struct';
+import { checkPlan, parsePlanText } from '../../core/orchestration/plan';
+import { findApproval, listPendingApprovals } from '../../core/tasks/approvals';
+import type { ToolRegistry } from '../../core/tools/registry';
+import type { ApproveTaskRequest__Output } from '../../protos/generated/shannon/orchestrator/ApproveTaskRequest';
+import type { ApproveTaskResponse } from '../../protos/generated/shannon/orchestrator/ApproveTaskResponse';
+import type { GetPendingApprovalsRequest__Output } from '../../protos/generated/shannon/orchestrator/GetPendingApprovalsRequest';
+import type { GetPendingApprovalsResponse } from '../../protos/generated/shannon/orchestrator/GetPendingApprovalsResponse';
+import type { Principal } from '../../core/auth/api-keys';
+import { approvalDecisionSignal } from '../../workflows/messages';
+import { requireRole } from '../grpc/auth';
+import { failedPrecondition, invalidArgument, notFound } from '../grpc/grpc-errors';
+import { jsonToStruct, toTimestamp } from '../grpc/struct';
 
 export interface ApprovalDeps {
   temporal: Client;

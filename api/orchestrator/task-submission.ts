@@ -1,15 +1,15 @@
-import { checkPlan, type Plan } from '../core/orchestration/plan';
-import type { TaskSettings } from '../core/orchestration/task-settings';
-import type { TemplateCatalog } from '../core/templates/template-catalog';
-import type { SubmitTaskRequest__Output } from '../protos/generated/shannon/orchestrator/SubmitTaskRequest';
-import type { TaskDecomposition__Output } from '../protos/generated/shannon/orchestrator/TaskDecomposition';
-import type { TaskWorkflowInput } from '../workflows/task-workflow';
+import { checkPlan, type Plan } from '../../core/orchestration/plan';
+import type { TaskSettings } from '../../core/orchestration/task-settings';
+import type { TemplateCatalog } from '../../core/templates/template-catalog';
+import type { SubmitTaskRequest__Output } from '../../protos/generated/shannon/orchestrator/SubmitTaskRequest';
+import type { TaskDecomposition__Output } from '../../protos/generated/shannon/orchestrator/TaskDecomposition';
+import type { TaskWorkflowInput } from '../../workflows/task-workflow';
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import type { Principal } from '../core/auth/api-keys';
-import { ApiError, invalidArgument, notFound } from './grpc-errors';
-import { boundedId } from './field-limits';
-import { modelTierOf } from './model-tiers';
-import { structToJson } from './struct';
+import type { Principal } from '../../core/auth/api-keys';
+import { ApiError, invalidArgument, notFound } from '../grpc/grpc-errors';
+import { boundedId } from '../grpc/field-limits';
+import { modelTierOf } from '../llm/model-tiers';
+import { structToJson } from '../grpc/struct';
 
 export interface SubmissionLimits {
   maxQueryBytes: number;

@@ -1,5 +1,5 @@
 import type { sendUnaryData, ServerUnaryCall, ServerWritableStream, ServiceError } from '@grpc/grpc-js';
-import type { Principal } from '../core/auth/api-keys';
+import type { Principal } from '../../core/auth/api-keys';
 import type { Authenticator } from './auth';
 import { toServiceError } from './grpc-errors';
 

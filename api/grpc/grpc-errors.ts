@@ -1,10 +1,10 @@
 import { status as GrpcStatus, type ServerErrorResponse } from '@grpc/grpc-js';
 import OpenAI from 'openai';
-import { isUnstorableValueError } from '../core/db/errors';
-import { ModelUnavailableError, UnknownModelError } from '../core/llm/gateway-errors';
-import { ToolSourceExistsError } from '../core/tools/tool-source-store';
-import { ConversationError, MessageConflictError } from '../core/sessions/errors';
-import { TranscriptError } from '../core/transcript';
+import { isUnstorableValueError } from '../../core/db/errors';
+import { ModelUnavailableError, UnknownModelError } from '../../core/llm/gateway-errors';
+import { ToolSourceExistsError } from '../../core/tools/tool-source-store';
+import { ConversationError, MessageConflictError } from '../../core/sessions/errors';
+import { TranscriptError } from '../../core/transcript';
 
 /** An error the API reports to the caller with a gRPC status and a message that says what was wrong. */
 export class ApiError extends Error {

@@ -1,5 +1,5 @@
-import type { Struct, Struct__Output } from '../protos/generated/google/protobuf/Struct';
-import type { Value, Value__Output } from '../protos/generated/google/protobuf/Value';
+import type { Struct, Struct__Output } from '../../protos/generated/google/protobuf/Struct';
+import type { Value, Value__Output } from '../../protos/generated/google/protobuf/Value';
 
 // Protobuf well-known types <-> plain values: Struct <-> JSON (context, metadata, schemas) and
 // Date -> Timestamp.

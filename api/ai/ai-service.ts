@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
-import type { Principal } from '../core/auth/api-keys';
-import type { ModelGateway } from '../core/llm/gateway';
-import { defaultAiModelName } from '../core/llm/model-aliases';
-import { createConversation, withOpenConversation } from '../core/sessions/conversations';
-import { ConversationClosedError, ConversationError, ConversationExpiredError } from '../core/sessions/errors';
-import { addMessages, listHistory, type HistoryMessage } from '../core/sessions/history';
-import { textOf, thinkingOf, type Message } from '../core/transcript';
-import { weftVersion } from '../core/version';
-import type { AIServiceHandlers } from '../protos/generated/ai/AIService';
-import type { Authenticator } from './auth';
-import { invalidArgument, toServiceError } from './grpc-errors';
-import { authorized } from './unary';
+import type { Principal } from '../../core/auth/api-keys';
+import type { ModelGateway } from '../../core/llm/gateway';
+import { defaultAiModelName } from '../../core/llm/model-aliases';
+import { createConversation, withOpenConversation } from '../../core/sessions/conversations';
+import { ConversationClosedError, ConversationError, ConversationExpiredError } from '../../core/sessions/errors';
+import { addMessages, listHistory, type HistoryMessage } from '../../core/sessions/history';
+import { textOf, thinkingOf, type Message } from '../../core/transcript';
+import { weftVersion } from '../../core/version';
+import type { AIServiceHandlers } from '../../protos/generated/ai/AIService';
+import type { Authenticator } from '../grpc/auth';
+import { invalidArgument, toServiceError } from '../grpc/grpc-errors';
+import { authorized } from '../grpc/unary';
 
 // Seed 002's AIService. As its proto intends, failures come back in the `error` field with an OK
 // status; only authentication and rate limits are gRPC errors, since they happen before the call.

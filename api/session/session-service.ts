@@ -7,19 +7,19 @@ import {
   listConversations,
   updateConversation,
   type Conversation,
-} from '../core/sessions/conversations';
-import { ConversationClosedError } from '../core/sessions/errors';
-import { addMessages, clearHistory, listHistory, type HistoryMessage } from '../core/sessions/history';
-import { sessionSpend } from '../core/tasks/task-index';
-import type { Message__Output } from '../protos/generated/shannon/session/Message';
-import type { Session } from '../protos/generated/shannon/session/Session';
-import type { SessionServiceHandlers } from '../protos/generated/shannon/session/SessionService';
-import type { Authenticator } from './auth';
-import { boundedId } from './field-limits';
-import { invalidArgument } from './grpc-errors';
-import { pageOf } from './paging';
-import { fromTimestamp, jsonToStruct, structToJson, toTimestamp } from './struct';
-import { authorized } from './unary';
+} from '../../core/sessions/conversations';
+import { ConversationClosedError } from '../../core/sessions/errors';
+import { addMessages, clearHistory, listHistory, type HistoryMessage } from '../../core/sessions/history';
+import { sessionSpend } from '../../core/tasks/task-index';
+import type { Message__Output } from '../../protos/generated/shannon/session/Message';
+import type { Session } from '../../protos/generated/shannon/session/Session';
+import type { SessionServiceHandlers } from '../../protos/generated/shannon/session/SessionService';
+import type { Authenticator } from '../grpc/auth';
+import { boundedId } from '../grpc/field-limits';
+import { invalidArgument } from '../grpc/grpc-errors';
+import { pageOf } from '../grpc/paging';
+import { fromTimestamp, jsonToStruct, structToJson, toTimestamp } from '../grpc/struct';
+import { authorized } from '../grpc/unary';
 
 export interface SessionDefaults {
   ttlSeconds: number;

@@ -1,9 +1,9 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Pool } from 'pg';
-import type { Principal } from '../core/auth/api-keys';
-import { findTask, type TaskRecord } from '../core/tasks/task-index';
-import { tenantIdKey } from '../workflows/search-attributes';
-import { invalidArgument, notFound } from './grpc-errors';
+import type { Principal } from '../../core/auth/api-keys';
+import { findTask, type TaskRecord } from '../../core/tasks/task-index';
+import { tenantIdKey } from '../../workflows/search-attributes';
+import { invalidArgument, notFound } from '../grpc/grpc-errors';
 import { isValidTaskId, workflowIdFor } from './task-ids';
 
 /**

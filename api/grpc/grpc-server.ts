@@ -1,8 +1,8 @@
 import * as grpc from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation } from 'grpc-health-check';
-import { methodTypes, unknownEnumIn } from '../protos/json-mapping';
-import { packageDefinitionOf } from '../protos/load';
+import { methodTypes, unknownEnumIn } from '../../protos/json-mapping';
+import { packageDefinitionOf } from '../../protos/load';
 
 export interface GrpcServer {
   port: number;

@@ -1,17 +1,17 @@
 import { Metadata, type ServerWritableStream } from '@grpc/grpc-js';
 import type { Pool } from 'pg';
-import type { EventFeed } from '../core/events/event-feed';
-import { isLiveOnly, type TaskEvent } from '../core/events/event-log';
-import { EventType } from '../core/events/event-types';
-import type { StreamRequest__Output } from '../protos/generated/shannon/orchestrator/StreamRequest';
-import type { StreamingServiceHandlers } from '../protos/generated/shannon/orchestrator/StreamingService';
-import type { TaskUpdate } from '../protos/generated/shannon/orchestrator/TaskUpdate';
-import type { Authenticator } from './auth';
-import { invalidArgument } from './grpc-errors';
-import { send, serverStream } from './unary';
-import { toTimestamp } from './struct';
+import type { EventFeed } from '../../core/events/event-feed';
+import { isLiveOnly, type TaskEvent } from '../../core/events/event-log';
+import { EventType } from '../../core/events/event-types';
+import type { StreamRequest__Output } from '../../protos/generated/shannon/orchestrator/StreamRequest';
+import type { StreamingServiceHandlers } from '../../protos/generated/shannon/orchestrator/StreamingService';
+import type { TaskUpdate } from '../../protos/generated/shannon/orchestrator/TaskUpdate';
+import type { Authenticator } from '../grpc/auth';
+import { invalidArgument } from '../grpc/grpc-errors';
+import { send, serverStream } from '../grpc/unary';
+import { toTimestamp } from '../grpc/struct';
 import { tailTaskEvents } from './task-event-tail';
-import { ownTaskOf } from './task-ownership';
+import { ownTaskOf } from '../orchestrator/task-ownership';
 import type { Client } from '@temporalio/client';
 
 export interface StreamingDeps {
