@@ -53,15 +53,51 @@ export interface GatewayOptions {
   pool?: Pool;
 }
 
+/** Each provider of the catalog with its guard (breaker, per-minute limits), chat client and embedder. */
+function connectProviders(catalog: ModelCatalog, guardOptions: { now: () => number; pool?: Pool }) {
+  return new Map(
+    catalog.providers.map((provider) => {
+      const client = { baseURL: provider.base_url, apiKey: provider.apiKey, timeoutMs: provider.timeout_ms };
+      return [provider.id, { guard: createProviderGuard(provider, catalog.resilience, guardOptions), chat: createChatModel(client), embedder: createEmbedder(client) }];
+    }),
+  );
+}
+
+/** A streamed reply as one completion, its text handed over as it comes. */
+async function collect(deltas: AsyncGenerator<GatewayDelta>, onPartial: (text: string) => void): Promise<GatewayCompletion> {
+  let reasoning = '';
+  let content = '';
+  const toolCalls: Array<{ id: string; name: string; arguments: string }> = [];
+  for await (const delta of deltas) {
+    if (delta.kind === 'thinking') reasoning += delta.text;
+    else if (delta.kind === 'text') {
+      content += delta.text;
+      onPartial(delta.text);
+    } else if (delta.kind === 'tool_call') toolCalls.push({ id: delta.id, name: delta.name, arguments: delta.arguments });
+    else {
+      const { finishReason, usage, model, provider, tier, costUsd } = delta;
+      return { message: assistantMessage({ reasoning, content, toolCalls }), finishReason, usage, model, provider, tier, costUsd };
+    }
+  }
+  throw new Error('the model stream ended without its final chunk');
+}
+
+/** A provider's stream with the gateway's view of who served it on its final delta, settled first. */
+async function* withServed(deltas: AsyncGenerator<ChatDelta>, servedOf: (usage: TokenCounts) => Served, settle: (usage: TokenCounts) => Promise<void>): AsyncGenerator<GatewayDelta> {
+  for await (const delta of deltas) {
+    if (delta.kind !== 'end') {
+      yield delta;
+      continue;
+    }
+    await settle(delta.usage);
+    yield { ...delta, ...servedOf(delta.usage) };
+  }
+}
+
 export function createModelGateway(catalog: ModelCatalog, options: GatewayOptions = {}): ModelGateway {
   const { resilience } = catalog;
   const now = options.now ?? Date.now;
-  const providers = new Map(
-    catalog.providers.map((provider) => {
-      const client = { baseURL: provider.base_url, apiKey: provider.apiKey, timeoutMs: provider.timeout_ms };
-      return [provider.id, { guard: createProviderGuard(provider, resilience, { now, ...(options.pool ? { pool: options.pool } : {}) }), chat: createChatModel(client), embedder: createEmbedder(client) }];
-    }),
-  );
+  const providers = connectProviders(catalog, { now, ...(options.pool ? { pool: options.pool } : {}) });
   const providerOf = (id: string) => providers.get(id)!;
 
   const retrying = roundRetries(resilience);
@@ -90,41 +126,11 @@ export function createModelGateway(catalog: ModelCatalog, options: GatewayOption
     costUsd: costOf(model, usage),
   });
 
-  async function* withServed(deltas: AsyncGenerator<ChatDelta>, model: CatalogModel, settle: (usage: TokenCounts) => Promise<void>): AsyncGenerator<GatewayDelta> {
-    for await (const delta of deltas) {
-      if (delta.kind !== 'end') {
-        yield delta;
-        continue;
-      }
-      await settle(delta.usage);
-      yield { ...delta, ...servedBy(model, delta.usage) };
-    }
-  }
-
   async function stream(request: ModelRequest): Promise<AsyncGenerator<GatewayDelta>> {
     const { model, guard, tokens, value } = await served(request, { streaming: true }, (target) =>
       providerOf(target.provider).chat.openStream({ ...request, model: target.id }),
     );
-    return withServed(value, model, (usage) => guard.settleTokens(tokens, usage.totalTokens));
-  }
-
-  /** A streamed reply as one completion, its text handed over as it comes. */
-  async function collect(deltas: AsyncGenerator<GatewayDelta>, onPartial: (text: string) => void): Promise<GatewayCompletion> {
-    let reasoning = '';
-    let content = '';
-    const toolCalls: Array<{ id: string; name: string; arguments: string }> = [];
-    for await (const delta of deltas) {
-      if (delta.kind === 'thinking') reasoning += delta.text;
-      else if (delta.kind === 'text') {
-        content += delta.text;
-        onPartial(delta.text);
-      } else if (delta.kind === 'tool_call') toolCalls.push({ id: delta.id, name: delta.name, arguments: delta.arguments });
-      else {
-        const { finishReason, usage, model, provider, tier, costUsd } = delta;
-        return { message: assistantMessage({ reasoning, content, toolCalls }), finishReason, usage, model, provider, tier, costUsd };
-      }
-    }
-    throw new Error('the model stream ended without its final chunk');
+    return withServed(value, (usage) => servedBy(model, usage), (usage) => guard.settleTokens(tokens, usage.totalTokens));
   }
 
   return {

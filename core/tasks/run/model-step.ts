@@ -1,3 +1,4 @@
+import type { Pool } from 'pg';
 import type { TokenCounts } from '../../llm/chat-model';
 import { compressHistory, type HistoryPolicy } from '../../llm/history-compression';
 import { findModel } from '../../llm/model-catalog';
@@ -70,48 +71,48 @@ function replyOf(message: Message, model: string, usage: TokenCounts, costUsd: n
 
 const ownerOf = (input: ModelStepInput): RecordOwner => ({ runId: input.runId, runAgentId: input.runAgentId ?? TASK_RUN_AGENT_ID, sessionId: input.sessionId });
 
+/**
+ * The session's conversation before this task, as the task run's transcript starts: the user's
+ * and the assistant's turns (agents of a COMPLEX task start from their own subtask).
+ */
+async function conversationSoFar(pool: Pool, input: ModelStepInput): Promise<Message[]> {
+  if (!input.sessionId || input.runAgentId) return [];
+  const history = await listHistory(pool, input.sessionId);
+  return history.flatMap((m): Message[] => (m.role === 'system' || m.content === '' ? [] : [{ role: m.role, parts: [{ kind: 'text', text: m.content }] }]));
+}
+
+/** What this step adds before the model's reply: the seed on step 0, the previous step's tool results after a tool step. */
+async function recordsBeforeReply(pool: Pool, input: ModelStepInput, log: StoredRecord[]): Promise<RecordInput[]> {
+  const owner = ownerOf(input);
+  const at = new Date(input.stepAtMs);
+  const added: RecordInput[] = [];
+  if (input.step === 0 && input.seed !== undefined) {
+    added.push(seedRecord(owner, at, { messages: [...(await conversationSoFar(pool, input)), userText(input.seed)] }));
+  }
+  if (input.toolResultsFor && input.toolResultsFor.length > 0) {
+    const parts: Part[] = input.toolResultsFor.map((id) => {
+      const result = log.find((record) => record.key === toolResultKey(owner, id));
+      if (!result) throw new Error(`tool call ${id} has no stored result`);
+      const outcome = decodeToolResult(result);
+      return { kind: 'tool_result', toolUseId: id, content: outcome.ok ? outcome.content : outcome.error, ...(outcome.ok ? {} : { isError: true }) };
+    });
+    added.push(toolResultsRecord(owner, input.step, at, { messages: [{ role: 'user', parts }] }));
+  }
+  return added;
+}
+
+/** A reply stored by an earlier attempt of this step: returned as it was, the model is not called again. */
+async function storedReply({ pool, gateway }: TaskRunDeps, input: ModelStepInput, stored: StoredRecord): Promise<ModelStepResult> {
+  const reply = decodeTranscriptRecord(stored);
+  const usage = reply.usage ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+  const model = reply.model ?? '';
+  const crossed = await overBudgetNow(pool, input.taskId, input.agentId, input.budget);
+  return { ...replyOf(reply.messages[0]!, model, usage, costOf(findModel(gateway.catalog, model), usage)), ...(crossed ? { overBudget: crossed } : {}) };
+}
+
 /** One model step of an agent: the transcript from the run log, one model call, the reply stored with its usage. */
 export function modelSteps(deps: TaskRunDeps) {
   const { store, pool, gateway, tools } = deps;
-
-  /**
-   * The session's conversation before this task, as the task run's transcript starts: the user's
-   * and the assistant's turns (agents of a COMPLEX task start from their own subtask).
-   */
-  async function conversationSoFar(input: ModelStepInput): Promise<Message[]> {
-    if (!input.sessionId || input.runAgentId) return [];
-    const history = await listHistory(pool, input.sessionId);
-    return history.flatMap((m): Message[] => (m.role === 'system' || m.content === '' ? [] : [{ role: m.role, parts: [{ kind: 'text', text: m.content }] }]));
-  }
-
-  /** What this step adds before the model's reply: the seed on step 0, the previous step's tool results after a tool step. */
-  async function recordsBeforeReply(input: ModelStepInput, log: StoredRecord[]): Promise<RecordInput[]> {
-    const owner = ownerOf(input);
-    const at = new Date(input.stepAtMs);
-    const added: RecordInput[] = [];
-    if (input.step === 0 && input.seed !== undefined) {
-      added.push(seedRecord(owner, at, { messages: [...(await conversationSoFar(input)), userText(input.seed)] }));
-    }
-    if (input.toolResultsFor && input.toolResultsFor.length > 0) {
-      const parts: Part[] = input.toolResultsFor.map((id) => {
-        const result = log.find((record) => record.key === toolResultKey(owner, id));
-        if (!result) throw new Error(`tool call ${id} has no stored result`);
-        const outcome = decodeToolResult(result);
-        return { kind: 'tool_result', toolUseId: id, content: outcome.ok ? outcome.content : outcome.error, ...(outcome.ok ? {} : { isError: true }) };
-      });
-      added.push(toolResultsRecord(owner, input.step, at, { messages: [{ role: 'user', parts }] }));
-    }
-    return added;
-  }
-
-  /** A reply stored by an earlier attempt of this step: returned as it was, the model is not called again. */
-  async function storedReply(input: ModelStepInput, stored: StoredRecord): Promise<ModelStepResult> {
-    const reply = decodeTranscriptRecord(stored);
-    const usage = reply.usage ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
-    const model = reply.model ?? '';
-    const crossed = await overBudgetNow(pool, input.taskId, input.agentId, input.budget);
-    return { ...replyOf(reply.messages[0]!, model, usage, costOf(findModel(gateway.catalog, model), usage)), ...(crossed ? { overBudget: crossed } : {}) };
-  }
 
   /**
    * One LLM call. The transcript comes from the run log and the reply is appended to it, with its
@@ -123,14 +124,14 @@ export function modelSteps(deps: TaskRunDeps) {
     const at = new Date(input.stepAtMs);
     const log = await readRunLog(store, input.runId);
     const stored = log.find((record) => record.key === stepReplyKey(owner, input.step));
-    if (stored) return storedReply(input, stored);
+    if (stored) return storedReply(deps, input, stored);
     // An ended session refuses new planner work; the workflow then records the cancellation.
     if (input.sessionId && (await store.loadSessionStatus(input.sessionId)) !== 'active') return { kind: 'session_ended' };
     const already = await overBudgetNow(pool, input.taskId, input.agentId, input.budget);
     if (already) return { kind: 'over_budget', reason: already };
 
     // Stored together with the reply, in one transaction.
-    const added = await recordsBeforeReply(input, log);
+    const added = await recordsBeforeReply(pool, input, log);
     const tier = input.tier ?? 'MEDIUM';
     const system = input.system ? { system: input.system } : {};
     let messages = [...replayRunLogRecords(log), ...added.flatMap((record) => decodeTranscriptRecord(record).messages)];

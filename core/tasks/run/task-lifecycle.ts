@@ -62,57 +62,60 @@ const finalEventOf = {
   TIMEOUT: EventType.WorkflowFailed,
 } as const;
 
+/**
+ * Opens the task's session if needed, starts its run (run_started), indexes the task and emits
+ * WORKFLOW_STARTED, together. An ended session records the run cancelled instead, and
+ * `proceed` is false. Idempotent: a retry returns the recorded decision.
+ */
+async function startTask({ store, pool, tools }: TaskRunDeps, input: StartTaskInput): Promise<{ proceed: boolean; tools: ToolSummary[] }> {
+  const at = new Date(input.startedAtMs);
+  const owner = { ...taskRunOf(input.workflowId), sessionId: input.sessionId };
+  if (input.sessionId) {
+    await endIfExpired(pool, input.sessionId, at);
+    // Sessions named by a task are opened on first use; an ended one stops the run below.
+    await store.createSession(input.sessionId, at).catch((err: unknown) => {
+      if (!(err instanceof SessionEndedError)) throw err;
+    });
+  }
+  const labels = { task_id: input.taskId, tenant_id: input.tenantId, user_id: input.userId };
+  const command = {
+    runId: owner.runId,
+    agentId: owner.runAgentId,
+    ...(input.sessionId ? { sessionId: input.sessionId } : {}),
+    labels,
+    startedAt: at,
+    started: runStartedRecord(owner, at, labels),
+    canceled: sessionEndedRecord(owner, at),
+  };
+  const start = input.sessionId ? store.startRootRun : store.startOneShotRun;
+  const result = await start(command, async (tx, started) => {
+    const proceed = started.decision === 'proceed';
+    await insertTask(tx, {
+      taskId: input.taskId,
+      workflowId: input.workflowId,
+      runId: owner.runId,
+      tenantId: input.tenantId,
+      userId: input.userId,
+      sessionId: input.sessionId,
+      query: input.query,
+      mode: input.mode,
+      status: proceed ? TaskStatus.Running : TaskStatus.Cancelled,
+      createdAt: at,
+    });
+    await appendTaskEvent(tx, taskEvent(input.workflowId, 'started', EventType.WorkflowStarted, at, { message: 'task started' }));
+    if (!proceed) {
+      await appendTaskEvent(tx, taskEvent(input.workflowId, 'finished', EventType.WorkflowCancelled, at, { message: 'session ended before the task started' }));
+    }
+  });
+  const offered = tools.list().filter((tool) => !input.allowedTools || input.allowedTools.includes(tool.name));
+  return { proceed: result.decision === 'proceed', tools: offered.map((tool) => ({ name: tool.name, dangerous: tool.dangerous })) };
+}
+
 /** The start and end of a task's own run, each one transaction with the task index and the task's events. */
-export function taskLifecycle({ store, pool, tools }: TaskRunDeps) {
+export function taskLifecycle(deps: TaskRunDeps) {
+  const { store } = deps;
   return {
-    /**
-     * Opens the task's session if needed, starts its run (run_started), indexes the task and emits
-     * WORKFLOW_STARTED, together. An ended session records the run cancelled instead, and
-     * `proceed` is false. Idempotent: a retry returns the recorded decision.
-     */
-    async start(input: StartTaskInput): Promise<{ proceed: boolean; tools: ToolSummary[] }> {
-      const at = new Date(input.startedAtMs);
-      const owner = { ...taskRunOf(input.workflowId), sessionId: input.sessionId };
-      if (input.sessionId) {
-        await endIfExpired(pool, input.sessionId, at);
-        // Sessions named by a task are opened on first use; an ended one stops the run below.
-        await store.createSession(input.sessionId, at).catch((err: unknown) => {
-          if (!(err instanceof SessionEndedError)) throw err;
-        });
-      }
-      const labels = { task_id: input.taskId, tenant_id: input.tenantId, user_id: input.userId };
-      const command = {
-        runId: owner.runId,
-        agentId: owner.runAgentId,
-        ...(input.sessionId ? { sessionId: input.sessionId } : {}),
-        labels,
-        startedAt: at,
-        started: runStartedRecord(owner, at, labels),
-        canceled: sessionEndedRecord(owner, at),
-      };
-      const start = input.sessionId ? store.startRootRun : store.startOneShotRun;
-      const result = await start(command, async (tx, started) => {
-        const proceed = started.decision === 'proceed';
-        await insertTask(tx, {
-          taskId: input.taskId,
-          workflowId: input.workflowId,
-          runId: owner.runId,
-          tenantId: input.tenantId,
-          userId: input.userId,
-          sessionId: input.sessionId,
-          query: input.query,
-          mode: input.mode,
-          status: proceed ? TaskStatus.Running : TaskStatus.Cancelled,
-          createdAt: at,
-        });
-        await appendTaskEvent(tx, taskEvent(input.workflowId, 'started', EventType.WorkflowStarted, at, { message: 'task started' }));
-        if (!proceed) {
-          await appendTaskEvent(tx, taskEvent(input.workflowId, 'finished', EventType.WorkflowCancelled, at, { message: 'session ended before the task started' }));
-        }
-      });
-      const offered = tools.list().filter((tool) => !input.allowedTools || input.allowedTools.includes(tool.name));
-      return { proceed: result.decision === 'proceed', tools: offered.map((tool) => ({ name: tool.name, dangerous: tool.dangerous })) };
-    },
+    start: (input: StartTaskInput) => startTask(deps, input),
 
     /** CancelTask's intent: the first reason is kept, and the run's end carries the same one. */
     async recordCancellationRequest(input: CancellationRequestInput): Promise<void> {

@@ -1,0 +1,104 @@
+import type { ServerWritableStream } from '@grpc/grpc-js';
+import type { TokenCounts } from '../../core/llm/chat-model';
+import type { ModelRequest, Served } from '../../core/llm/gateway';
+import { answerWithCache, cacheKeyOf } from '../../core/llm/response-cache';
+import { recordGatewayUsage } from '../../core/llm/usage-records';
+import type { Principal } from '../../core/auth/api-keys';
+import type { TaskMetadata__Output } from '../../protos/generated/shannon/common/TaskMetadata';
+import { textOf } from '../../core/transcript';
+import type { GenerateCompletionRequest__Output } from '../../protos/generated/shannon/llm/GenerateCompletionRequest';
+import type { CompletionChunk } from '../../protos/generated/shannon/llm/CompletionChunk';
+import type { LLMServiceHandlers } from '../../protos/generated/shannon/llm/LLMService';
+import type { TokenUsage } from '../../protos/generated/shannon/common/TokenUsage';
+import { invalidArgument } from '../grpc/grpc-errors';
+import { conversationOf, parseArguments, samplingOf, toolCallMessage } from './llm-messages';
+import { structToJson } from '../grpc/struct';
+import { modelTierOf } from './model-tiers';
+import { authorized, send, serverStream } from '../grpc/unary';
+import type { LlmDeps } from './llm-service';
+
+const usageOf = (served: Served, usage: TokenCounts): TokenUsage => ({
+  prompt_tokens: usage.promptTokens,
+  completion_tokens: usage.completionTokens,
+  total_tokens: usage.totalTokens,
+  cost_usd: served.costUsd,
+  model: served.model,
+  tier: `MODEL_TIER_${served.tier}`,
+});
+
+/** The request in the gateway's terms: a specific model (or alias) when named, else the tier. */
+function modelRequest(request: GenerateCompletionRequest__Output): ModelRequest {
+  const conversation = conversationOf(request.messages);
+  const tools = request.available_tools.map((tool) => {
+    if (!tool.name) throw invalidArgument('available_tools[].name is required');
+    return { name: tool.name, description: tool.description, parameters: structToJson(tool.parameters) };
+  });
+  return {
+    ...(request.specific_model ? { model: request.specific_model } : { tier: modelTierOf(request.tier) }),
+    messages: conversation.messages,
+    ...(conversation.system ? { system: conversation.system } : {}),
+    tools,
+    sampling: samplingOf(request.config),
+  };
+}
+
+/** GenerateCompletion and StreamCompletion: one model call through the gateway, metered against the caller. */
+export function completionHandlers(deps: LlmDeps): Pick<LLMServiceHandlers, 'GenerateCompletion' | 'StreamCompletion'> {
+  /** What a call spent, against the caller's tenant and the user, session and task its metadata names. */
+  const recordUsage = (principal: Principal, metadata: TaskMetadata__Output | null, served: Served & { usage: TokenCounts }, cacheHit: boolean) =>
+    recordGatewayUsage(deps.pool, {
+      tenantId: principal.tenantId,
+      userId: metadata?.user_id || principal.userId,
+      sessionId: metadata?.session_id ?? '',
+      taskId: metadata?.task_id ?? '',
+      model: served.model,
+      provider: served.provider,
+      ...served.usage,
+      costUsd: served.costUsd,
+      cacheHit,
+      at: new Date(),
+    });
+
+  const streamCompletion = async (call: ServerWritableStream<GenerateCompletionRequest__Output, CompletionChunk>) => {
+    const principal = await deps.auth.authenticate(call.metadata);
+    const abandoned = new AbortController();
+    call.on('cancelled', () => abandoned.abort());
+    for await (const delta of await deps.gateway.stream({ ...modelRequest(call.request), signal: abandoned.signal })) {
+      // CompletionChunk has no place for reasoning.
+      if (delta.kind === 'thinking') continue;
+      if (delta.kind === 'end') await recordUsage(principal, call.request.metadata, delta, false);
+      const chunk: CompletionChunk =
+        delta.kind === 'text'
+          ? { delta: delta.text }
+          : delta.kind === 'tool_call'
+            ? { tool_call_delta: toolCallMessage(delta.id, delta.name, parseArguments(delta.arguments)) }
+            : { finish_reason: delta.finishReason, usage: usageOf(delta, delta.usage) };
+      await send(call, chunk);
+    }
+  };
+
+  return {
+    GenerateCompletion: authorized(deps.auth, async (request, principal) => {
+      const chat = modelRequest(request);
+      // enable_caching: an identical earlier request (or the same cache_key) of the tenant answers,
+      // spending nothing; only complete answers are stored.
+      const key = request.config?.enable_caching ? cacheKeyOf(chat, request.config.cache_key) : undefined;
+      const cache = { tenantId: principal.tenantId, key, ttlSeconds: deps.cacheTtlSeconds };
+      const { completion, cacheHit, remember } = await answerWithCache(deps.pool, cache, () => deps.gateway.complete(chat));
+      await remember(deps.pool);
+      await recordUsage(principal, request.metadata, completion, cacheHit);
+      return {
+        completion: textOf(completion.message),
+        tool_calls: completion.message.parts.flatMap((p) => (p.kind === 'tool_use' ? [toolCallMessage(p.id, p.name, p.input)] : [])),
+        usage: usageOf(completion, completion.usage),
+        model_used: completion.model,
+        provider: `PROVIDER_${completion.provider}`,
+        cache_hit: cacheHit,
+        finish_reason: completion.finishReason,
+      };
+    }),
+
+    StreamCompletion: serverStream(streamCompletion),
+
+  };
+}
