@@ -3,7 +3,7 @@
 // Postgres (the local server, or an embedded one), the demo model when no provider is configured,
 // then the worker and the API. State lives in .state/, so a second `make up` picks up where it was.
 import path from 'node:path';
-import { loadConfig } from '../core/config';
+import { loadConfig, type WeftConfig } from '../core/config';
 import { redactUrl } from '../core/db/database';
 import { DEMO_MODEL } from '../test/model-server/scripted-model-server';
 import { buildWorkflowBundle } from './build-workflow-bundle';
@@ -15,6 +15,32 @@ import { ensureSearchAttributes, startDevServer, stateDir, type RunningDevServer
 
 const log = (line: string) => console.log(`[up] ${line}`);
 const demoModelPort = 8090;
+
+/** What `make up` prints once everything is starting: endpoints, the model in use, the development key. */
+function banner({ config, temporalUi, embeddedPostgres, demo, devKey }: { config: WeftConfig; temporalUi: string; embeddedPostgres: boolean; demo: boolean; devKey: string }): string {
+  return [
+    '',
+    'Weft is starting:',
+    `  gRPC API                 127.0.0.1:${config.listen.port} (Orchestrator, Streaming, Session, ai.AIService)`,
+    `                           127.0.0.1:${config.listen.agentPort} (AgentService), 127.0.0.1:${config.listen.llmPort} (LLMService)`,
+    `  REST and SSE             http://127.0.0.1:${config.listen.httpPort}/api/v1  (OpenAPI: /openapi.json)`,
+    `  Temporal                 ${config.temporal.address}  (Web UI: ${temporalUi})`,
+    `  Postgres                 ${redactUrl(config.databaseUrl)}${embeddedPostgres ? '  (embedded)' : ''}`,
+    demo
+      ? `  Model                    DEMO: the scripted test model on :${demoModelPort}, not a real LLM.\n` +
+        '                           Set OPENAI_API_KEY, WEFT_LLM_BASE_URL or WEFT_MODEL_CATALOG for real answers.'
+      : `  Models                   ${config.catalog.models.map((m) => `${m.id} (${m.tier})`).join(', ')}\n` +
+        `                           from ${config.catalog.providers.map((p) => `${p.id} at ${p.base_url ?? 'api.openai.com'}`).join(', ')}`,
+    '',
+    `  API key (development)    ${devKey}`,
+    '                           (tenant "dev", approver; the weft CLI reads it from .state/dev-api-key;',
+    '                           other clients send "authorization: Bearer <key>")',
+    '',
+    'Try:  npm run weft -- submit "What is durable execution?" --watch',
+    'Stop: Ctrl-C',
+    '',
+  ].join('\n');
+}
 
 async function main(): Promise<void> {
   const env: NodeJS.ProcessEnv = { ...process.env };
@@ -81,31 +107,7 @@ async function main(): Promise<void> {
       });
     }
 
-    const config = loadConfig(env);
-    console.log(
-      [
-        '',
-        'Weft is starting:',
-        `  gRPC API                 127.0.0.1:${config.listen.port} (Orchestrator, Streaming, Session, ai.AIService)`,
-        `                           127.0.0.1:${config.listen.agentPort} (AgentService), 127.0.0.1:${config.listen.llmPort} (LLMService)`,
-        `  REST and SSE             http://127.0.0.1:${config.listen.httpPort}/api/v1  (OpenAPI: /openapi.json)`,
-        `  Temporal                 ${config.temporal.address}  (Web UI: ${temporalUi})`,
-        `  Postgres                 ${redactUrl(config.databaseUrl)}${postgres.embedded ? '  (embedded)' : ''}`,
-        demo
-          ? `  Model                    DEMO: the scripted test model on :${demoModelPort}, not a real LLM.\n` +
-            '                           Set OPENAI_API_KEY, WEFT_LLM_BASE_URL or WEFT_MODEL_CATALOG for real answers.'
-          : `  Models                   ${config.catalog.models.map((m) => `${m.id} (${m.tier})`).join(', ')}\n` +
-            `                           from ${config.catalog.providers.map((p) => `${p.id} at ${p.base_url ?? 'api.openai.com'}`).join(', ')}`,
-        '',
-        `  API key (development)    ${devKey}`,
-        '                           (tenant "dev", approver; the weft CLI reads it from .state/dev-api-key;',
-        '                           other clients send "authorization: Bearer <key>")',
-        '',
-        'Try:  npm run weft -- submit "What is durable execution?" --watch',
-        'Stop: Ctrl-C',
-        '',
-      ].join('\n'),
-    );
+    console.log(banner({ config: loadConfig(env), temporalUi, embeddedPostgres: postgres.embedded, demo, devKey }));
   } catch (err) {
     log(err instanceof Error ? err.message : String(err));
     await stopAll(1);

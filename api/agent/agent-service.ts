@@ -54,6 +54,25 @@ export interface AgentService {
   endAll(): void;
 }
 
+/** HealthCheck: Postgres and Temporal probed, the tenant's running tasks, uptime and memory. */
+async function healthOf(deps: AgentDeps, principal: Principal) {
+  const problems: string[] = [];
+  const activeTasks = await countRunningTasks(deps.pool, principal.tenantId).catch((err: unknown) => {
+    problems.push(`postgres: ${err instanceof Error ? err.message : String(err)}`);
+    return 0;
+  });
+  await deps.temporal.workflowService.getSystemInfo({}).catch((err: unknown) => {
+    problems.push(`temporal: ${err instanceof Error ? err.message : String(err)}`);
+  });
+  return {
+    healthy: problems.length === 0,
+    message: problems.length === 0 ? 'ok' : problems.join('; '),
+    uptime_seconds: String(Math.floor((Date.now() - startedAt) / 1000)),
+    active_tasks: activeTasks,
+    memory_usage_percent: (process.memoryUsage().rss / totalmem()) * 100,
+  };
+}
+
 export function createAgentService(deps: AgentDeps): AgentService {
   const limits = submissionLimits(deps);
   const open = new Set<AbortController>();
@@ -106,23 +125,7 @@ export function createAgentService(deps: AgentDeps): AgentService {
       version: weftVersion,
     })),
 
-    HealthCheck: authorized(deps.auth, async (_request, principal) => {
-      const problems: string[] = [];
-      const activeTasks = await countRunningTasks(deps.pool, principal.tenantId).catch((err: unknown) => {
-        problems.push(`postgres: ${err instanceof Error ? err.message : String(err)}`);
-        return 0;
-      });
-      await deps.temporal.workflowService.getSystemInfo({}).catch((err: unknown) => {
-        problems.push(`temporal: ${err instanceof Error ? err.message : String(err)}`);
-      });
-      return {
-        healthy: problems.length === 0,
-        message: problems.length === 0 ? 'ok' : problems.join('; '),
-        uptime_seconds: String(Math.floor((Date.now() - startedAt) / 1000)),
-        active_tasks: activeTasks,
-        memory_usage_percent: (process.memoryUsage().rss / totalmem()) * 100,
-      };
-    }),
+    HealthCheck: authorized(deps.auth, async (_request, principal) => healthOf(deps, principal)),
 
     DiscoverTools: authorized(deps.auth, async (request) => ({ tools: discoverTools(deps.tools, request) })),
     GetToolCapability: authorized(deps.auth, async (request) => ({ tool: toolCapabilityOf(deps.tools, request.tool_id) })),

@@ -55,44 +55,47 @@ function toTranscript(history: readonly HistoryMessage[]): { system: string[]; m
   return { system, messages };
 }
 
+/** One answer from the model (an alias such as venice-uncensored resolves in the gateway). */
+async function ask(deps: AiDeps, model: string, system: string | undefined, messages: Message[], enableReasoning: boolean) {
+  const completion = await deps.gateway.complete({ model, messages, ...(system ? { system } : {}) });
+  return {
+    content: textOf(completion.message),
+    reasoning_content: enableReasoning ? thinkingOf(completion.message) : '',
+    tokens: completion.usage.totalTokens,
+  };
+}
+
+/** A question in a session: answered with its history, and both turns added to it. */
+async function askInSession(deps: AiDeps, sessionId: string, text: string, enableReasoning: boolean, principal: Principal) {
+  const now = new Date();
+  const { conversation, history } = await withOpenConversation(deps.pool, principal.tenantId, sessionId, now, async (tx, conversation) => ({
+    conversation,
+    history: await listHistory(tx, sessionId),
+  }));
+  const question = questionOf(text, conversation.botUsername, deps.maxQueryBytes);
+  const transcript = toTranscript(history);
+  const system = [systemPrompt(conversation.botUsername), ...transcript.system].filter(Boolean).join('\n\n');
+  const answer = await ask(deps, conversation.model, system, [...transcript.messages, { role: 'user', parts: [{ kind: 'text', text: question }] }], enableReasoning);
+  const message = (role: 'user' | 'assistant', content: string, tokensUsed: number): HistoryMessage => ({
+    id: randomUUID(),
+    role,
+    content,
+    tokensUsed,
+    metadata: {},
+    createdAt: new Date(),
+  });
+  await addMessages(deps.pool, principal.tenantId, sessionId, [message('user', question, 0), message('assistant', answer.content, answer.tokens)], new Date());
+  return answer;
+}
+
 export function createAiService(deps: AiDeps): AIServiceHandlers {
-  const ask = async (model: string, system: string | undefined, messages: Message[], enableReasoning: boolean) => {
-    const completion = await deps.gateway.complete({ model, messages, ...(system ? { system } : {}) });
-    return {
-      content: textOf(completion.message),
-      reasoning_content: enableReasoning ? thinkingOf(completion.message) : '',
-      tokens: completion.usage.totalTokens,
-    };
-  };
-
-  const askInSession = async (sessionId: string, text: string, enableReasoning: boolean, principal: Principal) => {
-    const now = new Date();
-    const { conversation, history } = await withOpenConversation(deps.pool, principal.tenantId, sessionId, now, async (tx, conversation) => ({
-      conversation,
-      history: await listHistory(tx, sessionId),
-    }));
-    const question = questionOf(text, conversation.botUsername, deps.maxQueryBytes);
-    const transcript = toTranscript(history);
-    const system = [systemPrompt(conversation.botUsername), ...transcript.system].filter(Boolean).join('\n\n');
-    const answer = await ask(conversation.model, system, [...transcript.messages, { role: 'user', parts: [{ kind: 'text', text: question }] }], enableReasoning);
-    const message = (role: 'user' | 'assistant', content: string, tokensUsed: number): HistoryMessage => ({
-      id: randomUUID(),
-      role,
-      content,
-      tokensUsed,
-      metadata: {},
-      createdAt: new Date(),
-    });
-    await addMessages(deps.pool, principal.tenantId, sessionId, [message('user', question, 0), message('assistant', answer.content, answer.tokens)], new Date());
-    return answer;
-  };
-
   return {
     GenerateAnswer: authorized(deps.auth, async (request) => {
       const startedAt = performance.now();
       try {
         const question = questionOf(request.text, request.bot_username, deps.maxQueryBytes);
         const answer = await ask(
+          deps,
           request.model_name || defaultAiModelName,
           systemPrompt(request.bot_username),
           [{ role: 'user', parts: [{ kind: 'text', text: question }] }],
@@ -137,7 +140,7 @@ export function createAiService(deps: AiDeps): AIServiceHandlers {
       const base = { session_id: request.session_id, content: '', reasoning_content: '' };
       if (!request.session_id) return { ...base, status: '', error: 'session_id is required', duration_ms: 0 };
       try {
-        const answer = await askInSession(request.session_id, request.text, request.enable_reasoning, principal);
+        const answer = await askInSession(deps, request.session_id, request.text, request.enable_reasoning, principal);
         return { ...base, status: 'active', content: answer.content, reasoning_content: answer.reasoning_content, error: '', duration_ms: elapsedMs(startedAt) };
       } catch (err) {
         const status = err instanceof ConversationExpiredError ? 'expired' : err instanceof ConversationClosedError ? 'closed' : err instanceof ConversationError ? '' : 'active';

@@ -14,6 +14,8 @@ import { sessionSpend } from '../../core/tasks/task-index';
 import type { Message__Output } from '../../protos/generated/shannon/session/Message';
 import type { Session } from '../../protos/generated/shannon/session/Session';
 import type { SessionServiceHandlers } from '../../protos/generated/shannon/session/SessionService';
+import type { CreateSessionRequest__Output } from '../../protos/generated/shannon/session/CreateSessionRequest';
+import type { Principal } from '../../core/auth/api-keys';
 import type { Authenticator } from '../grpc/auth';
 import { boundedId } from '../grpc/field-limits';
 import { invalidArgument } from '../grpc/grpc-errors';
@@ -94,32 +96,35 @@ async function sessionMessage(pool: Pool, conversation: Conversation, includeHis
   };
 }
 
+/** CreateSession: a conversation of the caller's tenant, with the request's TTL and history limit or the defaults. */
+async function createSession(deps: SessionDeps, request: CreateSessionRequest__Output, principal: Principal) {
+  const ttl = optionalCount(request.ttl_seconds, 'ttl_seconds', maxTtlSeconds) || deps.sessions.ttlSeconds;
+  const maxHistory = optionalCount(request.max_history, 'max_history', maxHistoryLimit) || deps.sessions.maxHistory;
+  const conversation = await createConversation(
+    deps.pool,
+    {
+      sessionId: randomUUID(),
+      tenantId: principal.tenantId,
+      userId: boundedId(request.user_id, 'user_id') || principal.userId,
+      context: structToJson(request.initial_context),
+      maxHistory,
+      ttlSeconds: ttl,
+    },
+    new Date(),
+  );
+  return {
+    session_id: conversation.sessionId,
+    created_at: toTimestamp(conversation.createdAt),
+    expires_at: toTimestamp(conversation.expiresAt),
+    ...ok,
+    message: 'session created',
+  };
+}
+
 export function createSessionService(deps: SessionDeps): SessionServiceHandlers {
   const { pool, auth } = deps;
   return {
-    CreateSession: authorized(auth, async (request, principal) => {
-      const ttl = optionalCount(request.ttl_seconds, 'ttl_seconds', maxTtlSeconds) || deps.sessions.ttlSeconds;
-      const maxHistory = optionalCount(request.max_history, 'max_history', maxHistoryLimit) || deps.sessions.maxHistory;
-      const conversation = await createConversation(
-        pool,
-        {
-          sessionId: randomUUID(),
-          tenantId: principal.tenantId,
-          userId: boundedId(request.user_id, 'user_id') || principal.userId,
-          context: structToJson(request.initial_context),
-          maxHistory,
-          ttlSeconds: ttl,
-        },
-        new Date(),
-      );
-      return {
-        session_id: conversation.sessionId,
-        created_at: toTimestamp(conversation.createdAt),
-        expires_at: toTimestamp(conversation.expiresAt),
-        ...ok,
-        message: 'session created',
-      };
-    }),
+    CreateSession: authorized(auth, async (request, principal) => createSession(deps, request, principal)),
 
     GetSession: authorized(auth, async (request, principal) => {
       const conversation = await findConversation(pool, principal.tenantId, requireSessionId(request.session_id), new Date());
