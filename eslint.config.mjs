@@ -27,6 +27,14 @@ export default tseslint.config(
     },
   },
   {
+    // Settings are read once, in core/config.ts; only entry points and infra/ see the environment.
+    files: ['**/*.ts'],
+    ignores: ['core/config.ts', 'infra/**', '*/main.ts', 'cli/weft.ts', 'test/**', 'bench/**'],
+    rules: {
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Declare the setting in core/config.ts and pass it down.' }],
+    },
+  },
+  {
     // CommonJS by necessity: the sandbox's process may read nothing but itself and the interpreter.
     files: ['**/*.cjs'],
     languageOptions: { sourceType: 'commonjs' },

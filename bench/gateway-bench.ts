@@ -66,7 +66,7 @@ async function overhead(provider: ScriptedModelServer, pool: Pool): Promise<Summ
 async function cacheHits(provider: ScriptedModelServer, pool: Pool): Promise<Summary[]> {
   const auth = createAuthenticator(pool, { enabled: true });
   const gateway = createModelGateway(testCatalog(provider.baseURL));
-  const tools = createWeftToolRegistry({ ...loadConfig({}), workspaceDir: mkdtempSync(path.join(tmpdir(), 'weft-bench-')) }, {});
+  const tools = createWeftToolRegistry({ ...loadConfig({}), workspaceDir: mkdtempSync(path.join(tmpdir(), 'weft-bench-')) });
   const server = await startGrpcServer({
     host: '127.0.0.1',
     port: 0,

@@ -17,7 +17,7 @@ const limits = { timeoutMs: 30_000, memoryMb: 512 };
 const program = 'import json, statistics\nsales = [120, 80, 150.5, 99, 130]\nprint(json.dumps({"mean": statistics.mean(sales), "stdev": round(statistics.stdev(sales), 2)}))';
 
 async function registryOverhead(): Promise<Summary[]> {
-  const registry = createToolRegistry([calculatorTool], { env: { CALCULATOR_RATE_LIMIT: '0' } });
+  const registry = createToolRegistry([calculatorTool], { rateLimits: { CALCULATOR_RATE_LIMIT: 0 } });
   const context = { tenantId: 'bench', userId: 'u', roles: [], sessionId: '', taskId: 'bench' };
   const direct: number[] = [];
   const viaRegistry: number[] = [];

@@ -4,6 +4,8 @@ import type { TaskSettings } from './orchestration/task-settings';
 import { parseModelAliases, type ModelAliases } from './llm/model-aliases';
 import { parseAllowlist } from './tools/outbound/destination-policy';
 import type { OutboundSettings } from './tools';
+import type { ToolRateLimits } from './tools/registry';
+import { secretsFrom, type SecretSource } from './secrets';
 import { parseMcpServers, type McpServerConfig } from './tools/mcp/mcp-server';
 import { parseOpenApiSources, type OpenApiSource } from './tools/openapi/openapi-tools';
 import { loadModelCatalog, singleProviderCatalog, firstChoice, type ModelCatalog } from './llm/model-catalog';
@@ -71,7 +73,34 @@ const envSchema = z.object({
   WEFT_MAX_QUERY_BYTES: z.coerce.number().int().positive().default(32 * 1024),
   WEFT_WORKFLOW_BUNDLE: z.string().optional(),
   WEFT_SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(30_000),
+  MCP_RATE_LIMIT_DEFAULT: z.coerce.number().int().nonnegative().default(60),
+  // Read by the `weft` CLI and the demo model server (entry points), declared so they are known.
+  WEFT_API_ADDRESS: z.string().optional(),
+  WEFT_API_KEY: z.string().optional(),
+  WEFT_DEMO_MODEL_PORT: z.coerce.number().int().min(0).max(65535).optional(),
 });
+
+/** Variables under Weft's own prefix that are no setting: a test's own (WEFT_TEST_*). */
+const notSettings = /^WEFT_TEST_/;
+const rateLimitSetting = /^([A-Z0-9_]+)_RATE_LIMIT$/;
+
+/**
+ * Settings the schema cannot list by name: an unknown WEFT_* variable is a typo (an error that says
+ * so), and `<TOOL>_RATE_LIMIT` overrides a tool's rate limit with a whole number of calls a minute.
+ */
+function openEndedSettings(env: NodeJS.ProcessEnv): { problems: string[]; toolRateLimits: ToolRateLimits } {
+  const known = new Set(Object.keys(envSchema.shape));
+  const problems: string[] = [];
+  const toolRateLimits: Record<string, number> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (name.startsWith('WEFT_') && !known.has(name) && !notSettings.test(name)) problems.push(`${name}: not a Weft setting (see the README's configuration table)`);
+    if (!rateLimitSetting.test(name) || value === undefined || value === '') continue;
+    const perMinute = Number(value);
+    if (Number.isInteger(perMinute) && perMinute >= 0) toolRateLimits[name] = perMinute;
+    else problems.push(`${name}: a tool's rate limit must be a whole number of calls per minute, got "${value}"`);
+  }
+  return { problems, toolRateLimits };
+}
 
 export interface WeftConfig {
   databaseUrl: string;
@@ -96,6 +125,12 @@ export interface WeftConfig {
   toolPolicyFile?: string;
   /** Where the worker serves its Prometheus metrics (/metrics). */
   metricsPort: number;
+  /** Where tokens and keys named by tool sources and providers are read (a variable or its <NAME>_FILE). */
+  secrets: SecretSource;
+  /** `<TOOL>_RATE_LIMIT` overrides, by setting name. */
+  toolRateLimits: ToolRateLimits;
+  /** Calls per minute per tenant for MCP tools whose server names no limit. */
+  mcpRateLimitDefault: number;
   /** MCP servers whose tools are registered at start (WEFT_MCP_SERVERS). */
   mcpServers: McpServerConfig[];
   /** OpenAPI specs whose operations are registered as tools at start (WEFT_OPENAPI_SOURCES). */
@@ -113,15 +148,10 @@ export interface WeftConfig {
   shutdownGraceMs: number;
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
-  const parsed = envSchema.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-    throw new Error(`invalid configuration: ${problems.join('; ')}`);
-  }
-  const e = parsed.data;
-  const catalog = e.WEFT_MODEL_CATALOG
-    ? loadModelCatalog(e.WEFT_MODEL_CATALOG, env)
+/** The model catalog: WEFT_MODEL_CATALOG's file, or the one provider the WEFT_LLM_* settings describe. */
+function catalogOf(e: z.infer<typeof envSchema>, secrets: SecretSource): ModelCatalog {
+  return e.WEFT_MODEL_CATALOG
+    ? loadModelCatalog(e.WEFT_MODEL_CATALOG, secrets)
     : singleProviderCatalog(
         {
           ...(e.WEFT_LLM_BASE_URL ? { baseURL: e.WEFT_LLM_BASE_URL } : {}),
@@ -134,8 +164,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
           },
           embeddingModel: e.WEFT_EMBEDDING_MODEL,
         },
-        env,
+        secrets,
       );
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
+  const parsed = envSchema.safeParse(env);
+  const { problems, toolRateLimits } = openEndedSettings(env);
+  if (!parsed.success) problems.unshift(...parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
+  if (!parsed.success || problems.length > 0) throw new Error(`invalid configuration: ${problems.join('; ')}`);
+  const e = parsed.data;
+  const secrets = secretsFrom(env);
+  const catalog = catalogOf(e, secrets);
   return {
     databaseUrl: e.DATABASE_URL,
     temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.WEFT_TASK_QUEUE },
@@ -157,6 +197,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
     workspaceDir: e.WEFT_WORKSPACE_DIR,
     metricsPort: e.WEFT_METRICS_PORT,
     ...(e.WEFT_TOOL_POLICY ? { toolPolicyFile: e.WEFT_TOOL_POLICY } : {}),
+    secrets,
+    toolRateLimits,
+    mcpRateLimitDefault: e.MCP_RATE_LIMIT_DEFAULT,
     mcpServers: parseMcpServers(e.WEFT_MCP_SERVERS),
     openApiSources: parseOpenApiSources(e.WEFT_OPENAPI_SOURCES),
     openApiMaxSpecBytes: e.OPENAPI_MAX_SPEC_BYTES,

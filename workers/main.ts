@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   const pool = createPool(config.databaseUrl);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const metrics = createToolMetrics();
-  const tools = createWeftToolRegistry(config, process.env, metrics);
+  const tools = createWeftToolRegistry(config, metrics);
   const toolSources = await startToolSources(tools, config, { database: { url: config.databaseUrl, pool }, metrics });
   const metricsServer = await serveMetrics(metrics.registry, config.listen.host, config.metricsPort);
   const activities = createActivities({

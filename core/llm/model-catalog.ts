@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { modelTiers, type ModelTier } from '../orchestration/plan';
 import { providerOf, providers, type Provider } from './providers';
 import { tokenizers } from './tokenizer';
+import type { SecretSource } from '../secrets';
 
 // The model catalog: which providers Weft reaches, which models each serves in which tier, what they
 // cost and can do. A YAML file (WEFT_MODEL_CATALOG) declares it; without one, the WEFT_LLM_* and
@@ -93,14 +94,14 @@ export interface ModelCatalog {
   resilience: Resilience;
 }
 
-function withKeys(file: CatalogFile, env: NodeJS.ProcessEnv): ModelCatalog {
+function withKeys(file: CatalogFile, secrets: SecretSource): ModelCatalog {
   return {
     ...file,
     providers: file.providers.map((p) => ({
       ...p,
       kind: p.kind ?? providerOf(p.base_url),
       // OpenAI-compatible servers without auth still need a non-empty key for the client.
-      apiKey: (p.api_key_env ? env[p.api_key_env] : undefined) || 'unused',
+      apiKey: (p.api_key_env ? secrets(p.api_key_env) : undefined) || 'unused',
     })),
   };
 }
@@ -110,17 +111,17 @@ export class ModelCatalogError extends Error {
 }
 
 /** Parses a catalog document; every problem is reported with its path. */
-export function parseModelCatalog(document: unknown, env: NodeJS.ProcessEnv = process.env, source = 'model catalog'): ModelCatalog {
+export function parseModelCatalog(document: unknown, secrets: SecretSource, source = 'model catalog'): ModelCatalog {
   const parsed = catalogSchema.safeParse(document);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
     throw new ModelCatalogError(`${source} is invalid: ${problems.join('; ')}`);
   }
-  return withKeys(parsed.data, env);
+  return withKeys(parsed.data, secrets);
 }
 
-export function loadModelCatalog(file: string, env: NodeJS.ProcessEnv = process.env): ModelCatalog {
-  return parseModelCatalog(parseYaml(readFileSync(file, 'utf8')), env, file);
+export function loadModelCatalog(file: string, secrets: SecretSource): ModelCatalog {
+  return parseModelCatalog(parseYaml(readFileSync(file, 'utf8')), secrets, file);
 }
 
 export interface SingleProviderSettings {
@@ -132,7 +133,7 @@ export interface SingleProviderSettings {
 }
 
 /** The catalog WEFT_LLM_* settings imply when no catalog file is given: one provider, one model per tier. */
-export function singleProviderCatalog(settings: SingleProviderSettings, env: NodeJS.ProcessEnv = process.env): ModelCatalog {
+export function singleProviderCatalog(settings: SingleProviderSettings, secrets: SecretSource): ModelCatalog {
   return parseModelCatalog(
     {
       providers: [
@@ -146,7 +147,7 @@ export function singleProviderCatalog(settings: SingleProviderSettings, env: Nod
       models: modelTiers.map((tier) => ({ id: settings.models[tier], provider: 'default', tier })),
       embedding: { provider: 'default', model: settings.embeddingModel },
     },
-    env,
+    secrets,
   );
 }
 

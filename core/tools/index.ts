@@ -1,7 +1,8 @@
 import path from 'node:path';
 import type { Pool } from 'pg';
 import { builtinTools } from './builtin';
-import { createToolRegistry, type ToolRegistry } from './registry';
+import { createToolRegistry, type ToolRateLimits, type ToolRegistry } from './registry';
+import type { SecretSource } from '../secrets';
 import { createDestinationPolicy } from './outbound/destination-policy';
 import { createOutboundHttp, type OutboundHttp } from './outbound/outbound-http';
 import { createPythonSandbox } from './python/python-sandbox';
@@ -41,6 +42,7 @@ export function outboundFor(setting: string, allowlist: readonly string[], setti
 
 export interface ToolSettings {
   workspaceDir: string;
+  toolRateLimits: ToolRateLimits;
   outbound: OutboundSettings;
   sandbox: { memoryMb: number; timeoutMs: number; outputLimitBytes: number };
   /** Who may use which tool (YAML); every tool for everyone without one. */
@@ -48,6 +50,9 @@ export interface ToolSettings {
 }
 
 export interface ToolSourceSettings {
+  /** Where tokens and keys named by sources are read. */
+  secrets: SecretSource;
+  mcpRateLimitDefault: number;
   mcpServers: McpServerConfig[];
   openApiSources: OpenApiSource[];
   openApiMaxSpecBytes: number;
@@ -67,18 +72,17 @@ export const configuredToolSourceKeys = (settings: Pick<ToolSourceSettings, 'mcp
 export async function startToolSources(
   registry: ToolRegistry,
   settings: ToolSourceSettings,
-  options: { database?: { url: string; pool: Pool }; env?: NodeJS.ProcessEnv; metrics?: ToolMetrics } = {},
+  options: { database?: { url: string; pool: Pool }; metrics?: ToolMetrics } = {},
 ): Promise<{ close(): Promise<void> }> {
-  const env = options.env ?? process.env;
   const log = (line: string) => console.log(line);
   const mcpHttp = outboundFor('MCP_ALLOWED_DOMAINS', settings.outbound.mcpAllowedDomains, settings.outbound, options.metrics);
   const openApiHttp = outboundFor('OPENAPI_ALLOWED_DOMAINS', settings.outbound.openapiAllowedDomains, settings.outbound, options.metrics);
-  const mcp = (server: McpServerConfig): ToolSource => ({ key: toolSourceKey('mcp', server.name), load: () => connectMcpServer(server, mcpHttp, env) });
+  const mcp = (server: McpServerConfig): ToolSource => ({ key: toolSourceKey('mcp', server.name), load: () => connectMcpServer(server, mcpHttp, { secrets: settings.secrets, defaultRateLimit: settings.mcpRateLimitDefault }) });
   const openApi = (source: OpenApiSource): ToolSource => ({
     key: toolSourceKey('openapi', source.name),
     load: async () => {
       const spec = await loadOpenApiSpec(source.spec_url ? { url: source.spec_url } : { file: source.spec_file! }, openApiHttp, settings.openApiMaxSpecBytes);
-      return { tools: openApiTools(spec, source, openApiHttp, env) };
+      return { tools: openApiTools(spec, source, openApiHttp, settings.secrets) };
     },
   });
   const sources = toolSources(registry, log);
@@ -95,11 +99,11 @@ export async function startToolSources(
   };
 }
 
-export function createWeftToolRegistry(settings: ToolSettings, env: NodeJS.ProcessEnv = process.env, metrics?: ToolMetrics): ToolRegistry {
+export function createWeftToolRegistry(settings: ToolSettings, metrics?: ToolMetrics): ToolRegistry {
   const httpFetch = outboundFor('WEFT_HTTP_FETCH_ALLOWED_DOMAINS', settings.outbound.httpFetchAllowedDomains, settings.outbound, metrics);
   // Sandbox processes start on the first program (the API, which never runs tools, starts none).
   const sandbox = createPythonSandbox({ outputLimitBytes: settings.sandbox.outputLimitBytes });
   const python = { sandbox, memoryMb: settings.sandbox.memoryMb, timeoutMs: settings.sandbox.timeoutMs };
   const policy = loadToolPolicy(settings.toolPolicyFile);
-  return createToolRegistry(builtinTools({ workspaceRoot: path.resolve(settings.workspaceDir), httpFetch, python }), { env, ...(metrics ? { observer: metrics } : {}), policy });
+  return createToolRegistry(builtinTools({ workspaceRoot: path.resolve(settings.workspaceDir), httpFetch, python }), { rateLimits: settings.toolRateLimits, ...(metrics ? { observer: metrics } : {}), policy });
 }

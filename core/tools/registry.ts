@@ -26,14 +26,11 @@ function describeErrors(validate: ValidateFunction): string {
     .join('; ');
 }
 
-/** The seed's per-tool override: `<TOOL_NAME>_RATE_LIMIT`, e.g. PYTHON_EXECUTOR_RATE_LIMIT=60. */
-export function rateLimitOf(tool: Pick<ToolMetadata, 'name' | 'rateLimitPerMinute'>, env: NodeJS.ProcessEnv): number {
-  const override = env[`${tool.name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_RATE_LIMIT`];
-  if (override === undefined || override === '') return tool.rateLimitPerMinute;
-  const perMinute = Number(override);
-  if (!Number.isInteger(perMinute) || perMinute < 0) throw new Error(`${tool.name}'s rate limit must be a whole number of calls per minute, got "${override}"`);
-  return perMinute;
-}
+/** The setting that overrides a tool's rate limit (the seed's `<TOOL_NAME>_RATE_LIMIT`, e.g. PYTHON_EXECUTOR_RATE_LIMIT). */
+export const rateLimitSettingOf = (toolName: string) => `${toolName.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_RATE_LIMIT`;
+
+/** Per-tool rate limits (calls per minute per tenant) by their setting's name, as core/config.ts reads them. */
+export type ToolRateLimits = Readonly<Record<string, number>>;
 
 /** Imported schemas often name their JSON Schema dialect; validation does not depend on it. */
 function withoutDialect({ $schema: _dialect, ...schema }: Record<string, unknown>): Record<string, unknown> {
@@ -41,20 +38,20 @@ function withoutDialect({ $schema: _dialect, ...schema }: Record<string, unknown
 }
 
 export interface RegistryOptions {
-  /** Where `<NAME>_RATE_LIMIT` overrides are read. */
-  env: NodeJS.ProcessEnv;
+  /** Overrides of the tools' own rate limits. */
+  rateLimits?: ToolRateLimits;
   observer?: ToolObserver;
   policy?: ToolPolicy;
 }
 
-export function createToolRegistry(tools: ToolDefinition[], { env, observer, policy = allowEveryTool }: RegistryOptions): ToolRegistry {
+export function createToolRegistry(tools: ToolDefinition[], { rateLimits = {}, observer, policy = allowEveryTool }: RegistryOptions = {}): ToolRegistry {
   const ajv = new Ajv({ allErrors: true, strict: false });
   const byName = new Map<string, { tool: ToolDefinition; validate: ValidateFunction; limit?: TokenBuckets }>();
   const metadataOf = ({ execute: _execute, ...metadata }: ToolDefinition): ToolMetadata => metadata;
   const add = (more: readonly ToolDefinition[]) => {
     for (const tool of more) {
       if (byName.has(tool.name)) throw new Error(`a tool named ${tool.name} is already registered`);
-      const perMinute = rateLimitOf(tool, env);
+      const perMinute = rateLimits[rateLimitSettingOf(tool.name)] ?? tool.rateLimitPerMinute;
       byName.set(tool.name, {
         tool: { ...tool, rateLimitPerMinute: perMinute },
         validate: ajv.compile(withoutDialect(tool.parameters)),

@@ -19,7 +19,7 @@ beforeAll(async () => {
   await mcpServer.start();
   stack = await startTestStack({ tools });
   const config = loadConfig({});
-  sources = await startToolSources(tools, { ...config, outbound: { ...config.outbound, mcpAllowedDomains: ['127.0.0.1'] } }, { database: { url: process.env.DATABASE_URL!, pool: stack.pool }, env: {} });
+  sources = await startToolSources(tools, { ...config, outbound: { ...config.outbound, mcpAllowedDomains: ['127.0.0.1'] } }, { database: { url: process.env.DATABASE_URL!, pool: stack.pool } });
 });
 afterAll(async () => {
   await sources.close();

@@ -9,6 +9,7 @@ import { submitTask, waitForFinish } from '../support/grpc';
 import { McpTestServer } from '../support/mcp-test-server';
 import { seen, startPetStore } from '../support/pet-store';
 import { startTestStack, testToolRegistry, type TestStack } from '../support/stack';
+import { secretsFrom } from '../../core/secrets';
 
 // The scripted model drives an agent that calls an MCP tool, an OpenAPI operation and the Python
 // sandbox in one task, through the worker's activities, and answers from their results.
@@ -23,10 +24,10 @@ beforeAll(async () => {
   petStore = await startPetStore();
   const outbound = createOutboundHttp({ policy: createDestinationPolicy('TEST_ALLOWED_DOMAINS', ['127.0.0.1']), timeoutMs: 5_000, breakerFailures: 5, breakerRecoveryMs: 1_000, maxAttempts: 2 });
   const tools = testToolRegistry();
-  mcp = await connectMcpServer({ name: 'weather', url: mcpServer.url, cost_per_use: 0.25 }, outbound, {});
+  mcp = await connectMcpServer({ name: 'weather', url: mcpServer.url, cost_per_use: 0.25 }, outbound, { secrets: secretsFrom({}), defaultRateLimit: 60 });
   tools.add(mcp.tools);
   const pets = openApiSourceSchema.parse({ name: 'pets', spec_url: `${petStore.base}/openapi.json`, auth: { type: 'bearer', token_env: 'PET_TOKEN' } });
-  tools.add(openApiTools(await loadOpenApiSpec({ url: pets.spec_url! }, outbound, 1024 * 1024), pets, outbound, { PET_TOKEN: 'pet-token' }));
+  tools.add(openApiTools(await loadOpenApiSpec({ url: pets.spec_url! }, outbound, 1024 * 1024), pets, outbound, secretsFrom({ PET_TOKEN: 'pet-token' })));
   stack = await startTestStack({ tools });
 });
 afterAll(async () => {

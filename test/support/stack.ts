@@ -42,7 +42,7 @@ export function testTaskInput(overrides: Partial<TaskWorkflowInput> & { taskId: 
 }
 
 export function testToolRegistry(): ToolRegistry {
-  return createWeftToolRegistry({ ...loadConfig({}), workspaceDir: mkdtempSync(path.join(tmpdir(), 'weft-workspace-')) }, {});
+  return createWeftToolRegistry({ ...loadConfig({}), workspaceDir: mkdtempSync(path.join(tmpdir(), 'weft-workspace-')) });
 }
 
 export interface RunningWorker {

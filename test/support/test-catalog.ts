@@ -1,4 +1,5 @@
 import { parseModelCatalog, type ModelCatalog } from '../../core/llm/model-catalog';
+import { secretsFrom } from '../../core/secrets';
 
 export const TEST_MODEL = 'scripted-test-model';
 export const TEST_MODELS = { SMALL: 'scripted-small', MEDIUM: TEST_MODEL, LARGE: 'scripted-large' };
@@ -27,5 +28,5 @@ export function testCatalogDocument(baseURL: string): CatalogDocument {
 export function testCatalog(baseURL: string, edit: (document: CatalogDocument) => void = () => {}): ModelCatalog {
   const document = testCatalogDocument(baseURL);
   edit(document);
-  return parseModelCatalog(document, {});
+  return parseModelCatalog(document, secretsFrom({}));
 }

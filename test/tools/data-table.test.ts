@@ -1,7 +1,7 @@
 import { dataTableTool } from '../../core/tools/builtin/data-table';
 import { createToolRegistry } from '../../core/tools/registry';
 
-const registry = createToolRegistry([dataTableTool], { env: {} });
+const registry = createToolRegistry([dataTableTool]);
 const run = (args: Record<string, unknown>) => registry.execute('data_table', args, { tenantId: 't', userId: 'u', roles: [], sessionId: '', taskId: 'x' });
 const csv = 'region,quarter,sales\nnorth,Q1,120\nsouth,Q1,80\nnorth,Q2,150.5\nwest,Q2,\n';
 

@@ -4,6 +4,7 @@ import { connectMcpServer, type McpServerTools } from '../../core/tools/mcp/mcp-
 import { createToolRegistry } from '../../core/tools/registry';
 import { ToolError } from '../../core/tools/tool';
 import { McpTestServer } from '../support/mcp-test-server';
+import { secretsFrom } from '../../core/secrets';
 
 const server = new McpTestServer();
 let connected: McpServerTools | undefined;
@@ -18,8 +19,8 @@ const outbound = (allow: string[]) =>
 const context = { tenantId: 't', userId: 'u', roles: [], sessionId: '', taskId: 'task' };
 
 it('imports a server\'s tools with their schemas, calls them, types their errors, and reconnects after the server restarts', async () => {
-  connected = await connectMcpServer({ name: 'weather', url: server.url }, outbound(['127.0.0.1']), { MCP_RATE_LIMIT_DEFAULT: '30' });
-  const registry = createToolRegistry([], { env: {} });
+  connected = await connectMcpServer({ name: 'weather', url: server.url }, outbound(['127.0.0.1']), { secrets: secretsFrom({}), defaultRateLimit: 30 });
+  const registry = createToolRegistry([]);
   registry.add(connected.tools);
   expect(registry.list().map((t) => [t.name, t.category, t.rateLimitPerMinute])).toEqual([
     ['weather_forecast', 'mcp:weather', 30],
@@ -41,9 +42,9 @@ it('imports a server\'s tools with their schemas, calls them, types their errors
 });
 
 it('speaks the older HTTP+SSE transport to a server that has no Streamable HTTP endpoint', async () => {
-  const legacy = await connectMcpServer({ name: 'legacy', url: server.sseUrl }, outbound(['127.0.0.1']), {});
+  const legacy = await connectMcpServer({ name: 'legacy', url: server.sseUrl }, outbound(['127.0.0.1']), { secrets: secretsFrom({}), defaultRateLimit: 60 });
   try {
-    const registry = createToolRegistry([], { env: {} });
+    const registry = createToolRegistry([]);
     registry.add(legacy.tools);
     expect(await registry.execute('legacy_forecast', { city: 'Turku' }, context)).toEqual({ ok: true, content: 'Sunny in Turku for 1 day(s)' });
   } finally {
@@ -52,7 +53,7 @@ it('speaks the older HTTP+SSE transport to a server that has no Streamable HTTP 
 });
 
 it('refuses a server outside MCP_ALLOWED_DOMAINS', async () => {
-  const refused = await connectMcpServer({ name: 'weather', url: server.url }, outbound(['mcp.example.com']), {}).catch((err: unknown) => err);
+  const refused = await connectMcpServer({ name: 'weather', url: server.url }, outbound(['mcp.example.com']), { secrets: secretsFrom({}), defaultRateLimit: 60 }).catch((err: unknown) => err);
   expect(refused).toBeInstanceOf(ToolError);
   expect((refused as ToolError).message).toBe('host 127.0.0.1 is not in the allowlist (MCP_ALLOWED_DOMAINS)');
 });

@@ -8,6 +8,7 @@ import { openApiSourceSchema, openApiTools } from '../../core/tools/openapi/open
 import { registerVendorAdapter } from '../../core/tools/openapi/vendor-adapters';
 import { createToolRegistry } from '../../core/tools/registry';
 import { seen, startPetStore } from '../support/pet-store';
+import { secretsFrom } from '../../core/secrets';
 
 let petStore: Awaited<ReturnType<typeof startPetStore>>;
 let base: string;
@@ -21,11 +22,11 @@ const outbound = (allow = ['127.0.0.1']) =>
   createOutboundHttp({ policy: createDestinationPolicy('OPENAPI_ALLOWED_DOMAINS', allow), timeoutMs: 5_000, breakerFailures: 5, breakerRecoveryMs: 1_000, maxAttempts: 2, initialBackoffMs: 10 });
 const context = { tenantId: 't', userId: 'u', roles: [], sessionId: '', taskId: 'task' };
 
-async function petTools(source: Record<string, unknown>, env: NodeJS.ProcessEnv = { PET_TOKEN: 'pet-token' }) {
+async function petTools(source: Record<string, unknown>, env: Record<string, string> = { PET_TOKEN: 'pet-token' }) {
   const config = openApiSourceSchema.parse({ name: 'pets', spec_url: `${base}/openapi.json`, auth: { type: 'bearer', token_env: 'PET_TOKEN' }, ...source });
   const http = outbound();
-  const registry = createToolRegistry([], { env: {} });
-  registry.add(openApiTools(await loadOpenApiSpec({ url: config.spec_url! }, http, 1024 * 1024), config, http, env));
+  const registry = createToolRegistry([]);
+  registry.add(openApiTools(await loadOpenApiSpec({ url: config.spec_url! }, http, 1024 * 1024), config, http, secretsFrom(env)));
   return registry;
 }
 

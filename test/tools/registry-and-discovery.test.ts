@@ -2,6 +2,7 @@ import { createToolRegistry } from '../../core/tools/registry';
 import { toolMetadata, type ToolDefinition } from '../../core/tools/tool';
 import { toolPolicy } from '../../core/tools/tool-policy';
 import { startTestStack, type TestStack } from '../support/stack';
+import { loadConfig } from '../../core/config';
 
 const echo = (overrides: Partial<ToolDefinition> = {}): ToolDefinition => ({
   ...toolMetadata({
@@ -19,7 +20,7 @@ const context = (tenantId: string) => ({ tenantId, userId: 'u', roles: [], sessi
 
 describe('the registry', () => {
   it('validates arguments against the schema with errors that name the field', async () => {
-    const registry = createToolRegistry([echo()], { env: {} });
+    const registry = createToolRegistry([echo()]);
     expect(await registry.execute('echo_tool', { text: 'far too long a text' }, context('a'))).toEqual({
       ok: false,
       error: { category: 'validation', message: 'invalid arguments for echo_tool: text: must NOT have more than 10 characters' },
@@ -28,7 +29,7 @@ describe('the registry', () => {
   });
 
   it('limits each tool per tenant with a token bucket, overridable by <NAME>_RATE_LIMIT', async () => {
-    const registry = createToolRegistry([echo()], { env: {} });
+    const registry = createToolRegistry([echo()]);
     const call = (tenant: string) => registry.execute('echo_tool', { text: 'hi' }, context(tenant));
     expect(await call('a')).toEqual({ ok: true, content: { echoed: 'hi' } });
     expect(await call('a')).toMatchObject({ ok: true });
@@ -36,10 +37,10 @@ describe('the registry', () => {
     // Another tenant has its own bucket.
     expect(await call('b')).toMatchObject({ ok: true });
 
-    const raised = createToolRegistry([echo()], { env: { ECHO_TOOL_RATE_LIMIT: '1000' } });
+    const raised = createToolRegistry([echo()], { rateLimits: loadConfig({ ECHO_TOOL_RATE_LIMIT: '1000' }).toolRateLimits });
     expect(raised.get('echo_tool')!.rateLimitPerMinute).toBe(1000);
     for (let i = 0; i < 10; i += 1) expect(await raised.execute('echo_tool', { text: 'hi' }, context('a'))).toMatchObject({ ok: true });
-    expect(() => createToolRegistry([echo()], { env: { ECHO_TOOL_RATE_LIMIT: 'lots' } })).toThrow('echo_tool\'s rate limit must be a whole number of calls per minute, got "lots"');
+    expect(() => loadConfig({ ECHO_TOOL_RATE_LIMIT: 'lots' })).toThrow('ECHO_TOOL_RATE_LIMIT: a tool\'s rate limit must be a whole number of calls per minute, got "lots"');
   });
 });
 
@@ -92,7 +93,7 @@ describe('the tool policy', () => {
   const caller = (userId: string, roles: string[], tenantId = 'acme') => ({ tenantId, userId, roles, sessionId: '', taskId: 't' });
 
   it('lets the first matching rule decide who may call a tool, before any argument is looked at', async () => {
-    const registry = createToolRegistry([echo({ rateLimitPerMinute: 0 })], { env: {}, policy });
+    const registry = createToolRegistry([echo({ rateLimitPerMinute: 0 })], { policy });
     expect(await registry.execute('echo_tool', { text: 'hi' }, caller('ann', ['analyst']))).toMatchObject({ ok: true });
     expect(await registry.execute('echo_tool', { text: 'hi' }, caller('mallory', ['analyst']))).toEqual({
       ok: false,

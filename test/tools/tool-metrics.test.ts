@@ -18,7 +18,7 @@ it('exports tool executions, durations, errors by type, cost, rate-limit rejecti
   const metrics = createToolMetrics();
   const paid = { ...toolMetadata({ name: 'paid', version: '1.0.0', description: 'costs money', category: 'test', parameters: { type: 'object' }, costPerUse: 0.5, rateLimitPerMinute: 2 }), execute: async () => 'ok' };
   const failing = { ...toolMetadata({ name: 'failing', version: '1.0.0', description: 'fails', category: 'test', parameters: { type: 'object' } }), execute: async () => { throw new ToolError('network', 'down'); } };
-  const registry = createToolRegistry([paid, failing], { env: {}, observer: metrics });
+  const registry = createToolRegistry([paid, failing], { observer: metrics });
   const context = { tenantId: 't', userId: 'u', roles: [], sessionId: '', taskId: 'x' };
   for (let i = 0; i < 3; i += 1) await registry.execute('paid', {}, context);
   await registry.execute('failing', {}, context);

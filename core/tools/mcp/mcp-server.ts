@@ -5,7 +5,7 @@ import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { z } from 'zod';
 import { weftVersion } from '../../version';
 import { parseJsonList } from '../json-list-setting';
-import { secretFrom } from '../secrets';
+import type { SecretSource } from '../../secrets';
 import type { OutboundHttp } from '../outbound/outbound-http';
 import { ToolError, sourcedToolName, toolMetadata, type ToolDefinition } from '../tool';
 
@@ -51,8 +51,15 @@ function outputOf(result: { content?: unknown; structuredContent?: unknown }): u
   return items;
 }
 
-export async function connectMcpServer(config: McpServerConfig, outbound: OutboundHttp, env: NodeJS.ProcessEnv): Promise<McpServerTools> {
-  const token = config.bearer_token_env ? secretFrom(env, config.bearer_token_env) : undefined;
+/** How an MCP server's tools are set up: where its token comes from, and their rate limit when it names none. */
+export interface McpConnectOptions {
+  secrets: SecretSource;
+  /** MCP_RATE_LIMIT_DEFAULT: calls per minute per tenant. */
+  defaultRateLimit: number;
+}
+
+export async function connectMcpServer(config: McpServerConfig, outbound: OutboundHttp, options: McpConnectOptions): Promise<McpServerTools> {
+  const token = config.bearer_token_env ? options.secrets(config.bearer_token_env) : undefined;
   if (config.bearer_token_env && !token) throw new Error(`MCP server ${config.name}: neither ${config.bearer_token_env} nor ${config.bearer_token_env}_FILE is set`);
   const requestInit = token ? { headers: { authorization: `Bearer ${token}` } } : {};
   const fetch = outbound.fetch as unknown as FetchLike;
@@ -76,7 +83,7 @@ export async function connectMcpServer(config: McpServerConfig, outbound: Outbou
   };
 
   const listed = await (await connect()).listTools();
-  const rateLimit = config.rate_limit ?? Number(env.MCP_RATE_LIMIT_DEFAULT ?? 60);
+  const rateLimit = config.rate_limit ?? options.defaultRateLimit;
 
   const call = async (name: string, args: Record<string, unknown>, signal?: AbortSignal) => {
     const options = { ...(signal ? { signal } : {}), ...(config.timeout_ms ? { timeout: config.timeout_ms } : {}) };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseJsonList } from '../json-list-setting';
-import { secretFrom } from '../secrets';
+import type { SecretSource } from '../../secrets';
 import type { OutboundHttp } from '../outbound/outbound-http';
 import { readLimited } from '../outbound/outbound-http';
 import { ToolError, sourcedToolName, toolMetadata, type JsonSchema, type ToolContext, type ToolDefinition } from '../tool';
@@ -76,12 +76,12 @@ function parametersSchema(parameters: Parameter[], body: { schema: JsonSchema; r
 
 const envSegment = (value: string) => value.toUpperCase().replace(/[^A-Z0-9]/g, '_');
 
-function authenticate(request: OutgoingRequest, source: OpenApiSource, env: NodeJS.ProcessEnv, caller: ToolContext): void {
+function authenticate(request: OutgoingRequest, source: OpenApiSource, secrets: SecretSource, caller: ToolContext): void {
   const auth = source.auth;
   if (!auth) return;
   const secret = (name: string) => {
     const variable = auth.per_user ? `${name}__${envSegment(caller.tenantId)}__${envSegment(caller.userId)}` : name;
-    const value = secretFrom(env, variable);
+    const value = secrets(variable);
     if (!value) {
       const whose = auth.per_user ? ` for ${caller.userId || 'this caller'} of tenant ${caller.tenantId}` : '';
       throw new ToolError('execution', `OpenAPI source ${source.name}: no credentials${whose} (${variable} is not set)`);
@@ -104,7 +104,7 @@ async function responseBody(response: Awaited<ReturnType<OutboundHttp['fetch']>>
   }
 }
 
-export function openApiTools(spec: OpenApiDocument, source: OpenApiSource, outbound: OutboundHttp, env: NodeJS.ProcessEnv): ToolDefinition[] {
+export function openApiTools(spec: OpenApiDocument, source: OpenApiSource, outbound: OutboundHttp, secrets: SecretSource): ToolDefinition[] {
   const serverUrl = source.base_url ?? spec.servers?.[0]?.url;
   if (!serverUrl) throw new ToolError('validation', `OpenAPI source ${source.name}: the spec names no server; set base_url`);
   // A relative server URL is relative to where the spec came from.
@@ -143,7 +143,7 @@ export function openApiTools(spec: OpenApiDocument, source: OpenApiSource, outbo
             }
             if (body && args.body !== undefined) request.body = args.body;
             request = adapter.request?.(operationId, request) ?? request;
-            authenticate(request, source, env, context);
+            authenticate(request, source, secrets, context);
             const response = await outbound.fetch(request.url, {
               method: request.method,
               headers: { ...request.headers, ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}) },
