@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { createActivities } from '../../activities';
+import { createModelGateway } from '../../core/llm/gateway';
+import { createToolRegistry } from '../../core/tools/registry';
+import { toolMetadata } from '../../core/tools/tool';
+import { ScriptedModelServer } from '../model-server/scripted-model-server';
+import { openStore } from '../store/fixtures';
+import { testCatalog } from '../support/test-catalog';
+
+// The activities as Temporal runs them (heartbeats, cancellation, error mapping), without a Temporal
+// server: MockActivityEnvironment gives each call a real activity context, and the store is real.
+
+const model = new ScriptedModelServer();
+const { pool, store } = openStore();
+let toolRuns = 0;
+const counter = {
+  ...toolMetadata({ name: 'counter', version: '1.0.0', description: 'Counts its calls.', category: 'testing', parameters: { type: 'object' } }),
+  execute: async () => ({ calls: (toolRuns += 1) }),
+};
+let activities: ReturnType<typeof createActivities>;
+
+beforeAll(async () => {
+  await model.start();
+  const gateway = createModelGateway(testCatalog(model.baseURL));
+  activities = createActivities({ pool, store, gateway, cacheTtlSeconds: 60, tools: createToolRegistry([counter]) });
+});
+afterAll(async () => {
+  await model.stop();
+  await pool.end();
+});
+
+/** A task whose own run is started, as taskWorkflow's first activity leaves it. */
+async function startedTask() {
+  const workflowId = `task-${randomUUID()}`;
+  const task = { taskId: workflowId, tenantId: 't', userId: 'u', sessionId: '', workflowId, query: 'q', mode: 'STANDARD' as const, startedAtMs: Date.now() };
+  await new MockActivityEnvironment().run(activities.startTask, task);
+  return task;
+}
+
+const stepOf = (task: { taskId: string; workflowId: string }, seed: string) => ({
+  taskId: task.taskId,
+  workflowId: task.workflowId,
+  runId: task.workflowId,
+  sessionId: '',
+  agentId: 'main',
+  step: 0,
+  seed,
+  budget: {},
+  stepAtMs: Date.now(),
+});
+
+it('heartbeats while a model answers, and a retried step returns the stored reply without asking again', async () => {
+  const task = await startedTask();
+  model.on('slow question', { content: 'slow answer', delayMs: 2_500 });
+  const env = new MockActivityEnvironment();
+  let heartbeats = 0;
+  env.on('heartbeat', () => (heartbeats += 1));
+  const input = stepOf(task, 'slow question');
+  const first = await env.run(activities.runModelStep, input);
+  expect(first).toMatchObject({ kind: 'reply', text: 'slow answer' });
+  expect(heartbeats).toBeGreaterThanOrEqual(1);
+
+  const asked = model.requests.length;
+  const retried = await new MockActivityEnvironment({ attempt: 2 }).run(activities.runModelStep, input);
+  expect(retried).toEqual(first);
+  expect(model.requests.length).toBe(asked);
+});
+
+it('aborts the model call when the activity is cancelled, and stores nothing', async () => {
+  const task = await startedTask();
+  model.on('question to cancel', { content: 'never stored', delayMs: 10_000 });
+  const env = new MockActivityEnvironment();
+  const running = env.run(activities.runModelStep, stepOf(task, 'question to cancel'));
+  setTimeout(() => env.cancel(), 300);
+  const startedAt = Date.now();
+  await expect(running).rejects.toThrow();
+  expect(Date.now() - startedAt).toBeLessThan(5_000);
+  const log = await store.listRunRecords(task.workflowId, '', 10);
+  expect(log.records.map((record) => record.type)).toEqual(['run_started']);
+});
+
+it('runs a tool once: a retried call returns the stored outcome', async () => {
+  const task = await startedTask();
+  const input = { ...task, runId: task.workflowId, agentId: 'main', call: { id: 'call-1', name: 'counter', arguments: {} }, atMs: Date.now() };
+  const before = toolRuns;
+  const first = await new MockActivityEnvironment().run(activities.runToolCall, input);
+  const retried = await new MockActivityEnvironment({ attempt: 2 }).run(activities.runToolCall, input);
+  expect(first).toEqual({ ok: true, content: { calls: before + 1 } });
+  expect(retried).toEqual(first);
+  expect(toolRuns).toBe(before + 1);
+});
+
+it('fails for good on a store contract violation, and leaves other errors to Temporal to retry', async () => {
+  const input = {
+    taskId: 'no-such-task',
+    workflowId: 'no-such-task',
+    runId: `no-such-run-${randomUUID()}`,
+    sessionId: '',
+    agentId: 'main',
+    status: 'COMPLETED' as const,
+    result: '',
+    error: '',
+    atMs: Date.now(),
+  };
+  const failure = await new MockActivityEnvironment().run(activities.finishAgent, input).catch((err: unknown) => err);
+  expect(failure).toBeInstanceOf(ApplicationFailure);
+  expect(failure).toMatchObject({ nonRetryable: true, type: 'RunNotFoundError', message: 'run not found' });
+
+  const unreachable = createActivities({ pool, store, gateway: createModelGateway(testCatalog('http://127.0.0.1:1/v1')), cacheTtlSeconds: 60, tools: createToolRegistry([]) });
+  const task = await startedTask();
+  const down = await new MockActivityEnvironment().run(unreachable.runModelStep, stepOf(task, 'anyone there?')).catch((err: unknown) => err);
+  expect(down).not.toBeInstanceOf(ApplicationFailure);
+  expect(down).toMatchObject({ name: 'ModelUnavailableError' });
+});
