@@ -20,7 +20,7 @@ import { cancelTaskSignal, taskFailedType, taskStatusQuery, type CancelRequest, 
 import { executionModeKey, taskStatusKey } from './search-attributes';
 import type { TaskSettings } from './settings';
 import { failed, type TaskOutcome } from './task-outcomes';
-import { runTask } from './task-routing';
+import { runTask } from './run-task';
 
 export interface TaskWorkflowInput extends TaskRef {
   query: string;

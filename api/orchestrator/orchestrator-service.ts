@@ -14,7 +14,7 @@ import { cancelTaskSignal } from '../../workflows/messages';
 import { approveTask, pendingApprovals } from './approvals';
 import type { Authenticator } from '../grpc/auth';
 import { failedPrecondition } from '../grpc/grpc-errors';
-import { workflowIdFor } from './task-ids';
+import { taskWorkflowIdOf } from '../../core/tasks/run/task-ref';
 import { listTaskSummaries, sessionContext } from './task-listing';
 import { ownTaskOf } from './task-ownership';
 import { startTaskWorkflow, submittedTaskId } from './task-start';
@@ -68,7 +68,7 @@ export function createOrchestratorService(deps: OrchestratorDeps): OrchestratorS
 
     CancelTask: authorized(deps.auth, async (request: CancelTaskRequest__Output, principal): Promise<CancelTaskResponse> => {
       const task = await ownTaskOf(deps, request.task_id, principal);
-      const workflowId = workflowIdFor(request.task_id);
+      const workflowId = taskWorkflowIdOf(request.task_id);
       if (task && task.status !== 'RUNNING' && task.status !== 'QUEUED') {
         throw failedPrecondition(`task ${request.task_id} has already finished (${task.status})`);
       }

@@ -13,8 +13,3 @@ export function taskIdFor(requested: string): string {
   }
   return requested;
 }
-
-/** One workflow per task: submitting the same task id again finds the same workflow. */
-export function workflowIdFor(taskId: string): string {
-  return taskId;
-}

@@ -4,7 +4,8 @@ import type { Principal } from '../../core/auth/api-keys';
 import { findTask, type TaskRecord } from '../../core/tasks/task-index';
 import { tenantIdKey } from '../../workflows/search-attributes';
 import { invalidArgument, notFound } from '../grpc/grpc-errors';
-import { isValidTaskId, workflowIdFor } from './task-ids';
+import { isValidTaskId } from './task-ids';
+import { taskWorkflowIdOf } from '../../core/tasks/run/task-ref';
 
 /**
  * The tenant that owns a task's workflow (from its search attributes), or undefined when Temporal
@@ -37,6 +38,6 @@ export async function ownTaskOf(
     if (task.tenantId !== principal.tenantId) throw notFound(`task ${taskId} not found`);
     return task;
   }
-  if ((await workflowTenant(deps.temporal, workflowIdFor(taskId))) !== principal.tenantId) throw notFound(`task ${taskId} not found`);
+  if ((await workflowTenant(deps.temporal, taskWorkflowIdOf(taskId))) !== principal.tenantId) throw notFound(`task ${taskId} not found`);
   return undefined;
 }

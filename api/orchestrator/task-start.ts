@@ -5,7 +5,8 @@ import type { Principal } from '../../core/auth/api-keys';
 import { executionModeKey, sessionIdKey, taskStatusKey, tenantIdKey, userIdKey } from '../../workflows/search-attributes';
 import type { taskWorkflow, TaskWorkflowInput } from '../../workflows/task-workflow';
 import { ApiError, invalidArgument } from '../grpc/grpc-errors';
-import { taskIdFor, workflowIdFor } from './task-ids';
+import { taskIdFor } from './task-ids';
+import { taskWorkflowIdOf } from '../../core/tasks/run/task-ref';
 import { workflowTenant } from './task-ownership';
 
 const maxIdempotencyKeyLength = 255;
@@ -31,7 +32,7 @@ export async function startTaskWorkflow(
   input: TaskWorkflowInput,
   principal: Principal,
 ): Promise<{ workflowId: string; alreadyStarted: boolean }> {
-  const workflowId = workflowIdFor(input.taskId);
+  const workflowId = taskWorkflowIdOf(input.taskId);
   try {
     await deps.temporal.workflow.start<typeof taskWorkflow>('taskWorkflow', {
       workflowId,

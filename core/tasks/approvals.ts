@@ -1,17 +1,15 @@
 import type { Queryable } from '../db/transaction';
+import type { TaskRef } from './run/task-ref';
 
 // Approvals a workflow waits on: the pending list GetPendingApprovals serves and the audit of every
 // decision (who, when, what, feedback).
 
 export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'expired';
 
-export interface Approval {
+export interface Approval extends Omit<TaskRef, 'roles'> {
   approvalId: string;
-  taskId: string;
+  /** The workflow that waits for the decision: the task's, or one of its agents'. */
   workflowId: string;
-  tenantId: string;
-  userId: string;
-  sessionId: string;
   query: string;
   kind: 'plan' | 'tool';
   proposedAction: unknown;

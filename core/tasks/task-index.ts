@@ -1,17 +1,15 @@
 import type { Queryable } from '../db/transaction';
+import type { TaskRef } from './run/task-ref';
 import type { TokenCounts } from '../llm/chat-model';
 import type { ExecutionMode, TaskStatus } from './task-status';
 
 // The task index: one row per task, written in the same transactions as the run's lifecycle
 // records, read by GetTaskStatus and ListTasks.
 
-export interface NewTask {
-  taskId: string;
+export interface NewTask extends Omit<TaskRef, 'roles'> {
   workflowId: string;
+  /** The task's own run (taskRunOf its workflow). */
   runId: string;
-  tenantId: string;
-  userId: string;
-  sessionId: string;
   query: string;
   mode: ExecutionMode;
   status: TaskStatus;

@@ -8,16 +8,13 @@ import { findRecentAnswer, recordTaskMode, recordTaskPlan } from '../task-index'
 import { recordStepUsage } from '../task-usage';
 import { decodeModelReply, modelReplyKey, modelReplyRecord, type ModelReplyPayload } from './run-records';
 import { taskEvent } from './task-events';
-import { TaskAgent, taskRunOf } from './task-ref';
+import { TaskAgent, taskRunOf, type TaskRef } from './task-ref';
 import type { StepContext, TaskRunDeps } from './task-run-deps';
 
-export interface RoutingInput {
-  taskId: string;
+/** A task as routing sees it: its caller's roles play no part. */
+export interface RoutingInput extends Omit<TaskRef, 'roles'> {
   /** The task's workflow: its own run is keyed by it (taskRunOf). */
   workflowId: string;
-  tenantId: string;
-  userId: string;
-  sessionId: string;
   query: string;
   atMs: number;
 }

@@ -39,6 +39,12 @@ export const TaskAgent = {
 } as const;
 
 /**
+ * The workflow a task runs as. Its id is the task id: a repeated submit of the task finds the same
+ * workflow (REJECT_DUPLICATE), so the two ids are one value by design, named here once.
+ */
+export const taskWorkflowIdOf = (taskId: string) => taskId;
+
+/**
  * A task's own run is keyed by its workflow id: the run id, the workflow id and the stream the
  * task's events go to are one value, named here once.
  */

@@ -1,13 +1,14 @@
+import { continueAsNew } from '@temporalio/workflow';
 import type { ExecutionMode } from '../core/orchestration/complexity';
 import type { Plan } from '../core/orchestration/plan';
 import { TaskAgent, taskRefOf, taskRunOf } from '../core/tasks/run/task-ref';
 import { modelActivities, storeActivities, toolActivities } from './activity-stubs';
-import { initialLoopState } from './agent-loop';
+import { initialLoopState, runAgentLoop, type AgentLoopState } from './agent-loop';
 import { runPlanned } from './planned-task';
-import { runSingleAgent } from './single-agent';
 import { completed, failed, loopOutcome, type TaskOutcome } from './task-outcomes';
 import { routingInputOf } from './task-scope';
-import type { TaskContext } from './task-workflow';
+import { loopSettingsOf } from './settings';
+import type { TaskContext, taskWorkflow } from './task-workflow';
 
 const { checkPlanText } = storeActivities;
 const { analyzeComplexity, decomposeTask } = modelActivities;
@@ -120,4 +121,32 @@ export async function runTask(ctx: TaskContext): Promise<TaskOutcome> {
     return outcome.ok ? completed(outputText(outcome.content), call.name) : failed(`${outcome.error.category} error: ${outcome.error.message}`);
   }
   return runSingleAgent(ctx, approval.query, initialLoopState);
+}
+
+/** STANDARD (and SIMPLE without a direct tool): one agent on the task's own run; long loops continue in a fresh history. */
+export async function runSingleAgent(ctx: TaskContext, query: string, from: AgentLoopState): Promise<TaskOutcome> {
+  const { input } = ctx;
+  ctx.view.progress = 0.1;
+  const loop = await runAgentLoop(
+    {
+      task: { ...ctx.task, query },
+      run: { runId: taskRunOf(ctx.task.taskWorkflowId).runId },
+      agentId: TaskAgent.Main,
+      seed: query,
+      tools: ctx.tools.map((t) => t.name),
+      dangerousTools: ctx.tools.filter((t) => t.dangerous).map((t) => t.name),
+      ...loopSettingsOf(input.settings),
+      ...(input.settings.history ? { history: input.settings.history } : {}),
+      awaitApproval: ctx.awaitApproval,
+      onUsage: (tokens, costUsd) => {
+        ctx.view.tokens += tokens;
+        ctx.view.costUsd += costUsd;
+      },
+    },
+    from,
+  );
+  if (loop.kind === 'continue') {
+    return continueAsNew<typeof taskWorkflow>({ ...input, query, resume: { tools: ctx.tools, loop: loop.state } });
+  }
+  return loopOutcome(loop);
 }
