@@ -18,9 +18,9 @@ export default tseslint.config(
     },
   },
   {
-    // Small files and functions a newcomer can read; tests and benchmarks may run longer.
+    // Small files and functions a newcomer can read; tests may run longer.
     files: ['**/*.ts'],
-    ignores: ['test/**', 'bench/**'],
+    ignores: ['test/**'],
     rules: {
       'max-lines': ['error', { max: 300, skipBlankLines: false, skipComments: false }],
       'max-lines-per-function': ['error', { max: 80, skipBlankLines: false, skipComments: false, IIFEs: true }],

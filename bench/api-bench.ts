@@ -10,7 +10,9 @@
 //   BENCH_CHANNELS connections (default 10), while
 //   events are appended at BENCH_EVENT_RATE events/s (default 200);
 // - the API process's RSS, idle and at its peak during the streams.
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import type { Pool } from 'pg';
 import { Client, Connection } from '@temporalio/client';
 import { createApiKey } from '../core/auth/api-keys';
 import { createPool } from '../core/db/database';
@@ -36,6 +38,93 @@ const channels = Number(process.env.BENCH_CHANNELS ?? 10);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Fires `total` calls at a steady rate whether or not earlier ones have answered (open loop); resolves when all have. */
+async function openLoop(total: number, perSecond: number, fire: (i: number) => Promise<unknown>): Promise<number> {
+  const begin = performance.now();
+  const inFlight: Promise<unknown>[] = [];
+  for (let i = 0; i < total; i++) {
+    const wait = begin + (i * 1000) / perSecond - performance.now();
+    if (wait > 0) await sleep(wait);
+    inFlight.push(fire(i));
+  }
+  await Promise.all(inFlight);
+  return (performance.now() - begin) / 1000;
+}
+
+async function timedInto(latencies: number[], call: () => Promise<unknown>): Promise<void> {
+  const start = performance.now();
+  await call();
+  latencies.push(performance.now() - start);
+}
+
+/** SubmitTask through the API at a steady rate. */
+async function benchSubmits(address: string, apiKey: string): Promise<Summary> {
+  const orchestrator = createServiceClient('orchestrator', address, { apiKey });
+  for (let i = 0; i < 20; i++) await unaryCall(orchestrator, 'SubmitTask', { query: `warm-up ${i}` });
+  const latencies: number[] = [];
+  const elapsed = await openLoop(rate * seconds, rate, (i) => timedInto(latencies, () => unaryCall(orchestrator, 'SubmitTask', { query: `bench submit ${i}` })));
+  orchestrator.close();
+  return summarize(`SubmitTask at ${rate}/s (open loop)`, latencies, elapsed);
+}
+
+/** The same starts straight to Temporal, without the API: what the dev server itself takes. */
+async function benchDirectStarts(tenantId: string): Promise<Summary> {
+  const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+  const temporal = new Client({ connection });
+  const latencies: number[] = [];
+  const start = () =>
+    temporal.workflow.start('taskWorkflow', {
+      taskQueue: `bench-direct-${tenantId}`,
+      workflowId: `bench-direct-${randomUUID()}`,
+      args: [],
+      // As SubmitTask starts it: the same search attributes, which the visibility store indexes.
+      typedSearchAttributes: [
+        { key: taskStatusKey, value: 'QUEUED' },
+        { key: executionModeKey, value: 'ROUTING' },
+        { key: userIdKey, value: 'bench' },
+        { key: sessionIdKey, value: '' },
+        { key: tenantIdKey, value: tenantId },
+      ],
+    });
+  const elapsed = await openLoop(rate * seconds, rate, () => timedInto(latencies, start));
+  await connection.close();
+  return summarize(`baseline: workflow.start direct at ${rate}/s`, latencies, elapsed);
+}
+
+/** Event delivery to many concurrent streams in another process, and the API's RSS meanwhile. */
+async function benchStreams(pool: Pool, api: ChildProcess, address: string, apiKey: string, tenantId: string) {
+  const idleRss = rssMb(api.pid!);
+  const workflowIds = Array.from({ length: tasks }, () => `bench-stream-${randomUUID()}`);
+  for (const workflowId of workflowIds) {
+    const task = { taskId: workflowId, workflowId, runId: workflowId, tenantId, userId: 'bench', sessionId: '', query: 'bench stream' };
+    await insertTask(pool, { ...task, mode: 'STANDARD', status: 'RUNNING', createdAt: new Date() });
+  }
+  const receiver = await startReadyProcess(
+    'bench/stream-clients.ts',
+    { BENCH_API_ADDRESS: address, BENCH_API_KEY: apiKey, BENCH_WORKFLOW_IDS: workflowIds.join(','), BENCH_STREAMS: String(streams), BENCH_CHANNELS: String(channels) },
+    'streams ready',
+  );
+  let received = '';
+  receiver.stdout!.on('data', (chunk: Buffer) => (received += chunk.toString()));
+  const receiverDone = new Promise((resolve) => receiver.stdout!.once('end', resolve));
+
+  let peakRss = rssMb(api.pid!);
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMb(api.pid!))), 100);
+  const appends = eventRate * seconds;
+  const elapsed = await openLoop(appends, eventRate, (i) =>
+    withTransaction(pool, (tx) =>
+      appendTaskEvent(tx, { workflowId: workflowIds[i % tasks]!, key: `bench-${i}`, type: EventType.StatusUpdate, message: String(Date.now()), at: new Date() }),
+    ),
+  );
+  await sleep(2_000); // the last deliveries
+  clearInterval(sampler);
+  await stop(receiver);
+  await receiverDone;
+  const deliveries = JSON.parse(received.trim().split('\n').at(-1)!) as number[];
+  const summary = summarize(`delivery: append -> client, ${streams} streams`, deliveries, elapsed);
+  return { summary, delivered: deliveries.length, expected: appends * (streams / tasks), idleRss, peakRss };
+}
+
 async function main(): Promise<void> {
   const services = await startTestServices();
   const pool = createPool(process.env.DATABASE_URL!, 10);
@@ -57,127 +146,15 @@ async function main(): Promise<void> {
   const tenantId = `bench-${randomUUID()}`;
   const apiKey = await createApiKey(pool, { tenantId, userId: 'bench', roles: [] });
   const address = `127.0.0.1:${port}`;
-  const rows: Summary[] = [];
   try {
-    // SubmitTask, open loop at a steady rate.
-    const orchestrator = createServiceClient('orchestrator', address, { apiKey });
-    for (let i = 0; i < 20; i++) await unaryCall(orchestrator, 'SubmitTask', { query: `warm-up ${i}` });
-    const submitLatencies: number[] = [];
-    const inFlight: Promise<void>[] = [];
-    const begin = performance.now();
-    const total = rate * seconds;
-    for (let i = 0; i < total; i++) {
-      const due = begin + (i * 1000) / rate;
-      const wait = due - performance.now();
-      if (wait > 0) await sleep(wait);
-      inFlight.push(
-        (async () => {
-          const start = performance.now();
-          await unaryCall(orchestrator, 'SubmitTask', { query: `bench submit ${i}` });
-          submitLatencies.push(performance.now() - start);
-        })(),
-      );
-    }
-    await Promise.all(inFlight);
-    rows.push(summarize(`SubmitTask at ${rate}/s (open loop)`, submitLatencies, (performance.now() - begin) / 1000));
-    orchestrator.close();
-
-    // The same starts straight to Temporal, without the API: what the dev server itself takes.
-    const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-    const temporal = new Client({ connection });
-    const directLatencies: number[] = [];
-    const direct: Promise<void>[] = [];
-    const directBegin = performance.now();
-    for (let i = 0; i < total; i++) {
-      const wait = directBegin + (i * 1000) / rate - performance.now();
-      if (wait > 0) await sleep(wait);
-      direct.push(
-        (async () => {
-          const start = performance.now();
-          await temporal.workflow.start('taskWorkflow', {
-            taskQueue: `bench-direct-${tenantId}`,
-            workflowId: `bench-direct-${randomUUID()}`,
-            args: [],
-            // As SubmitTask starts it: the same search attributes, which the visibility store indexes.
-            typedSearchAttributes: [
-              { key: taskStatusKey, value: 'QUEUED' },
-              { key: executionModeKey, value: 'ROUTING' },
-              { key: userIdKey, value: 'bench' },
-              { key: sessionIdKey, value: '' },
-              { key: tenantIdKey, value: tenantId },
-            ],
-          });
-          directLatencies.push(performance.now() - start);
-        })(),
-      );
-    }
-    await Promise.all(direct);
-    rows.push(summarize(`baseline: workflow.start direct at ${rate}/s`, directLatencies, (performance.now() - directBegin) / 1000));
-    await connection.close();
-
-    // Event delivery with many concurrent streams.
-    const idleRss = rssMb(api.pid!);
-    const workflowIds = Array.from({ length: tasks }, () => `bench-stream-${randomUUID()}`);
-    for (const workflowId of workflowIds) {
-      await insertTask(pool, {
-        taskId: workflowId,
-        workflowId,
-        runId: workflowId,
-        tenantId,
-        userId: 'bench',
-        sessionId: '',
-        query: 'bench stream',
-        mode: 'STANDARD',
-        status: 'RUNNING',
-        createdAt: new Date(),
-      });
-    }
-    const receiver = await startReadyProcess(
-      'bench/stream-clients.ts',
-      {
-        BENCH_API_ADDRESS: address,
-        BENCH_API_KEY: apiKey,
-        BENCH_WORKFLOW_IDS: workflowIds.join(','),
-        BENCH_STREAMS: String(streams),
-        BENCH_CHANNELS: String(channels),
-      },
-      'streams ready',
-    );
-    let received = '';
-    receiver.stdout!.on('data', (chunk: Buffer) => (received += chunk.toString()));
-    const receiverDone = new Promise((resolve) => receiver.stdout!.once('end', resolve));
-
-    let peakRss = rssMb(api.pid!);
-    const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMb(api.pid!))), 100);
-    const appendStart = performance.now();
-    const appends = eventRate * seconds;
-    const appending: Promise<unknown>[] = [];
-    for (let i = 0; i < appends; i++) {
-      const due = appendStart + (i * 1000) / eventRate;
-      const wait = due - performance.now();
-      if (wait > 0) await sleep(wait);
-      const workflowId = workflowIds[i % tasks]!;
-      appending.push(
-        withTransaction(pool, (tx) =>
-          appendTaskEvent(tx, { workflowId, key: `bench-${i}`, type: EventType.StatusUpdate, message: String(Date.now()), at: new Date() }),
-        ),
-      );
-    }
-    await Promise.all(appending);
-    await sleep(2_000); // the last deliveries
-    clearInterval(sampler);
-    const expected = appends * (streams / tasks);
-    await stop(receiver);
-    await receiverDone;
-    const deliveries = JSON.parse(received.trim().split('\n').at(-1)!) as number[];
-    rows.push(summarize(`delivery: append -> client, ${streams} streams`, deliveries, (performance.now() - appendStart) / 1000));
-
+    const submit = await benchSubmits(address, apiKey);
+    const baseline = await benchDirectStarts(tenantId);
+    const delivery = await benchStreams(pool, api, address, apiKey, tenantId);
     console.log('');
-    printTable(rows);
-    const [submit, baseline, delivery] = rows;
-    console.log(`\nSubmitTask p99: ${submit!.p99.toFixed(1)} ms (target <= 30 ms at 100/s); Temporal alone: p99 ${baseline!.p99.toFixed(1)} ms`);
-    console.log(`delivery p99: ${delivery!.p99.toFixed(1)} ms from the append call, its commit included (target <= 50 ms); ${deliveries.length} of ${expected} deliveries arrived`);
-    console.log(`API RSS: ${idleRss.toFixed(0)} MB before the streams, peak ${peakRss.toFixed(0)} MB with ${streams} open (target <= 500 MB)`);
+    printTable([submit, baseline, delivery.summary]);
+    console.log(`\nSubmitTask p99: ${submit.p99.toFixed(1)} ms (target <= 30 ms at 100/s); Temporal alone: p99 ${baseline.p99.toFixed(1)} ms`);
+    console.log(`delivery p99: ${delivery.summary.p99.toFixed(1)} ms from the append call, its commit included (target <= 50 ms); ${delivery.delivered} of ${delivery.expected} deliveries arrived`);
+    console.log(`API RSS: ${delivery.idleRss.toFixed(0)} MB before the streams, peak ${delivery.peakRss.toFixed(0)} MB with ${streams} open (target <= 500 MB)`);
   } finally {
     await stop(api);
     await pool.end();

@@ -6,6 +6,7 @@
 // - the Weft worker's RSS with 100 tasks in flight.
 // Both workers run in their own processes; the model is the scripted OpenAI-compatible server.
 import { randomUUID } from 'node:crypto';
+import type { Pool } from 'pg';
 import { Client, Connection } from '@temporalio/client';
 import { startEventFeed } from '../core/events/event-feed';
 import { createAuthenticator } from '../api/grpc/auth';
@@ -45,6 +46,31 @@ async function closedLoop(name: string, runOne: () => Promise<unknown>): Promise
   return summarize(name, latencies, (Date.now() - begin) / 1000);
 }
 
+/** The API in this process, as `make up` configures it, on the bench's queue and model. */
+async function startBenchApi(temporal: Client, pool: Pool, taskQueue: string, modelBaseURL: string) {
+  const events = await startEventFeed(process.env.DATABASE_URL!);
+  const tools = testToolRegistry();
+  const api = await startApiServer(
+    {
+      temporal,
+      pool,
+      taskQueue,
+      maxQueryBytes: 32 * 1024,
+      taskDefaults: testTaskSettings(),
+      tools,
+      templates: loadTemplateCatalog(loadConfig({}).templatesDir, tools.list().map((t) => t.name)),
+      auth: createAuthenticator(pool, { enabled: true }),
+      events,
+      sessions: { ttlSeconds: 3600, maxHistory: 100 },
+      gateway: createModelGateway(testCatalog(modelBaseURL)),
+      cacheTtlSeconds: 3600,
+      sandboxMemoryMb: 512,
+    },
+    ephemeralListen(),
+  );
+  return { api, events };
+}
+
 async function main(): Promise<void> {
   const services = await startTestServices();
   const pool = createPool(process.env.DATABASE_URL!, 20);
@@ -70,26 +96,7 @@ async function main(): Promise<void> {
   const bareWorker = await startReadyProcess('bench/bare-worker.ts', { WEFT_TASK_QUEUE: bareQueue });
   const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const temporal = new Client({ connection });
-  const events = await startEventFeed(process.env.DATABASE_URL!);
-  const tools = testToolRegistry();
-  const api = await startApiServer(
-    {
-      temporal,
-      pool,
-      taskQueue: weftQueue,
-      maxQueryBytes: 32 * 1024,
-      taskDefaults: testTaskSettings(),
-      tools,
-      templates: loadTemplateCatalog(loadConfig({}).templatesDir, tools.list().map((t) => t.name)),
-      auth: createAuthenticator(pool, { enabled: true }),
-      events,
-      sessions: { ttlSeconds: 3600, maxHistory: 100 },
-      gateway: createModelGateway(testCatalog(model.baseURL)),
-      cacheTtlSeconds: 3600,
-      sandboxMemoryMb: 512,
-    },
-    ephemeralListen(),
-  );
+  const { api, events } = await startBenchApi(temporal, pool, weftQueue, model.baseURL);
   const apiKey = await createApiKey(pool, { tenantId: 'bench', userId: 'bench', roles: [] });
   const orchestrator = createOrchestratorClient(`127.0.0.1:${api.port}`, { apiKey });
   const standardTask = async (query = `bench question ${randomUUID()}`) => {
