@@ -6,7 +6,7 @@ import { runPlan } from './plan-runner';
 import { budgetOf } from './settings';
 import { completed, failed, loopOutcome, type TaskOutcome } from './task-outcomes';
 import { routingInputOf } from './task-scope';
-import type { TaskContext } from './task-workflow';
+import type { TaskContext } from './task-workflow-types';
 
 const { recordPlan } = storeActivities;
 const { runModelStep } = modelActivities;

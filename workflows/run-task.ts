@@ -8,7 +8,7 @@ import { runPlanned } from './planned-task';
 import { completed, failed, loopOutcome, type TaskOutcome } from './task-outcomes';
 import { routingInputOf } from './task-scope';
 import { loopSettingsOf } from './settings';
-import type { TaskContext, taskWorkflow } from './task-workflow';
+import type { TaskContext, TaskWorkflowFunction } from './task-workflow-types';
 
 const { checkPlanText } = storeActivities;
 const { analyzeComplexity, decomposeTask } = modelActivities;
@@ -146,7 +146,7 @@ export async function runSingleAgent(ctx: TaskContext, query: string, from: Agen
     from,
   );
   if (loop.kind === 'continue') {
-    return continueAsNew<typeof taskWorkflow>({ ...input, query, resume: { tools: ctx.tools, loop: loop.state } });
+    return continueAsNew<TaskWorkflowFunction>({ ...input, query, resume: { tools: ctx.tools, loop: loop.state } });
   }
   return loopOutcome(loop);
 }

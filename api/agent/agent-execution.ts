@@ -10,7 +10,7 @@ import type { ExecuteTaskResponse } from '../../protos/generated/shannon/agent/E
 import type { ToolCall } from '../../protos/generated/shannon/common/ToolCall';
 import type { ToolResult } from '../../protos/generated/shannon/common/ToolResult';
 import { cancelTaskSignal, taskFailedType } from '../../workflows/messages';
-import type { TaskWorkflowInput, TaskWorkflowResult } from '../../workflows/task-workflow';
+import type { TaskWorkflowInput, TaskWorkflowResult } from '../../workflows/task-workflow-types';
 import { invalidArgument } from '../grpc/grpc-errors';
 import { jsonToStruct, jsonToValue } from '../grpc/struct';
 import { taskInputFrom, type SubmissionLimits } from '../orchestrator/task-submission';

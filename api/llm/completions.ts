@@ -15,7 +15,9 @@ import { conversationOf, parseArguments, samplingOf, toolCallMessage } from './l
 import { structToJson } from '../grpc/struct';
 import { modelTierOf } from './model-tiers';
 import { authorized, send, serverStream } from '../grpc/unary';
-import type { LlmDeps } from './llm-service';
+import type { Pool } from 'pg';
+import type { ModelGateway } from '../../core/llm/gateway';
+import type { Authenticator } from '../grpc/auth';
 
 const usageOf = (served: Served, usage: TokenCounts): TokenUsage => ({
   prompt_tokens: usage.promptTokens,
@@ -42,8 +44,16 @@ function modelRequest(request: GenerateCompletionRequest__Output): ModelRequest 
   };
 }
 
+export interface CompletionDeps {
+  auth: Authenticator;
+  pool: Pool;
+  /** How long a cached answer (enable_caching) is served. */
+  cacheTtlSeconds: number;
+  gateway: ModelGateway;
+}
+
 /** GenerateCompletion and StreamCompletion: one model call through the gateway, metered against the caller. */
-export function completionHandlers(deps: LlmDeps): Pick<LLMServiceHandlers, 'GenerateCompletion' | 'StreamCompletion'> {
+export function completionHandlers(deps: CompletionDeps): Pick<LLMServiceHandlers, 'GenerateCompletion' | 'StreamCompletion'> {
   /** What a call spent, against the caller's tenant and the user, session and task its metadata names. */
   const recordUsage = (principal: Principal, metadata: TaskMetadata__Output | null, served: Served & { usage: TokenCounts }, cacheHit: boolean) =>
     recordGatewayUsage(deps.pool, {

@@ -1,23 +1,15 @@
-import type { Pool } from 'pg';
-import type { ModelGateway } from '../../core/llm/gateway';
 import { decideComplexity, heuristicComplexity } from '../../core/orchestration/complexity';
 import type { ToolRegistry } from '../../core/tools/registry';
 import { textOf, userText } from '../../core/transcript';
 import type { LLMServiceHandlers } from '../../protos/generated/shannon/llm/LLMService';
-import type { Authenticator } from '../grpc/auth';
 import { invalidArgument } from '../grpc/grpc-errors';
 import { authorized } from '../grpc/unary';
-import { completionHandlers } from './completions';
+import { completionHandlers, type CompletionDeps } from './completions';
 import { listModels } from './model-listing';
 
 // LLMService (seed 000): the model gateway as a gRPC service, on its own port.
 
-export interface LlmDeps {
-  auth: Authenticator;
-  pool: Pool;
-  /** How long a cached answer (enable_caching) is served. */
-  cacheTtlSeconds: number;
-  gateway: ModelGateway;
+export interface LlmDeps extends CompletionDeps {
   tools: ToolRegistry;
 }
 

@@ -3,7 +3,7 @@ import type { TaskSettings } from '../../core/orchestration/task-settings';
 import type { TemplateCatalog } from '../../core/templates/template-catalog';
 import type { SubmitTaskRequest__Output } from '../../protos/generated/shannon/orchestrator/SubmitTaskRequest';
 import type { TaskDecomposition__Output } from '../../protos/generated/shannon/orchestrator/TaskDecomposition';
-import type { TaskWorkflowInput } from '../../workflows/task-workflow';
+import type { TaskWorkflowInput } from '../../workflows/task-workflow-types';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { Principal } from '../../core/auth/api-keys';
 import { ApiError, invalidArgument, notFound } from '../grpc/grpc-errors';

@@ -18,7 +18,7 @@ import type { TaskSettings } from '../../core/orchestration/task-settings';
 import { createRuntimeStore, type RuntimeStore } from '../../core/store';
 import { loadTemplateCatalog } from '../../core/templates/template-catalog';
 import { createWeftToolRegistry, type ToolRegistry } from '../../core/tools';
-import type { TaskWorkflowInput } from '../../workflows/task-workflow';
+import type { TaskWorkflowInput } from '../../workflows/task-workflow-types';
 import { createOrchestratorClient, createServiceClient, type ServiceClient, type ServiceName } from '../../protos/clients';
 import type { OrchestratorServiceClient } from '../../protos/generated/shannon/orchestrator/OrchestratorService';
 import { createWeftWorker } from '../../workers/create-worker';

@@ -2,7 +2,7 @@
 // Replaying a real history against it must fail, proving replay notices changed workflow code.
 import { proxyActivities } from '@temporalio/workflow';
 import type { WeftActivities } from '../../../activities';
-import type { TaskWorkflowInput } from '../../../workflows/task-workflow';
+import type { TaskWorkflowInput } from '../../../workflows/task-workflow-types';
 
 const { runModelStep } = proxyActivities<WeftActivities>({ startToCloseTimeout: '1 minute' });
 

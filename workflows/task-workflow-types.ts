@@ -1,0 +1,52 @@
+import type { ExecutionMode } from '../core/orchestration/complexity';
+import type { Plan } from '../core/orchestration/plan';
+import type { ToolSummary } from '../core/tasks/run/task-lifecycle';
+import type { TaskRef } from '../core/tasks/run/task-ref';
+import type { AwaitApproval } from './approval-gate';
+import type { AgentLoopState } from './agent-loop';
+import type { TaskView } from './messages';
+import type { TaskOutcome } from './task-outcomes';
+import type { TaskSettings } from './settings';
+import type { TaskScope } from './task-scope';
+
+// taskWorkflow's contract (its input and result) and what its parts share, apart from its code so
+// the parts can name them without importing the workflow.
+
+export interface TaskWorkflowInput extends TaskRef {
+  query: string;
+  /** False: never decompose (STANDARD). True: complexity analysis picks the mode. */
+  autoDecompose: boolean;
+  /** The caller's plan: runs as COMPLEX without analysis. */
+  manualPlan?: Plan;
+  requireApproval: boolean;
+  settings: TaskSettings;
+  /** Only these tools are offered (AgentService's available_tools); all registered ones when absent. */
+  allowedTools?: string[];
+  /** Set when a single-agent task continues in a fresh history. */
+  resume?: { tools: ToolSummary[]; loop: AgentLoopState };
+}
+
+export interface TaskWorkflowResult {
+  status: TaskOutcome['status'];
+  code?: 'BUDGET_EXCEEDED';
+  mode: ExecutionMode | '';
+  result: string;
+  errorMessage: string;
+  modelUsed: string;
+  tokens: number;
+  costUsd: number;
+}
+
+/** What the parts of a task's run share. */
+export interface TaskContext {
+  input: TaskWorkflowInput;
+  /** The task, its caller, and its workflow (whose id also keys the task's own run). */
+  task: TaskScope;
+  tools: ToolSummary[];
+  view: TaskView;
+  awaitApproval: AwaitApproval;
+  setMode(mode: ExecutionMode): void;
+}
+
+/** taskWorkflow's signature, for continuing it as new from its parts. */
+export type TaskWorkflowFunction = (input: TaskWorkflowInput) => Promise<TaskWorkflowResult>;
