@@ -19,12 +19,16 @@ const counter = {
   ...toolMetadata({ name: 'counter', version: '1.0.0', description: 'Counts its calls.', category: 'testing', parameters: { type: 'object' } }),
   execute: async () => ({ calls: (toolRuns += 1) }),
 };
+const silent = {
+  ...toolMetadata({ name: 'silent', version: '1.0.0', description: 'Returns nothing.', category: 'testing', parameters: { type: 'object' } }),
+  execute: async () => undefined,
+};
 let activities: ReturnType<typeof createActivities>;
 
 beforeAll(async () => {
   await model.start();
   const gateway = createModelGateway(testCatalog(model.baseURL));
-  activities = createActivities({ pool, store, gateway, cacheTtlSeconds: 60, tools: createToolRegistry([counter]) });
+  activities = createActivities({ pool, store, gateway, cacheTtlSeconds: 60, tools: createToolRegistry([counter, silent]) });
 });
 afterAll(async () => {
   await model.stop();
@@ -90,6 +94,11 @@ it('runs a tool once: a retried call returns the stored outcome', async () => {
   expect(first).toEqual({ ok: true, content: { calls: before + 1 } });
   expect(retried).toEqual(first);
   expect(toolRuns).toBe(before + 1);
+
+  // An outcome without content is stored and read back as it was.
+  const nothing = { ...input, call: { id: 'call-2', name: 'silent', arguments: {} } };
+  const once = await new MockActivityEnvironment().run(activities.runToolCall, nothing);
+  expect(await new MockActivityEnvironment({ attempt: 2 }).run(activities.runToolCall, nothing)).toEqual(once);
 });
 
 it('fails for good on a store contract violation, and leaves other errors to Temporal to retry', async () => {

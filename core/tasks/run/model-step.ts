@@ -94,7 +94,8 @@ async function recordsBeforeReply(pool: Pool, input: ModelStepInput, log: Stored
       const result = log.find((record) => record.key === toolResultKey(owner, id));
       if (!result) throw new Error(`tool call ${id} has no stored result`);
       const outcome = decodeToolResult(result);
-      return { kind: 'tool_result', toolUseId: id, content: outcome.ok ? outcome.content : outcome.error, ...(outcome.ok ? {} : { isError: true }) };
+      // A tool that returned nothing hands back null: a result always has content.
+    return { kind: 'tool_result', toolUseId: id, content: outcome.ok ? (outcome.content ?? null) : outcome.error, ...(outcome.ok ? {} : { isError: true }) };
     });
     added.push(toolResultsRecord(owner, input.step, at, { messages: [{ role: 'user', parts }] }));
   }

@@ -75,7 +75,8 @@ export function stepReplyRecord(owner: RecordOwner, step: number, at: Date, payl
 // Tool results.
 
 const toolOutcomeSchema = z.union([
-  z.strictObject({ ok: z.literal(true), content: z.unknown() }),
+  // A tool that returns nothing stores no content at all.
+  z.strictObject({ ok: z.literal(true), content: z.unknown().optional() }),
   z.strictObject({ ok: z.literal(false), error: z.strictObject({ category: z.enum(['validation', 'execution', 'network', 'circuit_open']), message: z.string() }) }),
 ]);
 const toolResultPayload = z.strictObject({ tool_use_id: z.string(), name: z.string(), outcome: toolOutcomeSchema });
@@ -112,7 +113,7 @@ export function decodeModelReply(stored: Pick<StoredRecord, 'payload'>): ModelRe
 
 // Approvals.
 
-const approvalRequestedPayload = z.strictObject({ approval_id: z.string(), kind: z.enum(['plan', 'tool']), proposed_action: z.unknown(), reason: z.string() });
+const approvalRequestedPayload = z.strictObject({ approval_id: z.string(), kind: z.enum(['plan', 'tool']), proposed_action: z.unknown().optional(), reason: z.string() });
 const approvalDecidedPayload = z.strictObject({
   approval_id: z.string(),
   status: z.enum(['approved', 'rejected', 'expired']),

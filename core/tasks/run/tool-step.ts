@@ -25,7 +25,8 @@ export interface ToolCallInput extends Omit<TaskRef, 'userId'> {
   atMs: number;
 }
 
-const asText = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
+// JSON.stringify gives undefined for undefined (a tool that returns nothing).
+const asText = (value: unknown) => (typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
 
 const summary = (value: unknown) => {
   const text = asText(value);
