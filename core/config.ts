@@ -27,9 +27,15 @@ const envSchema = z.object({
   WEFT_SESSION_TTL_SECONDS: z.coerce.number().int().positive().default(24 * 3600),
   WEFT_SESSION_MAX_HISTORY: z.coerce.number().int().positive().default(100),
   WEFT_SSE_KEEPALIVE_MS: z.coerce.number().int().positive().default(15_000),
-  WEFT_SANDBOX_MEMORY_MB: z.coerce.number().int().positive().default(512),
-  WEFT_SANDBOX_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  WEFT_SANDBOX_MEMORY_MB: z.coerce.number().int().positive().optional(),
+  /** The seed's name for WEFT_SANDBOX_MEMORY_MB (Weft's wins when both are set). */
+  WASI_MEMORY_LIMIT_MB: z.coerce.number().int().positive().optional(),
+  WEFT_SANDBOX_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
+  /** The seed's name for the timeout, in seconds (WEFT_SANDBOX_TIMEOUT_MS wins). */
+  WASI_TIMEOUT_SECONDS: z.coerce.number().positive().optional(),
   WEFT_SANDBOX_OUTPUT_BYTES: z.coerce.number().int().positive().default(64 * 1024),
+  WEFT_SANDBOX_POOL_SIZE: z.coerce.number().int().nonnegative().default(2),
+  WEFT_SANDBOX_DATA_BYTES: z.coerce.number().int().nonnegative().default(8 * 1024 * 1024),
   WEFT_MAX_MESSAGE_BYTES: z.coerce.number().int().positive().default(4 * 1024 * 1024),
   WEFT_LLM_BASE_URL: z.string().url().optional(),
   WEFT_LLM_API_KEY: z.string().optional(),
@@ -136,8 +142,11 @@ export interface WeftConfig {
   /** OpenAPI specs whose operations are registered as tools at start (WEFT_OPENAPI_SOURCES). */
   openApiSources: OpenApiSource[];
   openApiMaxSpecBytes: number;
-  /** The Python sandbox: memory cap and wall-clock timeout per program, bytes of stdout/stderr kept. */
-  sandbox: { memoryMb: number; timeoutMs: number; outputLimitBytes: number };
+  /**
+   * The Python sandbox: memory cap and wall-clock timeout per program, bytes of stdout/stderr kept,
+   * interpreters kept loaded and waiting, and the most bytes of allowed data files a program gets.
+   */
+  sandbox: { memoryMb: number; timeoutMs: number; outputLimitBytes: number; poolSize: number; dataLimitBytes: number };
   /** Task templates (YAML) that ListTemplates lists and SubmitTask's context.template names. */
   templatesDir: string;
   limits: { maxQueryBytes: number };
@@ -212,7 +221,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
       timeoutMs: e.WEFT_TOOL_HTTP_TIMEOUT_MS,
       maxAttempts: e.WEFT_TOOL_HTTP_ATTEMPTS,
     },
-    sandbox: { memoryMb: e.WEFT_SANDBOX_MEMORY_MB, timeoutMs: e.WEFT_SANDBOX_TIMEOUT_MS, outputLimitBytes: e.WEFT_SANDBOX_OUTPUT_BYTES },
+    sandbox: {
+      memoryMb: e.WEFT_SANDBOX_MEMORY_MB ?? e.WASI_MEMORY_LIMIT_MB ?? 512,
+      timeoutMs: e.WEFT_SANDBOX_TIMEOUT_MS ?? (e.WASI_TIMEOUT_SECONDS ? Math.round(e.WASI_TIMEOUT_SECONDS * 1000) : 60_000),
+      outputLimitBytes: e.WEFT_SANDBOX_OUTPUT_BYTES,
+      poolSize: e.WEFT_SANDBOX_POOL_SIZE,
+      dataLimitBytes: e.WEFT_SANDBOX_DATA_BYTES,
+    },
     templatesDir: e.WEFT_TEMPLATES_DIR,
     limits: { maxQueryBytes: e.WEFT_MAX_QUERY_BYTES },
     task: {

@@ -1,10 +1,20 @@
 // Finds or builds the command-line tools Weft needs (run by `make`, so a test run never waits on a
-// build unannounced): the Temporal CLI, and with --test also grpcurl for the seed's examples.
+// build unannounced): the Temporal CLI and bubblewrap for the Python sandbox, and with --test also
+// grpcurl for the seed's examples. Without bubblewrap `make up` still starts (python_executor then
+// refuses to run, saying why); the tests need it.
 import { ensureGoTool, grpcurl, temporalCli } from './go-tools';
+import { ensureBubblewrap } from './sandbox-tools';
 
+const forTests = process.argv.includes('--test');
 try {
-  for (const tool of process.argv.includes('--test') ? [temporalCli, grpcurl] : [temporalCli]) {
+  for (const tool of forTests ? [temporalCli, grpcurl] : [temporalCli]) {
     console.log(`${tool.binary}: ${ensureGoTool(tool)}`);
+  }
+  try {
+    console.log(`bwrap: ${ensureBubblewrap()}`);
+  } catch (err) {
+    if (forTests) throw err;
+    console.warn(`warning: ${err instanceof Error ? err.message : String(err)}`);
   }
 } catch (err) {
   console.error(err instanceof Error ? err.message : err);

@@ -33,7 +33,7 @@ export const grpcurl: GoTool = {
   installHint: 'grpcurl: https://github.com/fullstorydev/grpcurl#installation',
 };
 
-function onPath(command: string): string | undefined {
+export function onPath(command: string): string | undefined {
   try {
     return execFileSync('sh', ['-c', `command -v ${command}`], { encoding: 'utf8' }).trim() || undefined;
   } catch {

@@ -44,7 +44,7 @@ export interface ToolSettings {
   workspaceDir: string;
   toolRateLimits: ToolRateLimits;
   outbound: OutboundSettings;
-  sandbox: { memoryMb: number; timeoutMs: number; outputLimitBytes: number };
+  sandbox: { memoryMb: number; timeoutMs: number; outputLimitBytes: number; poolSize: number; dataLimitBytes: number };
   /** Who may use which tool (YAML); every tool for everyone without one. */
   toolPolicyFile?: string;
 }
@@ -102,8 +102,8 @@ export async function startToolSources(
 export function createWeftToolRegistry(settings: ToolSettings, metrics?: ToolMetrics): ToolRegistry {
   const httpFetch = outboundFor('WEFT_HTTP_FETCH_ALLOWED_DOMAINS', settings.outbound.httpFetchAllowedDomains, settings.outbound, metrics);
   // Sandbox processes start on the first program (the API, which never runs tools, starts none).
-  const sandbox = createPythonSandbox({ outputLimitBytes: settings.sandbox.outputLimitBytes });
-  const python = { sandbox, memoryMb: settings.sandbox.memoryMb, timeoutMs: settings.sandbox.timeoutMs };
+  const sandbox = createPythonSandbox({ outputLimitBytes: settings.sandbox.outputLimitBytes, poolSize: settings.sandbox.poolSize });
+  const python = { sandbox, memoryMb: settings.sandbox.memoryMb, timeoutMs: settings.sandbox.timeoutMs, dataLimitBytes: settings.sandbox.dataLimitBytes };
   const policy = loadToolPolicy(settings.toolPolicyFile);
   return createToolRegistry(builtinTools({ workspaceRoot: path.resolve(settings.workspaceDir), httpFetch, python }), { rateLimits: settings.toolRateLimits, ...(metrics ? { observer: metrics } : {}), policy });
 }

@@ -1,6 +1,8 @@
+import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { createServer as createSocketServer, type AddressInfo } from 'node:net';
+import { existsSync, mkdtempSync, openSync, readdirSync, writeFileSync } from 'node:fs';
+import { Client } from 'pg';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createPythonSandbox, type PythonSandbox } from '../../core/tools/python/python-sandbox';
@@ -16,7 +18,7 @@ let hostHits = 0;
 const limits = { timeoutMs: 20_000, memoryMb: 512 };
 
 beforeAll(async () => {
-  sandbox = createPythonSandbox({ outputLimitBytes: 64 * 1024 });
+  sandbox = createPythonSandbox({ outputLimitBytes: 64 * 1024, poolSize: 1 });
   host = createServer((_req, res) => {
     hostHits += 1;
     res.end('secret');
@@ -108,4 +110,78 @@ it('kills a memory bomb and an endless loop, and the host stays healthy', async 
   // The host still answers, and the sandbox still runs programs.
   expect(await (await fetch(`http://127.0.0.1:${hostPort}/`)).text()).toBe('secret');
   expect((await sandbox.run('print(6 * 7)', limits)).stdout).toBe('42\n');
+});
+
+/** Runs JavaScript inside the sandbox's own process (pyodide's FFI), as a hostile program would, and prints its verdict. */
+const viaJs = (name: string, promise: string) =>
+  `from pyodide.code import run_js\nprint(${JSON.stringify(name)}, await run_js(${JSON.stringify(`(async () => { try { return await (${promise}); } catch (e) { return 'blocked: ' + (e.code || e.message); } })()`)}))`;
+
+const connectTo = (socketPath: string) =>
+  `new Promise((resolve) => { const s = process.mainModule.require('net').createConnection(${JSON.stringify(socketPath)}); s.on('connect', () => resolve('ESCAPED')); s.on('error', (e) => resolve('blocked: ' + e.code)); setTimeout(() => resolve('blocked: no answer'), 2000); })`;
+
+it('reaches nothing on the machine: host sockets, signals, /proc, /etc, /sys, the host\'s /tmp, inherited descriptors', async () => {
+  // The test database's own Unix socket, as the test setup reaches it.
+  const db = new Client({ connectionString: process.env.DATABASE_URL });
+  await db.connect();
+  const socketDir = (await db.query<{ unix_socket_directories: string }>('SHOW unix_socket_directories')).rows[0]!.unix_socket_directories.split(',')[0]!.trim();
+  const port = (await db.query<{ port: string }>('SHOW port')).rows[0]!.port;
+  await db.end();
+  const pgSocket = `${socketDir}/.s.PGSQL.${port}`;
+  expect(existsSync(pgSocket)).toBe(true);
+  // An abstract-namespace socket on the host, and another host process to aim signals at.
+  const abstractName = `\0weft-escape-${process.pid}`;
+  const abstract = createSocketServer((socket) => socket.end('secret'));
+  await new Promise<void>((resolve) => abstract.listen(abstractName, resolve));
+  const bystander = spawn('sleep', ['60']);
+  const hostTmp = mkdtempSync(path.join(tmpdir(), 'weft-host-tmp-'));
+  writeFileSync(path.join(hostTmp, 'secret.txt'), 'host-secret');
+  // A descriptor the host holds open: nothing the sandbox reads may yield it.
+  const held = openSync(path.join(hostTmp, 'secret.txt'), 'r');
+  try {
+    const results = await attempt({
+      pgsocket: viaJs('pgsocket', connectTo(pgSocket)),
+      abstract: viaJs('abstract', connectTo(abstractName)),
+      killparent: viaJs('killparent', `Promise.resolve(process.kill(process.ppid, 'SIGKILL')).then(() => process.ppid > 1 ? 'ESCAPED' : 'blocked: the parent is the sandbox init')`),
+      killhost: viaJs('killhost', `Promise.resolve(process.kill(${bystander.pid}, 'SIGKILL')).then(() => 'ESCAPED')`),
+      ptrace: viaJs('ptrace', `Promise.resolve(process._debugProcess(${process.pid})).then(() => 'ESCAPED')`),
+      procenv: viaJs('procenv', `Promise.resolve(process.mainModule.require('fs').readFileSync('/proc/1/environ', 'utf8')).then(() => 'ESCAPED')`),
+      pyprocenv: "print('pyprocenv', 'ESCAPED' if open('/proc/1/environ', 'rb').read() else 'blocked: empty')",
+      passwd: viaJs('passwd', `Promise.resolve(process.mainModule.require('fs').readFileSync('/etc/passwd', 'utf8')).then(() => 'ESCAPED')`),
+      sys: viaJs('sys', `Promise.resolve(process.mainModule.require('fs').readdirSync('/sys')).then(() => 'ESCAPED')`),
+      hosttmp: viaJs('hosttmp', `Promise.resolve(process.mainModule.require('fs').readFileSync(${JSON.stringify(path.join(hostTmp, 'secret.txt'))}, 'utf8')).then(() => 'ESCAPED')`),
+      fds: viaJs(
+        'fds',
+        `Promise.resolve((() => { const fs = process.mainModule.require('fs'); for (let fd = 3; fd < 256; fd++) { try { const b = Buffer.alloc(64); const n = fs.readSync(fd, b, 0, 64, 0); if (b.subarray(0, n).toString().includes('host-secret')) return 'ESCAPED'; } catch {} } return 'blocked: no host descriptor'; })())`,
+      ),
+    });
+    for (const [name, line] of Object.entries(results)) expect([name, line]).not.toEqual([name, expect.stringContaining('ESCAPED')]);
+    for (const name of ['pgsocket', 'abstract', 'killparent', 'killhost', 'ptrace', 'procenv', 'pyprocenv', 'passwd', 'sys', 'hosttmp', 'fds']) expect([name, results[name]]).toEqual([name, expect.stringMatching(/blocked/)]);
+  } finally {
+    abstract.close();
+  }
+  // The host process, the database and the sandbox are all still well.
+  expect(bystander.exitCode).toBeNull();
+  expect(bystander.kill()).toBe(true);
+  const after = new Client({ connectionString: process.env.DATABASE_URL });
+  await after.connect();
+  expect((await after.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+  await after.end();
+  expect((await sandbox.run('print(6 * 7)', limits)).stdout).toBe('42\n');
+  void held;
+});
+
+it('gives a program the session workspace under /data, and keeps its writes to itself', async () => {
+  const result = await sandbox.run(
+    [
+      "print(open('/data/notes/plan.txt').read())",
+      "open('/data/notes/plan.txt', 'w').write('changed')",
+      "open('/tmp/scratch.txt', 'w').write('mine')",
+      "print(open('/data/notes/plan.txt').read(), open('/tmp/scratch.txt').read())",
+    ].join('\n'),
+    { ...limits, files: [{ path: 'notes/plan.txt', content: Buffer.from('the plan') }] },
+  );
+  expect(result).toMatchObject({ stdout: 'the plan\nchanged mine\n' });
+  // The next program starts from nothing: the earlier one's writes died with its process.
+  const next = await sandbox.run("import os\nprint(os.path.exists('/data/notes/plan.txt'), os.path.exists('/tmp/scratch.txt'))", limits);
+  expect(next.stdout).toBe('False False\n');
 });

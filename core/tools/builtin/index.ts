@@ -10,13 +10,13 @@ import { workspaceFileTools } from './workspace-files';
 export interface BuiltinToolOptions {
   workspaceRoot: string;
   httpFetch: OutboundHttp;
-  python: { sandbox: PythonSandbox; memoryMb: number; timeoutMs: number };
+  python: { sandbox: PythonSandbox; memoryMb: number; timeoutMs: number; dataLimitBytes: number };
 }
 
 export function builtinTools(options: BuiltinToolOptions): ToolDefinition[] {
   return [
     calculatorTool,
-    pythonExecutorTool(options.python.sandbox, options.python),
+    pythonExecutorTool(options.python.sandbox, { ...options.python, workspaceRoot: options.workspaceRoot }),
     dataTableTool,
     httpFetchTool(options.httpFetch),
     ...workspaceFileTools(options.workspaceRoot),

@@ -1,5 +1,6 @@
 import type { PythonSandbox } from '../python/python-sandbox';
 import { ToolError, toolMetadata, type ToolDefinition } from '../tool';
+import { workspaceDataFiles, workspaceDirOf } from './workspace';
 
 // Runs a Python program in the sandbox (core/tools/python) and returns what it printed. A program
 // that raises is an execution error carrying its traceback and whatever it printed before.
@@ -7,13 +8,22 @@ import { ToolError, toolMetadata, type ToolDefinition } from '../tool';
 const maxCodeChars = 100_000;
 const maxErrorChars = 4_000;
 
-export function pythonExecutorTool(sandbox: PythonSandbox, limits: { memoryMb: number; timeoutMs: number }): ToolDefinition {
+export interface PythonExecutorOptions {
+  memoryMb: number;
+  timeoutMs: number;
+  /** The session workspaces, whose files a program reads under /data. */
+  workspaceRoot: string;
+  /** The most bytes of workspace files a program is given. */
+  dataLimitBytes: number;
+}
+
+export function pythonExecutorTool(sandbox: PythonSandbox, limits: PythonExecutorOptions): ToolDefinition {
   return {
     ...toolMetadata({
       name: 'python_executor',
       version: '1.0.0',
       description:
-        'Runs a Python 3 program (standard library only) in an isolated sandbox with no network and no file access, and returns its stdout and stderr. Print what you want to see.',
+        "Runs a Python 3 program (standard library only) in an isolated sandbox with no network, and returns its stdout and stderr. Print what you want to see. The session workspace's files are readable under /data; anything the program writes is discarded when it ends.",
       category: 'code',
       parameters: {
         type: 'object',
@@ -29,12 +39,14 @@ export function pythonExecutorTool(sandbox: PythonSandbox, limits: { memoryMb: n
     async execute(args, context) {
       // The registry's own timeout stops waiting; the sandbox's kills the process a moment before.
       const memoryMb = Math.min(limits.memoryMb, context.memoryLimitMb ?? limits.memoryMb);
-      const result = await sandbox.run(String(args.code), { timeoutMs: limits.timeoutMs - 100, memoryMb, ...(context.signal ? { signal: context.signal } : {}) });
+      const { files, omitted } = await workspaceDataFiles(workspaceDirOf(limits.workspaceRoot, context), limits.dataLimitBytes);
+      const run = { timeoutMs: limits.timeoutMs - 100, memoryMb, files, ...(context.signal ? { signal: context.signal } : {}) };
+      const result = await sandbox.run(String(args.code), run);
       if (result.error) {
         const printed = result.stdout ? `\nIt printed before:\n${result.stdout}` : '';
         throw new ToolError('execution', `${result.error.slice(-maxErrorChars)}${printed.slice(0, maxErrorChars)}`);
       }
-      return result;
+      return omitted.length > 0 ? { ...result, data_omitted: omitted } : result;
     },
   };
 }

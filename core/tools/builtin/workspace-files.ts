@@ -1,18 +1,18 @@
 import { mkdir, readFile, realpath, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError, toolMetadata, type ToolContext, type ToolDefinition } from '../tool';
+import { workspaceDirOf } from './workspace';
 
-// Files in a per-session workspace: <root>/<tenant>/<session or task>/. Paths are relative and
-// must stay inside the workspace, also through symlinks. Writing is dangerous: it needs approval.
+// Files in a per-session workspace (workspace.ts). Paths are relative and must stay inside the
+// workspace, also through symlinks. Writing is dangerous: it needs approval.
 
 const maxFileBytes = 1024 * 1024;
-const safeSegment = (value: string) => value.replace(/[^A-Za-z0-9._-]/g, '_') || '_';
 
 async function resolveInWorkspace(root: string, context: ToolContext, relative: string): Promise<{ dir: string; file: string }> {
   if (path.isAbsolute(relative) || relative.split(/[\\/]/).includes('..')) {
     throw new ToolError('validation', 'path must be relative and stay inside the session workspace');
   }
-  const dir = path.join(root, safeSegment(context.tenantId), safeSegment(context.sessionId || context.taskId));
+  const dir = workspaceDirOf(root, context);
   await mkdir(dir, { recursive: true });
   const file = path.join(dir, relative);
   const parent = await realpath(path.dirname(file)).catch(() => path.dirname(file));
