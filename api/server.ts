@@ -8,6 +8,7 @@ import { startRestGateway } from './rest/gateway';
 import { createOrchestratorService, type OrchestratorDeps } from './orchestrator/orchestrator-service';
 import { createSessionService, type SessionDefaults } from './session/session-service';
 import { createStreamingService } from './streaming/streaming-service';
+import type { SourceAllowlists } from '../core/tools/tool-source-store';
 
 /** Where the API listens; every port may be 0 (a free one). The defaults are the seed's. */
 export interface ApiListen {
@@ -38,6 +39,8 @@ export type ApiDeps = OrchestratorDeps &
     sandboxMemoryMb: number;
     /** Keys ("mcp:<name>", "openapi:<name>") of the tool sources in configuration. */
     configuredToolSources?: string[];
+    /** Where runtime tool sources may point (MCP_ALLOWED_DOMAINS, OPENAPI_ALLOWED_DOMAINS); none by default. */
+    toolSourceAllowlists?: SourceAllowlists;
   };
 
 /** The address the gateway reaches the gRPC server at, in the same process. */
@@ -85,7 +88,13 @@ export async function startApiServer(deps: ApiDeps, listen: ApiListen): Promise<
     maxBodyBytes: listen.maxMessageBytes,
     sseKeepAliveMs: listen.sseKeepAliveMs,
     callDeadlineMs: 60_000,
-    toolDiscovery: { auth: deps.auth, tools: deps.tools, pool: deps.pool, configuredSources: deps.configuredToolSources ?? [] },
+    toolDiscovery: {
+      auth: deps.auth,
+      tools: deps.tools,
+      pool: deps.pool,
+      configuredSources: deps.configuredToolSources ?? [],
+      sourceAllowlists: deps.toolSourceAllowlists ?? { mcp: [], openapi: [] },
+    },
   });
   return {
     port: front.port,

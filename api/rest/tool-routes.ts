@@ -4,8 +4,8 @@ import type { Pool } from 'pg';
 import { ZodError } from 'zod';
 import type { Principal } from '../../core/auth/api-keys';
 import type { ToolRegistry } from '../../core/tools/registry';
-import type { ToolMetadata } from '../../core/tools/tool';
-import { deleteToolSource, listToolSources, saveToolSource, toolSourceKey, toolSourceOf } from '../../core/tools/tool-source-store';
+import { ToolError, type ToolMetadata } from '../../core/tools/tool';
+import { checkSourceDestinations, deleteToolSource, listToolSources, saveToolSource, toolSourceKey, toolSourceOf, type SourceAllowlists } from '../../core/tools/tool-source-store';
 import { requireRole, type Authenticator } from '../grpc/auth';
 import { ApiError, invalidArgument, notFound, toServiceError } from '../grpc/grpc-errors';
 import { httpErrorOf, metadataOf } from './http-mapping';
@@ -21,6 +21,8 @@ export interface ToolRouteDeps {
   pool: Pool;
   /** Sources named in configuration; a runtime source may not take their names. */
   configuredSources: readonly string[];
+  /** Where runtime sources may point, checked when they are registered. */
+  sourceAllowlists: SourceAllowlists;
 }
 
 /** The seed's ToolMetadata fields. */
@@ -92,6 +94,9 @@ export function registerToolRoutes(app: FastifyInstance, deps: ToolRouteDeps): v
     if (deps.configuredSources.includes(toolSourceKey(source.kind, source.name))) {
       throw new ApiError(GrpcStatus.ALREADY_EXISTS, `a configured tool source is named ${source.name}`);
     }
+    await checkSourceDestinations(source, deps.sourceAllowlists).catch((err: unknown) => {
+      throw err instanceof ToolError ? invalidArgument(`config: ${err.message}`) : err;
+    });
     await saveToolSource(deps.pool, source, `${principal.tenantId}/${principal.userId}`, new Date());
     return { name: source.name, kind: source.kind };
   });

@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/transaction';
 import { mcpServerSchema, type McpServerConfig } from './mcp/mcp-server';
+import { createDestinationPolicy } from './outbound/destination-policy';
 import { openApiSourceSchema, type OpenApiSource } from './openapi/openapi-tools';
 
 // Tool sources registered at runtime, in Postgres (migration 010); the table's trigger notifies
@@ -30,6 +31,23 @@ export function toolSourceOf(kind: string, config: unknown): StoredToolSource {
     return { name: parsed.name, kind, config: parsed };
   }
   throw new Error(`kind must be "mcp" or "openapi", not ${JSON.stringify(kind)}`);
+}
+
+/** The hosts each kind of source may reach (MCP_ALLOWED_DOMAINS, OPENAPI_ALLOWED_DOMAINS). */
+export interface SourceAllowlists {
+  mcp: readonly string[];
+  openapi: readonly string[];
+}
+
+/**
+ * Refuses a source whose URLs its kind's allowlist and the address rules would refuse, before it
+ * is stored, rather than at its first (and every later) connection attempt.
+ */
+export async function checkSourceDestinations(source: StoredToolSource, allowlists: SourceAllowlists): Promise<void> {
+  const policy =
+    source.kind === 'mcp' ? createDestinationPolicy('MCP_ALLOWED_DOMAINS', allowlists.mcp) : createDestinationPolicy('OPENAPI_ALLOWED_DOMAINS', allowlists.openapi);
+  const urls = source.kind === 'mcp' ? [source.config.url] : [source.config.spec_url, source.config.base_url].filter((url): url is string => Boolean(url));
+  for (const url of urls) await policy.checkDestination(new URL(url));
 }
 
 export async function saveToolSource(db: Queryable, source: StoredToolSource, createdBy: string, at: Date): Promise<void> {

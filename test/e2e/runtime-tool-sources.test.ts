@@ -43,6 +43,15 @@ it('registers an MCP server at runtime for admins only, offers its tools to agen
   expect(await rest('POST', '/tools/sources', stack.apiKey, source)).toMatchObject({ status: 403, body: { code: 'PERMISSION_DENIED', error: 'registering a tool source needs the admin role' } });
   expect(await rest('POST', '/tools/sources', admin, { kind: 'mcp', config: { name, url: 'not a url' } })).toMatchObject({ status: 400, body: { error: expect.stringContaining('config: url:') } });
   expect(await rest('POST', '/tools/sources', admin, { kind: 'grpc', config: {} })).toMatchObject({ status: 400, body: { error: 'kind must be "mcp" or "openapi", not "grpc"' } });
+  // Where a source points is checked when it is registered, not only when it is first called.
+  expect(await rest('POST', '/tools/sources', admin, { kind: 'mcp', config: { name, url: 'https://mcp.unlisted.example/mcp' } })).toMatchObject({
+    status: 400,
+    body: { code: 'INVALID_ARGUMENT', error: 'config: host mcp.unlisted.example is not in the allowlist (MCP_ALLOWED_DOMAINS)' },
+  });
+  expect(await rest('POST', '/tools/sources', admin, { kind: 'openapi', config: { name, spec_url: 'http://127.0.0.1:1/openapi.json', base_url: 'http://169.254.169.254/latest' } })).toMatchObject({
+    status: 400,
+    body: { error: 'config: host 169.254.169.254 is not in the allowlist (OPENAPI_ALLOWED_DOMAINS)' },
+  });
   expect(await rest('POST', '/tools/sources', admin, source)).toEqual({ status: 200, body: { name, kind: 'mcp' } });
   expect(await rest('POST', '/tools/sources', admin, source)).toMatchObject({ status: 409, body: { code: 'ALREADY_EXISTS' } });
   expect((await rest('GET', '/tools/sources', admin)).body.sources).toEqual(expect.arrayContaining([{ name, kind: 'mcp', config: { name, url: mcpServer.url } }]));

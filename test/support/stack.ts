@@ -139,6 +139,8 @@ export async function startTestStack(
     // Short, so a test can see a cached answer expire.
     cacheTtlSeconds: 1,
     sandboxMemoryMb: 512,
+    // The tests' peers listen on this machine.
+    toolSourceAllowlists: { mcp: ['127.0.0.1'], openapi: ['127.0.0.1'] },
   };
   const api = await startApiServer(apiDeps, ephemeralListen());
   const clients: Array<{ close(): void }> = [];

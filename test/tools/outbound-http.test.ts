@@ -78,6 +78,42 @@ describe('the destination policy', () => {
 });
 
 describe('resilience', () => {
+  it('checks a destination ahead of any request: its host, and every address it resolves to now', async () => {
+    const anyPublic = createDestinationPolicy('TEST_ALLOWED_DOMAINS', ['*']);
+    await expect(anyPublic.checkDestination(new URL('http://localhost:1/mcp'))).rejects.toThrow(/^localhost resolves to (127\.0\.0\.1|::1), a non-public address, which is refused unless listed \(TEST_ALLOWED_DOMAINS\)$/);
+    await expect(anyPublic.checkDestination(new URL('http://[fd00::1]/'))).rejects.toThrow('a non-public address');
+    await expect(createDestinationPolicy('TEST_ALLOWED_DOMAINS', ['localhost']).checkDestination(new URL('http://localhost:1/mcp'))).resolves.toBeUndefined();
+  });
+
+  it('keeps credentials with their origin: a redirect to another origin carries no Authorization, cookie or API-key header', async () => {
+    // The second origin: the same address on another port.
+    let seen: IncomingMessage['headers'] | undefined;
+    const other = createServer((req, res) => {
+      seen = req.headers;
+      res.writeHead(200).end('elsewhere');
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const otherBase = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+    let sameOrigin: IncomingMessage['headers'] | undefined;
+    behaviours.set('/away', (_req, res) => res.writeHead(302, { location: `${otherBase}/landing` }).end());
+    behaviours.set('/near', (_req, res) => res.writeHead(302, { location: '/landed' }).end());
+    behaviours.set('/landed', (req, res) => {
+      sameOrigin = req.headers;
+      res.writeHead(200).end('here');
+    });
+    const credentials = { authorization: 'Bearer secret-token', cookie: 'session=secret', 'x-api-key': 'secret-key', accept: 'application/json' };
+    try {
+      expect(await (await outbound(['127.0.0.1']).fetch(`${base}/away`, { headers: credentials })).text()).toBe('elsewhere');
+      expect(seen).toMatchObject({ accept: 'application/json' });
+      expect(JSON.stringify(seen)).not.toContain('secret');
+      // Within the origin, the request keeps its headers.
+      await outbound(['127.0.0.1']).fetch(`${base}/near`, { headers: credentials });
+      expect(sameOrigin).toMatchObject({ authorization: 'Bearer secret-token', cookie: 'session=secret', 'x-api-key': 'secret-key' });
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+    }
+  });
+
   it('retries a dropped connection with backoff, and gives up with a network error', async () => {
     let drops = 1;
     behaviours.set('/flaky', (req, res) => (drops-- > 0 ? req.socket.destroy() : ok(req, res)));

@@ -1,4 +1,5 @@
 import { lookup as dnsLookup } from 'node:dns';
+import { lookup as resolveAll } from 'node:dns/promises';
 import type { LookupAddress, LookupOneOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
@@ -17,6 +18,11 @@ export interface DestinationPolicy {
   checkUrl(url: URL): void;
   /** A DNS lookup for connections that refuses addresses the host may not reach. */
   lookup: typeof dnsLookup;
+  /**
+   * Checks a URL ahead of any request (a tool source being registered): checkUrl, and every address
+   * its host resolves to now. A host that does not resolve yet passes; each connection is checked again.
+   */
+  checkDestination(url: URL): Promise<void>;
 }
 
 /** Entries of a comma-separated allowlist, lower case, without blanks. */
@@ -49,14 +55,22 @@ export function createDestinationPolicy(setting: string, entries: readonly strin
     }
   };
 
+  const checkUrl = (url: URL) => {
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw refuse(`only http and https URLs are allowed, not ${url.protocol}`);
+    if (url.username || url.password) throw refuse('URLs with credentials are not allowed');
+    const host = bareHost(url.hostname);
+    if (!allowed(host)) throw refuse(`host ${host} is not in the allowlist`);
+    if (isIP(host)) checkAddress(host, host);
+  };
+
   return {
     setting,
-    checkUrl(url) {
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw refuse(`only http and https URLs are allowed, not ${url.protocol}`);
-      if (url.username || url.password) throw refuse('URLs with credentials are not allowed');
+    checkUrl,
+    async checkDestination(url) {
+      checkUrl(url);
       const host = bareHost(url.hostname);
-      if (!allowed(host)) throw refuse(`host ${host} is not in the allowlist`);
-      if (isIP(host)) checkAddress(host, host);
+      const addresses = await resolveAll(host, { all: true }).catch(() => []);
+      for (const { address } of addresses) checkAddress(host, address);
     },
     lookup: ((hostname: string, options: LookupOneOptions, callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => {
       const host = bareHost(hostname);

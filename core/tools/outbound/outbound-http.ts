@@ -15,7 +15,7 @@ import type { DestinationPolicy } from './destination-policy';
 
 // Every request a tool sends to the outside (HTTP fetch, OpenAPI operations, MCP servers) goes
 // through here: the destination policy on every hop (redirects are followed by hand, at most five,
-// each one checked), a circuit breaker per origin (cockatiel; the seed's MCP_CB_* settings), retries
+// each one checked, and a redirect to another origin carries no credentials), a circuit breaker per origin (cockatiel; the seed's MCP_CB_* settings), retries
 // with exponential backoff and jitter for network failures and timeouts only, and a timeout. Failures
 // become the seed's typed tool errors: validation (refused destination), network, circuit_open.
 
@@ -43,6 +43,22 @@ export interface OutboundHttp {
 }
 
 const maxRedirects = 5;
+/** What a request keeps when a redirect leaves its origin: nothing that could be a credential. */
+const crossOriginHeaders = new Set(['accept', 'accept-language', 'content-type', 'user-agent']);
+
+/** The request for the next hop: credentials stay with their origin, and 303 (or 301/302 after POST) continues as a GET. */
+function redirected(request: RequestInit, status: number, from: URL, to: URL): RequestInit {
+  let next = request;
+  if (status === 303 || ((status === 301 || status === 302) && request.method?.toUpperCase() === 'POST')) {
+    next = { ...next, method: 'GET', body: null };
+  }
+  if (to.origin !== from.origin) {
+    // Authorization, cookies, API-key headers (whatever their name): only plainly harmless headers cross.
+    const kept = [...new Headers(next.headers as ConstructorParameters<typeof Headers>[0])].filter(([name]) => crossOriginHeaders.has(name));
+    next = { ...next, headers: kept };
+  }
+  return next;
+}
 const idempotent = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
 
 class TimedOut extends Error {}
@@ -120,11 +136,9 @@ export function createOutboundHttp(options: OutboundOptions): OutboundHttp {
         if (!location) return response;
         if (redirects === maxRedirects) throw new ToolError('network', `more than ${maxRedirects} redirects from ${url.origin}`);
         await response.body?.cancel();
-        url = new URL(location, url);
-        // 303 (and, as browsers do, 301/302 after POST) continue as a GET without a body.
-        if (response.status === 303 || ((response.status === 301 || response.status === 302) && request.method && request.method.toUpperCase() === 'POST')) {
-          request = { ...request, method: 'GET', body: null };
-        }
+        const next = new URL(location, url);
+        request = redirected(request, response.status, url, next);
+        url = next;
       }
     },
     breakerState: (origin) => stateNames[breakerFor(origin).state]!,
