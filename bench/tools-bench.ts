@@ -5,7 +5,7 @@
 // timeout, typed outcome) beside the same function called directly, interleaved. python_executor:
 // cold (a new container: process start and the interpreter restored from its snapshot), warm (a
 // waiting process),
-// 20 programs back to back and 4 at once from a pool of BENCH_POOL_SIZE (default 4) that refills
+// 20 programs back to back and 4 at once from a pool of BENCH_POOL_SIZE (default 20) that refills
 // in the background, and the resident memory of sandbox processes sampled while they run.
 import { readFileSync, readdirSync } from 'node:fs';
 import { calculate, calculatorTool } from '../core/tools/builtin/calculator';
@@ -15,7 +15,8 @@ import { printTable, summarize, timed, type Summary } from './stats';
 
 const calls = Number(process.env.BENCH_CALLS ?? 20_000);
 const pythonRuns = Number(process.env.BENCH_PYTHON_RUNS ?? 15);
-const poolSize = Number(process.env.BENCH_POOL_SIZE ?? 4);
+// A pool that holds a whole burst: each waiting interpreter holds about 200 MB, so deployments size it to their bursts.
+const poolSize = Number(process.env.BENCH_POOL_SIZE ?? 20);
 const limits = { timeoutMs: 30_000, memoryMb: 512 };
 // A typical agent program: a little data, the standard library, printed JSON.
 const program = 'import json, statistics\nsales = [120, 80, 150.5, 99, 130]\nprint(json.dumps({"mean": statistics.mean(sales), "stdev": round(statistics.stdev(sales), 2)}))';

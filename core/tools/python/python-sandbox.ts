@@ -102,6 +102,8 @@ export function createPythonSandbox(options: SandboxOptions): PythonSandbox {
         clearInterval(watch);
         limits.signal?.removeEventListener('abort', onAbort);
         child.kill('SIGKILL');
+        // After the answer is handed back: starting processes takes the event loop a few ms.
+        setImmediate(() => pool.done());
       }
     },
     async prewarm(memoryMb) {

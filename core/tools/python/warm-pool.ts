@@ -1,13 +1,15 @@
 import type { SandboxProcess } from './sandbox-process';
 
 // Interpreters loaded and waiting, so a program starts warm while the pool has one. A taken
-// interpreter is never returned: each runs one program and dies. At most two refills load at once,
-// so loading interpreters (CPU-heavy) leaves room for the programs that are running.
+// interpreter is never returned: each runs one program and dies. Refills start once no program is
+// running, at most two loading at once, so loading (CPU-heavy) never delays a program's answer.
 // The pool serves one memory cap at a time (the last asked for); another cap replaces it.
 
 export interface WarmPool {
-  /** A waiting (or, when the pool is empty, a cold) interpreter for this memory cap; the pool refills. */
+  /** A waiting (or, when the pool is empty, a cold) interpreter for this memory cap. */
   take(memoryMb: number): SandboxProcess;
+  /** A program that took an interpreter has its answer: once none is running, the pool refills in the background. */
+  done(): void;
   /** Fills the pool for this cap and waits until every interpreter in it is ready. */
   fill(memoryMb: number): Promise<void>;
   close(): void;
@@ -17,6 +19,7 @@ export function createWarmPool(start: (memoryMb: number) => SandboxProcess, size
   let memoryMb: number | undefined;
   let waiting: SandboxProcess[] = [];
   let loading = 0;
+  let running = 0;
   const refillsAtOnce = 2;
 
   const forCap = (cap: number) => {
@@ -27,7 +30,7 @@ export function createWarmPool(start: (memoryMb: number) => SandboxProcess, size
   };
 
   const refill = () => {
-    while (loading < refillsAtOnce && memoryMb !== undefined && waiting.length < size) {
+    while (running === 0 && loading < refillsAtOnce && memoryMb !== undefined && waiting.length < size) {
       const cap = memoryMb;
       const sandbox = start(cap);
       waiting.push(sandbox);
@@ -49,9 +52,12 @@ export function createWarmPool(start: (memoryMb: number) => SandboxProcess, size
   return {
     take(cap) {
       forCap(cap);
-      const sandbox = waiting.shift() ?? start(cap);
+      running += 1;
+      return waiting.shift() ?? start(cap);
+    },
+    done() {
+      running -= 1;
       refill();
-      return sandbox;
     },
     async fill(cap) {
       forCap(cap);
