@@ -4,9 +4,8 @@
 // Registry overhead: the calculator called through the registry (schema validation, rate limit,
 // timeout, typed outcome) beside the same function called directly, interleaved. python_executor:
 // cold (a new container: process start and the interpreter restored from its snapshot), warm (a
-// waiting process),
-// 20 programs back to back and 4 at once from a pool of BENCH_POOL_SIZE (default 20) that refills
-// in the background, and the resident memory of sandbox processes sampled while they run.
+// waiting process), 20 programs back to back and 4 at once from a pool of BENCH_POOL_SIZE
+// (default 20) that refills in the background, and the resident memory of sandbox processes.
 import { readFileSync, readdirSync } from 'node:fs';
 import { calculate, calculatorTool } from '../core/tools/builtin/calculator';
 import { createPythonSandbox } from '../core/tools/python/python-sandbox';
