@@ -23,7 +23,7 @@ export function toolCapability(tool: ToolMetadata): ToolCapability {
     is_dangerous: tool.dangerous,
     version: tool.version,
     author: 'weft',
-    tags: [tool.category, ...(tool.sessionAware ? ['session'] : []), ...(tool.sandboxed ? ['sandboxed'] : [])],
+    tags: [tool.category, ...(tool.sessionAware ? ['session'] : []), ...(tool.sandboxed ? ['sandboxed'] : []), `idempotency:${tool.idempotency}`],
     examples: [],
     cache_ttl_ms: '0',
   };

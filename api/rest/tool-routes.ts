@@ -41,6 +41,7 @@ function seedMetadata(tool: ToolMetadata) {
     requires_auth: tool.requiresAuth,
     sandboxed: tool.sandboxed,
     session_aware: tool.sessionAware,
+    idempotency: tool.idempotency,
   };
 }
 

@@ -13,6 +13,8 @@ export const RecordType = {
   TranscriptCompacted: 'transcript_compacted',
   /** A tool call's outcome, keyed by its tool-call id. */
   ToolResult: 'tool_result',
+  /** An at-most-once tool call may have started (its request may be out). */
+  ToolCallStarted: 'tool_call_started',
   /** A routing model call's reply (complexity analysis, decomposition). */
   ModelReply: 'model_reply',
   ApprovalRequested: 'approval_requested',

@@ -2,6 +2,14 @@
 
 export type JsonSchema = Record<string, unknown>;
 
+/**
+ * What running a tool again does. `idempotent`: nothing new (reads, pure functions), so it is
+ * retried freely. `keyed`: the tool receives a key stable across retries of one call (OpenAPI's
+ * Idempotency-Key header), so the far side can recognise a repeat. `at_most_once`: never run again
+ * once it may have started; an interrupted call's outcome is recorded as unknown instead.
+ */
+export type Idempotency = 'idempotent' | 'keyed' | 'at_most_once';
+
 export interface ToolMetadata {
   name: string;
   /** Semantic version. */
@@ -23,6 +31,7 @@ export interface ToolMetadata {
   /** Runs isolated from the host (no network, no writes). */
   sandboxed: boolean;
   sessionAware: boolean;
+  idempotency: Idempotency;
 }
 
 /** A tool's metadata with the seed's defaults for what it does not say. */
@@ -36,6 +45,7 @@ export function toolMetadata(metadata: Pick<ToolMetadata, 'name' | 'version' | '
     requiresAuth: false,
     sandboxed: false,
     sessionAware: false,
+    idempotency: 'idempotent',
     ...metadata,
   };
 }
@@ -49,6 +59,8 @@ export interface ToolContext {
   memoryLimitMb?: number;
   sessionId: string;
   taskId: string;
+  /** The same for every attempt of one tool call: a keyed tool sends it so a repeat is recognised. */
+  idempotencyKey?: string;
   signal?: AbortSignal;
 }
 
@@ -59,8 +71,11 @@ export interface ToolDefinition extends ToolMetadata {
 /** `<source>_<name>` for a tool from an MCP server or OpenAPI spec, as every model provider accepts (^[A-Za-z0-9_-]{1,64}$). */
 export const sourcedToolName = (source: string, name: string) => `${source}_${name}`.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
 
-/** The seed's four error categories, surfaced to agents as typed tool results. */
-export type ToolErrorCategory = 'validation' | 'execution' | 'network' | 'circuit_open';
+/**
+ * The seed's four error categories, surfaced to agents as typed tool results, and Weft's
+ * `outcome_unknown`: an at-most-once call was interrupted after it may have started, and was not run again.
+ */
+export type ToolErrorCategory = 'validation' | 'execution' | 'network' | 'circuit_open' | 'outcome_unknown';
 
 export class ToolError extends Error {
   constructor(

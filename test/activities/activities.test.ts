@@ -23,12 +23,26 @@ const silent = {
   ...toolMetadata({ name: 'silent', version: '1.0.0', description: 'Returns nothing.', category: 'testing', parameters: { type: 'object' } }),
   execute: async () => undefined,
 };
+// Tools that wait until they are let go (or cancelled), counting their runs and the keys they got.
+const hanging: { runs: number; keys: Array<string | undefined>; release?: () => void } = { runs: 0, keys: [] };
+const waitingTool = (name: string, idempotency: 'keyed' | 'at_most_once') => ({
+  ...toolMetadata({ name, version: '1.0.0', description: 'Waits.', category: 'testing', parameters: { type: 'object' }, idempotency }),
+  execute: async (_args: Record<string, unknown>, context: { idempotencyKey?: string; signal?: AbortSignal }) => {
+    hanging.runs += 1;
+    hanging.keys.push(context.idempotencyKey);
+    await new Promise<void>((resolve, reject) => {
+      hanging.release = resolve;
+      context.signal?.addEventListener('abort', () => reject(context.signal!.reason));
+    });
+    return { booked: true };
+  },
+});
 let activities: ReturnType<typeof createActivities>;
 
 beforeAll(async () => {
   await model.start();
   const gateway = createModelGateway(testCatalog(model.baseURL));
-  activities = createActivities({ pool, store, gateway, cacheTtlSeconds: 60, tools: createToolRegistry([counter, silent]) });
+  activities = createActivities({ pool, store, gateway, cacheTtlSeconds: 60, tools: createToolRegistry([counter, silent, waitingTool('book', 'at_most_once'), waitingTool('pay', 'keyed')]) });
 });
 afterAll(async () => {
   await model.stop();
@@ -122,4 +136,37 @@ it('fails for good on a store contract violation, and leaves other errors to Tem
   const down = await new MockActivityEnvironment().run(unreachable.runModelStep, stepOf(task, 'anyone there?')).catch((err: unknown) => err);
   expect(down).not.toBeInstanceOf(ApplicationFailure);
   expect(down).toMatchObject({ name: 'ModelUnavailableError' });
+});
+
+/** Runs a tool call whose attempt is cancelled mid-call (as a worker that dies leaves it), then its retry. */
+async function interruptedThenRetried(name: string) {
+  const task = await startedTask();
+  const input = { ...task, runId: task.workflowId, agentId: 'main', call: { id: `call-${name}`, name, arguments: {} }, atMs: Date.now() };
+  hanging.runs = 0;
+  hanging.keys = [];
+  const first = new MockActivityEnvironment();
+  const attempt = first.run(activities.runToolCall, input);
+  while (hanging.runs === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+  first.cancel();
+  await expect(attempt).rejects.toThrow();
+  const retry = new MockActivityEnvironment({ attempt: 2 }).run(activities.runToolCall, input);
+  return { task, retry };
+}
+
+it('never runs an at-most-once call again once it may have started: the retry records outcome_unknown', async () => {
+  const { task, retry } = await interruptedThenRetried('book');
+  expect(await retry).toEqual({ ok: false, error: { category: 'outcome_unknown', message: expect.stringContaining('book was interrupted after its request may have been sent') } });
+  expect(hanging.runs).toBe(1);
+  const log = await store.listRunRecords(task.workflowId, '', 10);
+  expect(log.records.map((record) => record.type)).toEqual(['run_started', 'tool_call_started', 'tool_result']);
+});
+
+it('runs a keyed call again with the same idempotency key', async () => {
+  const { retry } = await interruptedThenRetried('pay');
+  while (hanging.runs < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+  hanging.release!();
+  expect(await retry).toEqual({ ok: true, content: { booked: true } });
+  expect(hanging.keys).toHaveLength(2);
+  expect(hanging.keys[0]).toMatch(/^weft-[0-9a-f]{40}$/);
+  expect(hanging.keys[1]).toBe(hanging.keys[0]);
 });

@@ -25,6 +25,14 @@ export const petStoreSpec = (extra: Record<string, unknown> = {}) => ({
       parameters: [{ $ref: '#/components/parameters/PetId' }],
       get: { operationId: 'getPet', summary: 'One pet by id.' },
     },
+    '/pets/{petId}/adoption': {
+      parameters: [{ $ref: '#/components/parameters/PetId' }],
+      post: {
+        operationId: 'adoptPet',
+        summary: 'Adopts a pet; a repeated Idempotency-Key adopts it once.',
+        parameters: [{ name: 'Idempotency-Key', in: 'header', required: true, schema: { type: 'string' } }],
+      },
+    },
   },
   components: {
     parameters: {
@@ -39,7 +47,7 @@ export const petStoreSpec = (extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-export const seen: Array<{ method: string; url: string; authorization?: string; body: string }> = [];
+export const seen: Array<{ method: string; url: string; authorization?: string; idempotencyKey?: string; body: string }> = [];
 const pets = [
   { id: 1, name: 'Rex', tag: 'dog' },
   { id: 2, name: 'Tom', tag: 'cat' },
@@ -56,7 +64,8 @@ export async function startPetStore(): Promise<{ base: string; stop(): Promise<v
   const peer: Server = createServer((req, res) => {
     void bodyOf(req).then((body) => {
       const url = new URL(req.url!, 'http://peer');
-      seen.push({ method: req.method!, url: req.url!, ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}), body });
+      const key = req.headers['idempotency-key'] as string | undefined;
+      seen.push({ method: req.method!, url: req.url!, ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}), ...(key ? { idempotencyKey: key } : {}), body });
       const json = (status: number, value: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
       if (url.pathname === '/openapi.json') return json(200, petStoreSpec());
       if (url.pathname === '/remote-ref.json') return json(200, petStoreSpec({ components: { schemas: { NewPet: { $ref: 'https://schemas.example.com/pet.json' } } } }));
@@ -67,6 +76,8 @@ export async function startPetStore(): Promise<{ base: string; stop(): Promise<v
         return json(200, { data: tagged.slice(0, Number(url.searchParams.get('limit') ?? 100)) });
       }
       if (url.pathname === '/api/pets' && req.method === 'POST') return json(201, { id: 3, ...JSON.parse(body) });
+      const adoption = /^\/api\/pets\/(\d+)\/adoption$/.exec(url.pathname);
+      if (adoption && req.method === 'POST') return json(200, { adopted: Number(adoption[1]) });
       const match = /^\/api\/pets\/(\d+)$/.exec(url.pathname);
       const pet = match && pets.find((p) => p.id === Number(match[1]));
       return pet ? json(200, pet) : json(404, { error: 'no such pet' });

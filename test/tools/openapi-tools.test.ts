@@ -36,6 +36,7 @@ it('makes one tool per operation, with parameters and request body from the spec
     ['pets_listPets', 'Lists pets, optionally by tag.', 'openapi:pets'],
     ['pets_createPet', 'Adds a pet.', 'openapi:pets'],
     ['pets_getPet', 'One pet by id.', 'openapi:pets'],
+    ['pets_adoptPet', 'Adopts a pet; a repeated Idempotency-Key adopts it once.', 'openapi:pets'],
   ]);
   expect(registry.get('pets_getPet')!.parameters).toEqual({
     type: 'object',
@@ -106,4 +107,19 @@ it('refuses remote $refs, other OpenAPI versions, oversized specs and hosts outs
   expect(await load('/swagger2.json')).toBe('OpenAPI spec: only OpenAPI 3.0 and 3.1 are supported, got null');
   expect(await load('/openapi.json', 100)).toBe(`OpenAPI spec: ${base}/openapi.json is larger than the 100-byte limit`);
   expect(await load('/openapi.json', 1024, outbound(['api.github.com']))).toBe('host 127.0.0.1 is not in the allowlist (OPENAPI_ALLOWED_DOMAINS)');
+});
+
+it('declares each operation\'s idempotency, and fills a declared Idempotency-Key header with the call\'s own key', async () => {
+  const registry = await petTools({});
+  expect(registry.list().map((t) => [t.name, t.idempotency])).toEqual([
+    ['pets_listPets', 'idempotent'],
+    ['pets_createPet', 'at_most_once'],
+    ['pets_getPet', 'idempotent'],
+    ['pets_adoptPet', 'keyed'],
+  ]);
+  // The key is Weft's to give, not the model's.
+  expect(registry.get('pets_adoptPet')!.parameters).toEqual({ type: 'object', properties: { petId: { type: 'integer', minimum: 1 } }, required: ['petId'], additionalProperties: false });
+  seen.length = 0;
+  expect(await registry.execute('pets_adoptPet', { petId: 1 }, { ...context, idempotencyKey: 'weft-abc' })).toMatchObject({ ok: true, content: { body: { adopted: 1 } } });
+  expect(seen).toMatchObject([{ method: 'POST', url: '/api/pets/1/adoption', idempotencyKey: 'weft-abc' }]);
 });

@@ -75,7 +75,9 @@ describe('discovery over HTTP', () => {
       requires_auth: false,
       sandboxed: false,
       session_aware: true,
+      idempotency: 'keyed',
     });
+    expect((await get('/tools/calculator/metadata')).body).toMatchObject({ idempotency: 'idempotent' });
     expect(await get('/tools/nope/metadata')).toMatchObject({ status: 404, body: { code: 'NOT_FOUND', error: 'tool nope not found' } });
     expect((await get('/tools/list', '')).status).toBe(401);
   });

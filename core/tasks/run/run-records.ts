@@ -77,7 +77,7 @@ export function stepReplyRecord(owner: RecordOwner, step: number, at: Date, payl
 const toolOutcomeSchema = z.union([
   // A tool that returns nothing stores no content at all.
   z.strictObject({ ok: z.literal(true), content: z.unknown().optional() }),
-  z.strictObject({ ok: z.literal(false), error: z.strictObject({ category: z.enum(['validation', 'execution', 'network', 'circuit_open']), message: z.string() }) }),
+  z.strictObject({ ok: z.literal(false), error: z.strictObject({ category: z.enum(['validation', 'execution', 'network', 'circuit_open', 'outcome_unknown']), message: z.string() }) }),
 ]);
 const toolResultPayload = z.strictObject({ tool_use_id: z.string(), name: z.string(), outcome: toolOutcomeSchema });
 
@@ -86,6 +86,16 @@ export const toolResultKey = (run: RunRef, toolCallId: string) => `${run.runId}/
 export function toolResultRecord(owner: RecordOwner, call: { id: string; name: string }, at: Date, outcome: ToolOutcome): RecordInput {
   return record(owner, `tool/${call.id}`, RecordType.ToolResult, at, { tool_use_id: call.id, name: call.name, outcome });
 }
+
+/** Marks an at-most-once call as possibly started, committed before its request goes out. */
+export const toolStartedKey = (run: RunRef, toolCallId: string) => `${run.runId}/tool/${toolCallId}/started`;
+
+export function toolStartedRecord(owner: RecordOwner, call: { id: string; name: string }, at: Date): RecordInput {
+  return record(owner, `tool/${call.id}/started`, RecordType.ToolCallStarted, at, { tool_use_id: call.id, name: call.name });
+}
+
+const toolStartedPayload = z.strictObject({ tool_use_id: z.string(), name: z.string() });
+export const decodeToolStarted = (stored: Pick<StoredRecord, 'payload'>) => decodeStrict(toolStartedPayload, stored.payload, RecordType.ToolCallStarted);
 
 export function decodeToolResult(stored: Pick<StoredRecord, 'payload'>): ToolOutcome {
   return decodeStrict(toolResultPayload, stored.payload, RecordType.ToolResult).outcome as ToolOutcome;

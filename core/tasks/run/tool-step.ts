@@ -1,11 +1,12 @@
+import { createHash } from 'node:crypto';
 import { appendTaskEvent } from '../../events/event-log';
 import { EventType } from '../../events/event-types';
 import type { ToolOutcome } from '../../tools/tool';
 import { recordStepUsage } from '../task-usage';
 import type { ToolCallRequest } from './model-step';
-import { decodeToolResult, toolResultKey, toolResultRecord } from './run-records';
+import { decodeToolResult, decodeToolStarted, toolResultKey, toolResultRecord, toolStartedKey, toolStartedRecord, type RecordOwner } from './run-records';
 import { appendEvents, taskEvent } from './task-events';
-import { TASK_RUN_AGENT_ID, type TaskRef } from './task-ref';
+import { TASK_RUN_AGENT_ID, type RunRef, type TaskRef } from './task-ref';
 import type { StepContext, TaskRunDeps } from './task-run-deps';
 
 export interface ToolCallInput extends Omit<TaskRef, 'userId'> {
@@ -44,7 +45,19 @@ function observation(outcome: ToolOutcome, durationMs: number): Record<string, u
 
 const noTokens = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
 
-/** One tool call of an agent: announced, run, and its outcome stored with its event and its cost. */
+/** What an interrupted at-most-once call left: it may have happened, and it was not run again. */
+const unknownOutcome = (name: string): ToolOutcome => ({
+  ok: false,
+  error: { category: 'outcome_unknown', message: `${name} was interrupted after its request may have been sent; it was not run again, and whether it took effect is unknown` },
+});
+
+/** Stable across every attempt of one call, and unique to it. */
+const idempotencyKeyOf = (run: RunRef, toolCallId: string) => `weft-${createHash('sha256').update(`${run.runId}\n${toolCallId}`).digest('hex').slice(0, 40)}`;
+
+/**
+ * One tool call of an agent: announced, run, and its outcome stored with its event and its cost.
+ * The tool's idempotency class decides what a retry may do (tool.ts).
+ */
 export function toolSteps({ store, pool, tools }: TaskRunDeps) {
   /**
    * Idempotent by its tool-call id: the outcome is stored in the run log under that id, and a retry
@@ -56,13 +69,20 @@ export function toolSteps({ store, pool, tools }: TaskRunDeps) {
     const stored = await store.findRunRecord(input.runId, toolResultKey(owner, input.call.id));
     if (stored) return decodeToolResult(stored);
 
-    const eventKey = `tool/${input.runId}/${input.call.id}`;
     const { name, arguments: args } = input.call;
+    const idempotency = tools.get(name)?.idempotency ?? 'idempotent';
+    const eventKey = `tool/${input.runId}/${input.call.id}`;
+    if (idempotency === 'at_most_once') {
+      const started = await store.findRunRecord(input.runId, toolStartedKey(owner, input.call.id));
+      // An earlier attempt may have sent the request and died before its answer was stored.
+      if (started) return recordOutcome(input, owner, unknownOutcome(decodeToolStarted(started).name), 0);
+      await store.appendRunRecord(toolStartedRecord(owner, input.call, at));
+    }
     await appendEvents(pool, [
       taskEvent(input.workflowId, `${eventKey}/invoked`, EventType.ToolInvoked, at, {
         agentId: input.agentId,
         message: `calling ${name}`,
-        payload: { tool: name, tool_call_id: input.call.id, arguments: args },
+        payload: { tool: name, tool_call_id: input.call.id, arguments: args, idempotency },
       }),
     ]);
     const startedAt = performance.now();
@@ -74,10 +94,17 @@ export function toolSteps({ store, pool, tools }: TaskRunDeps) {
         ...(input.sandboxMemoryMb ? { memoryLimitMb: input.sandboxMemoryMb } : {}),
         sessionId: input.sessionId,
         taskId: input.taskId,
+        ...(idempotency === 'keyed' ? { idempotencyKey: idempotencyKeyOf(owner, input.call.id) } : {}),
         ...(step.signal ? { signal: step.signal } : {}),
       }),
     );
-    const durationMs = Math.round(performance.now() - startedAt);
+    return recordOutcome(input, owner, outcome, Math.round(performance.now() - startedAt));
+  }
+
+  /** The outcome as the call's record, with its event and its cost, in one transaction. */
+  async function recordOutcome(input: ToolCallInput, owner: RecordOwner, outcome: ToolOutcome, durationMs: number): Promise<ToolOutcome> {
+    const at = new Date(input.atMs);
+    const { name } = input.call;
     const record = toolResultRecord(owner, input.call, at, outcome);
     // A tool's price per use counts against the task's cost limit, like tokens do; only a call that
     // succeeded is charged.
@@ -85,7 +112,7 @@ export function toolSteps({ store, pool, tools }: TaskRunDeps) {
     await store.appendRunRecord(record, async (tx) => {
       await appendTaskEvent(
         tx,
-        taskEvent(input.workflowId, `${eventKey}/observed`, EventType.ToolObservation, at, {
+        taskEvent(input.workflowId, `tool/${input.runId}/${input.call.id}/observed`, EventType.ToolObservation, at, {
           agentId: input.agentId,
           message: outcome.ok ? summary(outcome.content) : `${outcome.error.category} error: ${outcome.error.message}`,
           payload: { tool: name, tool_call_id: input.call.id, ...observation(outcome, durationMs), cost_usd: costUsd },

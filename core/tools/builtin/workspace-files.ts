@@ -64,6 +64,8 @@ export function workspaceFileTools(root: string): ToolDefinition[] {
       timeoutMs: 5_000,
       rateLimitPerMinute: 600,
       dangerous: true,
+      // A retried call writes the same bytes to the same path again: one call, one effect.
+      idempotency: 'keyed',
       sessionAware: true,
     }),
     async execute(args, context) {

@@ -85,12 +85,13 @@ export async function connectMcpServer(config: McpServerConfig, outbound: Outbou
   const listed = await (await connect()).listTools();
   const rateLimit = config.rate_limit ?? options.defaultRateLimit;
 
-  const call = async (name: string, args: Record<string, unknown>, signal?: AbortSignal) => {
+  /** `once`: a destructive call is not sent again on a new connection, since the first may have arrived. */
+  const call = async (name: string, args: Record<string, unknown>, once: boolean, signal?: AbortSignal) => {
     const options = { ...(signal ? { signal } : {}), ...(config.timeout_ms ? { timeout: config.timeout_ms } : {}) };
     try {
       return await (client ?? (await connect())).callTool({ name, arguments: args }, undefined, options);
     } catch (err) {
-      if (err instanceof ToolError || signal?.aborted) throw err;
+      if (err instanceof ToolError || signal?.aborted || once) throw err;
       // The session may have expired or the connection dropped: once more on a new connection.
       await client?.close().catch(() => {});
       client = undefined;
@@ -109,12 +110,14 @@ export async function connectMcpServer(config: McpServerConfig, outbound: Outbou
         rateLimitPerMinute: rateLimit,
         costPerUse: config.cost_per_use ?? 0,
         dangerous: tool.annotations?.destructiveHint === true,
+        // A destructive tool is not run twice: MCP has no standard idempotency key to make a repeat safe.
+        idempotency: tool.annotations?.destructiveHint === true ? 'at_most_once' : 'idempotent',
         ...(config.timeout_ms ? { timeoutMs: config.timeout_ms } : {}),
       }),
       async execute(args, context) {
         let result: Awaited<ReturnType<typeof call>>;
         try {
-          result = await call(tool.name, args, context.signal);
+          result = await call(tool.name, args, tool.annotations?.destructiveHint === true, context.signal);
         } catch (err) {
           if (err instanceof ToolError || context.signal?.aborted) throw err;
           throw new ToolError('network', `MCP server ${config.name} failed: ${(err as Error).message}`);

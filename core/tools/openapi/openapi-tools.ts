@@ -3,7 +3,7 @@ import { parseJsonList } from '../json-list-setting';
 import type { SecretSource } from '../../secrets';
 import type { OutboundHttp } from '../outbound/outbound-http';
 import { readLimited } from '../outbound/outbound-http';
-import { ToolError, sourcedToolName, toolMetadata, type JsonSchema, type ToolContext, type ToolDefinition } from '../tool';
+import { ToolError, sourcedToolName, toolMetadata, type Idempotency, type JsonSchema, type ToolContext, type ToolDefinition } from '../tool';
 import type { OpenApiDocument } from './openapi-spec';
 import { vendorAdapter, type OutgoingRequest, type VendorAdapter } from './vendor-adapters';
 
@@ -104,6 +104,14 @@ async function responseBody(response: Awaited<ReturnType<OutboundHttp['fetch']>>
   }
 }
 
+const idempotencyHeader = 'idempotency-key';
+
+/** Reads are idempotent; a write is keyed when the operation takes an Idempotency-Key header, else at most once. */
+function idempotencyOf(method: string, takesKey: boolean): Idempotency {
+  if (!['post', 'put', 'patch', 'delete'].includes(method)) return 'idempotent';
+  return takesKey ? 'keyed' : 'at_most_once';
+}
+
 export function openApiTools(spec: OpenApiDocument, source: OpenApiSource, outbound: OutboundHttp, secrets: SecretSource): ToolDefinition[] {
   const serverUrl = source.base_url ?? spec.servers?.[0]?.url;
   if (!serverUrl) throw new ToolError('validation', `OpenAPI source ${source.name}: the spec names no server; set base_url`);
@@ -116,7 +124,11 @@ export function openApiTools(spec: OpenApiDocument, source: OpenApiSource, outbo
       const operation = item[method] as Operation | undefined;
       if (!operation) return [];
       const operationId = operation.operationId ?? `${method}_${path}`;
-      const parameters = [...((item.parameters as Parameter[] | undefined) ?? []), ...(operation.parameters ?? [])].filter((p) => p.in !== 'cookie');
+      const declared = [...((item.parameters as Parameter[] | undefined) ?? []), ...(operation.parameters ?? [])].filter((p) => p.in !== 'cookie');
+      // An Idempotency-Key header is Weft's to fill, never the model's.
+      const keyHeader = declared.find((p) => p.in === 'header' && p.name.toLowerCase() === idempotencyHeader);
+      const parameters = declared.filter((p) => p !== keyHeader);
+      const idempotency = idempotencyOf(method, Boolean(keyHeader));
       const json = operation.requestBody?.content?.['application/json'];
       const body = json ? { schema: json.schema ?? {}, required: operation.requestBody?.required ?? false } : undefined;
       return [
@@ -130,6 +142,7 @@ export function openApiTools(spec: OpenApiDocument, source: OpenApiSource, outbo
             rateLimitPerMinute: source.rate_limit ?? 60,
             costPerUse: source.cost_per_use ?? 0,
             requiresAuth: source.auth?.per_user ?? false,
+            idempotency,
           }),
           async execute(args, context) {
             const filledPath = path.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeURIComponent(String(args[name])));
@@ -141,6 +154,7 @@ export function openApiTools(spec: OpenApiDocument, source: OpenApiSource, outbo
               if (parameter.in === 'query') for (const one of Array.isArray(value) ? value : [value]) url.searchParams.append(parameter.name, String(one));
               if (parameter.in === 'header') request.headers[parameter.name.toLowerCase()] = String(value);
             }
+            if (keyHeader && context.idempotencyKey) request.headers[idempotencyHeader] = context.idempotencyKey;
             if (body && args.body !== undefined) request.body = args.body;
             request = adapter.request?.(operationId, request) ?? request;
             authenticate(request, source, secrets, context);
@@ -149,7 +163,7 @@ export function openApiTools(spec: OpenApiDocument, source: OpenApiSource, outbo
               headers: { ...request.headers, ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}) },
               ...(request.body !== undefined ? { body: JSON.stringify(request.body) } : {}),
               ...(context.signal ? { signal: context.signal } : {}),
-            });
+            }, { once: idempotency === 'at_most_once' });
             const answer = await responseBody(response);
             if (response.status >= 400) {
               const detail = typeof answer === 'string' ? answer : JSON.stringify(answer);

@@ -34,7 +34,8 @@ export interface OutboundOptions {
 export type BreakerStateName = 'closed' | 'open' | 'half_open';
 
 export interface OutboundHttp {
-  fetch(url: string | URL, init?: RequestInit): Promise<Response>;
+  /** `once`: a request that must not be sent twice (an at-most-once tool) is never retried. */
+  fetch(url: string | URL, init?: RequestInit, options?: { once?: boolean }): Promise<Response>;
   breakerState(origin: string): BreakerStateName;
   /** Breaker state changes, for metrics. */
   onBreakerChange(listener: (origin: string, state: BreakerStateName) => void): void;
@@ -95,14 +96,14 @@ export function createOutboundHttp(options: OutboundOptions): OutboundHttp {
     return breaker;
   };
 
-  const retrying = (method: string): IPolicy =>
+  const retrying = (method: string, once: boolean): IPolicy =>
     retry(
       handleWhen((err) => err instanceof TypeError || (err instanceof TimedOut && idempotent.has(method))),
-      { maxAttempts: options.maxAttempts - 1, backoff: new ExponentialBackoff({ initialDelay: options.initialBackoffMs ?? 100, maxDelay: 5_000 }) },
+      { maxAttempts: once ? 0 : options.maxAttempts - 1, backoff: new ExponentialBackoff({ initialDelay: options.initialBackoffMs ?? 100, maxDelay: 5_000 }) },
     );
 
   /** One hop: policy, then breaker and retries around the request. */
-  async function hop(url: URL, init: RequestInit): Promise<Response> {
+  async function hop(url: URL, init: RequestInit, once: boolean): Promise<Response> {
     options.policy.checkUrl(url);
     const method = (init.method ?? 'GET').toUpperCase();
     const attempt = async () => {
@@ -116,7 +117,7 @@ export function createOutboundHttp(options: OutboundOptions): OutboundHttp {
       }
     };
     try {
-      return await wrap(retrying(method), breakerFor(url.origin)).execute(attempt);
+      return await wrap(retrying(method, once), breakerFor(url.origin)).execute(attempt);
     } catch (err) {
       if (err instanceof BrokenCircuitError) throw new ToolError('circuit_open', `${url.origin} is failing; its circuit is open, calls resume after ${options.breakerRecoveryMs / 1000} s`);
       // The destination policy refused the address a connection was about to use.
@@ -127,11 +128,11 @@ export function createOutboundHttp(options: OutboundOptions): OutboundHttp {
   }
 
   return {
-    async fetch(target, init = {}) {
+    async fetch(target, init = {}, { once = false } = {}) {
       let url = new URL(target.toString());
       let request = init;
       for (let redirects = 0; ; redirects += 1) {
-        const response = await hop(url, request);
+        const response = await hop(url, request, once);
         const location = response.status >= 300 && response.status < 400 ? response.headers.get('location') : null;
         if (!location) return response;
         if (redirects === maxRedirects) throw new ToolError('network', `more than ${maxRedirects} redirects from ${url.origin}`);
