@@ -1,6 +1,4 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { createPool } from '../../core/db/database';
 import { RecordType, createRuntimeStore } from '../../core/store';
@@ -8,8 +6,8 @@ import { assistantText, buildMessagesFromRunLog, userText } from '../../core/tra
 import type { taskWorkflow } from '../../workflows/task-workflow';
 import { ScriptedModelServer } from '../model-server/scripted-model-server';
 import { startTestWorker, testTaskInput } from '../support/stack';
+import { startWorkerProcess } from '../support/worker-processes';
 
-const repoRoot = path.resolve(__dirname, '../..');
 const pool = createPool(process.env.DATABASE_URL!);
 const store = createRuntimeStore(pool);
 const model = new ScriptedModelServer();
@@ -27,22 +25,12 @@ afterAll(async () => {
   await pool.end();
 });
 
-function startWorkerProcess(taskQueue: string, env: Record<string, string> = {}) {
-  // node --import tsx, not the tsx wrapper: the SIGKILL must hit the process we watch.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/worker-process.ts'], {
-    cwd: repoRoot,
-    env: { ...process.env, WEFT_TASK_QUEUE: taskQueue, WEFT_LLM_BASE_URL: model.baseURL, ...env },
-    stdio: 'inherit',
-  });
-  return { child, exited: new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal))) };
-}
-
 it('a worker killed right after a store write committed: the task completes with no duplicate and no missing record', async () => {
   const taskQueue = `crash-${randomUUID()}`;
   const query = `crash-test question ${randomUUID()}`;
   model.on(query, { content: 'The answer survived the crash.', usage: { prompt_tokens: 9, completion_tokens: 5 } });
 
-  const crashing = startWorkerProcess(taskQueue, { CRASH_AFTER_RECORD_TYPE: RecordType.TranscriptAppended });
+  const crashing = startWorkerProcess(taskQueue, model.baseURL, { CRASH_AFTER_RECORD_TYPE: RecordType.TranscriptAppended });
 
   const input = testTaskInput({ taskId: `crash-${randomUUID()}`, sessionId: `sess-${randomUUID()}`, query });
   const handle = await temporal.workflow.start<typeof taskWorkflow>('taskWorkflow', { workflowId: input.taskId, taskQueue, args: [input] });
@@ -80,7 +68,7 @@ it('a worker killed during an agent\'s model step of a COMPLEX task: completed s
   model.on(`${prefix} quick`, { toolCalls: [{ id: 'q1', name: 'calculator', arguments: '{"expression":"6*7"}' }] }, { content: 'quick done' });
   model.on(`${prefix} slow`, { content: 'slow done', delayMs: 1_500 });
   model.on((text) => text.includes('Combine these results') && text.includes(prefix), { content: 'all done' });
-  const worker = startWorkerProcess(taskQueue);
+  const worker = startWorkerProcess(taskQueue, model.baseURL);
   const plan = {
     agents: [
       { id: 'quick', description: `${prefix} quick`, dependencies: [], tools: ['calculator'], tier: 'MEDIUM' as const },
@@ -122,7 +110,7 @@ it('a worker killed right after the task\'s end committed, before its workflow t
   const taskQueue = `crash-${randomUUID()}`;
   const query = `crash at the end ${randomUUID()}`;
   model.on(query, { content: 'finished once' });
-  const crashing = startWorkerProcess(taskQueue, { CRASH_AFTER_RECORD_TYPE: RecordType.RunCompleted });
+  const crashing = startWorkerProcess(taskQueue, model.baseURL, { CRASH_AFTER_RECORD_TYPE: RecordType.RunCompleted });
   const input = testTaskInput({ taskId: `crash-end-${randomUUID()}`, query });
   const handle = await temporal.workflow.start<typeof taskWorkflow>('taskWorkflow', { workflowId: input.taskId, taskQueue, args: [input] });
   expect(await crashing.exited).toBe('SIGKILL');

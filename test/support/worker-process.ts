@@ -1,9 +1,11 @@
 // A worker in its own process, for tests that kill workers. With CRASH_AFTER_RECORD_TYPE set it
 // kills itself (SIGKILL, no cleanup) right after such a record commits, before its activity can
-// report completion: the worst moment for exactly-once.
+// report completion: the worst moment for exactly-once. With SIDE_EFFECT_PEER set its tools include
+// that peer's operations (side-effect-peer.ts).
 import '../setup/quiet-sdk-logs';
 import { createPool } from '../../core/db/database';
 import { createRuntimeStore, type RuntimeStore } from '../../core/store';
+import { toolsWithSideEffects } from './side-effect-peer';
 import { startTestWorker } from './stack';
 
 async function main(): Promise<void> {
@@ -28,7 +30,14 @@ async function main(): Promise<void> {
       return written;
     },
   };
-  await startTestWorker({ taskQueue: process.env.WEFT_TASK_QUEUE!, pool, store: crashing, modelBaseURL: process.env.WEFT_LLM_BASE_URL! });
+  const peer = process.env.SIDE_EFFECT_PEER;
+  await startTestWorker({
+    taskQueue: process.env.WEFT_TASK_QUEUE!,
+    pool,
+    store: crashing,
+    modelBaseURL: process.env.WEFT_LLM_BASE_URL!,
+    ...(peer ? { tools: await toolsWithSideEffects(peer) } : {}),
+  });
   console.log('worker process ready');
 }
 
