@@ -7,6 +7,7 @@ import type { ProtoGrpcType as LlmProto } from './generated/llm';
 import type { ProtoGrpcType as OrchestratorProto } from './generated/orchestrator';
 import type { ProtoGrpcType as SessionProto } from './generated/session';
 import type { ProtoGrpcType as StreamingProto } from './generated/streaming';
+import { protoPath as healthProtoPath } from 'grpc-health-check';
 import { qualifyTypeNames } from './qualified-descriptors';
 
 const protosDir = __dirname;
@@ -38,6 +39,11 @@ export type ApiProtos = OrchestratorProto & StreamingProto & SessionProto & AiPr
 /** The package definition of some .proto files (also what server reflection describes for them). */
 export function packageDefinitionOf(files: readonly string[] = allProtoFiles): protoLoader.PackageDefinition {
   return qualifyTypeNames(protoLoader.loadSync(files.map((file) => path.join(protosDir, file)), loaderOptions));
+}
+
+/** grpc.health.v1, as the health-check package ships it, for server reflection. */
+export function healthPackageDefinition(): protoLoader.PackageDefinition {
+  return qualifyTypeNames(protoLoader.loadSync(healthProtoPath, loaderOptions));
 }
 
 let loaded: ApiProtos | undefined;

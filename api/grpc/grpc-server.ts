@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation } from 'grpc-health-check';
 import { methodTypes, unknownEnumIn } from '../../protos/json-mapping';
-import { packageDefinitionOf } from '../../protos/load';
+import { healthPackageDefinition, packageDefinitionOf } from '../../protos/load';
 
 export interface GrpcServer {
   port: number;
@@ -102,7 +102,8 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
     const definition = serviceDefinition(loaded, name);
     server.addService(definition, refuseUndecodable(name, definition, handlers as grpc.UntypedServiceImplementation));
   }
-  new ReflectionService(definition).addToServer(server);
+  // Reflection lists the health service too, so `grpcurl ... grpc.health.v1.Health/Check` works.
+  new ReflectionService({ ...definition, ...healthPackageDefinition() }).addToServer(server);
   const serviceNames = ['', ...Object.keys(options.services)];
   const health = new HealthImplementation(Object.fromEntries(serviceNames.map((name) => [name, 'SERVING'])));
   health.addToServer(server);

@@ -83,3 +83,9 @@ it('runs the seed examples on the other ports: AgentService DiscoverTools (50051
   );
   expect(analysis).toEqual({ ...verdict, recommended_mode: 'EXECUTION_MODE_COMPLEX' });
 });
+
+it('checks health with grpcurl by reflection alone, on every port', async () => {
+  for (const port of [stack.api.port, stack.api.agentPort, stack.api.llmPort]) {
+    expect(await call('grpc.health.v1.Health/Check', {}, port)).toEqual([{ status: 'SERVING' }]);
+  }
+});
