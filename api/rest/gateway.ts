@@ -4,7 +4,7 @@ import { callUnary, createServiceClient, type ServiceClient, type UnaryMethod } 
 import { methodTypes, toJson } from '../../protos/json-mapping';
 import { grpcRequestOf, httpErrorOf, metadataOf } from './http-mapping';
 import { openApiDocument, openApiPath } from './openapi';
-import { fullServiceNames, restRoutes, streamRoute, type RestRoute } from './routes';
+import { fullServiceNames, restRoutes, shannonStreamRoute, streamRoute, type RestRoute } from './routes';
 import { serveTaskEvents } from './sse';
 import { registerToolRoutes, type ToolRouteDeps } from './tool-routes';
 
@@ -38,6 +38,10 @@ export async function startRestGateway(options: RestGatewayOptions): Promise<Res
   } satisfies Record<RestRoute['service'], unknown>;
   const streaming: ServiceClient<'streaming'> = createServiceClient('streaming', options.grpcAddress);
   const app = Fastify({ bodyLimit: options.maxBodyBytes });
+  // A JSON content type with no body at all (a DELETE from some clients) is a request without a body.
+  const json = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => (body === '' ? done(null, undefined) : json(request, body as string, done)));
   const openApi = openApiDocument();
 
   for (const route of restRoutes) {
@@ -61,9 +65,11 @@ export async function startRestGateway(options: RestGatewayOptions): Promise<Res
       },
     });
   }
-  app.get<{ Params: Record<string, string>; Querystring: Record<string, unknown> }>(streamRoute.path, (request, reply) =>
-    serveTaskEvents(streaming, options.sseKeepAliveMs, request, reply),
-  );
+  for (const route of [streamRoute, shannonStreamRoute]) {
+    app.get<{ Params: Record<string, string>; Querystring: Record<string, unknown> }>(route.path, (request, reply) =>
+      serveTaskEvents(route, streaming, options.sseKeepAliveMs, request, reply),
+    );
+  }
   registerToolRoutes(app, options.toolDiscovery);
   app.get(openApiPath, async () => openApi);
   app.setNotFoundHandler((request, reply) => {

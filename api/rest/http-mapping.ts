@@ -44,8 +44,11 @@ export function metadataOf(headers: Record<string, string | string[] | undefined
   const metadata = new Metadata();
   for (const name of ['authorization', 'idempotency-key']) {
     const value = headers[name];
-    if (typeof value === 'string') metadata.set(name, value);
+    if (typeof value === 'string' && value !== '') metadata.set(name, value);
   }
+  // Shannon's HTTP clients send the key as X-API-Key; Authorization wins when both are there.
+  const apiKey = headers['x-api-key'];
+  if (typeof apiKey === 'string' && !metadata.get('authorization').length) metadata.set('authorization', `Bearer ${apiKey}`);
   return metadata;
 }
 

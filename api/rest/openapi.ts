@@ -1,6 +1,6 @@
 import { fieldSchemaOf, jsonSchemaOf, messageType, methodTypes } from '../../protos/json-mapping';
 import { weftVersion } from '../../core/version';
-import { fullServiceNames, restRoutes, streamRoute } from './routes';
+import { fullServiceNames, restRoutes, shannonStreamRoute, streamRoute } from './routes';
 
 export const openApiPath = '/openapi.json';
 
@@ -48,27 +48,30 @@ export function openApiDocument(): Record<string, unknown> {
       responses: { '200': { description: 'OK', content: { 'application/json': { schema: jsonSchemaOf(response, schemas) } } }, ...errorResponses },
     };
   }
-  paths[openApiPathOf(streamRoute.path)] = {
-    get: {
-      operationId: 'StreamTaskExecution',
-      summary: 'Server-sent events of a task from its durable event log, then live; resume with the Last-Event-ID header',
-      tags: ['streaming'],
-      parameters: [
-        { name: 'workflow_id', in: 'path', required: true, schema: { type: 'string' } },
-        { name: 'types', in: 'query', schema: { type: 'string' }, description: 'comma-separated event types' },
-        { name: 'last_event_id', in: 'query', schema: { type: 'string' } },
-        { name: 'last_stream_id', in: 'query', schema: { type: 'string' } },
-        { name: 'Last-Event-ID', in: 'header', schema: { type: 'string' }, description: 'the id of the last event received' },
-      ],
-      responses: {
-        '200': {
-          description: 'event: <type>, id: <stream id>, data: a TaskUpdate; ": keep-alive" comments between events',
-          content: { 'text/event-stream': { schema: jsonSchemaOf(messageType('shannon.orchestrator.TaskUpdate'), schemas) } },
+  for (const route of [streamRoute, shannonStreamRoute]) {
+    paths[openApiPathOf(route.path)] = {
+      get: {
+        operationId: route === streamRoute ? 'StreamTaskExecution' : 'StreamTaskExecutionByQuery',
+        summary: 'Server-sent events of a task from its durable event log, then live; resume with the Last-Event-ID header',
+        tags: ['streaming'],
+        parameters: [
+          { name: 'workflow_id', in: route === streamRoute ? 'path' : 'query', required: true, schema: { type: 'string' } },
+          { name: 'types', in: 'query', schema: { type: 'string' }, description: 'comma-separated event types' },
+          { name: 'last_event_id', in: 'query', schema: { type: 'string' } },
+          { name: 'last_stream_id', in: 'query', schema: { type: 'string' } },
+          { name: 'Last-Event-ID', in: 'header', schema: { type: 'string' }, description: 'the id of the last event received' },
+        ],
+        responses: {
+          '200': {
+            description: 'event: <type>, id: <stream id>, data: a TaskUpdate; ": keep-alive" comments between events',
+            content: { 'text/event-stream': { schema: jsonSchemaOf(messageType('shannon.orchestrator.TaskUpdate'), schemas) } },
+          },
+          ...errorResponses,
         },
-        ...errorResponses,
       },
-    },
-  };
+    };
+  }
+
   return {
     openapi: '3.1.0',
     info: { title: 'Weft REST and SSE gateway', version: weftVersion, description: 'Each route is one gRPC call of the Shannon API; field names as in the .proto files.' },

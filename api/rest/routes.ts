@@ -22,7 +22,8 @@ export const restRoutes: RestRoute[] = [
   { method: 'GET', path: '/api/v1/tasks/:task_id', service: 'orchestrator', rpc: 'GetTaskStatus', summary: 'A task\'s status, result and metrics', query: ['include_details'] },
   { method: 'POST', path: '/api/v1/tasks/:task_id/cancel', service: 'orchestrator', rpc: 'CancelTask', summary: 'Cancel a task', body: true },
   { method: 'GET', path: '/api/v1/approvals', service: 'orchestrator', rpc: 'GetPendingApprovals', summary: 'Pending approvals', query: ['user_id', 'session_id'] },
-  { method: 'POST', path: '/api/v1/approvals/:approval_id/decision', service: 'orchestrator', rpc: 'ApproveTask', summary: 'Approve or reject (approver role)', body: true },
+  { method: 'POST', path: '/api/v1/approvals/:approval_id/decision', service: 'orchestrator', rpc: 'ApproveTask', summary: 'Approve or reject (approver role); an id with "/" is sent as %2F', body: true },
+  { method: 'POST', path: '/api/v1/approvals/decision', service: 'orchestrator', rpc: 'ApproveTask', summary: 'Approve or reject with approval_id in the body, as Shannon\'s clients send it', body: true },
   { method: 'GET', path: '/api/v1/templates', service: 'orchestrator', rpc: 'ListTemplates', summary: 'Task templates' },
   { method: 'POST', path: '/api/v1/sessions', service: 'session', rpc: 'CreateSession', summary: 'Create a session', body: true },
   { method: 'GET', path: '/api/v1/sessions', service: 'session', rpc: 'ListSessions', summary: 'List sessions', query: ['user_id', 'active_only', 'limit', 'offset'] },
@@ -34,11 +35,23 @@ export const restRoutes: RestRoute[] = [
   { method: 'GET', path: '/api/v1/sessions/:session_id/context', service: 'orchestrator', rpc: 'GetSessionContext', summary: 'Context, recent tasks and spend' },
 ];
 
+export interface StreamRoute {
+  path: string;
+  /** Request fields that may come as query parameters. */
+  query: readonly string[];
+}
+
 /** Server-sent events of a task: StreamTaskExecution, resumable with Last-Event-ID. */
-export const streamRoute = {
+export const streamRoute: StreamRoute = {
   path: '/api/v1/tasks/:workflow_id/stream',
   query: ['types', 'last_event_id', 'last_stream_id'],
-} as const;
+};
+
+/** The same stream where Shannon's clients look for it, the workflow id in the query. */
+export const shannonStreamRoute: StreamRoute = {
+  path: '/api/v1/stream/sse',
+  query: ['workflow_id', ...streamRoute.query],
+};
 
 export const fullServiceNames = {
   orchestrator: 'shannon.orchestrator.OrchestratorService',

@@ -4,7 +4,7 @@ import type { ServiceClient } from '../../protos/clients';
 import type { TaskUpdate__Output } from '../../protos/generated/shannon/orchestrator/TaskUpdate';
 import { messageType, toJson } from '../../protos/json-mapping';
 import { grpcRequestOf, httpErrorOf, metadataOf } from './http-mapping';
-import { streamRoute } from './routes';
+import type { StreamRoute } from './routes';
 
 const taskUpdate = () => messageType('shannon.orchestrator.TaskUpdate');
 
@@ -14,6 +14,7 @@ const taskUpdate = () => messageType('shannon.orchestrator.TaskUpdate');
  * keep idle connections open through proxies. Errors before the stream starts are HTTP errors.
  */
 export function serveTaskEvents(
+  route: StreamRoute,
   streaming: ServiceClient<'streaming'>,
   keepAliveMs: number,
   request: FastifyRequest<{ Params: Record<string, string>; Querystring: Record<string, unknown> }>,
@@ -26,7 +27,7 @@ export function serveTaskEvents(
         params: { ...request.params, ...(typeof lastEventId === 'string' && lastEventId ? { last_stream_id: lastEventId } : {}) },
         query: request.query,
         body: undefined,
-        queryFields: streamRoute.query,
+        queryFields: route.query,
       });
     } catch (err) {
       const { httpStatus, body } = httpErrorOf(err);

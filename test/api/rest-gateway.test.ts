@@ -132,6 +132,33 @@ it('streams a task\'s events as SSE, resumes after Last-Event-ID, and keeps idle
   }
 });
 
+it('speaks the dialect of Shannon\'s own HTTP clients: X-API-Key, the approval id in the body, /stream/sse, bodiless JSON DELETEs', async () => {
+  const keyed = { authorization: '', 'x-api-key': stack.apiKey };
+  expect((await call('GET', '/api/v1/tasks', undefined, keyed)).status).toBe(200);
+  expect(await call('GET', '/api/v1/tasks', undefined, { authorization: '', 'x-api-key': 'weft_wrong_key' })).toMatchObject({ status: 401 });
+
+  const query = unique('shannon client question');
+  stack.model.on(query, { content: 'approved answer' });
+  const submitted = await call('POST', '/api/v1/tasks', { query, require_approval: true }, keyed);
+  const taskId = submitted.body.task_id as string;
+  let approvalId: string | undefined;
+  for (let i = 0; i < 100 && !approvalId; i++) {
+    approvalId = (await call('GET', '/api/v1/approvals')).body.approvals.find((a: { workflow_id: string }) => a.workflow_id === taskId)?.approval_id;
+    if (!approvalId) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  // The id holds a "/": in the body it needs no escaping.
+  expect(approvalId).toContain('/');
+  expect(await call('POST', '/api/v1/approvals/decision', { approval_id: approvalId, approved: true }, keyed)).toMatchObject({ status: 200, body: { success: true } });
+  expect(await waitForFinish(taskId)).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'approved answer' });
+
+  const stream = await readSse(await fetch(`${base}/api/v1/stream/sse?workflow_id=${encodeURIComponent(submitted.body.workflow_id as string)}`, { headers: keyed }));
+  expect(stream.events.at(-1)!.event).toBe('WORKFLOW_COMPLETED');
+
+  const session = (await call('POST', '/api/v1/sessions', { user_id: 'ann' })).body.session_id as string;
+  const bodiless = await fetch(`${base}/api/v1/sessions/${session}`, { method: 'DELETE', headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' } });
+  expect([bodiless.status, await bodiless.json()]).toEqual([200, expect.objectContaining({ success: true })]);
+});
+
 it('serves an OpenAPI 3.1 document covering every route, with every schema reference defined', async () => {
   const response = await fetch(`${base}/openapi.json`);
   const doc = (await response.json()) as { openapi: string; paths: Record<string, Record<string, { operationId: string }>>; components: { schemas: Record<string, unknown> } };
