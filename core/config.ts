@@ -19,7 +19,8 @@ const envSchema = z.object({
   WEFT_TASK_QUEUE: z.string().default('weft-tasks'),
   WEFT_AUTH: z.enum(['on', 'off']).default('on'),
   WEFT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().nonnegative().default(600),
-  WEFT_GRPC_HOST: z.string().default('0.0.0.0'),
+  // Loopback unless a deployment exposes it on purpose (0.0.0.0 in a container).
+  WEFT_GRPC_HOST: z.string().default('127.0.0.1'),
   WEFT_GRPC_PORT: z.coerce.number().int().min(0).max(65535).default(50052),
   WEFT_AGENT_GRPC_PORT: z.coerce.number().int().min(0).max(65535).default(50051),
   WEFT_LLM_GRPC_PORT: z.coerce.number().int().min(0).max(65535).default(8000),

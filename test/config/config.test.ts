@@ -28,3 +28,8 @@ it('reads secrets from the captured environment or from the file <NAME>_FILE nam
   expect(config.secrets('MISSING')).toBeUndefined();
   expect(config.catalog.providers[0]!.apiKey).toBe('sk-provider');
 });
+
+it('listens on loopback only unless a deployment says otherwise', () => {
+  expect(loadConfig({}).listen.host).toBe('127.0.0.1');
+  expect(loadConfig({ WEFT_GRPC_HOST: '0.0.0.0' }).listen.host).toBe('0.0.0.0');
+});
