@@ -1,5 +1,5 @@
 import type { TaskRun } from '../core/tasks/run/task-run';
-import type { ToolCallInput } from '../core/tasks/run/tool-step';
+import type { ToolCallInput, ToolOutcomeResolutionInput } from '../core/tasks/run/tool-step';
 import { failPermanentErrorsFast } from './failures';
 import { activityStep } from './activity-step';
 
@@ -7,5 +7,6 @@ import { activityStep } from './activity-step';
 export function createToolActivities(taskRun: TaskRun) {
   return {
     runToolCall: (input: ToolCallInput) => failPermanentErrorsFast(() => taskRun.runToolCall(input, activityStep())),
+    resolveToolOutcome: (input: ToolOutcomeResolutionInput) => failPermanentErrorsFast(() => taskRun.resolveToolOutcome(input, activityStep())),
   };
 }

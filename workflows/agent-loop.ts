@@ -1,8 +1,10 @@
+import { patched } from '@temporalio/workflow';
 import type { HistoryPolicy } from '../core/llm/history-compression';
 import type { ModelTier } from '../core/orchestration/plan';
 import type { Budget } from '../core/tasks/run/budget';
 import type { ModelStepInput, ToolCallRequest } from '../core/tasks/run/model-step';
 import type { ToolCallInput } from '../core/tasks/run/tool-step';
+import type { ToolOutcome } from '../core/tools/tool';
 import { modelActivities, storeActivities, toolActivities } from './activity-stubs';
 import type { AwaitApproval } from './approval-gate';
 import type { TaskScope } from './task-scope';
@@ -11,7 +13,10 @@ import type { TaskScope } from './task-scope';
 // model step, one per tool call, results fed back, until a final answer or max iterations.
 
 const { runModelStep } = modelActivities;
-const { runToolCall } = toolActivities;
+const { runToolCall, resolveToolOutcome } = toolActivities;
+
+/** Workflows from before it never asked a person about a call whose outcome was unknown. */
+export const outcomeReviewPatch = 'tool-outcome-review';
 const { checkToolArguments } = storeActivities;
 
 export interface AgentLoopState {
@@ -147,6 +152,50 @@ async function approvedCalls(params: AgentLoopParams, requested: ToolCallRequest
   return { kind: 'approved', calls };
 }
 
+const isUnknown = (outcome: ToolOutcome) => !outcome.ok && outcome.error.category === 'outcome_unknown';
+
+/**
+ * A call interrupted after it may have taken effect asks a person what happened: approve (it did),
+ * reject (it did not), or approve with {"run_again": true}. The answer is recorded as the call's
+ * result; without an answer before the deadline, the agent goes on with the outcome unknown.
+ */
+async function reviewUnknownOutcome(params: AgentLoopParams, call: ToolCallRequest): Promise<void> {
+  const { task } = params;
+  let runAgain = false;
+  const decision = await params.awaitApproval(
+    {
+      approvalId: `${params.run.runId}/tool/${call.id}/outcome`,
+      taskId: task.taskId,
+      taskWorkflowId: task.taskWorkflowId,
+      ...runFields(params.run),
+      agentId: params.agentId,
+      tenantId: task.tenantId,
+      userId: task.userId,
+      sessionId: task.sessionId,
+      query: task.query,
+      kind: 'tool',
+      proposedAction: { tool: call.name, arguments: call.arguments, outcome: 'unknown', resolve: 'approve: it took effect; reject: it did not; approve with modified_action {"run_again": true}: run it again' },
+      reason: `${call.name} was interrupted after its request may have been sent: did it take effect?`,
+      timeoutMs: params.approvalTimeoutMs,
+    },
+    async (modified) => {
+      const asked = (() => {
+        try {
+          return JSON.parse(modified) as { run_again?: unknown };
+        } catch {
+          return undefined;
+        }
+      })();
+      if (asked?.run_again !== true) return 'the only modified action here is {"run_again": true}';
+      runAgain = true;
+      return undefined;
+    },
+  );
+  if (decision.outcome === 'timeout') return;
+  const resolution = decision.outcome === 'rejected' ? 'failed' : runAgain ? 'run_again' : 'done';
+  await resolveToolOutcome({ ...toolCallInput(params, call), resolution, decidedBy: decision.decidedBy, feedback: decision.outcome === 'rejected' ? decision.feedback : '' });
+}
+
 export async function runAgentLoop(params: AgentLoopParams, from: AgentLoopState): Promise<AgentLoopResult> {
   const state = { ...from, toolResultsFor: [...from.toolResultsFor] };
   let stepsHere = 0;
@@ -168,7 +217,11 @@ export async function runAgentLoop(params: AgentLoopParams, from: AgentLoopState
     }
     const approved = await approvedCalls(params, step.toolCalls, state);
     if (approved.kind !== 'approved') return approved;
-    await inBatches(approved.calls, params.toolParallelism, (call) => runToolCall(toolCallInput(params, call)));
+    const outcomes = await inBatches(approved.calls, params.toolParallelism, (call) => runToolCall(toolCallInput(params, call)));
+    const unknown = approved.calls.filter((_call, i) => isUnknown(outcomes[i]!));
+    if (unknown.length > 0 && patched(outcomeReviewPatch)) {
+      for (const call of unknown) await reviewUnknownOutcome(params, call);
+    }
     state.toolResultsFor = approved.calls.map((call) => call.id);
   }
 }

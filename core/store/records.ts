@@ -15,6 +15,8 @@ export const RecordType = {
   ToolResult: 'tool_result',
   /** An at-most-once tool call may have started (its request may be out). */
   ToolCallStarted: 'tool_call_started',
+  /** A person's resolution of a call whose outcome was unknown: what the model is given instead. */
+  ToolResultResolved: 'tool_result_resolved',
   /** A routing model call's reply (complexity analysis, decomposition). */
   ModelReply: 'model_reply',
   ApprovalRequested: 'approval_requested',

@@ -3,14 +3,13 @@
 // API; each history is written as JSON beside this file. test/replay replays them all against the
 // current code on every test run.
 import { writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import type { SubmitTaskRequest } from '../../protos/generated/shannon/orchestrator/SubmitTaskRequest';
 import '../setup/quiet-sdk-logs';
 import { startTestServices } from '../setup/test-services';
 import { submitTask, waitForFinish } from '../support/grpc';
 import { approveTask, cancelTask, pendingApprovalOf, until } from '../support/orchestration';
 import { startTestStack, type TestStack } from '../support/stack';
+import { manifestFile, writeHistories } from './history-files';
 
 interface Scenario {
   name: string;
@@ -105,19 +104,6 @@ const scenarios: Scenario[] = [
 /** file name -> workflow id: replay must run under the recorded id (child ids and keys derive from it). */
 const manifest: Record<string, string> = {};
 
-async function writeHistories(stack: TestStack, workflowId: string, name: string): Promise<void> {
-  const runs: string[] = [];
-  for await (const run of stack.temporal.workflow.list({ query: `WorkflowId = "${workflowId}"` })) runs.push(run.runId);
-  runs.reverse(); // oldest first
-  for (const [index, runId] of runs.entries()) {
-    const history = await stack.temporal.workflow.getHandle(workflowId, runId).fetchHistory();
-    const file = path.join(__dirname, runs.length > 1 ? `${name}.run-${index + 1}.json` : `${name}.json`);
-    writeFileSync(file, `${JSON.stringify(JSON.parse(historyToJSON(history)), null, 1)}\n`);
-    manifest[path.basename(file)] = workflowId;
-    console.log(`wrote ${path.relative(process.cwd(), file)}`);
-  }
-}
-
 async function main(): Promise<void> {
   const services = await startTestServices();
   const stack = await startTestStack({ settings: { stepsPerHistory: 2 } });
@@ -128,10 +114,10 @@ async function main(): Promise<void> {
       await scenario.act?.(stack, submitted.task_id);
       await waitForFinish(stack.orchestrator, submitted.task_id);
       await until(async () => ((await stack.temporal.workflow.getHandle(submitted.workflow_id).describe()).status.name !== 'RUNNING' ? true : undefined));
-      await writeHistories(stack, submitted.workflow_id, scenario.name);
-      for (const agent of scenario.agents ?? []) await writeHistories(stack, `${submitted.workflow_id}/agent/${agent}`, `${scenario.name}.agent-${agent}`);
+      Object.assign(manifest, await writeHistories(stack.temporal, submitted.workflow_id, scenario.name));
+      for (const agent of scenario.agents ?? []) Object.assign(manifest, await writeHistories(stack.temporal, `${submitted.workflow_id}/agent/${agent}`, `${scenario.name}.agent-${agent}`));
     }
-    writeFileSync(path.join(__dirname, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    writeFileSync(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
   } finally {
     await stack.stop();
     await services.stop();

@@ -9,7 +9,7 @@ import type { RecordInput, StoredRecord } from '../../store';
 import { decodeTranscriptRecord, readRunLog, replayRunLogRecords, textOf, userText, type Message, type Part } from '../../transcript';
 import { recordStepUsage } from '../task-usage';
 import { overBudgetNow, type Budget } from './budget';
-import { decodeToolResult, seedRecord, stepCompactionRecord, stepReplyKey, stepReplyRecord, toolResultKey, toolResultsRecord, type RecordOwner } from './run-records';
+import { decodeToolResolution, decodeToolResult, seedRecord, stepCompactionRecord, stepReplyKey, stepReplyRecord, toolResolutionKey, toolResultKey, toolResultsRecord, type RecordOwner } from './run-records';
 import { stepCompletion } from './step-completion';
 import { TASK_RUN_AGENT_ID } from './task-ref';
 import type { StepContext, TaskRunDeps } from './task-run-deps';
@@ -91,9 +91,11 @@ async function recordsBeforeReply(pool: Pool, input: ModelStepInput, log: Stored
   }
   if (input.toolResultsFor && input.toolResultsFor.length > 0) {
     const parts: Part[] = input.toolResultsFor.map((id) => {
+      // A person's resolution of an unknown outcome stands in for it.
+      const resolution = log.find((record) => record.key === toolResolutionKey(owner, id));
       const result = log.find((record) => record.key === toolResultKey(owner, id));
       if (!result) throw new Error(`tool call ${id} has no stored result`);
-      const outcome = decodeToolResult(result);
+      const outcome = resolution ? decodeToolResolution(resolution) : decodeToolResult(result);
       // A tool that returned nothing hands back null: a result always has content.
     return { kind: 'tool_result', toolUseId: id, content: outcome.ok ? (outcome.content ?? null) : outcome.error, ...(outcome.ok ? {} : { isError: true }) };
     });

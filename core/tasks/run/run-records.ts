@@ -94,6 +94,25 @@ export function toolStartedRecord(owner: RecordOwner, call: { id: string; name: 
   return record(owner, `tool/${call.id}/started`, RecordType.ToolCallStarted, at, { tool_use_id: call.id, name: call.name });
 }
 
+/** How a person resolved a call whose outcome was unknown. */
+export type ToolResolution = 'done' | 'failed' | 'run_again';
+const toolResolvedPayload = z.strictObject({
+  tool_use_id: z.string(),
+  name: z.string(),
+  resolution: z.enum(['done', 'failed', 'run_again']),
+  decided_by: z.string(),
+  outcome: toolOutcomeSchema,
+});
+
+export const toolResolutionKey = (run: RunRef, toolCallId: string) => `${run.runId}/tool/${toolCallId}/resolution`;
+
+export function toolResolutionRecord(owner: RecordOwner, call: { id: string; name: string }, at: Date, resolved: { resolution: ToolResolution; decidedBy: string; outcome: ToolOutcome }): RecordInput {
+  const payload = { tool_use_id: call.id, name: call.name, resolution: resolved.resolution, decided_by: resolved.decidedBy, outcome: resolved.outcome };
+  return record(owner, `tool/${call.id}/resolution`, RecordType.ToolResultResolved, at, payload);
+}
+
+export const decodeToolResolution = (stored: Pick<StoredRecord, 'payload'>) => decodeStrict(toolResolvedPayload, stored.payload, RecordType.ToolResultResolved).outcome as ToolOutcome;
+
 const toolStartedPayload = z.strictObject({ tool_use_id: z.string(), name: z.string() });
 export const decodeToolStarted = (stored: Pick<StoredRecord, 'payload'>) => decodeStrict(toolStartedPayload, stored.payload, RecordType.ToolCallStarted);
 

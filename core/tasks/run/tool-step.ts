@@ -4,7 +4,19 @@ import { EventType } from '../../events/event-types';
 import type { ToolOutcome } from '../../tools/tool';
 import { recordStepUsage } from '../task-usage';
 import type { ToolCallRequest } from './model-step';
-import { decodeToolResult, decodeToolStarted, toolResultKey, toolResultRecord, toolStartedKey, toolStartedRecord, type RecordOwner } from './run-records';
+import {
+  decodeToolResolution,
+  decodeToolResult,
+  decodeToolStarted,
+  toolResolutionKey,
+  toolResolutionRecord,
+  toolResultKey,
+  toolResultRecord,
+  toolStartedKey,
+  toolStartedRecord,
+  type RecordOwner,
+  type ToolResolution,
+} from './run-records';
 import { appendEvents, taskEvent } from './task-events';
 import { TASK_RUN_AGENT_ID, type RunRef, type TaskRef } from './task-ref';
 import type { StepContext, TaskRunDeps } from './task-run-deps';
@@ -27,6 +39,12 @@ export interface ToolCallInput extends Omit<TaskRef, 'userId'> {
 }
 
 // JSON.stringify gives undefined for undefined (a tool that returns nothing).
+export interface ToolOutcomeResolutionInput extends ToolCallInput {
+  resolution: ToolResolution;
+  decidedBy: string;
+  feedback: string;
+}
+
 const asText = (value: unknown) => (typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
 
 const summary = (value: unknown) => {
@@ -54,11 +72,36 @@ const unknownOutcome = (name: string): ToolOutcome => ({
 /** Stable across every attempt of one call, and unique to it. */
 const idempotencyKeyOf = (run: RunRef, toolCallId: string) => `weft-${createHash('sha256').update(`${run.runId}\n${toolCallId}`).digest('hex').slice(0, 40)}`;
 
+/** The outcome as the call's record, with its event and its cost, in one transaction. */
+async function recordOutcome({ store, tools }: TaskRunDeps, input: ToolCallInput, owner: RecordOwner, outcome: ToolOutcome, durationMs: number): Promise<ToolOutcome> {
+  const at = new Date(input.atMs);
+  const { name } = input.call;
+  const record = toolResultRecord(owner, input.call, at, outcome);
+  // A tool's price per use counts against the task's cost limit, like tokens do; only a call that
+  // succeeded is charged.
+  const costUsd = outcome.ok ? (tools.get(name)?.costPerUse ?? 0) : 0;
+  await store.appendRunRecord(record, async (tx) => {
+    await appendTaskEvent(
+      tx,
+      taskEvent(input.workflowId, `tool/${input.runId}/${input.call.id}/observed`, EventType.ToolObservation, at, {
+        agentId: input.agentId,
+        message: outcome.ok ? summary(outcome.content) : `${outcome.error.category} error: ${outcome.error.message}`,
+        payload: { tool: name, tool_call_id: input.call.id, ...observation(outcome, durationMs), cost_usd: costUsd },
+      }),
+    );
+    if (costUsd > 0) {
+      await recordStepUsage(tx, { taskId: input.taskId, stepKey: record.key, agentId: input.agentId, model: `tool:${name}`, ...noTokens, costUsd, at });
+    }
+  });
+  return outcome;
+}
+
 /**
  * One tool call of an agent: announced, run, and its outcome stored with its event and its cost.
  * The tool's idempotency class decides what a retry may do (tool.ts).
  */
-export function toolSteps({ store, pool, tools }: TaskRunDeps) {
+export function toolSteps(deps: TaskRunDeps) {
+  const { store, pool, tools } = deps;
   /**
    * Idempotent by its tool-call id: the outcome is stored in the run log under that id, and a retry
    * after it was stored returns it without running the tool again.
@@ -75,7 +118,7 @@ export function toolSteps({ store, pool, tools }: TaskRunDeps) {
     if (idempotency === 'at_most_once') {
       const started = await store.findRunRecord(input.runId, toolStartedKey(owner, input.call.id));
       // An earlier attempt may have sent the request and died before its answer was stored.
-      if (started) return recordOutcome(input, owner, unknownOutcome(decodeToolStarted(started).name), 0);
+      if (started) return recordOutcome(deps, input, owner, unknownOutcome(decodeToolStarted(started).name), 0);
       await store.appendRunRecord(toolStartedRecord(owner, input.call, at));
     }
     await appendEvents(pool, [
@@ -98,32 +141,38 @@ export function toolSteps({ store, pool, tools }: TaskRunDeps) {
         ...(step.signal ? { signal: step.signal } : {}),
       }),
     );
-    return recordOutcome(input, owner, outcome, Math.round(performance.now() - startedAt));
+    return recordOutcome(deps, input, owner, outcome, Math.round(performance.now() - startedAt));
   }
 
-  /** The outcome as the call's record, with its event and its cost, in one transaction. */
-  async function recordOutcome(input: ToolCallInput, owner: RecordOwner, outcome: ToolOutcome, durationMs: number): Promise<ToolOutcome> {
+  /**
+   * A person's resolution of a call whose outcome was unknown: marked done or failed, or run again
+   * as a new attempt (its own started marker and result). Stored once; the model is given it in
+   * place of the unknown outcome.
+   */
+  async function resolveToolOutcome(input: ToolOutcomeResolutionInput, step: StepContext): Promise<ToolOutcome> {
+    const owner = { runId: input.runId, runAgentId: input.runAgentId ?? TASK_RUN_AGENT_ID, sessionId: input.sessionId };
+    const stored = await store.findRunRecord(input.runId, toolResolutionKey(owner, input.call.id));
+    if (stored) return decodeToolResolution(stored);
+    const who = input.decidedBy || 'an approver';
+    const outcome: ToolOutcome =
+      input.resolution === 'run_again'
+        ? await runToolCall({ ...input, call: { ...input.call, id: `${input.call.id}.again` } }, step)
+        : input.resolution === 'done'
+          ? { ok: true, content: { resolution: `marked done by ${who}`, ...(input.feedback ? { note: input.feedback } : {}) } }
+          : { ok: false, error: { category: 'execution', message: `marked failed by ${who}${input.feedback ? `: ${input.feedback}` : ''}` } };
     const at = new Date(input.atMs);
-    const { name } = input.call;
-    const record = toolResultRecord(owner, input.call, at, outcome);
-    // A tool's price per use counts against the task's cost limit, like tokens do; only a call that
-    // succeeded is charged.
-    const costUsd = outcome.ok ? (tools.get(name)?.costPerUse ?? 0) : 0;
-    await store.appendRunRecord(record, async (tx) => {
-      await appendTaskEvent(
+    await store.appendRunRecord(toolResolutionRecord(owner, input.call, at, { resolution: input.resolution, decidedBy: input.decidedBy, outcome }), (tx) =>
+      appendTaskEvent(
         tx,
-        taskEvent(input.workflowId, `tool/${input.runId}/${input.call.id}/observed`, EventType.ToolObservation, at, {
+        taskEvent(input.workflowId, `tool/${input.runId}/${input.call.id}/resolved`, EventType.ToolObservation, at, {
           agentId: input.agentId,
-          message: outcome.ok ? summary(outcome.content) : `${outcome.error.category} error: ${outcome.error.message}`,
-          payload: { tool: name, tool_call_id: input.call.id, ...observation(outcome, durationMs), cost_usd: costUsd },
+          message: `${input.call.name}: ${input.resolution.replace('_', ' ')} (decided by ${who})`,
+          payload: { tool: input.call.name, tool_call_id: input.call.id, resolution: input.resolution, ...observation(outcome, 0) },
         }),
-      );
-      if (costUsd > 0) {
-        await recordStepUsage(tx, { taskId: input.taskId, stepKey: record.key, agentId: input.agentId, model: `tool:${name}`, ...noTokens, costUsd, at });
-      }
-    });
+      ),
+    );
     return outcome;
   }
 
-  return { runToolCall };
+  return { runToolCall, resolveToolOutcome };
 }

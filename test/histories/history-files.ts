@@ -1,0 +1,26 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Client } from '@temporalio/client';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+
+// Golden history files: each run of a workflow as JSON beside this file, and the manifest that
+// names the workflow id each file must replay under (child ids and keys derive from it).
+
+export const historiesDir = __dirname;
+export const manifestFile = path.join(historiesDir, 'manifest.json');
+
+/** Writes every run of the workflow (oldest first) as `<name>.json`, or `<name>.run-N.json` when it continued as new; returns the manifest entries. */
+export async function writeHistories(temporal: Client, workflowId: string, name: string): Promise<Record<string, string>> {
+  const runs: string[] = [];
+  for await (const run of temporal.workflow.list({ query: `WorkflowId = "${workflowId}"` })) runs.push(run.runId);
+  runs.reverse();
+  const entries: Record<string, string> = {};
+  for (const [index, runId] of runs.entries()) {
+    const history = await temporal.workflow.getHandle(workflowId, runId).fetchHistory();
+    const file = path.join(historiesDir, runs.length > 1 ? `${name}.run-${index + 1}.json` : `${name}.json`);
+    writeFileSync(file, `${JSON.stringify(JSON.parse(historyToJSON(history)), null, 1)}\n`);
+    entries[path.basename(file)] = workflowId;
+    console.log(`wrote ${path.relative(process.cwd(), file)}`);
+  }
+  return entries;
+}
