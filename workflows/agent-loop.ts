@@ -6,7 +6,7 @@ import type { ModelStepInput, ToolCallRequest } from '../core/tasks/run/model-st
 import type { ToolCallInput } from '../core/tasks/run/tool-step';
 import type { ToolOutcome } from '../core/tools/tool';
 import { modelActivities, storeActivities, toolActivities } from './activity-stubs';
-import type { AwaitApproval } from './approval-gate';
+import type { ApprovalRequest, AwaitApproval } from './approval-gate';
 import type { TaskScope } from './task-scope';
 
 // The agent loop shared by a single-agent task and each agent of a COMPLEX task: one activity per
@@ -113,6 +113,26 @@ function toolCallInput(params: AgentLoopParams, call: ToolCallRequest): ToolCall
   };
 }
 
+/** A person's decision about one tool call of this agent: whether to run it, or what became of it. */
+function toolApproval(params: AgentLoopParams, approvalId: string, proposedAction: unknown, reason: string): ApprovalRequest {
+  const { task } = params;
+  return {
+    approvalId,
+    taskId: task.taskId,
+    taskWorkflowId: task.taskWorkflowId,
+    ...runFields(params.run),
+    agentId: params.agentId,
+    tenantId: task.tenantId,
+    userId: task.userId,
+    sessionId: task.sessionId,
+    query: task.query,
+    kind: 'tool',
+    proposedAction,
+    reason,
+    timeoutMs: params.approvalTimeoutMs,
+  };
+}
+
 type Approved = { kind: 'approved'; calls: ToolCallRequest[] } | Extract<AgentLoopResult, { kind: 'rejected' | 'approval_timeout' }>;
 
 /** The step's tool calls that may run: dangerous ones wait for a person (an admin's own task asks nobody). */
@@ -125,21 +145,7 @@ async function approvedCalls(params: AgentLoopParams, requested: ToolCallRequest
       continue;
     }
     const decision = await params.awaitApproval(
-      {
-        approvalId: `${params.run.runId}/tool/${call.id}`,
-        taskId: task.taskId,
-        taskWorkflowId: task.taskWorkflowId,
-        ...runFields(params.run),
-        agentId: params.agentId,
-        tenantId: task.tenantId,
-        userId: task.userId,
-        sessionId: task.sessionId,
-        query: task.query,
-        kind: 'tool',
-        proposedAction: { tool: call.name, arguments: call.arguments },
-        reason: `${call.name} is a dangerous tool`,
-        timeoutMs: params.approvalTimeoutMs,
-      },
+      toolApproval(params, `${params.run.runId}/tool/${call.id}`, { tool: call.name, arguments: call.arguments }, `${call.name} is a dangerous tool`),
       async (modified) => {
         const check = await checkToolArguments({ tool: call.name, argumentsText: modified });
         return check.ok ? undefined : check.error;
@@ -160,24 +166,14 @@ const isUnknown = (outcome: ToolOutcome) => !outcome.ok && outcome.error.categor
  * result; without an answer before the deadline, the agent goes on with the outcome unknown.
  */
 async function reviewUnknownOutcome(params: AgentLoopParams, call: ToolCallRequest): Promise<void> {
-  const { task } = params;
   let runAgain = false;
   const decision = await params.awaitApproval(
-    {
-      approvalId: `${params.run.runId}/tool/${call.id}/outcome`,
-      taskId: task.taskId,
-      taskWorkflowId: task.taskWorkflowId,
-      ...runFields(params.run),
-      agentId: params.agentId,
-      tenantId: task.tenantId,
-      userId: task.userId,
-      sessionId: task.sessionId,
-      query: task.query,
-      kind: 'tool',
-      proposedAction: { tool: call.name, arguments: call.arguments, outcome: 'unknown', resolve: 'approve: it took effect; reject: it did not; approve with modified_action {"run_again": true}: run it again' },
-      reason: `${call.name} was interrupted after its request may have been sent: did it take effect?`,
-      timeoutMs: params.approvalTimeoutMs,
-    },
+    toolApproval(
+      params,
+      `${params.run.runId}/tool/${call.id}/outcome`,
+      { tool: call.name, arguments: call.arguments, outcome: 'unknown', resolve: 'approve: it took effect; reject: it did not; approve with modified_action {"run_again": true}: run it again' },
+      `${call.name} was interrupted after its request may have been sent: did it take effect?`,
+    ),
     async (modified) => {
       const asked = (() => {
         try {
