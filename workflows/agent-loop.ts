@@ -16,7 +16,7 @@ const { runModelStep } = modelActivities;
 const { runToolCall, resolveToolOutcome } = toolActivities;
 
 /** Workflows from before it never asked a person about a call whose outcome was unknown. */
-export const outcomeReviewPatch = 'tool-outcome-review';
+const outcomeReviewPatch = 'tool-outcome-review';
 const { checkToolArguments } = storeActivities;
 
 export interface AgentLoopState {

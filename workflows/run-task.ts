@@ -124,7 +124,7 @@ export async function runTask(ctx: TaskContext): Promise<TaskOutcome> {
 }
 
 /** STANDARD (and SIMPLE without a direct tool): one agent on the task's own run; long loops continue in a fresh history. */
-export async function runSingleAgent(ctx: TaskContext, query: string, from: AgentLoopState): Promise<TaskOutcome> {
+async function runSingleAgent(ctx: TaskContext, query: string, from: AgentLoopState): Promise<TaskOutcome> {
   const { input } = ctx;
   ctx.view.progress = 0.1;
   const loop = await runAgentLoop(

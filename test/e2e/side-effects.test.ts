@@ -3,6 +3,7 @@ import { Client, Connection } from '@temporalio/client';
 import { createPool } from '../../core/db/database';
 import { RecordType, createRuntimeStore } from '../../core/store';
 import { findApproval } from '../../core/tasks/approvals';
+import { decodeApprovalDecided, decodeApprovalRequested } from '../../core/tasks/run/run-records';
 import { approvalDecisionSignal } from '../../workflows/messages';
 import type { taskWorkflow } from '../../workflows/task-workflow';
 import { ScriptedModelServer } from '../model-server/scripted-model-server';
@@ -83,6 +84,10 @@ it('a worker killed during an at-most-once and a keyed call: the booking waits f
     { ok: true, content: { status: 200, body: { done: '/api/bookings' } } },
   ]);
   expect(records.find(([type]) => type === RecordType.ToolResultResolved)?.[1]).toMatchObject({ tool_use_id: 'book-1', resolution: 'run_again', decided_by: 'ops', outcome: { ok: true } });
+  // The audit: what was asked, and who decided what.
+  const approval = (type: string) => store.findRunRecord(booking.workflowId, `${booking.workflowId}/approval/${booking.workflowId}/tool/book-1/outcome/${type}`);
+  expect(decodeApprovalRequested((await approval('requested'))!)).toMatchObject({ kind: 'tool', proposed_action: { tool: 'effects_book', outcome: 'unknown' } });
+  expect(decodeApprovalDecided((await approval('decided'))!)).toMatchObject({ status: 'approved', decided_by: 'ops', modified_action: '{"run_again": true}' });
   // The model got the second attempt's result in place of the unknown outcome.
   const told = model.requests.find((r) => JSON.stringify(r.body.messages).includes('"tool_call_id":"book-1"'))!;
   expect(JSON.stringify(told.body.messages)).toContain('/api/bookings');

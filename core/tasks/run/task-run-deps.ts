@@ -22,6 +22,3 @@ export interface StepContext {
   signal?: AbortSignal;
   keepAlive<T>(work: () => Promise<T>): Promise<T>;
 }
-
-/** For callers with nobody to tell: tests and scripts. */
-export const detachedStep: StepContext = { keepAlive: (work) => work() };
