@@ -1,9 +1,8 @@
 import { appendTaskEvent } from '../../events/event-log';
 import { EventType } from '../../events/event-types';
 import { decideApproval, insertPendingApproval, type ApprovalStatus, type NewApproval } from '../approvals';
-import { approvalDecidedRecord, approvalRequestedRecord } from './run-records';
+import { approvalDecidedRecord, approvalRequestedRecord, recordOwnerOf } from './run-records';
 import { taskEvent } from './task-events';
-import { TASK_RUN_AGENT_ID } from './task-ref';
 import type { TaskRunDeps } from './task-run-deps';
 
 export interface ApprovalRequestInput
@@ -28,19 +27,13 @@ export interface ApprovalDecisionInput extends Pick<ApprovalRequestInput, 'appro
   atMs: number;
 }
 
-const ownerOf = (input: Pick<ApprovalRequestInput, 'runId' | 'runAgentId' | 'sessionId'>) => ({
-  runId: input.runId,
-  runAgentId: input.runAgentId ?? TASK_RUN_AGENT_ID,
-  sessionId: input.sessionId,
-});
-
 /** A human approval's two changes, each with its run record and its event in one transaction. */
 export function approvalChanges({ store }: TaskRunDeps) {
   return {
     /** Stores the pending approval, its approval_requested record and APPROVAL_REQUESTED. Idempotent by approval id. */
     async requestApproval(input: ApprovalRequestInput): Promise<void> {
       const at = new Date(input.atMs);
-      const record = approvalRequestedRecord(ownerOf(input), at, {
+      const record = approvalRequestedRecord(recordOwnerOf(input), at, {
         approval_id: input.approvalId,
         kind: input.kind,
         proposed_action: input.proposedAction,
@@ -65,7 +58,7 @@ export function approvalChanges({ store }: TaskRunDeps) {
     async recordApprovalDecision(input: ApprovalDecisionInput): Promise<void> {
       const at = new Date(input.atMs);
       const decision = { status: input.status, decided_by: input.decidedBy, feedback: input.feedback, modified_action: input.modifiedAction };
-      const record = approvalDecidedRecord(ownerOf(input), at, { approval_id: input.approvalId, ...decision });
+      const record = approvalDecidedRecord(recordOwnerOf(input), at, { approval_id: input.approvalId, ...decision });
       await store.appendRunRecord(record, async (tx) => {
         await decideApproval(tx, input.approvalId, { status: input.status, decidedBy: input.decidedBy, feedback: input.feedback, modifiedAction: input.modifiedAction, at });
         await appendTaskEvent(

@@ -9,9 +9,8 @@ import type { RecordInput, StoredRecord } from '../../store';
 import { decodeTranscriptRecord, readRunLog, replayRunLogRecords, textOf, userText, type Message, type Part } from '../../transcript';
 import { recordStepUsage } from '../task-usage';
 import { overBudgetNow, type Budget } from './budget';
-import { decodeToolResolution, decodeToolResult, seedRecord, stepCompactionRecord, stepReplyKey, stepReplyRecord, toolResolutionKey, toolResultKey, toolResultsRecord, type RecordOwner } from './run-records';
+import { decodeToolResolution, decodeToolResult, recordOwnerOf, seedRecord, stepCompactionRecord, stepReplyKey, stepReplyRecord, toolResolutionKey, toolResultKey, toolResultsRecord } from './run-records';
 import { stepCompletion } from './step-completion';
-import { TASK_RUN_AGENT_ID } from './task-ref';
 import type { StepContext, TaskRunDeps } from './task-run-deps';
 
 export interface ModelStepInput {
@@ -69,8 +68,6 @@ function replyOf(message: Message, model: string, usage: TokenCounts, costUsd: n
   return { kind: 'reply' as const, text: textOf(message), toolCalls, model, usage, costUsd };
 }
 
-const ownerOf = (input: ModelStepInput): RecordOwner => ({ runId: input.runId, runAgentId: input.runAgentId ?? TASK_RUN_AGENT_ID, sessionId: input.sessionId });
-
 /**
  * The session's conversation before this task, as the task run's transcript starts: the user's
  * and the assistant's turns (agents of a COMPLEX task start from their own subtask).
@@ -83,7 +80,7 @@ async function conversationSoFar(pool: Pool, input: ModelStepInput): Promise<Mes
 
 /** What this step adds before the model's reply: the seed on step 0, the previous step's tool results after a tool step. */
 async function recordsBeforeReply(pool: Pool, input: ModelStepInput, log: StoredRecord[]): Promise<RecordInput[]> {
-  const owner = ownerOf(input);
+  const owner = recordOwnerOf(input);
   const at = new Date(input.stepAtMs);
   const added: RecordInput[] = [];
   if (input.step === 0 && input.seed !== undefined) {
@@ -123,7 +120,7 @@ export function modelSteps(deps: TaskRunDeps) {
    * and never calls the model twice. One read and one transaction per step.
    */
   async function runModelStep(input: ModelStepInput, step: StepContext): Promise<ModelStepResult> {
-    const owner = ownerOf(input);
+    const owner = recordOwnerOf(input);
     const at = new Date(input.stepAtMs);
     const log = await readRunLog(store, input.runId);
     const stored = log.find((record) => record.key === stepReplyKey(owner, input.step));

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { RecordType, decodeStrict, encodePayload, type RecordInput, type StoredRecord, type TerminalStatus } from '../../store';
 import type { ToolOutcome } from '../../tools/tool';
 import { compactionRecord, transcriptRecord, type CompactionPayload, type TranscriptPayload } from '../../transcript';
-import type { RunRef } from './task-ref';
+import { TASK_RUN_AGENT_ID, type RunRef } from './task-ref';
 
 // The records of a task's runs and the keys they are stored under, derived here and nowhere else.
 // Keys are fixed per change or step and timestamps come from the workflow, so a retried activity
@@ -11,6 +11,11 @@ import type { RunRef } from './task-ref';
 /** A run together with the session its records are filed under ('' for none). */
 export interface RecordOwner extends RunRef {
   sessionId: string;
+}
+
+/** The owner an input names: its run, the run's store agent (the task's own run when absent), its session. */
+export function recordOwnerOf(input: { runId: string; runAgentId?: string; sessionId: string }): RecordOwner {
+  return { runId: input.runId, runAgentId: input.runAgentId ?? TASK_RUN_AGENT_ID, sessionId: input.sessionId };
 }
 
 function base(owner: RecordOwner, key: string, at: Date) {

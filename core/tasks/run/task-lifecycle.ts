@@ -119,7 +119,7 @@ export function taskLifecycle(deps: TaskRunDeps) {
 
     /** CancelTask's intent: the first reason is kept, and the run's end carries the same one. */
     async recordCancellationRequest(input: CancellationRequestInput): Promise<void> {
-      const owner = { runId: input.runId, runAgentId: taskRunOf(input.runId).runAgentId, sessionId: input.sessionId };
+      const owner = { ...taskRunOf(input.runId), sessionId: input.sessionId };
       await store.recordRunCancellation({ runId: input.runId, reason: input.reason, record: cancellationIntentRecord(owner, new Date(input.atMs), input.reason) });
     },
 
@@ -130,7 +130,7 @@ export function taskLifecycle(deps: TaskRunDeps) {
      */
     async finish(input: FinishTaskInput): Promise<void> {
       const at = new Date(input.finishedAtMs);
-      const run = { runId: input.runId, runAgentId: taskRunOf(input.runId).runAgentId };
+      const run = taskRunOf(input.runId);
       const workflowId = workflowOfTaskRun(run);
       const error = input.code ? `${input.code}: ${input.errorMessage}` : input.errorMessage;
       const ending = {

@@ -8,6 +8,7 @@ import {
   decodeToolResolution,
   decodeToolResult,
   decodeToolStarted,
+  recordOwnerOf,
   toolResolutionKey,
   toolResolutionRecord,
   toolResultKey,
@@ -18,7 +19,7 @@ import {
   type ToolResolution,
 } from './run-records';
 import { appendEvents, taskEvent } from './task-events';
-import { TASK_RUN_AGENT_ID, type RunRef, type TaskRef } from './task-ref';
+import type { RunRef, TaskRef } from './task-ref';
 import type { StepContext, TaskRunDeps } from './task-run-deps';
 
 export interface ToolCallInput extends Omit<TaskRef, 'userId'> {
@@ -107,7 +108,7 @@ export function toolSteps(deps: TaskRunDeps) {
    * after it was stored returns it without running the tool again.
    */
   async function runToolCall(input: ToolCallInput, step: StepContext): Promise<ToolOutcome> {
-    const owner = { runId: input.runId, runAgentId: input.runAgentId ?? TASK_RUN_AGENT_ID, sessionId: input.sessionId };
+    const owner = recordOwnerOf(input);
     const at = new Date(input.atMs);
     const stored = await store.findRunRecord(input.runId, toolResultKey(owner, input.call.id));
     if (stored) return decodeToolResult(stored);
@@ -150,7 +151,7 @@ export function toolSteps(deps: TaskRunDeps) {
    * place of the unknown outcome.
    */
   async function resolveToolOutcome(input: ToolOutcomeResolutionInput, step: StepContext): Promise<ToolOutcome> {
-    const owner = { runId: input.runId, runAgentId: input.runAgentId ?? TASK_RUN_AGENT_ID, sessionId: input.sessionId };
+    const owner = recordOwnerOf(input);
     const stored = await store.findRunRecord(input.runId, toolResolutionKey(owner, input.call.id));
     if (stored) return decodeToolResolution(stored);
     const who = input.decidedBy || 'an approver';

@@ -22,7 +22,11 @@ export function workspaceDirOf(root: string, context: Pick<ToolContext, 'tenantI
 export async function workspaceDataFiles(dir: string, limitBytes: number): Promise<{ files: Array<{ path: string; content: Buffer }>; omitted: string[] }> {
   const found: Array<{ path: string; size: number }> = [];
   const walk = async (relative: string): Promise<void> => {
-    const entries = await readdir(path.join(dir, relative), { withFileTypes: true }).catch(() => []);
+    // A session that never wrote a file has no workspace yet; any other failure is the caller's.
+    const entries = await readdir(path.join(dir, relative), { withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return [];
+      throw err;
+    });
     for (const entry of entries) {
       const child = path.posix.join(relative, entry.name);
       if (entry.isDirectory()) await walk(child);
