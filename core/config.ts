@@ -37,7 +37,7 @@ const envSchema = z.object({
   WEFT_SANDBOX_OUTPUT_BYTES: z.coerce.number().int().positive().default(64 * 1024),
   WEFT_SANDBOX_POOL_SIZE: z.coerce.number().int().nonnegative().default(2),
   WEFT_SANDBOX_DATA_BYTES: z.coerce.number().int().nonnegative().default(8 * 1024 * 1024),
-  WEFT_MAX_MESSAGE_BYTES: z.coerce.number().int().positive().default(4 * 1024 * 1024),
+  WEFT_MAX_MESSAGE_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
   WEFT_LLM_BASE_URL: z.string().url().optional(),
   WEFT_LLM_API_KEY: z.string().optional(),
   OPENAI_API_KEY: z.string().optional(),

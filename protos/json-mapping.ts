@@ -154,6 +154,28 @@ const scalarChecks: Record<string, (v: unknown) => boolean> = {
 };
 const isInteger = (v: unknown) => (typeof v === 'number' && Number.isInteger(v)) || (typeof v === 'string' && /^-?\d+$/.test(v));
 
+/** The range of each integer type: a value outside it would wrap silently when encoded. */
+const integerRanges: Record<string, [bigint, bigint]> = {
+  int32: [-(2n ** 31n), 2n ** 31n - 1n],
+  sint32: [-(2n ** 31n), 2n ** 31n - 1n],
+  sfixed32: [-(2n ** 31n), 2n ** 31n - 1n],
+  uint32: [0n, 2n ** 32n - 1n],
+  fixed32: [0n, 2n ** 32n - 1n],
+  int64: [-(2n ** 63n), 2n ** 63n - 1n],
+  sint64: [-(2n ** 63n), 2n ** 63n - 1n],
+  sfixed64: [-(2n ** 63n), 2n ** 63n - 1n],
+  uint64: [0n, 2n ** 64n - 1n],
+  fixed64: [0n, 2n ** 64n - 1n],
+};
+
+function inIntegerRange(fieldType: string, value: unknown): boolean {
+  const range = integerRanges[fieldType];
+  if (!range) return true;
+  // 1e20 is an integer to JavaScript; BigInt holds it exactly.
+  const exact = BigInt(typeof value === 'number' ? value : String(value));
+  return exact >= range[0] && exact <= range[1];
+}
+
 /** A request's JSON as the object the gRPC client sends; wrong shapes and unknown fields are refused with their path. */
 export function fromJson(type: protobuf.Type, json: unknown, at = ''): ProtoObject {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new JsonMappingError(`${at || 'body'} must be a JSON object`);
@@ -199,6 +221,7 @@ function fieldFromJson(field: protobuf.Field, value: unknown, at: string): unkno
   }
   const check = scalarChecks[field.type] ?? isInteger;
   if (!check(value)) throw new JsonMappingError(`${at} must be a ${field.type}`);
+  if (!inIntegerRange(field.type, value)) throw new JsonMappingError(`${at} is out of range for a ${field.type}`);
   return value;
 }
 

@@ -4,10 +4,14 @@ import type { LifecycleActivities, ModelActivities, StoreActivities, ToolActivit
 // Every activity the workflows call, with its timeouts and retries, declared once. Each stub knows
 // only its own group, so calling an activity through the wrong stub does not compile.
 
-// Store writes take milliseconds; a short timeout lets a retry follow a dead worker quickly.
+// Store writes take milliseconds; a short timeout lets a retry follow a dead worker quickly. The
+// retry budget (about 9 minutes) rides out a database restart; after it the task fails with the
+// cause recorded rather than stay RUNNING forever.
+const storeRetry = { initialInterval: '200 milliseconds', maximumInterval: '15 seconds', maximumAttempts: 40 };
+
 export const storeActivities = proxyActivities<StoreActivities>({
   startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds' },
+  retry: storeRetry,
 });
 
 // Model calls are long but heartbeat, so a dead worker is noticed within the heartbeat timeout.
@@ -29,5 +33,5 @@ export const toolActivities = proxyActivities<ToolActivities>({
 // therefore uses the workflow's start time, and the end accepts that its change is already recorded.
 export const lifecycleActivities = proxyLocalActivities<LifecycleActivities>({
   startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds' },
+  retry: storeRetry,
 });

@@ -7,6 +7,12 @@ export type TaskOutcome = Pick<FinishTaskInput, 'status' | 'result' | 'errorMess
 export const completed = (result: string, model: string): TaskOutcome => ({ status: 'COMPLETED', result, errorMessage: '', model });
 export const failed = (errorMessage: string, model = ''): TaskOutcome => ({ status: 'FAILED', result: '', errorMessage, model });
 
+/** What went wrong, in a person's terms: an activity's failure says it in its cause. */
+export function failureMessageOf(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  return err.cause instanceof Error ? err.cause.message : err.message;
+}
+
 /** What a finished agent loop means for the task. */
 export function loopOutcome(loop: Exclude<AgentLoopResult, { kind: 'continue' }>): TaskOutcome {
   const model = loop.state.model;

@@ -1,5 +1,4 @@
 import {
-  ApplicationFailure,
   CancellationScope,
   ContinueAsNew,
   isCancellation,
@@ -13,14 +12,15 @@ import { taskRefOf, taskRunOf } from '../core/tasks/run/task-ref';
 import { lifecycleActivities, storeActivities } from './activity-stubs';
 import { createApprovalGate } from './approval-gate';
 import type { TaskScope } from './task-scope';
-import { cancelTaskSignal, taskFailedType, taskStatusQuery, type CancelRequest, type TaskView } from './messages';
+import { cancelTaskSignal, taskStatusQuery, type CancelRequest, type TaskView } from './messages';
 import { executionModeKey, taskStatusKey } from './search-attributes';
-import { failed, type TaskOutcome } from './task-outcomes';
+import { failed, failureMessageOf, type TaskOutcome } from './task-outcomes';
+import { finishTaskRun } from './task-ending';
 import type { TaskWorkflowInput, TaskWorkflowResult } from './task-workflow-types';
 import { runTask } from './run-task';
 
 const { recordCancellationRequest } = storeActivities;
-const { startTask, finishTask } = lifecycleActivities;
+const { startTask } = lifecycleActivities;
 
 /**
  * One task, end to end. Records the run's start, routes the task (SIMPLE, STANDARD or COMPLEX),
@@ -75,36 +75,16 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkfl
     // Handing over to a fresh history is not an ending.
     if (err instanceof ContinueAsNew) throw err;
     if (!isCancellation(err)) {
-      outcome = failed(err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err));
+      outcome = failed(failureMessageOf(err));
     } else if (cancelRequest) {
       outcome = { status: 'CANCELLED', result: '', errorMessage: `cancelled: ${cancelRequest.reason}`, model: '' };
     } else {
       // The engine cancelled the workflow (no CancelTask): record it as such, then end as cancelled.
-      await CancellationScope.nonCancellable(() => finish({ status: 'CANCELLED', result: '', errorMessage: 'cancelled', model: '' }));
+      await CancellationScope.nonCancellable(() => finishTaskRun({ input, runId, view }, { status: 'CANCELLED', result: '', errorMessage: 'cancelled', model: '' }));
       throw err;
     }
   }
   finishing = true;
   await cancelling;
-  return finish(outcome);
-
-  async function finish(end: TaskOutcome): Promise<TaskWorkflowResult> {
-    await finishTask({ taskId: input.taskId, runId, sessionId: input.sessionId, ...end, finishedAtMs: Date.now() });
-    view.status = end.status;
-    view.progress = 1;
-    upsertSearchAttributes([{ key: taskStatusKey, value: end.status }]);
-    const result: TaskWorkflowResult = {
-      status: end.status,
-      mode: view.mode,
-      result: end.result,
-      errorMessage: end.errorMessage,
-      modelUsed: end.model,
-      tokens: view.tokens,
-      costUsd: view.costUsd,
-      ...(end.code ? { code: end.code } : {}),
-    };
-    // A failed task fails its workflow (the Web UI shows it); the failure's details are its result.
-    if (end.status === 'FAILED') throw ApplicationFailure.nonRetryable(`task failed: ${end.code ? `${end.code}: ` : ''}${end.errorMessage}`, taskFailedType, result);
-    return result;
-  }
+  return finishTaskRun({ input, runId, view }, outcome);
 }

@@ -11,6 +11,7 @@ import { weftVersion } from '../../core/version';
 import type { AIServiceHandlers } from '../../protos/generated/ai/AIService';
 import type { Authenticator } from '../grpc/auth';
 import { invalidArgument, toServiceError } from '../grpc/grpc-errors';
+import { actingUser } from '../grpc/acting-user';
 import { authorized } from '../grpc/unary';
 
 // Seed 002's AIService. As its proto intends, failures come back in the `error` field with an OK
@@ -70,7 +71,7 @@ async function askInSession(deps: AiDeps, sessionId: string, text: string, enabl
   const now = new Date();
   const { conversation, history } = await withOpenConversation(deps.pool, principal.tenantId, sessionId, now, async (tx, conversation) => ({
     conversation,
-    history: await listHistory(tx, sessionId),
+    history: await listHistory(tx, principal.tenantId, sessionId),
   }));
   const question = questionOf(text, conversation.botUsername, deps.maxQueryBytes);
   const transcript = toTranscript(history);
@@ -120,7 +121,7 @@ export function createAiService(deps: AiDeps): AIServiceHandlers {
           {
             sessionId: randomUUID(),
             tenantId: principal.tenantId,
-            userId: request.user_id || principal.userId,
+            userId: actingUser(principal, request.user_id, 'user_id').userId,
             context: {},
             maxHistory: deps.sessions.maxHistory,
             ttlSeconds: ttl || defaultTtlSeconds,

@@ -1,8 +1,8 @@
 import { status as GrpcStatus, type Metadata } from '@grpc/grpc-js';
 import type { Pool } from 'pg';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import { verifyApiKey, type Principal } from '../../core/auth/api-keys';
-import { ApiError } from './grpc-errors';
+import { verifyApiKey, type Principal, type Role } from '../../core/auth/api-keys';
+import { ApiError, permissionDenied } from './grpc-errors';
 
 export interface Authenticator {
   /** Who is calling, from `authorization: Bearer <api key>`; UNAUTHENTICATED otherwise. */
@@ -46,8 +46,13 @@ export function createAuthenticator(pool: Pool, options: { enabled: boolean; per
   };
 }
 
-export function requireRole(principal: Principal, role: Principal['roles'][number], action: string): void {
-  if (!principal.roles.includes(role) && !principal.roles.includes('admin')) {
-    throw new ApiError(GrpcStatus.PERMISSION_DENIED, `${action} needs the ${role} role`);
+/** The tenant's admin holds every role of its tenant; platform_admin is never implied. */
+export function hasRole(principal: Principal, role: Role): boolean {
+  return principal.roles.includes(role) || (role !== 'platform_admin' && principal.roles.includes('admin'));
+}
+
+export function requireRole(principal: Principal, role: Role, action: string): void {
+  if (!hasRole(principal, role)) {
+    throw permissionDenied(`${action} needs the ${role} role`);
   }
 }

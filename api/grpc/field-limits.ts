@@ -1,10 +1,45 @@
 import { invalidArgument } from './grpc-errors';
 
-/** Longest id-like field accepted (user, session, tool and similar ids). */
-export const maxIdLength = 256;
+/** Longest id-like field accepted (user, session, task, message, cache and similar ids), in bytes. */
+export const maxIdBytes = 256;
 
-/** An id-like text field, refused when longer than `max` characters. */
-export function boundedId(value: string, field: string, max = maxIdLength): string {
-  if (value.length > max) throw invalidArgument(`${field} is ${value.length} characters; the limit is ${max}`);
+/** An id-like text field, refused when longer than `max` bytes. */
+export function boundedId(value: string, field: string, max = maxIdBytes): string {
+  const bytes = Buffer.byteLength(value, 'utf8');
+  if (bytes > max) throw invalidArgument(`${field} is ${bytes} bytes; the limit is ${max}`);
   return value;
+}
+
+// Field names that hold an id: `id`, `*_id`, `*_key` (cache_key, idempotency keys) and `*_ids`.
+const idField = /^(id|.+_id|.+_key|.+_ids)$/;
+
+/**
+ * The first id-like string of a decoded request, at any depth, that is over the id limit, described
+ * for the caller; ids end up in indexes, paths and headers, where a huge one costs everyone. Struct
+ * values (user data) are not ids and are left to the handler's own limits.
+ */
+export function oversizedIdIn(message: unknown, path = ''): string | undefined {
+  if (Array.isArray(message)) {
+    for (const [index, item] of message.entries()) {
+      const found = oversizedIdIn(item, `${path}[${index}]`);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (typeof message !== 'object' || message === null || Buffer.isBuffer(message)) return undefined;
+  for (const [name, value] of Object.entries(message)) {
+    const field = path ? `${path}.${name}` : name;
+    const found = idField.test(name) ? oversizedIds(value, field) : name === 'fields' ? undefined : oversizedIdIn(value, field);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function oversizedIds(value: unknown, field: string): string | undefined {
+  const ids = Array.isArray(value) ? value : [value];
+  for (const [index, id] of ids.entries()) {
+    const bytes = typeof id === 'string' ? Buffer.byteLength(id, 'utf8') : 0;
+    if (bytes > maxIdBytes) return `${Array.isArray(value) ? `${field}[${index}]` : field} is ${bytes} bytes; the limit is ${maxIdBytes}`;
+  }
+  return undefined;
 }

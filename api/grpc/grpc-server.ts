@@ -3,6 +3,7 @@ import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation } from 'grpc-health-check';
 import { methodTypes, unknownEnumIn } from '../../protos/json-mapping';
 import { healthPackageDefinition, packageDefinitionOf } from '../../protos/load';
+import { oversizedIdIn } from './field-limits';
 
 export interface GrpcServer {
   port: number;
@@ -24,17 +25,17 @@ export interface GrpcServerOptions {
 
 const forceShutdownAfterMs = 10_000;
 
-/** What a request that is not a valid message of its type decodes to. */
-class UndecodableRequest {
-  constructor(readonly reason: string) {}
+/** What a request refused before any handler sees it decodes to: why it was refused. */
+class RefusedRequest {
+  constructor(readonly details: string) {}
 }
 
 /**
  * grpc-js answers bytes that do not decode with INTERNAL; they are the caller's mistake. Decoding
- * failures and unknown enum numbers become an UndecodableRequest, which the wrapped handler answers
- * with INVALID_ARGUMENT.
+ * failures, unknown enum numbers, NUL characters and oversized ids become a RefusedRequest, which the
+ * wrapped handler answers with INVALID_ARGUMENT.
  */
-function refuseUndecodable(
+function refuseInvalid(
   serviceName: string,
   definition: grpc.ServiceDefinition,
   handlers: grpc.UntypedServiceImplementation,
@@ -44,24 +45,27 @@ function refuseUndecodable(
     const decode = method.requestDeserialize;
     const { request: requestType } = methodTypes(serviceName, name);
     (method as { requestDeserialize: (bytes: Buffer) => unknown }).requestDeserialize = (bytes: Buffer) => {
+      const undecodable = (reason: string) => new RefusedRequest(`the request is not a valid ${name} request message: ${reason}`);
       let request: unknown;
       try {
         request = decode(bytes);
       } catch (err) {
-        return new UndecodableRequest(err instanceof Error ? err.message : String(err));
+        return undecodable(err instanceof Error ? err.message : String(err));
       }
       // proto3 keeps unknown enum numbers; handlers may rely on every enum being one of its names.
       const unknownEnum = unknownEnumIn(requestType, request as object);
-      if (unknownEnum) return new UndecodableRequest(`${unknownEnum} is not a known value of its enum`);
+      if (unknownEnum) return undecodable(`${unknownEnum} is not a known value of its enum`);
       // Postgres cannot store NUL, and no text Weft keeps needs one.
       const withNul = pathOfNul(request);
-      return withNul ? new UndecodableRequest(`${withNul} contains a NUL character`) : request;
+      if (withNul) return undecodable(`${withNul} contains a NUL character`);
+      const oversizedId = oversizedIdIn(request);
+      return oversizedId ? new RefusedRequest(oversizedId) : request;
     };
     const handler = handlers[name] as (call: { request: unknown; emit(event: 'error', err: unknown): void }, callback?: grpc.sendUnaryData<unknown>) => void;
     if (!handler) continue;
     wrapped[name] = ((call: { request: unknown; emit(event: 'error', err: unknown): void }, callback?: grpc.sendUnaryData<unknown>) => {
-      if (!(call.request instanceof UndecodableRequest)) return handler(call, callback);
-      const error = { code: grpc.status.INVALID_ARGUMENT, details: `the request is not a valid ${name} request message: ${call.request.reason}` };
+      if (!(call.request instanceof RefusedRequest)) return handler(call, callback);
+      const error = { code: grpc.status.INVALID_ARGUMENT, details: call.request.details };
       if (callback) callback(error);
       else call.emit('error', error);
     }) as grpc.UntypedHandleCall;
@@ -100,7 +104,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   const loaded = grpc.loadPackageDefinition(definition);
   for (const [name, handlers] of Object.entries(options.services)) {
     const definition = serviceDefinition(loaded, name);
-    server.addService(definition, refuseUndecodable(name, definition, handlers as grpc.UntypedServiceImplementation));
+    server.addService(definition, refuseInvalid(name, definition, handlers as grpc.UntypedServiceImplementation));
   }
   // Reflection lists the health service too, so `grpcurl ... grpc.health.v1.Health/Check` works.
   new ReflectionService({ ...definition, ...healthPackageDefinition() }).addToServer(server);

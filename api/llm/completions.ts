@@ -11,6 +11,8 @@ import type { CompletionChunk } from '../../protos/generated/shannon/llm/Complet
 import type { LLMServiceHandlers } from '../../protos/generated/shannon/llm/LLMService';
 import type { TokenUsage } from '../../protos/generated/shannon/common/TokenUsage';
 import { invalidArgument } from '../grpc/grpc-errors';
+import { boundedId } from '../grpc/field-limits';
+import { actingUser } from '../grpc/acting-user';
 import { conversationOf, parseArguments, samplingOf, toolCallMessage } from './llm-messages';
 import { structToJson } from '../grpc/struct';
 import { modelTierOf } from './model-tiers';
@@ -54,29 +56,28 @@ export interface CompletionDeps {
 
 /** GenerateCompletion and StreamCompletion: one model call through the gateway, metered against the caller. */
 export function completionHandlers(deps: CompletionDeps): Pick<LLMServiceHandlers, 'GenerateCompletion' | 'StreamCompletion'> {
-  /** What a call spent, against the caller's tenant and the user, session and task its metadata names. */
-  const recordUsage = (principal: Principal, metadata: TaskMetadata__Output | null, served: Served & { usage: TokenCounts }, cacheHit: boolean) =>
-    recordGatewayUsage(deps.pool, {
-      tenantId: principal.tenantId,
-      userId: metadata?.user_id || principal.userId,
-      sessionId: metadata?.session_id ?? '',
-      taskId: metadata?.task_id ?? '',
-      model: served.model,
-      provider: served.provider,
-      ...served.usage,
-      costUsd: served.costUsd,
-      cacheHit,
-      at: new Date(),
-    });
+  /**
+   * Whom a call is metered against: the caller's tenant and the user, session and task its metadata
+   * names, checked before the model is called so that every answer can be recorded.
+   */
+  const meterFor = (principal: Principal, metadata: TaskMetadata__Output | null) => ({
+    tenantId: principal.tenantId,
+    userId: actingUser(principal, metadata?.user_id, 'metadata.user_id').userId,
+    sessionId: boundedId(metadata?.session_id ?? '', 'metadata.session_id'),
+    taskId: boundedId(metadata?.task_id ?? '', 'metadata.task_id'),
+  });
+  const recordUsage = (meter: ReturnType<typeof meterFor>, served: Served & { usage: TokenCounts }, cacheHit: boolean) =>
+    recordGatewayUsage(deps.pool, { ...meter, model: served.model, provider: served.provider, ...served.usage, costUsd: served.costUsd, cacheHit, at: new Date() });
 
   const streamCompletion = async (call: ServerWritableStream<GenerateCompletionRequest__Output, CompletionChunk>) => {
     const principal = await deps.auth.authenticate(call.metadata);
+    const meter = meterFor(principal, call.request.metadata);
     const abandoned = new AbortController();
     call.on('cancelled', () => abandoned.abort());
     for await (const delta of await deps.gateway.stream({ ...modelRequest(call.request), signal: abandoned.signal })) {
       // CompletionChunk has no place for reasoning.
       if (delta.kind === 'thinking') continue;
-      if (delta.kind === 'end') await recordUsage(principal, call.request.metadata, delta, false);
+      if (delta.kind === 'end') await recordUsage(meter, delta, false);
       const chunk: CompletionChunk =
         delta.kind === 'text'
           ? { delta: delta.text }
@@ -89,6 +90,7 @@ export function completionHandlers(deps: CompletionDeps): Pick<LLMServiceHandler
 
   return {
     GenerateCompletion: authorized(deps.auth, async (request, principal) => {
+      const meter = meterFor(principal, request.metadata);
       const chat = modelRequest(request);
       // enable_caching: an identical earlier request (or the same cache_key) of the tenant answers,
       // spending nothing; only complete answers are stored.
@@ -96,7 +98,7 @@ export function completionHandlers(deps: CompletionDeps): Pick<LLMServiceHandler
       const cache = { tenantId: principal.tenantId, key, ttlSeconds: deps.cacheTtlSeconds };
       const { completion, cacheHit, remember } = await answerWithCache(deps.pool, cache, () => deps.gateway.complete(chat));
       await remember(deps.pool);
-      await recordUsage(principal, request.metadata, completion, cacheHit);
+      await recordUsage(meter, completion, cacheHit);
       return {
         completion: textOf(completion.message),
         tool_calls: completion.message.parts.flatMap((p) => (p.kind === 'tool_use' ? [toolCallMessage(p.id, p.name, p.input)] : [])),

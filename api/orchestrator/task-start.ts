@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
 import { status as GrpcStatus, type Metadata } from '@grpc/grpc-js';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { Pool } from 'pg';
 import type { Principal } from '../../core/auth/api-keys';
+import { claimSession } from '../../core/sessions/session-tenants';
 import { executionModeKey, sessionIdKey, taskStatusKey, tenantIdKey, userIdKey } from '../../workflows/search-attributes';
 import type { taskWorkflow } from '../../workflows/task-workflow';
 import type { TaskWorkflowInput } from '../../workflows/task-workflow-types';
-import { ApiError, invalidArgument } from '../grpc/grpc-errors';
+import { ApiError, invalidArgument, notFound } from '../grpc/grpc-errors';
 import { taskIdFor } from './task-ids';
 import { taskWorkflowIdOf } from '../../core/tasks/run/task-ref';
 import { workflowTenant } from './task-ownership';
@@ -26,13 +28,14 @@ export function submittedTaskId(requestedTaskId: string, metadata: Metadata, pri
 
 /**
  * Starts the task's workflow, or finds it when the task id was submitted before (a retried submit).
- * A task id another tenant already used is refused.
+ * A task id another tenant already used is refused, and so is another tenant's session.
  */
 export async function startTaskWorkflow(
-  deps: { temporal: Client; taskQueue: string },
+  deps: { temporal: Client; taskQueue: string; pool: Pool },
   input: TaskWorkflowInput,
   principal: Principal,
 ): Promise<{ workflowId: string; alreadyStarted: boolean }> {
+  if (input.sessionId && !(await claimSession(deps.pool, principal.tenantId, input.sessionId))) throw notFound(`session ${input.sessionId} not found`);
   const workflowId = taskWorkflowIdOf(input.taskId);
   try {
     await deps.temporal.workflow.start<typeof taskWorkflow>('taskWorkflow', {

@@ -4,10 +4,10 @@ import type { TemplateCatalog } from '../../core/templates/template-catalog';
 import type { SubmitTaskRequest__Output } from '../../protos/generated/shannon/orchestrator/SubmitTaskRequest';
 import type { TaskDecomposition__Output } from '../../protos/generated/shannon/orchestrator/TaskDecomposition';
 import type { TaskWorkflowInput } from '../../workflows/task-workflow-types';
-import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { Principal } from '../../core/auth/api-keys';
-import { ApiError, invalidArgument, notFound } from '../grpc/grpc-errors';
+import { invalidArgument, notFound, permissionDenied } from '../grpc/grpc-errors';
 import { boundedId } from '../grpc/field-limits';
+import { actingUser } from '../grpc/acting-user';
 import { modelTierOf } from '../llm/model-tiers';
 import { structToJson } from '../grpc/struct';
 
@@ -52,10 +52,15 @@ function templatePlan(context: Record<string, unknown>, templates: TemplateCatal
   return template.plan;
 }
 
-function positiveNumber(context: Record<string, unknown>, key: string): number | undefined {
+/** The longest a task may wait for a person's decision: 30 days. */
+export const maxApprovalTimeoutSeconds = 30 * 24 * 3600;
+
+function positiveNumber(context: Record<string, unknown>, key: string, max: number): number | undefined {
   const value = context[key];
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw invalidArgument(`context.${key} must be a positive number`);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > max) {
+    throw invalidArgument(`context.${key} must be a positive number up to ${max}`);
+  }
   return value;
 }
 
@@ -71,15 +76,15 @@ export function taskInputFrom(
   const metadata = request.metadata;
   const { principal } = caller;
   if (metadata?.tenant_id && metadata.tenant_id !== principal.tenantId) {
-    throw new ApiError(GrpcStatus.PERMISSION_DENIED, `metadata.tenant_id ${metadata.tenant_id} is not the tenant of your API key`);
+    throw permissionDenied(`metadata.tenant_id ${metadata.tenant_id} is not the tenant of your API key`);
   }
   const budget = metadata?.token_budget ?? 0;
   if (!Number.isFinite(budget) || budget < 0) throw invalidArgument('metadata.token_budget must be >= 0');
   const maxAgents = metadata?.max_agents ?? 0;
   if (maxAgents < 0) throw invalidArgument('metadata.max_agents must be >= 0');
   const context = structToJson(request.context);
-  const approvalTimeoutSeconds = positiveNumber(context, 'approval_timeout_seconds');
-  const maxIterations = positiveNumber(context, 'max_iterations');
+  const approvalTimeoutSeconds = positiveNumber(context, 'approval_timeout_seconds', maxApprovalTimeoutSeconds);
+  const maxIterations = positiveNumber(context, 'max_iterations', limits.taskDefaults.maxIterations * 10);
   const enableCaching = context.enable_caching;
   if (enableCaching !== undefined && typeof enableCaching !== 'boolean') throw invalidArgument('context.enable_caching must be true or false');
   const manual = manualPlan(request.manual_decomposition, limits.toolNames);
@@ -90,7 +95,7 @@ export function taskInputFrom(
   return {
     taskId: caller.taskId,
     tenantId: principal.tenantId,
-    userId: boundedId(metadata?.user_id ?? '', 'metadata.user_id') || principal.userId,
+    ...actingUser(principal, metadata?.user_id, 'metadata.user_id'),
     roles: [...principal.roles],
     sessionId: boundedId(metadata?.session_id ?? '', 'metadata.session_id'),
     query: request.query,
@@ -102,7 +107,7 @@ export function taskInputFrom(
       maxAgents: maxAgents > 0 ? maxAgents : defaults.maxAgents,
       taskTokenBudget: Math.floor(budget),
       ...(approvalTimeoutSeconds ? { approvalTimeoutMs: Math.round(approvalTimeoutSeconds * 1000) } : {}),
-      ...(maxIterations ? { maxIterations: Math.min(Math.floor(maxIterations), defaults.maxIterations * 10) } : {}),
+      ...(maxIterations ? { maxIterations: Math.floor(maxIterations) } : {}),
       ...(enableCaching !== undefined ? { cacheModelSteps: enableCaching } : {}),
     },
   };

@@ -2,7 +2,7 @@ import Fastify from 'fastify';
 import type * as grpc from '@grpc/grpc-js';
 import { callUnary, createServiceClient, type ServiceClient, type UnaryMethod } from '../../protos/clients';
 import { methodTypes, toJson } from '../../protos/json-mapping';
-import { grpcRequestOf, httpErrorOf, metadataOf } from './http-mapping';
+import { grpcRequestOf, httpErrorOf, metadataOf, uncarriableHeaderOf } from './http-mapping';
 import { openApiDocument, openApiPath } from './openapi';
 import { fullServiceNames, restRoutes, shannonStreamRoute, streamRoute, type RestRoute } from './routes';
 import { serveTaskEvents } from './sse';
@@ -43,6 +43,11 @@ export async function startRestGateway(options: RestGatewayOptions): Promise<Res
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => (body === '' ? done(null, undefined) : json(request, body as string, done)));
   const openApi = openApiDocument();
+  // Every route, SSE included, refuses headers it could not pass on before doing anything else.
+  app.addHook('onRequest', async (request, reply) => {
+    const problem = uncarriableHeaderOf(request.headers);
+    if (problem) return reply.code(400).send({ error: problem, code: 'INVALID_ARGUMENT', status: 'STATUS_CODE_ERROR' });
+  });
 
   for (const route of restRoutes) {
     const { request: requestType, response: responseType } = methodTypes(fullServiceNames[route.service], route.rpc);

@@ -39,6 +39,23 @@ export function grpcRequestOf(
   return fromJson(type, json);
 }
 
+/** The headers the gateway passes on to the gRPC services (as metadata). */
+const forwardedHeaders = ['authorization', 'idempotency-key', 'x-api-key', 'last-event-id'];
+
+/**
+ * Why a request's forwarded headers cannot be carried as gRPC metadata (which holds printable ASCII
+ * only), or undefined when they can.
+ */
+export function uncarriableHeaderOf(headers: Record<string, string | string[] | undefined>): string | undefined {
+  for (const name of forwardedHeaders) {
+    const value = headers[name];
+    if (value === undefined) continue;
+    if (Array.isArray(value)) return `header ${name} may be sent once`;
+    if (!/^[\x20-\x7e]*$/.test(value)) return `header ${name} must be printable ASCII`;
+  }
+  return undefined;
+}
+
 /** The caller's credentials and idempotency key, passed on to the gRPC service. */
 export function metadataOf(headers: Record<string, string | string[] | undefined>): Metadata {
   const metadata = new Metadata();

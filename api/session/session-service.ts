@@ -17,7 +17,7 @@ import type { SessionServiceHandlers } from '../../protos/generated/shannon/sess
 import type { CreateSessionRequest__Output } from '../../protos/generated/shannon/session/CreateSessionRequest';
 import type { Principal } from '../../core/auth/api-keys';
 import type { Authenticator } from '../grpc/auth';
-import { boundedId } from '../grpc/field-limits';
+import { actingUser } from '../grpc/acting-user';
 import { invalidArgument } from '../grpc/grpc-errors';
 import { pageOf } from '../grpc/paging';
 import { fromTimestamp, jsonToStruct, structToJson, toTimestamp } from '../grpc/struct';
@@ -34,14 +34,25 @@ export interface SessionDeps {
   sessions: SessionDefaults;
 }
 
+// Documented limits (README, "Input limits"): each keeps one request to a few milliseconds of work.
 const maxTtlSeconds = 365 * 24 * 3600;
-const maxHistoryLimit = 10_000;
+const maxHistoryLimit = 1_000;
+const maxMessageBytes = 256 * 1024;
+const maxContextBytes = 64 * 1024;
 const roles = new Set(['user', 'assistant', 'system']);
 const ok = { status: 'STATUS_CODE_OK' as const };
 
 function requireSessionId(sessionId: string): string {
   if (!sessionId) throw invalidArgument('session_id is required');
   return sessionId;
+}
+
+/** A session context (or an update of one) within the context limit. */
+function boundedContext(struct: Parameters<typeof structToJson>[0], field: string): Record<string, unknown> {
+  const context = structToJson(struct);
+  const bytes = Buffer.byteLength(JSON.stringify(context), 'utf8');
+  if (bytes > maxContextBytes) throw invalidArgument(`${field} is ${bytes} bytes as JSON; the limit is ${maxContextBytes}`);
+  return context;
 }
 
 /** A count that may be omitted (0: the default) but never negative or absurd. */
@@ -55,6 +66,10 @@ function historyMessageFrom(message: Message__Output | null): HistoryMessage {
   if (!message) throw invalidArgument('message is required');
   if (!roles.has(message.role)) throw invalidArgument(`message.role must be user, assistant or system, got "${message.role}"`);
   if (!message.content) throw invalidArgument('message.content is required');
+  const bytes = Buffer.byteLength(message.content, 'utf8');
+  if (bytes > maxMessageBytes) throw invalidArgument(`message.content is ${bytes} bytes; the limit is ${maxMessageBytes}`);
+  // Ids with "/" name a task's turns (<task_id>/query, <task_id>/answer); a caller may not take them.
+  if (message.id.includes('/')) throw invalidArgument('message.id may not contain "/"');
   if (message.tokens_used < 0) throw invalidArgument('message.tokens_used must be >= 0');
   const createdAt = message.timestamp ? fromTimestamp(message.timestamp) : new Date();
   if (Number.isNaN(createdAt.getTime())) throw invalidArgument('message.timestamp is out of range');
@@ -69,7 +84,7 @@ function historyMessageFrom(message: Message__Output | null): HistoryMessage {
 }
 
 async function sessionMessage(pool: Pool, conversation: Conversation, includeHistory: boolean): Promise<Session> {
-  const [history, spent] = await Promise.all([listHistory(pool, conversation.sessionId), sessionSpend(pool, conversation.tenantId, conversation.sessionId)]);
+  const [history, spent] = await Promise.all([listHistory(pool, conversation.tenantId, conversation.sessionId), sessionSpend(pool, conversation.tenantId, conversation.sessionId)]);
   return {
     id: conversation.sessionId,
     user_id: conversation.userId,
@@ -105,8 +120,8 @@ async function createSession(deps: SessionDeps, request: CreateSessionRequest__O
     {
       sessionId: randomUUID(),
       tenantId: principal.tenantId,
-      userId: boundedId(request.user_id, 'user_id') || principal.userId,
-      context: structToJson(request.initial_context),
+      userId: actingUser(principal, request.user_id, 'user_id').userId,
+      context: boundedContext(request.initial_context, 'initial_context'),
       maxHistory,
       ttlSeconds: ttl,
     },
@@ -138,7 +153,7 @@ export function createSessionService(deps: SessionDeps): SessionServiceHandlers 
         pool,
         principal.tenantId,
         requireSessionId(request.session_id),
-        { contextUpdates: structToJson(request.context_updates), extendTtlSeconds: extend },
+        { contextUpdates: boundedContext(request.context_updates, 'context_updates'), extendTtlSeconds: extend },
         new Date(),
       );
       return { success: true, new_expires_at: toTimestamp(conversation.expiresAt), ...ok, message: 'session updated' };

@@ -4,7 +4,14 @@ import type { Queryable } from '../db/transaction';
 // API keys: `weft_<key id>_<secret>`. The key id finds the row, the secret is compared by its
 // SHA-256 in constant time (the secrets are 256 random bits, so a fast hash is the right tool).
 
-export type Role = 'approver' | 'admin';
+/**
+ * approver decides approvals; act_for_users submits work for another user of the tenant (recorded as
+ * such); admin holds every role of its tenant; platform_admin manages what every tenant shares.
+ */
+export const roles = ['approver', 'act_for_users', 'admin', 'platform_admin'] as const;
+export type Role = (typeof roles)[number];
+
+export const isRole = (name: string): name is Role => (roles as readonly string[]).includes(name);
 
 export interface Principal {
   tenantId: string;

@@ -3,6 +3,7 @@
 /** A request named a model the catalog does not list (after aliases). */
 export class UnknownModelError extends Error {
   override name = 'UnknownModelError';
+  readonly permanent = true;
   constructor(readonly model: string) {
     super(`model "${model}" is not in the model catalog`);
   }

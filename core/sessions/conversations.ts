@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
 import type { Queryable } from '../db/transaction';
 import { createSessionIn, endSessionIn } from '../store/sessions';
+import { claimSession } from './session-tenants';
 import { storeTransaction } from '../store/transactions';
 import { ConversationClosedError, ConversationExpiredError, ConversationNotFoundError } from './errors';
 
@@ -72,6 +73,7 @@ function fromRow(row: ConversationRow, now: Date): Conversation {
 
 export async function createConversation(pool: Pool, input: NewConversation, now: Date): Promise<Conversation> {
   return storeTransaction(pool, async (tx) => {
+    if (!(await claimSession(tx, input.tenantId, input.sessionId))) throw new Error(`session id ${input.sessionId} belongs to another tenant`);
     await createSessionIn(tx, input.sessionId, now);
     const { rows } = await tx.query<ConversationRow>(
       `INSERT INTO conversations (session_id, tenant_id, user_id, context, max_history, model, bot_username, created_at, last_active, expires_at)

@@ -1,5 +1,7 @@
-// Typed conversation errors with stable messages; the API maps each to one gRPC status.
+// Typed conversation errors with stable messages; the API maps each to one gRPC status. None can
+// succeed on retry (`permanent`).
 export abstract class ConversationError extends Error {
+  readonly permanent = true;
   protected constructor(message: string) {
     super(message);
     this.name = new.target.name;

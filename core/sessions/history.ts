@@ -34,8 +34,13 @@ const fromRow = (row: MessageRow): HistoryMessage => ({
   createdAt: row.created_at,
 });
 
-export async function listHistory(db: Queryable, sessionId: string): Promise<HistoryMessage[]> {
-  const { rows } = await db.query<MessageRow>('SELECT * FROM conversation_messages WHERE session_id = $1 ORDER BY position', [sessionId]);
+/** The tenant's session history; another tenant's session has none. */
+export async function listHistory(db: Queryable, tenantId: string, sessionId: string): Promise<HistoryMessage[]> {
+  const { rows } = await db.query<MessageRow>(
+    `SELECT m.* FROM conversation_messages m JOIN conversations c ON c.session_id = m.session_id
+     WHERE m.session_id = $1 AND c.tenant_id = $2 ORDER BY m.position`,
+    [sessionId, tenantId],
+  );
   return rows.map(fromRow);
 }
 
@@ -64,6 +69,18 @@ export async function appendMessagesIn(tx: Queryable, sessionId: string, maxHist
   );
   const { rows } = await tx.query<{ size: string }>('SELECT count(*) AS size FROM conversation_messages WHERE session_id = $1', [sessionId]);
   return Number(rows[0]!.size);
+}
+
+/** The history of the session a task runs in, as the task's own tenant sees it (another tenant's session has none). */
+export async function listTaskSessionHistory(db: Queryable, taskId: string): Promise<HistoryMessage[]> {
+  const { rows } = await db.query<MessageRow>(
+    `SELECT m.* FROM tasks t
+       JOIN conversations c ON c.session_id = t.session_id AND c.tenant_id = t.tenant_id
+       JOIN conversation_messages m ON m.session_id = c.session_id
+     WHERE t.task_id = $1 ORDER BY m.position`,
+    [taskId],
+  );
+  return rows.map(fromRow);
 }
 
 export function addMessages(pool: Pool, tenantId: string, sessionId: string, messages: readonly HistoryMessage[], now: Date): Promise<number> {

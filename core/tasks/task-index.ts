@@ -42,6 +42,7 @@ interface TaskRow {
   run_id: string;
   tenant_id: string;
   user_id: string;
+  submitted_by: string;
   session_id: string;
   query: string;
   mode: ExecutionMode;
@@ -62,10 +63,10 @@ interface TaskRow {
 
 export async function insertTask(tx: Queryable, task: NewTask): Promise<void> {
   await tx.query(
-    `INSERT INTO tasks (task_id, workflow_id, run_id, tenant_id, user_id, session_id, query, mode, status, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+    `INSERT INTO tasks (task_id, workflow_id, run_id, tenant_id, user_id, submitted_by, session_id, query, mode, status, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
      ON CONFLICT (task_id) DO NOTHING`,
-    [task.taskId, task.workflowId, task.runId, task.tenantId, task.userId, task.sessionId, task.query, task.mode, task.status, task.createdAt],
+    [task.taskId, task.workflowId, task.runId, task.tenantId, task.userId, task.submittedBy ?? '', task.sessionId, task.query, task.mode, task.status, task.createdAt],
   );
 }
 
@@ -109,6 +110,7 @@ function toTaskRecord(row: TaskRow): TaskRecord {
     runId: row.run_id,
     tenantId: row.tenant_id,
     userId: row.user_id,
+    ...(row.submitted_by ? { submittedBy: row.submitted_by } : {}),
     sessionId: row.session_id,
     query: row.query,
     mode: row.mode,

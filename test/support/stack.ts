@@ -93,7 +93,7 @@ export interface TestStack {
   api: ApiServer;
   /** What the API runs on, to start more API servers on the same stack. */
   apiDeps: ApiDeps;
-  /** An authenticated client: the key of a fresh tenant, with the approver role. */
+  /** An authenticated client: the key of a fresh tenant, with the approver and act_for_users roles. */
   orchestrator: OrchestratorServiceClient;
   principal: Principal;
   apiKey: string;
@@ -150,7 +150,8 @@ export async function startTestStack(
     clients.push(client);
     return client;
   };
-  const principal: Principal = { tenantId: `tenant-${randomUUID()}`, userId: 'tester', roles: ['approver'] };
+  // Like a front end serving many users of its tenant: it decides approvals and acts for its users.
+  const principal: Principal = { tenantId: `tenant-${randomUUID()}`, userId: 'tester', roles: ['approver', 'act_for_users'] };
   const apiKey = await newApiKey(principal);
   const orchestrator = createOrchestratorClient(`127.0.0.1:${api.port}`, { apiKey });
   clients.push(orchestrator);

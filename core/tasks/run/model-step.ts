@@ -4,7 +4,7 @@ import { compressHistory, type HistoryPolicy } from '../../llm/history-compressi
 import { findModel } from '../../llm/model-catalog';
 import { costOf } from '../../llm/pricing';
 import type { ModelTier } from '../../orchestration/plan';
-import { listHistory } from '../../sessions/history';
+import { listTaskSessionHistory } from '../../sessions/history';
 import type { RecordInput, StoredRecord } from '../../store';
 import { decodeTranscriptRecord, readRunLog, replayRunLogRecords, textOf, userText, type Message, type Part } from '../../transcript';
 import { recordStepUsage } from '../task-usage';
@@ -74,7 +74,7 @@ function replyOf(message: Message, model: string, usage: TokenCounts, costUsd: n
  */
 async function conversationSoFar(pool: Pool, input: ModelStepInput): Promise<Message[]> {
   if (!input.sessionId || input.runAgentId) return [];
-  const history = await listHistory(pool, input.sessionId);
+  const history = await listTaskSessionHistory(pool, input.taskId);
   return history.flatMap((m): Message[] => (m.role === 'system' || m.content === '' ? [] : [{ role: m.role, parts: [{ kind: 'text', text: m.content }] }]));
 }
 

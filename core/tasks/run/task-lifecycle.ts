@@ -77,7 +77,7 @@ async function startTask({ store, pool, tools }: TaskRunDeps, input: StartTaskIn
       if (!(err instanceof SessionEndedError)) throw err;
     });
   }
-  const labels = { task_id: input.taskId, tenant_id: input.tenantId, user_id: input.userId };
+  const labels = { task_id: input.taskId, tenant_id: input.tenantId, user_id: input.userId, ...(input.submittedBy ? { submitted_by: input.submittedBy } : {}) };
   const command = {
     runId: owner.runId,
     agentId: owner.runAgentId,
@@ -96,6 +96,7 @@ async function startTask({ store, pool, tools }: TaskRunDeps, input: StartTaskIn
       runId: owner.runId,
       tenantId: input.tenantId,
       userId: input.userId,
+      ...(input.submittedBy ? { submittedBy: input.submittedBy } : {}),
       sessionId: input.sessionId,
       query: input.query,
       mode: input.mode,

@@ -10,6 +10,8 @@ export interface TaskRef {
   roles?: string[];
   /** '' when the task runs outside a session. */
   sessionId: string;
+  /** The key's user when it submitted the task for userId (the act_for_users role). */
+  submittedBy?: string;
 }
 
 /**
@@ -63,5 +65,6 @@ export function taskRefOf(source: TaskRef): TaskRef {
     userId: source.userId,
     ...(source.roles ? { roles: source.roles } : {}),
     sessionId: source.sessionId,
+    ...(source.submittedBy ? { submittedBy: source.submittedBy } : {}),
   };
 }

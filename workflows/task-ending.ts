@@ -1,0 +1,58 @@
+import { ApplicationFailure, patched, upsertSearchAttributes } from '@temporalio/workflow';
+import { lifecycleActivities } from './activity-stubs';
+import { taskFailedType, type TaskView } from './messages';
+import { taskStatusKey } from './search-attributes';
+import { failed, failureMessageOf, type TaskOutcome } from './task-outcomes';
+import type { TaskWorkflowInput, TaskWorkflowResult } from './task-workflow-types';
+
+const { finishTask } = lifecycleActivities;
+const unrecordableEndPatch = 'unrecordable-end-fails-task';
+
+interface EndingTask {
+  input: TaskWorkflowInput;
+  /** The task's own run. */
+  runId: string;
+  view: TaskView;
+}
+
+/**
+ * Records the task's end and ends the workflow with it: its result, or (for a failed task) a
+ * failure carrying the result, so the Web UI shows the task failed.
+ */
+export async function finishTaskRun(task: EndingTask, outcome: TaskOutcome): Promise<TaskWorkflowResult> {
+  const end = await recordEnd(task, outcome);
+  const { view } = task;
+  view.status = end.status;
+  view.progress = 1;
+  upsertSearchAttributes([{ key: taskStatusKey, value: end.status }]);
+  const result: TaskWorkflowResult = {
+    status: end.status,
+    mode: view.mode,
+    result: end.result,
+    errorMessage: end.errorMessage,
+    modelUsed: end.model,
+    tokens: view.tokens,
+    costUsd: view.costUsd,
+    ...(end.code ? { code: end.code } : {}),
+  };
+  if (end.status === 'FAILED') throw ApplicationFailure.nonRetryable(`task failed: ${end.code ? `${end.code}: ` : ''}${end.errorMessage}`, taskFailedType, result);
+  return result;
+}
+
+/**
+ * Records the task's end. An end that cannot be recorded (a permanent store error, or the store
+ * activities' retry budget spent) is replaced by a failure naming why, so the store never keeps a
+ * finished task RUNNING; when even that cannot be recorded, the workflow fails.
+ */
+async function recordEnd({ input, runId }: EndingTask, end: TaskOutcome): Promise<TaskOutcome> {
+  const record = (outcome: TaskOutcome) => finishTask({ taskId: input.taskId, runId, sessionId: input.sessionId, ...outcome, finishedAtMs: Date.now() });
+  try {
+    await record(end);
+    return end;
+  } catch (err) {
+    if (!patched(unrecordableEndPatch)) throw err;
+    const instead = failed(`the task's end (${end.status}) could not be recorded: ${failureMessageOf(err)}`, end.model);
+    await record(instead);
+    return instead;
+  }
+}
