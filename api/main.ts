@@ -7,7 +7,7 @@ import { startEventFeed } from '../core/events/event-feed';
 import { createModelGateway } from '../core/llm/gateway';
 import { loadTemplateCatalog } from '../core/templates/template-catalog';
 import { configuredToolSourceKeys, createWeftToolRegistry, startToolSources } from '../core/tools';
-import { createAuthenticator } from './grpc/auth';
+import { startAuthenticator } from './grpc/auth';
 import { startApiServer } from './server';
 
 async function main(): Promise<void> {
@@ -21,6 +21,7 @@ async function main(): Promise<void> {
   const toolSources = await startToolSources(tools, config, { database: { url: config.databaseUrl, pool } });
   const connection = await Connection.connect({ address: config.temporal.address });
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
+  const auth = await startAuthenticator({ pool, databaseUrl: config.databaseUrl, enabled: config.authEnabled, perMinute: config.rateLimitPerMinute });
   const server = await startApiServer(
     {
       temporal,
@@ -30,7 +31,7 @@ async function main(): Promise<void> {
       taskDefaults: config.task,
       tools,
       templates: loadTemplateCatalog(config.templatesDir, tools.list().map((t) => t.name)),
-      auth: createAuthenticator(pool, { enabled: config.authEnabled, perMinute: config.rateLimitPerMinute }),
+      auth,
       events,
       sessions: config.sessions,
       gateway: createModelGateway(config.catalog, { aliases: config.modelAliases, pool }),
@@ -53,6 +54,7 @@ async function main(): Promise<void> {
     stopping = true;
     console.log(`api received ${signal}, draining`);
     await server.shutdown();
+    await auth.close();
     await toolSources.close();
     await events.close();
     await connection.close();

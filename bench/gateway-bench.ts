@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import OpenAI from 'openai';
 import type { Pool } from 'pg';
-import { createAuthenticator } from '../api/grpc/auth';
+import { startAuthenticator } from '../api/grpc/auth';
 import { startGrpcServer } from '../api/grpc/grpc-server';
 import { createLlmService } from '../api/llm/llm-service';
 import { createApiKey } from '../core/auth/api-keys';
@@ -64,7 +64,7 @@ async function overhead(provider: ScriptedModelServer, pool: Pool): Promise<Summ
 }
 
 async function cacheHits(provider: ScriptedModelServer, pool: Pool): Promise<Summary[]> {
-  const auth = createAuthenticator(pool, { enabled: true });
+  const auth = await startAuthenticator({ pool, databaseUrl: process.env.DATABASE_URL!, enabled: true });
   const gateway = createModelGateway(testCatalog(provider.baseURL));
   const tools = createWeftToolRegistry({ ...loadConfig({}), workspaceDir: mkdtempSync(path.join(tmpdir(), 'weft-bench-')) });
   const server = await startGrpcServer({
@@ -90,6 +90,7 @@ async function cacheHits(provider: ScriptedModelServer, pool: Pool): Promise<Sum
   } finally {
     llm.close();
     await server.shutdown();
+    await auth.close();
   }
 }
 

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { Client, Connection } from '@temporalio/client';
 import { startEventFeed } from '../core/events/event-feed';
-import { createAuthenticator } from '../api/grpc/auth';
+import { startAuthenticator } from '../api/grpc/auth';
 import { ephemeralListen, startApiServer } from '../api/server';
 import { createApiKey } from '../core/auth/api-keys';
 import { createPool } from '../core/db/database';
@@ -50,6 +50,7 @@ async function closedLoop(name: string, runOne: () => Promise<unknown>): Promise
 async function startBenchApi(temporal: Client, pool: Pool, taskQueue: string, modelBaseURL: string) {
   const events = await startEventFeed(process.env.DATABASE_URL!);
   const tools = testToolRegistry();
+  const auth = await startAuthenticator({ pool, databaseUrl: process.env.DATABASE_URL!, enabled: true });
   const api = await startApiServer(
     {
       temporal,
@@ -59,7 +60,7 @@ async function startBenchApi(temporal: Client, pool: Pool, taskQueue: string, mo
       taskDefaults: testTaskSettings(),
       tools,
       templates: loadTemplateCatalog(loadConfig({}).templatesDir, tools.list().map((t) => t.name)),
-      auth: createAuthenticator(pool, { enabled: true }),
+      auth,
       events,
       sessions: { ttlSeconds: 3600, maxHistory: 100 },
       gateway: createModelGateway(testCatalog(modelBaseURL)),
@@ -68,7 +69,7 @@ async function startBenchApi(temporal: Client, pool: Pool, taskQueue: string, mo
     },
     ephemeralListen(),
   );
-  return { api, events };
+  return { api, events, auth };
 }
 
 async function main(): Promise<void> {
@@ -96,7 +97,7 @@ async function main(): Promise<void> {
   const bareWorker = await startReadyProcess('bench/bare-worker.ts', { WEFT_TASK_QUEUE: bareQueue });
   const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const temporal = new Client({ connection });
-  const { api, events } = await startBenchApi(temporal, pool, weftQueue, model.baseURL);
+  const { api, events, auth } = await startBenchApi(temporal, pool, weftQueue, model.baseURL);
   const apiKey = await createApiKey(pool, { tenantId: 'bench', userId: 'bench', roles: [] });
   const orchestrator = createOrchestratorClient(`127.0.0.1:${api.port}`, { apiKey });
   const standardTask = async (query = `bench question ${randomUUID()}`) => {
@@ -135,6 +136,7 @@ async function main(): Promise<void> {
   } finally {
     orchestrator.close();
     await api.shutdown();
+    await auth.close();
     await events.close();
     await connection.close();
     await stop(weftWorker);

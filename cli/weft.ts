@@ -2,7 +2,9 @@
 // The `weft` command: talk to a running Weft API (`npm run weft -- --help`).
 import { existsSync, readFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { createApiKey, type Role } from '../core/auth/api-keys';
+import type { Pool } from 'pg';
+import { createApiKey, isRole, roles } from '../core/auth/api-keys';
+import { listApiKeys, revokeApiKey, rotateApiKey } from '../core/auth/key-management';
 import { loadConfig } from '../core/config';
 import { createPool } from '../core/db/database';
 import { devApiKeyFile } from '../infra/dev-api-key';
@@ -15,6 +17,13 @@ import type { SubmitTaskResponse__Output } from '../protos/generated/shannon/orc
 
 const program = new Command('weft').description('Weft: durable AI-agent orchestration on Temporal');
 program.option('--api <address>', 'Weft gRPC API address', process.env.WEFT_API_ADDRESS ?? '127.0.0.1:50052');
+
+/** A commander option parser for a number >= 0. */
+function positiveNumberOption(text: string): number {
+  const value = Number(text);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`expected a number >= 0, got "${text}"`);
+  return value;
+}
 
 const unfinished = new Set(['TASK_STATUS_QUEUED', 'TASK_STATUS_RUNNING']);
 
@@ -53,19 +62,19 @@ program
   .command('submit')
   .description('submit a task')
   .argument('<query>', 'what the task should do')
-  .option('--user <id>', 'user id', process.env.USER ?? 'cli')
+  .option('--user <id>', "act for this user of the key's tenant (needs the act_for_users role); the key's own user by default")
   .option('--session <id>', 'session id to continue')
   .option('--task-id <id>', 'task id (a repeated submit returns the same task)')
   .option('--watch', 'wait and print the result')
   .option('--no-decompose', 'always one agent (STANDARD); by default the complexity analysis picks the mode')
   .option('--approval', 'require human approval before the task runs')
-  .action(async (query: string, options: { user: string; session?: string; taskId?: string; watch?: boolean; decompose: boolean; approval?: boolean }) => {
+  .action(async (query: string, options: { user?: string; session?: string; taskId?: string; watch?: boolean; decompose: boolean; approval?: boolean }) => {
     const orchestrator = client();
     const request: SubmitTaskRequest = {
       query,
       auto_decompose: options.decompose,
       require_approval: Boolean(options.approval),
-      metadata: { user_id: options.user, session_id: options.session ?? '', task_id: options.taskId ?? '' },
+      metadata: { user_id: options.user ?? '', session_id: options.session ?? '', task_id: options.taskId ?? '' },
     };
     const submitted = await callUnary<SubmitTaskRequest, SubmitTaskResponse__Output>(
       orchestrator.SubmitTask,
@@ -94,23 +103,61 @@ program
   .argument('<task>', 'task id')
   .action(async (taskId: string) => printStatus(await getStatus(taskId)));
 
-program
-  .command('keys')
-  .description('manage API keys (talks to the database named by DATABASE_URL)')
+const keys = program.command('keys').description('manage API keys (talks to the database named by DATABASE_URL)');
+
+/** Runs one key operation on a one-connection pool. */
+async function withKeyStore<T>(work: (pool: Pool) => Promise<T>): Promise<T> {
+  const pool = createPool(loadConfig().databaseUrl, 1);
+  try {
+    return await work(pool);
+  } finally {
+    await pool.end();
+  }
+}
+
+keys
   .command('create')
   .description('create an API key; it is shown once')
   .requiredOption('--tenant <id>', 'tenant the key belongs to')
   .requiredOption('--user <id>', 'user the key acts as')
-  .option('--role <role...>', 'approver and/or admin', [])
-  .action(async (options: { tenant: string; user: string; role: string[] }) => {
-    const roles = options.role.filter((r): r is Role => r === 'approver' || r === 'admin');
-    if (roles.length !== options.role.length) throw new Error('roles are approver and admin');
-    const pool = createPool(loadConfig().databaseUrl, 1);
-    try {
-      console.log(await createApiKey(pool, { tenantId: options.tenant, userId: options.user, roles }));
-    } finally {
-      await pool.end();
+  .option('--role <role...>', `any of ${roles.join(', ')}`, [])
+  .option('--expires-in-days <days>', 'the key stops working after this many days', positiveNumberOption)
+  .action(async (options: { tenant: string; user: string; role: string[]; expiresInDays?: number }) => {
+    const unknown = options.role.filter((role) => !isRole(role));
+    if (unknown.length > 0) throw new Error(`unknown role ${unknown.join(', ')}: roles are ${roles.join(', ')}`);
+    const expiresAt = options.expiresInDays ? new Date(Date.now() + options.expiresInDays * 86_400_000) : undefined;
+    const principal = { tenantId: options.tenant, userId: options.user, roles: options.role.filter(isRole) };
+    console.log(await withKeyStore((pool) => createApiKey(pool, principal, expiresAt ? { expiresAt } : {})));
+  });
+
+keys
+  .command('list')
+  .description('list keys (never their secrets)')
+  .option('--tenant <id>', 'only this tenant\'s keys')
+  .action(async (options: { tenant?: string }) => {
+    const found = await withKeyStore((pool) => listApiKeys(pool, options.tenant ? { tenantId: options.tenant } : {}));
+    for (const key of found) {
+      const state = key.revokedAt ? `revoked ${key.revokedAt.toISOString()}` : key.expiresAt ? `expires ${key.expiresAt.toISOString()}` : 'active';
+      console.log([key.keyId, key.tenantId, key.userId, key.roles.join(',') || '-', state].join('\t'));
     }
+  });
+
+keys
+  .command('revoke')
+  .description('revoke a key now: every API process refuses it at once and ends its open streams')
+  .argument('<key-id>', 'the id between "weft_" and the secret, as `keys list` shows it')
+  .action(async (keyId: string) => {
+    await withKeyStore((pool) => revokeApiKey(pool, keyId));
+    console.log(`revoked ${keyId}`);
+  });
+
+keys
+  .command('rotate')
+  .description('a new key for the same tenant, user and roles; the old one is revoked (or expires after --grace-seconds)')
+  .argument('<key-id>', 'the key to replace')
+  .option('--grace-seconds <seconds>', 'keep the old key working this long', positiveNumberOption, 0)
+  .action(async (keyId: string, options: { graceSeconds: number }) => {
+    console.log(await withKeyStore((pool) => rotateApiKey(pool, keyId, options.graceSeconds)));
   });
 
 program

@@ -16,6 +16,7 @@ import { startTaskWorkflow, submittedTaskId } from '../orchestrator/task-start';
 import { submissionLimits } from '../orchestrator/task-submission';
 import { discoverTools, toolCapabilityOf } from './tool-capabilities';
 import { authorized, authorizedCall, send, serverStream } from '../grpc/unary';
+import { streamLifetime } from '../grpc/stream-lifetime';
 
 export type AgentDeps = OrchestratorDeps & EventTailDeps & { sandboxMemoryMb: number };
 
@@ -87,13 +88,11 @@ export function createAgentService(deps: AgentDeps): AgentService {
   const stream = async (call: ServerWritableStream<ExecuteTaskRequest__Output, TaskUpdate>) => {
     const principal = await deps.auth.authenticate(call.metadata);
     const { taskId, workflowId, timeoutSeconds } = await start(call.request, principal, call.metadata);
-    const ending = new AbortController();
-    open.add(ending);
-    call.on('cancelled', () => ending.abort());
+    const lifetime = streamLifetime(call, deps.auth, principal, open);
     // The stream itself ends with the task's final event.
     const timeout = cancelOnTimeout(deps.temporal, workflowId, timeoutSeconds);
     try {
-      for await (const event of tailTaskEvents(deps, workflowId, 0, ending.signal)) {
+      for await (const event of tailTaskEvents(deps, workflowId, 0, lifetime.signal)) {
         const update = agentUpdate(taskId, event);
         // The last update carries the answer (or what went wrong) rather than a lifecycle line.
         if (update.progress === 1) {
@@ -102,8 +101,9 @@ export function createAgentService(deps: AgentDeps): AgentService {
         }
         await send(call, update);
       }
+      lifetime.throwIfKeyRevoked();
     } finally {
-      open.delete(ending);
+      lifetime.release();
       timeout.clear();
     }
   };

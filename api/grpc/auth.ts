@@ -1,22 +1,45 @@
 import { status as GrpcStatus, type Metadata } from '@grpc/grpc-js';
 import type { Pool } from 'pg';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import { verifyApiKey, type Principal, type Role } from '../../core/auth/api-keys';
+import { apiKeyChannel, isKeyUsable, verifyApiKey, type Principal, type Role } from '../../core/auth/api-keys';
+import { listenFor } from '../../core/db/notification-listener';
 import { ApiError, permissionDenied } from './grpc-errors';
+import { createKeyWatchers } from './key-watchers';
 
 export interface Authenticator {
   /** Who is calling, from `authorization: Bearer <api key>`; UNAUTHENTICATED otherwise. */
   authenticate(metadata: Metadata): Promise<Principal>;
+  /**
+   * A signal that aborts when the principal's key is revoked or expires, for work that outlives one
+   * call (streams). `release` stops watching.
+   */
+  watch(principal: Principal): { signal: AbortSignal; release(): void };
+  close(): Promise<void>;
 }
 
 /** With authentication off every caller is this principal (and the API logs a warning at start). */
 export const unauthenticatedPrincipal: Principal = { tenantId: 'default', userId: 'anonymous', roles: ['approver', 'admin'] };
 
+/** Why a watched stream ends when its key stops being valid. */
+export const keyRevokedError = () => new ApiError(GrpcStatus.UNAUTHENTICATED, 'API key revoked or expired');
+
+// Verified keys are remembered briefly so a busy client does not cost a query per call; a change
+// to a key (NOTIFY) drops it at once, so the cache never outlives a revocation.
 const cacheMs = 30_000;
 
-export function createAuthenticator(pool: Pool, options: { enabled: boolean; perMinute?: number }): Authenticator {
-  // Verified keys are remembered briefly so a busy client does not cost a query per call.
+export interface AuthenticatorOptions {
+  pool: Pool;
+  /** Where key changes are announced (LISTEN needs a connection of its own). */
+  databaseUrl: string;
+  enabled: boolean;
+  perMinute?: number;
+}
+
+export async function startAuthenticator(options: AuthenticatorOptions): Promise<Authenticator> {
+  const { pool } = options;
   const verified = new Map<string, { principal: Principal; until: number }>();
+  const expiries = new Map<string, Date | undefined>();
+  const streams = createKeyWatchers((keyId) => isKeyUsable(pool, keyId));
   const limiter = options.perMinute ? new RateLimiterMemory({ points: options.perMinute, duration: 60 }) : undefined;
   const limit = async (key: string) => {
     try {
@@ -26,6 +49,27 @@ export function createAuthenticator(pool: Pool, options: { enabled: boolean; per
       throw new ApiError(GrpcStatus.RESOURCE_EXHAUSTED, `rate limit of ${options.perMinute} calls a minute reached; retry in ${Math.ceil(err.msBeforeNext / 1000)} s`);
     }
   };
+  const changed = (keyId: string) => {
+    for (const [key, entry] of verified) if (entry.principal.keyId === keyId) verified.delete(key);
+    expiries.delete(keyId);
+    streams.recheck(keyId);
+  };
+  const listener = options.enabled
+    ? await listenFor(
+        options.databaseUrl,
+        apiKeyChannel,
+        {
+          notified: changed,
+          // Changes announced while the connection was down are lost: forget every key, re-check watched ones.
+          reconnected: () => {
+            verified.clear();
+            streams.recheckAll();
+          },
+        },
+        (line) => console.error(`API keys: ${line}`),
+      )
+    : undefined;
+
   return {
     async authenticate(metadata) {
       if (!options.enabled) return unauthenticatedPrincipal;
@@ -37,11 +81,21 @@ export function createAuthenticator(pool: Pool, options: { enabled: boolean; per
         await limit(key);
         return cached.principal;
       }
-      const principal = await verifyApiKey(pool, key);
-      if (!principal) throw new ApiError(GrpcStatus.UNAUTHENTICATED, 'invalid or revoked API key');
-      verified.set(key, { principal, until: Date.now() + cacheMs });
+      const found = await verifyApiKey(pool, key);
+      if (!found) throw new ApiError(GrpcStatus.UNAUTHENTICATED, 'invalid, expired or revoked API key');
+      verified.set(key, { principal: found.principal, until: Math.min(Date.now() + cacheMs, found.expiresAt?.getTime() ?? Infinity) });
+      expiries.set(found.principal.keyId!, found.expiresAt);
       await limit(key);
-      return principal;
+      return found.principal;
+    },
+
+    watch(principal) {
+      if (!principal.keyId) return { signal: new AbortController().signal, release: () => undefined };
+      return streams.watch(principal.keyId, expiries.get(principal.keyId));
+    },
+
+    async close() {
+      await listener?.close();
     },
   };
 }

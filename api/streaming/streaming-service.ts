@@ -9,6 +9,7 @@ import type { TaskUpdate } from '../../protos/generated/shannon/orchestrator/Tas
 import type { Authenticator } from '../grpc/auth';
 import { invalidArgument } from '../grpc/grpc-errors';
 import { send, serverStream } from '../grpc/unary';
+import { streamLifetime } from '../grpc/stream-lifetime';
 import { toTimestamp } from '../grpc/struct';
 import { tailTaskEvents } from './task-event-tail';
 import { ownTaskOf } from '../orchestrator/task-ownership';
@@ -71,18 +72,17 @@ export function createStreamingService(deps: StreamingDeps): StreamingService {
     await ownTaskOf(deps, request.workflow_id, principal);
 
     const wanted = (event: TaskEvent) => request.types.length === 0 || request.types.includes(event.type);
-    const ending = new AbortController();
-    open.add(ending);
-    call.on('cancelled', () => ending.abort());
+    const lifetime = streamLifetime(call, deps.auth, principal, open);
     try {
       // Headers once the stream is live: a client (and the SSE gateway) then knows it is accepted and
       // that nothing appended from now on can be missed, even before the first event arrives.
       const live = () => call.sendMetadata(new Metadata());
-      for await (const event of tailTaskEvents(deps, request.workflow_id, after, ending.signal, live)) {
+      for await (const event of tailTaskEvents(deps, request.workflow_id, after, lifetime.signal, live)) {
         if (wanted(event)) await send(call, toUpdate(event));
       }
+      lifetime.throwIfKeyRevoked();
     } finally {
-      open.delete(ending);
+      lifetime.release();
     }
   }
 

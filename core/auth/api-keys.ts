@@ -17,34 +17,56 @@ export interface Principal {
   tenantId: string;
   userId: string;
   roles: Role[];
+  /** The key the caller authenticated with (absent when authentication is off). */
+  keyId?: string;
 }
+
+/** What an API key is, without its secret. */
+export interface ApiKeyInfo extends Required<Principal> {
+  createdAt: Date;
+  expiresAt?: Date;
+  revokedAt?: Date;
+}
+
+/** Keys are changed through this channel's NOTIFY (a trigger on api_keys), payload: the key id. */
+export const apiKeyChannel = 'weft_api_keys';
 
 const keyPattern = /^weft_([a-z0-9]{12})_([A-Za-z0-9_-]{43})$/;
 const sha256 = (secret: string) => createHash('sha256').update(secret).digest();
 
-export async function createApiKey(db: Queryable, principal: Principal): Promise<string> {
+/** A new key for the principal, valid until `expiresAt` if given. The key is returned once and never stored. */
+export async function createApiKey(db: Queryable, principal: Principal, options: { expiresAt?: Date } = {}): Promise<string> {
   if (!principal.tenantId || !principal.userId) throw new Error('an API key needs a tenant and a user');
   const keyId = randomBytes(9).toString('base64url').toLowerCase().replace(/[^a-z0-9]/g, '0').slice(0, 12);
   const secret = randomBytes(32).toString('base64url');
-  await db.query('INSERT INTO api_keys (key_id, secret_sha256, tenant_id, user_id, roles) VALUES ($1, $2, $3, $4, $5)', [
+  await db.query('INSERT INTO api_keys (key_id, secret_sha256, tenant_id, user_id, roles, expires_at) VALUES ($1, $2, $3, $4, $5, $6)', [
     keyId,
     sha256(secret),
     principal.tenantId,
     principal.userId,
     principal.roles,
+    options.expiresAt ?? null,
   ]);
   return `weft_${keyId}_${secret}`;
 }
 
-/** The principal a key stands for, or undefined for a malformed, unknown or revoked key. */
-export async function verifyApiKey(db: Queryable, key: string): Promise<Principal | undefined> {
+/** The principal a key stands for and until when, or undefined for a malformed, unknown, expired or revoked key. */
+export async function verifyApiKey(db: Queryable, key: string): Promise<{ principal: Principal; expiresAt?: Date } | undefined> {
   const match = keyPattern.exec(key);
   if (!match) return undefined;
-  const rows = await db.query<{ secret_sha256: Buffer; tenant_id: string; user_id: string; roles: Role[] }>(
-    'SELECT secret_sha256, tenant_id, user_id, roles FROM api_keys WHERE key_id = $1 AND revoked_at IS NULL',
+  const rows = await db.query<{ secret_sha256: Buffer; tenant_id: string; user_id: string; roles: Role[]; expires_at: Date | null }>(
+    `SELECT secret_sha256, tenant_id, user_id, roles, expires_at FROM api_keys
+     WHERE key_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
     [match[1]],
   );
   const row = rows.rows[0];
   if (!row || !timingSafeEqual(row.secret_sha256, sha256(match[2]!))) return undefined;
-  return { tenantId: row.tenant_id, userId: row.user_id, roles: row.roles };
+  const principal = { tenantId: row.tenant_id, userId: row.user_id, roles: row.roles, keyId: match[1]! };
+  return { principal, ...(row.expires_at ? { expiresAt: row.expires_at } : {}) };
+}
+
+/** Whether a key id is still usable (not revoked, not expired). */
+export async function isKeyUsable(db: Queryable, keyId: string): Promise<boolean> {
+  const { rowCount } = await db.query('SELECT 1 FROM api_keys WHERE key_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())', [keyId]);
+  return rowCount === 1;
 }

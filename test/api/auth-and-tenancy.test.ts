@@ -1,5 +1,5 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { createAuthenticator } from '../../api/grpc/auth';
+import { startAuthenticator } from '../../api/grpc/auth';
 import { ephemeralListen, startApiServer } from '../../api/server';
 import { createOrchestratorClient } from '../../protos/clients';
 import { getTaskStatus, grpcError, submitTask, waitForFinish } from '../support/grpc';
@@ -29,7 +29,8 @@ describe('authentication', () => {
 
 describe('rate limits', () => {
   it('answers RESOURCE_EXHAUSTED once a key has used its calls for the minute', async () => {
-    const limited = await startApiServer({ ...stack.apiDeps, auth: createAuthenticator(stack.pool, { enabled: true, perMinute: 2 }) }, ephemeralListen());
+    const auth = await startAuthenticator({ pool: stack.pool, databaseUrl: process.env.DATABASE_URL!, enabled: true, perMinute: 2 });
+    const limited = await startApiServer({ ...stack.apiDeps, auth }, ephemeralListen());
     const client = createOrchestratorClient(`127.0.0.1:${limited.port}`, { apiKey: stack.apiKey });
     for (let call = 0; call < 2; call++) expect((await grpcError(getTaskStatus(client, 'nope'))).code).toBe(GrpcStatus.NOT_FOUND);
     const exhausted = await grpcError(getTaskStatus(client, 'nope'));
@@ -37,6 +38,7 @@ describe('rate limits', () => {
     expect(exhausted.details).toMatch(/^rate limit of 2 calls a minute reached; retry in \d+ s$/);
     client.close();
     await limited.shutdown();
+    await auth.close();
   });
 });
 

@@ -7,7 +7,7 @@ import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { Pool } from 'pg';
 import { createActivities } from '../../activities';
 import { startEventFeed } from '../../core/events/event-feed';
-import { createAuthenticator } from '../../api/grpc/auth';
+import { startAuthenticator } from '../../api/grpc/auth';
 import { ephemeralListen, startApiServer, type ApiDeps, type ApiServer } from '../../api/server';
 import { createApiKey, type Principal } from '../../core/auth/api-keys';
 import { createPool } from '../../core/db/database';
@@ -124,6 +124,7 @@ export async function startTestStack(
   const clientConnection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const temporal = new Client({ connection: clientConnection, namespace: 'default' });
   const events = await startEventFeed(process.env.DATABASE_URL!);
+  const auth = await startAuthenticator({ pool, databaseUrl: process.env.DATABASE_URL!, enabled: true });
   const apiDeps: ApiDeps = {
     temporal,
     pool,
@@ -132,7 +133,7 @@ export async function startTestStack(
     taskDefaults: testTaskSettings(options.settings),
     tools,
     templates: loadTemplateCatalog(loadConfig({}).templatesDir, tools.list().map((t) => t.name)),
-    auth: createAuthenticator(pool, { enabled: true }),
+    auth,
     events,
     sessions: loadConfig({}).sessions,
     gateway: createModelGateway((options.catalog ?? testCatalog)(model.baseURL), { aliases: testAliases }),
@@ -179,6 +180,7 @@ export async function startTestStack(
     async stop() {
       for (const client of clients) client.close();
       await api.shutdown();
+      await auth.close();
       await events.close();
       await worker.stop();
       await clientConnection.close();
