@@ -38,7 +38,7 @@ async function main(): Promise<void> {
       cacheTtlSeconds: config.llm.cacheTtlSeconds,
       sandboxMemoryMb: config.sandbox.memoryMb,
       configuredToolSources: configuredToolSourceKeys(config),
-      toolSourceAllowlists: { mcp: config.outbound.mcpAllowedDomains, openapi: config.outbound.openapiAllowedDomains },
+      toolSourceRules: { allowlists: { mcp: config.outbound.mcpAllowedDomains, openapi: config.outbound.openapiAllowedDomains }, ...config.runtimeSources },
     },
     config.listen,
   );

@@ -8,7 +8,8 @@ import { startRestGateway } from './rest/gateway';
 import { createOrchestratorService, type OrchestratorDeps } from './orchestrator/orchestrator-service';
 import { createSessionService, type SessionDefaults } from './session/session-service';
 import { createStreamingService } from './streaming/streaming-service';
-import type { SourceAllowlists } from '../core/tools/tool-source-store';
+import { defaultToolSecretPrefix } from '../core/config';
+import type { RuntimeSourceRules } from '../core/tools/runtime-source-rules';
 
 /** Where the API listens; every port may be 0 (a free one). The defaults are the seed's. */
 export interface ApiListen {
@@ -39,8 +40,8 @@ export type ApiDeps = OrchestratorDeps &
     sandboxMemoryMb: number;
     /** Keys ("mcp:<name>", "openapi:<name>") of the tool sources in configuration. */
     configuredToolSources?: string[];
-    /** Where runtime tool sources may point (MCP_ALLOWED_DOMAINS, OPENAPI_ALLOWED_DOMAINS); none by default. */
-    toolSourceAllowlists?: SourceAllowlists;
+    /** What runtime tool sources may reach and read; nothing by default. */
+    toolSourceRules?: RuntimeSourceRules;
   };
 
 /** The address the gateway reaches the gRPC server at, in the same process. */
@@ -93,7 +94,7 @@ export async function startApiServer(deps: ApiDeps, listen: ApiListen): Promise<
       tools: deps.tools,
       pool: deps.pool,
       configuredSources: deps.configuredToolSources ?? [],
-      sourceAllowlists: deps.toolSourceAllowlists ?? { mcp: [], openapi: [] },
+      sourceRules: deps.toolSourceRules ?? { allowlists: { mcp: [], openapi: [] }, secretPrefix: defaultToolSecretPrefix },
     },
   });
   return {

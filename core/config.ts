@@ -10,6 +10,9 @@ import { parseMcpServers, type McpServerConfig } from './tools/mcp/mcp-server';
 import { parseOpenApiSources, type OpenApiSource } from './tools/openapi/openapi-tools';
 import { loadModelCatalog, singleProviderCatalog, firstChoice, type ModelCatalog } from './llm/model-catalog';
 
+/** What every secret a runtime tool source names must start with, unless WEFT_TOOL_SECRET_PREFIX says otherwise. */
+export const defaultToolSecretPrefix = 'TOOL_SECRET_';
+
 // Every setting Weft reads from the environment, validated once at process start.
 // Workflow code never reads this: configuration reaches workflows through their input.
 const envSchema = z.object({
@@ -61,6 +64,8 @@ const envSchema = z.object({
   WEFT_HTTP_FETCH_ALLOWED_DOMAINS: z.string().default(''),
   MCP_ALLOWED_DOMAINS: z.string().default(''),
   OPENAPI_ALLOWED_DOMAINS: z.string().default(''),
+  WEFT_TOOL_SPEC_DIR: z.string().optional(),
+  WEFT_TOOL_SECRET_PREFIX: z.string().min(1).default(defaultToolSecretPrefix),
   MCP_CB_FAILURES: z.coerce.number().int().positive().default(5),
   MCP_CB_RECOVERY_SECONDS: z.coerce.number().positive().default(60),
   WEFT_TOOL_HTTP_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
@@ -143,6 +148,8 @@ export interface WeftConfig {
   /** OpenAPI specs whose operations are registered as tools at start (WEFT_OPENAPI_SOURCES). */
   openApiSources: OpenApiSource[];
   openApiMaxSpecBytes: number;
+  /** What sources registered at runtime may reach and read: spec files in one folder, secrets under one prefix. */
+  runtimeSources: { specDir?: string; secretPrefix: string };
   /**
    * The Python sandbox: memory cap and wall-clock timeout per program, bytes of stdout/stderr kept,
    * interpreters kept loaded and waiting, and the most bytes of allowed data files a program gets.
@@ -213,6 +220,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
     mcpServers: parseMcpServers(e.WEFT_MCP_SERVERS),
     openApiSources: parseOpenApiSources(e.WEFT_OPENAPI_SOURCES),
     openApiMaxSpecBytes: e.OPENAPI_MAX_SPEC_BYTES,
+    runtimeSources: { ...(e.WEFT_TOOL_SPEC_DIR ? { specDir: e.WEFT_TOOL_SPEC_DIR } : {}), secretPrefix: e.WEFT_TOOL_SECRET_PREFIX },
     outbound: {
       httpFetchAllowedDomains: parseAllowlist(e.WEFT_HTTP_FETCH_ALLOWED_DOMAINS),
       mcpAllowedDomains: parseAllowlist(e.MCP_ALLOWED_DOMAINS),

@@ -32,7 +32,8 @@ export function agentTaskInput(
     if (value < 0) throw invalidArgument(`config.${field} must be >= 0`);
   }
   if (Number(config?.memory_limit_mb ?? 0) < 0) throw invalidArgument('config.memory_limit_mb must be >= 0');
-  const unknownTools = request.available_tools.filter((name) => !limits.toolNames.includes(name));
+  const toolNames = limits.toolNamesFor(caller.principal.tenantId);
+  const unknownTools = request.available_tools.filter((name) => !toolNames.includes(name));
   if (unknownTools.length > 0) throw invalidArgument(`unknown tools in available_tools: ${unknownTools.join(', ')} (see DiscoverTools)`);
   const input = taskInputFrom(
     {

@@ -117,8 +117,8 @@ export function createAgentService(deps: AgentDeps): AgentService {
 
     StreamExecuteTask: serverStream(stream),
 
-    GetCapabilities: authorized(deps.auth, async () => ({
-      supported_tools: limits.toolNames,
+    GetCapabilities: authorized(deps.auth, async (_request, principal) => ({
+      supported_tools: limits.toolNamesFor(principal.tenantId),
       supported_modes: ['EXECUTION_MODE_SIMPLE', 'EXECUTION_MODE_STANDARD'],
       max_memory_mb: String(deps.sandboxMemoryMb),
       max_concurrent_tasks: deps.taskDefaults.maxAgents,
@@ -127,8 +127,8 @@ export function createAgentService(deps: AgentDeps): AgentService {
 
     HealthCheck: authorized(deps.auth, async (_request, principal) => healthOf(deps, principal)),
 
-    DiscoverTools: authorized(deps.auth, async (request) => ({ tools: discoverTools(deps.tools, request) })),
-    GetToolCapability: authorized(deps.auth, async (request) => ({ tool: toolCapabilityOf(deps.tools, request.tool_id) })),
+    DiscoverTools: authorized(deps.auth, async (request, principal) => ({ tools: discoverTools(deps.tools, request, principal.tenantId) })),
+    GetToolCapability: authorized(deps.auth, async (request, principal) => ({ tool: toolCapabilityOf(deps.tools, request.tool_id, principal.tenantId) })),
   };
 
   return {

@@ -33,11 +33,11 @@ export function toolCapability(tool: ToolMetadata): ToolCapability {
  * DiscoverTools: tools passing the filters that share a word with the query (any tool for an empty
  * query), those sharing the most words first, up to max_results.
  */
-export function discoverTools(registry: ToolRegistry, request: DiscoverToolsRequest__Output): ToolCapability[] {
+export function discoverTools(registry: ToolRegistry, request: DiscoverToolsRequest__Output, tenantId: string): ToolCapability[] {
   if (request.max_results < 0) throw invalidArgument('max_results must be >= 0');
   const words = request.query.toLowerCase().split(/\W+/).filter(Boolean);
   const scored = registry
-    .list()
+    .list(tenantId)
     .map(toolCapability)
     .filter((tool) => !(request.exclude_dangerous && tool.is_dangerous))
     .filter((tool) => request.categories.length === 0 || request.categories.includes(tool.category!))
@@ -51,9 +51,9 @@ export function discoverTools(registry: ToolRegistry, request: DiscoverToolsRequ
   return scored.slice(0, Math.min(request.max_results || maxResults, maxResults)).map(({ tool }) => tool);
 }
 
-export function toolCapabilityOf(registry: ToolRegistry, toolId: string): ToolCapability {
+export function toolCapabilityOf(registry: ToolRegistry, toolId: string, tenantId: string): ToolCapability {
   if (!toolId) throw invalidArgument('tool_id is required');
-  const tool = registry.get(toolId);
+  const tool = registry.get(toolId, tenantId);
   if (!tool) throw notFound(`tool ${toolId} not found`);
   return toolCapability(tool);
 }

@@ -32,9 +32,9 @@ export function createLlmService(deps: LlmDeps): LLMServiceHandlers {
       };
     }),
 
-    AnalyzeComplexity: authorized(deps.auth, async (request) => {
+    AnalyzeComplexity: authorized(deps.auth, async (request, principal) => {
       if (!request.query.trim()) throw invalidArgument('query is required');
-      const tools = request.available_tools.length > 0 ? request.available_tools : deps.tools.list().map((t) => t.name);
+      const tools = request.available_tools.length > 0 ? request.available_tools : deps.tools.list(principal.tenantId).map((t) => t.name);
       const medium = deps.gateway.firstChoice('MEDIUM');
       const heuristic = heuristicComplexity(request.query, 1500, medium ? (medium.prompt_per_1k + medium.completion_per_1k) / 2 : 0);
       const verdict = await decideComplexity(heuristic, request.query, tools, (prompt) =>

@@ -14,13 +14,14 @@ import { structToJson } from '../grpc/struct';
 export interface SubmissionLimits {
   maxQueryBytes: number;
   taskDefaults: TaskSettings;
-  toolNames: string[];
+  /** The tools a tenant's plans may name. */
+  toolNamesFor(tenantId: string): string[];
   templates: TemplateCatalog;
 }
 
 /** The limits a submission is checked against, from the API's dependencies. */
-export function submissionLimits(deps: { maxQueryBytes: number; taskDefaults: TaskSettings; tools: { list(): Array<{ name: string }> }; templates: TemplateCatalog }): SubmissionLimits {
-  return { maxQueryBytes: deps.maxQueryBytes, taskDefaults: deps.taskDefaults, toolNames: deps.tools.list().map((t) => t.name), templates: deps.templates };
+export function submissionLimits(deps: { maxQueryBytes: number; taskDefaults: TaskSettings; tools: { list(tenantId?: string): Array<{ name: string }> }; templates: TemplateCatalog }): SubmissionLimits {
+  return { maxQueryBytes: deps.maxQueryBytes, taskDefaults: deps.taskDefaults, toolNamesFor: (tenantId) => deps.tools.list(tenantId).map((t) => t.name), templates: deps.templates };
 }
 
 
@@ -87,7 +88,7 @@ export function taskInputFrom(
   const maxIterations = positiveNumber(context, 'max_iterations', limits.taskDefaults.maxIterations * 10);
   const enableCaching = context.enable_caching;
   if (enableCaching !== undefined && typeof enableCaching !== 'boolean') throw invalidArgument('context.enable_caching must be true or false');
-  const manual = manualPlan(request.manual_decomposition, limits.toolNames);
+  const manual = manualPlan(request.manual_decomposition, limits.toolNamesFor(principal.tenantId));
   const fromTemplate = templatePlan(context, limits.templates);
   if (manual && fromTemplate) throw invalidArgument('give either manual_decomposition or context.template, not both');
   const plan = manual ?? fromTemplate;

@@ -5,15 +5,17 @@ import { ZodError } from 'zod';
 import type { Principal } from '../../core/auth/api-keys';
 import type { ToolRegistry } from '../../core/tools/registry';
 import { ToolError, type ToolMetadata } from '../../core/tools/tool';
-import { checkSourceDestinations, deleteToolSource, listToolSources, saveToolSource, toolSourceKey, toolSourceOf, type SourceAllowlists } from '../../core/tools/tool-source-store';
-import { requireRole, type Authenticator } from '../grpc/auth';
+import { deleteToolSource, listToolSources, saveToolSource, toolSourceKey, toolSourceOf } from '../../core/tools/tool-source-store';
+import { checkRuntimeSource, type RuntimeSourceRules } from '../../core/tools/runtime-source-rules';
+import { hasRole, requireRole, type Authenticator } from '../grpc/auth';
 import { ApiError, invalidArgument, notFound, toServiceError } from '../grpc/grpc-errors';
 import { httpErrorOf, metadataOf } from './http-mapping';
 
 // The seed's tool discovery over HTTP: GET /tools/list (?category=), /tools/{name}/schema and
 // /tools/{name}/metadata, in the seed's field names. Same API keys as every other route. Admins
 // register MCP servers and OpenAPI specs at runtime at /tools/sources; every API and worker process
-// picks them up (core/tools/stored-tool-sources.ts).
+// picks them up (core/tools/stored-tool-sources.ts). A tenant's admin registers sources for its own
+// agents; a platform_admin registers sources for every tenant (scope "platform").
 
 export interface ToolRouteDeps {
   auth: Authenticator;
@@ -21,8 +23,8 @@ export interface ToolRouteDeps {
   pool: Pool;
   /** Sources named in configuration; a runtime source may not take their names. */
   configuredSources: readonly string[];
-  /** Where runtime sources may point, checked when they are registered. */
-  sourceAllowlists: SourceAllowlists;
+  /** What runtime sources may reach and read, checked when they are registered. */
+  sourceRules: RuntimeSourceRules;
 }
 
 /** The seed's ToolMetadata fields. */
@@ -46,8 +48,8 @@ function seedMetadata(tool: ToolMetadata) {
 }
 
 export function registerToolRoutes(app: FastifyInstance, deps: ToolRouteDeps): void {
-  const toolNamed = (name: string) => {
-    const tool = deps.tools.get(name);
+  const toolNamed = (name: string, tenantId: string) => {
+    const tool = deps.tools.get(name, tenantId);
     if (!tool) throw notFound(`tool ${name} not found`);
     return tool;
   };
@@ -71,23 +73,25 @@ export function registerToolRoutes(app: FastifyInstance, deps: ToolRouteDeps): v
       },
     });
 
-  route('GET', '/tools/list', ({ query }) => {
+  route('GET', '/tools/list', ({ query, principal }) => {
     const category = typeof query.category === 'string' && query.category ? query.category : undefined;
-    return { tools: deps.tools.list().filter((tool) => !category || tool.category === category).map(seedMetadata) };
+    return { tools: deps.tools.list(principal.tenantId).filter((tool) => !category || tool.category === category).map(seedMetadata) };
   });
-  route('GET', '/tools/:name/schema', ({ params }) => ({ name: params.name, parameters: toolNamed(params.name!).parameters }));
-  route('GET', '/tools/:name/metadata', ({ params }) => seedMetadata(toolNamed(params.name!)));
+  route('GET', '/tools/:name/schema', ({ params, principal }) => ({ name: params.name, parameters: toolNamed(params.name!, principal.tenantId).parameters }));
+  route('GET', '/tools/:name/metadata', ({ params, principal }) => seedMetadata(toolNamed(params.name!, principal.tenantId)));
 
   route('GET', '/tools/sources', async ({ principal }) => {
-    requireRole(principal, 'admin', 'listing tool sources');
-    return { sources: await listToolSources(deps.pool) };
+    const everyTenant = hasRole(principal, 'platform_admin');
+    if (!everyTenant) requireRole(principal, 'admin', 'listing tool sources');
+    const sources = await listToolSources(deps.pool, everyTenant ? undefined : principal.tenantId);
+    return { sources: sources.map(({ tenantId, ...source }) => ({ ...source, scope: tenantId ? 'tenant' : 'platform', ...(everyTenant && tenantId ? { tenant_id: tenantId } : {}) })) };
   });
   route('POST', '/tools/sources', async ({ body, principal }) => {
-    requireRole(principal, 'admin', 'registering a tool source');
-    const { kind, config } = (body ?? {}) as { kind?: unknown; config?: unknown };
+    const { kind, config, scope } = (body ?? {}) as { kind?: unknown; config?: unknown; scope?: unknown };
+    const tenantId = sourceScope(principal, scope, 'registering');
     let source;
     try {
-      source = toolSourceOf(String(kind), config);
+      source = toolSourceOf(String(kind), config, tenantId);
     } catch (err) {
       if (err instanceof ZodError) throw invalidArgument(`config: ${err.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
       throw invalidArgument((err as Error).message);
@@ -95,15 +99,29 @@ export function registerToolRoutes(app: FastifyInstance, deps: ToolRouteDeps): v
     if (deps.configuredSources.includes(toolSourceKey(source.kind, source.name))) {
       throw new ApiError(GrpcStatus.ALREADY_EXISTS, `a configured tool source is named ${source.name}`);
     }
-    await checkSourceDestinations(source, deps.sourceAllowlists).catch((err: unknown) => {
+    await checkRuntimeSource(source, deps.sourceRules).catch((err: unknown) => {
       throw err instanceof ToolError ? invalidArgument(`config: ${err.message}`) : err;
     });
     await saveToolSource(deps.pool, source, `${principal.tenantId}/${principal.userId}`, new Date());
-    return { name: source.name, kind: source.kind };
+    return { name: source.name, kind: source.kind, scope: tenantId ? 'tenant' : 'platform' };
   });
-  route('DELETE', '/tools/sources/:name', async ({ params, principal }) => {
-    requireRole(principal, 'admin', 'removing a tool source');
-    if (!(await deleteToolSource(deps.pool, params.name!))) throw notFound(`tool source ${params.name} not found`);
+  route('DELETE', '/tools/sources/:name', async ({ params, query, principal }) => {
+    const tenantId = sourceScope(principal, query.scope, 'removing');
+    if (!(await deleteToolSource(deps.pool, params.name!, tenantId))) throw notFound(`tool source ${params.name} not found`);
     return { name: params.name, removed: true };
   });
+}
+
+/**
+ * Whose source a request is about: its tenant's (the admin role), or with scope "platform" every
+ * tenant's (the platform_admin role). Undefined is the platform.
+ */
+function sourceScope(principal: Principal, scope: unknown, action: string): string | undefined {
+  if (scope !== undefined && scope !== 'tenant' && scope !== 'platform') throw invalidArgument('scope must be "tenant" or "platform"');
+  if (scope === 'platform') {
+    requireRole(principal, 'platform_admin', `${action} a tool source for every tenant`);
+    return undefined;
+  }
+  requireRole(principal, 'admin', `${action} a tool source`);
+  return principal.tenantId;
 }

@@ -11,7 +11,8 @@ import { loadOpenApiSpec } from './openapi/openapi-spec';
 import { openApiTools, type OpenApiSource } from './openapi/openapi-tools';
 import { toolSources, type ToolSource } from './tool-sources';
 import { followStoredToolSources } from './stored-tool-sources';
-import { toolSourceKey } from './tool-source-store';
+import { toolSourceKey, type StoredToolSource } from './tool-source-store';
+import { confinedSpecFile, prefixedSecrets } from './runtime-source-rules';
 import type { ToolMetrics } from './tool-metrics';
 import { loadToolPolicy } from './tool-policy';
 
@@ -57,6 +58,7 @@ export interface ToolSourceSettings {
   openApiSources: OpenApiSource[];
   openApiMaxSpecBytes: number;
   outbound: OutboundSettings;
+  runtimeSources: { specDir?: string; secretPrefix: string };
 }
 
 /** The keys of the sources in configuration (runtime sources may not take them). */
@@ -64,6 +66,12 @@ export const configuredToolSourceKeys = (settings: Pick<ToolSourceSettings, 'mcp
   ...settings.mcpServers.map((server) => toolSourceKey('mcp', server.name)),
   ...settings.openApiSources.map((source) => toolSourceKey('openapi', source.name)),
 ];
+
+/** How a source's secrets and spec file are read: as configured, or under the runtime sources' rules. */
+interface LoadRules {
+  secrets: SecretSource;
+  specFile(file: string): string;
+}
 
 /**
  * Registers the tools of MCP servers and OpenAPI specs, from configuration and (with a database)
@@ -77,20 +85,31 @@ export async function startToolSources(
   const log = (line: string) => console.log(line);
   const mcpHttp = outboundFor('MCP_ALLOWED_DOMAINS', settings.outbound.mcpAllowedDomains, settings.outbound, options.metrics);
   const openApiHttp = outboundFor('OPENAPI_ALLOWED_DOMAINS', settings.outbound.openapiAllowedDomains, settings.outbound, options.metrics);
-  const mcp = (server: McpServerConfig): ToolSource => ({ key: toolSourceKey('mcp', server.name), load: () => connectMcpServer(server, mcpHttp, { secrets: settings.secrets, defaultRateLimit: settings.mcpRateLimitDefault }) });
-  const openApi = (source: OpenApiSource): ToolSource => ({
-    key: toolSourceKey('openapi', source.name),
-    load: async () => {
-      const spec = await loadOpenApiSpec(source.spec_url ? { url: source.spec_url } : { file: source.spec_file! }, openApiHttp, settings.openApiMaxSpecBytes);
-      return { tools: openApiTools(spec, source, openApiHttp, settings.secrets) };
-    },
-  });
+  const configured: LoadRules = { secrets: settings.secrets, specFile: (file) => file };
+  // A runtime source is held to its rules again when loaded, whatever its stored configuration says.
+  const runtime: LoadRules = {
+    secrets: prefixedSecrets(settings.secrets, settings.runtimeSources.secretPrefix),
+    specFile: (file) => confinedSpecFile(file, settings.runtimeSources.specDir),
+  };
+  const mcp = (server: McpServerConfig, rules: LoadRules): ToolSource['load'] => () =>
+    connectMcpServer(server, mcpHttp, { secrets: rules.secrets, defaultRateLimit: settings.mcpRateLimitDefault });
+  const openApi = (source: OpenApiSource, rules: LoadRules): ToolSource['load'] => async () => {
+    const spec = await loadOpenApiSpec(source.spec_url ? { url: source.spec_url } : { file: rules.specFile(source.spec_file!) }, openApiHttp, settings.openApiMaxSpecBytes);
+    return { tools: openApiTools(spec, source, openApiHttp, rules.secrets) };
+  };
   const sources = toolSources(registry, log);
-  settings.mcpServers.forEach((server) => sources.add(mcp(server)));
-  settings.openApiSources.forEach((source) => sources.add(openApi(source)));
-  const stored = options.database
-    ? await followStoredToolSources(options.database.url, options.database.pool, sources, (source) => (source.kind === 'mcp' ? mcp(source.config) : openApi(source.config)), log)
-    : undefined;
+  settings.mcpServers.forEach((server) => sources.add({ key: toolSourceKey('mcp', server.name), load: mcp(server, configured) }));
+  settings.openApiSources.forEach((source) => sources.add({ key: toolSourceKey('openapi', source.name), load: openApi(source, configured) }));
+  const storedSource = (stored: StoredToolSource): ToolSource => {
+    const load = stored.kind === 'mcp' ? mcp(stored.config, runtime) : openApi(stored.config, runtime);
+    // A tenant's source: its tools are that tenant's only.
+    const owned = async () => {
+      const loaded = await load();
+      return stored.tenantId ? { ...loaded, tools: loaded.tools.map((tool) => ({ ...tool, tenantId: stored.tenantId })) } : loaded;
+    };
+    return { key: toolSourceKey(stored.kind, stored.name), load: owned };
+  };
+  const stored = options.database ? await followStoredToolSources(options.database.url, options.database.pool, sources, storedSource, log) : undefined;
   return {
     async close() {
       await stored?.close();

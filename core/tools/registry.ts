@@ -1,5 +1,5 @@
 import { Ajv, type ValidateFunction } from 'ajv';
-import { ToolError, type ToolContext, type ToolDefinition, type ToolMetadata, type ToolOutcome } from './tool';
+import { ToolError, isVisibleTo, type ToolContext, type ToolDefinition, type ToolMetadata, type ToolOutcome } from './tool';
 import { tokenBuckets, type TokenBuckets } from './token-bucket';
 import type { ToolObserver } from './tool-metrics';
 import { allowEveryTool, type ToolPolicy } from './tool-policy';
@@ -9,8 +9,10 @@ export interface ToolRegistry {
   add(tools: readonly ToolDefinition[]): void;
   /** Unregisters tools (a source that was removed). */
   remove(names: readonly string[]): void;
-  get(name: string): ToolMetadata | undefined;
-  list(): ToolMetadata[];
+  /** A tool by name; with a tenant, only a tool that tenant may use (another tenant's is unknown). */
+  get(name: string, tenantId?: string): ToolMetadata | undefined;
+  /** Every tool; with a tenant, those it may use (its own sources' and everyone's). */
+  list(tenantId?: string): ToolMetadata[];
   /** Why these arguments are invalid for the tool, or undefined when they are valid. */
   checkArguments(name: string, args: unknown): string | undefined;
   /** Validates the arguments against the tool's schema, runs it, and types every failure. */
@@ -64,11 +66,11 @@ export function createToolRegistry(tools: ToolDefinition[], { rateLimits = {}, o
   return {
     add,
     remove: (names) => names.forEach((name) => byName.delete(name)),
-    get: (name) => {
+    get: (name, tenantId) => {
       const entry = byName.get(name);
-      return entry ? metadataOf(entry.tool) : undefined;
+      return entry && (tenantId === undefined || isVisibleTo(entry.tool, tenantId)) ? metadataOf(entry.tool) : undefined;
     },
-    list: () => [...byName.values()].map((entry) => metadataOf(entry.tool)),
+    list: (tenantId) => [...byName.values()].filter((entry) => tenantId === undefined || isVisibleTo(entry.tool, tenantId)).map((entry) => metadataOf(entry.tool)),
     checkArguments(name, args) {
       const entry = byName.get(name);
       if (!entry) return `unknown tool ${name}`;
@@ -76,7 +78,8 @@ export function createToolRegistry(tools: ToolDefinition[], { rateLimits = {}, o
     },
     async execute(name, args, context) {
       const entry = byName.get(name);
-      if (!entry) return { ok: false, error: { category: 'validation', message: `unknown tool ${name}` } };
+      // Another tenant's tool is as unknown as a missing one.
+      if (!entry || !isVisibleTo(entry.tool, context.tenantId)) return { ok: false, error: { category: 'validation', message: `unknown tool ${name}` } };
       const refused = policy.refusal(name, context);
       if (refused) return { ok: false, error: { category: 'validation', message: refused } };
       const invalid = this.checkArguments(name, args);

@@ -32,7 +32,12 @@ export interface ToolMetadata {
   sandboxed: boolean;
   sessionAware: boolean;
   idempotency: Idempotency;
+  /** The tenant whose runtime source brought the tool: only its tasks see and call it. Absent: every tenant's. */
+  tenantId?: string;
 }
+
+/** Whether a tenant may see and call a tool. */
+export const isVisibleTo = (tool: Pick<ToolMetadata, 'tenantId'>, tenantId: string) => tool.tenantId === undefined || tool.tenantId === tenantId;
 
 /** A tool's metadata with the seed's defaults for what it does not say. */
 export function toolMetadata(metadata: Pick<ToolMetadata, 'name' | 'version' | 'description' | 'category' | 'parameters'> & Partial<ToolMetadata>): ToolMetadata {

@@ -52,9 +52,9 @@ it('registers an MCP server at runtime for admins only, offers its tools to agen
     status: 400,
     body: { error: 'config: host 169.254.169.254 is not in the allowlist (OPENAPI_ALLOWED_DOMAINS)' },
   });
-  expect(await rest('POST', '/tools/sources', admin, source)).toEqual({ status: 200, body: { name, kind: 'mcp' } });
+  expect(await rest('POST', '/tools/sources', admin, source)).toEqual({ status: 200, body: { name, kind: 'mcp', scope: 'tenant' } });
   expect(await rest('POST', '/tools/sources', admin, source)).toMatchObject({ status: 409, body: { code: 'ALREADY_EXISTS' } });
-  expect((await rest('GET', '/tools/sources', admin)).body.sources).toEqual(expect.arrayContaining([{ name, kind: 'mcp', config: { name, url: mcpServer.url } }]));
+  expect((await rest('GET', '/tools/sources', admin)).body.sources).toEqual(expect.arrayContaining([{ name, kind: 'mcp', config: { name, url: mcpServer.url }, scope: 'tenant' }]));
 
   await until(async () => ((await toolNames(stack.apiKey)).includes(`${name}_forecast`) ? true : undefined));
   const query = `runtime weather ${name}`;

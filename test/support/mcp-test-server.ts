@@ -8,11 +8,13 @@ import { z } from 'zod';
 
 // A real MCP server, built with the MCP SDK, that the tests start: Streamable HTTP with sessions at
 // /mcp, the older HTTP+SSE transport at /sse, two tools (a forecast, and one that always reports an
-// error), and a call counter. It can be restarted on the same port, dropping every session, to
+// error), a call counter and the Authorization header of every request. It can be restarted on the same port, dropping every session, to
 // exercise reconnects.
 
 export class McpTestServer {
   calls = 0;
+  /** The Authorization header of every HTTP request ('' when absent). */
+  readonly authorizations: string[] = [];
   private server?: Server;
   private port = 0;
   private transports = new Map<string, StreamableHTTPServerTransport>();
@@ -47,6 +49,7 @@ export class McpTestServer {
 
   async start(port = this.port): Promise<void> {
     this.server = createServer((req, res) => {
+      this.authorizations.push(req.headers.authorization ?? '');
       const path = (req.url ?? '').split('?')[0];
       if (path === '/sse' && req.method === 'GET') {
         const transport = new SSEServerTransport('/messages', res);

@@ -141,7 +141,7 @@ export async function startTestStack(
     cacheTtlSeconds: 1,
     sandboxMemoryMb: 512,
     // The tests' peers listen on this machine.
-    toolSourceAllowlists: { mcp: ['127.0.0.1'], openapi: ['127.0.0.1'] },
+    toolSourceRules: { allowlists: { mcp: ['127.0.0.1'], openapi: ['127.0.0.1'] }, secretPrefix: 'TOOL_SECRET_' },
   };
   const api = await startApiServer(apiDeps, ephemeralListen());
   const clients: Array<{ close(): void }> = [];

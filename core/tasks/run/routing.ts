@@ -38,7 +38,8 @@ const decompositionPrompt = (query: string, tools: readonly string[], errors?: s
 
 /** The routing decision and the plan: the mode a task runs in, and the agents of a COMPLEX one. */
 export function taskRouting({ store, pool, gateway, tools }: TaskRunDeps) {
-  const toolNames = () => tools.list().map((t) => t.name);
+  /** The tools the task's tenant may use (every tool when no tenant is known). */
+  const toolNames = (tenantId?: string) => tools.list(tenantId).map((t) => t.name);
 
   /**
    * A model call whose reply is kept in the task run's log under `key`, with its usage, in one
@@ -89,7 +90,7 @@ export function taskRouting({ store, pool, gateway, tools }: TaskRunDeps) {
           return { verdict, cachedAnswer };
         }
       }
-      const verdict = await decideComplexity(heuristic, input.query, toolNames(), (prompt) =>
+      const verdict = await decideComplexity(heuristic, input.query, toolNames(input.tenantId), (prompt) =>
         askOnce(input, 'routing/analysis', prompt, 'SMALL', step).then((reply) => reply.text),
       );
       await announce(input, verdict);
@@ -100,8 +101,8 @@ export function taskRouting({ store, pool, gateway, tools }: TaskRunDeps) {
     async decompose(input: RoutingInput, step: StepContext): Promise<DecompositionResult> {
       let errors: string[] | undefined;
       for (const attempt of [1, 2]) {
-        const reply = await askOnce(input, `routing/plan-${attempt}`, decompositionPrompt(input.query, toolNames(), errors), 'MEDIUM', step);
-        const check = checkPlan(parsePlanText(reply.text), toolNames());
+        const reply = await askOnce(input, `routing/plan-${attempt}`, decompositionPrompt(input.query, toolNames(input.tenantId), errors), 'MEDIUM', step);
+        const check = checkPlan(parsePlanText(reply.text), toolNames(input.tenantId));
         if (check.ok) {
           await recordPlan(input, check.plan);
           return check;

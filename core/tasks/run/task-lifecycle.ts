@@ -108,7 +108,7 @@ async function startTask({ store, pool, tools }: TaskRunDeps, input: StartTaskIn
       await appendTaskEvent(tx, taskEvent(input.workflowId, 'finished', EventType.WorkflowCancelled, at, { message: 'session ended before the task started' }));
     }
   });
-  const offered = tools.list().filter((tool) => !input.allowedTools || input.allowedTools.includes(tool.name));
+  const offered = tools.list(input.tenantId).filter((tool) => !input.allowedTools || input.allowedTools.includes(tool.name));
   return { proceed: result.decision === 'proceed', tools: offered.map((tool) => ({ name: tool.name, dangerous: tool.dangerous })) };
 }
 
