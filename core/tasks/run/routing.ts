@@ -38,7 +38,6 @@ const decompositionPrompt = (query: string, tools: readonly string[], errors?: s
 
 /** The routing decision and the plan: the mode a task runs in, and the agents of a COMPLEX one. */
 export function taskRouting({ store, pool, gateway, tools }: TaskRunDeps) {
-  /** The tools the task's tenant may use (every tool when no tenant is known). */
   const toolNames = (tenantId?: string) => tools.list(tenantId).map((t) => t.name);
 
   /**
