@@ -8,6 +8,7 @@ import type { ApproveTaskResponse } from '../../protos/generated/shannon/orchest
 import type { GetPendingApprovalsRequest__Output } from '../../protos/generated/shannon/orchestrator/GetPendingApprovalsRequest';
 import type { GetPendingApprovalsResponse } from '../../protos/generated/shannon/orchestrator/GetPendingApprovalsResponse';
 import type { Principal } from '../../core/auth/api-keys';
+import { taskIdsReferencedBy } from './task-ids';
 import { approvalDecisionSignal } from '../../workflows/messages';
 import { requireRole } from '../grpc/auth';
 import { failedPrecondition, invalidArgument, notFound } from '../grpc/grpc-errors';
@@ -44,7 +45,8 @@ export async function approveTask(deps: ApprovalDeps, request: ApproveTaskReques
   // Another tenant's approval is as unknown as a missing one.
   if (!approval || approval.tenantId !== principal.tenantId) throw notFound(`approval ${request.approval_id} not found`);
   requireRole(principal, 'approver', 'deciding an approval');
-  if (request.workflow_id && request.workflow_id !== approval.workflowId && request.workflow_id !== approval.taskId) {
+  const named = request.workflow_id ? taskIdsReferencedBy(request.workflow_id, principal.tenantId) : [];
+  if (request.workflow_id && request.workflow_id !== approval.workflowId && !named.includes(approval.taskId)) {
     throw invalidArgument(`approval ${request.approval_id} does not belong to workflow ${request.workflow_id}`);
   }
   if (approval.status !== 'pending') throw failedPrecondition(`approval ${request.approval_id} is already ${approval.status}`);

@@ -14,7 +14,6 @@ import { cancelTaskSignal } from '../../workflows/messages';
 import { approveTask, pendingApprovals } from './approvals';
 import type { Authenticator } from '../grpc/auth';
 import { failedPrecondition } from '../grpc/grpc-errors';
-import { taskWorkflowIdOf } from '../../core/tasks/run/task-ref';
 import { listTaskSummaries, sessionContext } from './task-listing';
 import { ownTaskOf } from './task-ownership';
 import { startTaskWorkflow, submittedTaskId } from './task-start';
@@ -62,17 +61,16 @@ export function createOrchestratorService(deps: OrchestratorDeps): OrchestratorS
 
     GetTaskStatus: authorized(deps.auth, async (request: GetTaskStatusRequest__Output, principal): Promise<GetTaskStatusResponse> => {
       const task = await ownTaskOf(deps, request.task_id, principal);
-      if (task) return taskStatusResponse(deps, task, request.include_details);
-      return { task_id: request.task_id, status: 'TASK_STATUS_QUEUED', progress: 0, agent_statuses: [] };
+      if (task.record) return taskStatusResponse(deps, task.record, request.include_details);
+      return { task_id: task.taskId, status: 'TASK_STATUS_QUEUED', progress: 0, agent_statuses: [] };
     }),
 
     CancelTask: authorized(deps.auth, async (request: CancelTaskRequest__Output, principal): Promise<CancelTaskResponse> => {
       const task = await ownTaskOf(deps, request.task_id, principal);
-      const workflowId = taskWorkflowIdOf(request.task_id);
-      if (task && task.status !== 'RUNNING' && task.status !== 'QUEUED') {
-        throw failedPrecondition(`task ${request.task_id} has already finished (${task.status})`);
+      if (task.record && task.record.status !== 'RUNNING' && task.record.status !== 'QUEUED') {
+        throw failedPrecondition(`task ${request.task_id} has already finished (${task.record.status})`);
       }
-      await deps.temporal.workflow.getHandle(workflowId).signal(cancelTaskSignal, { reason: request.reason || 'cancelled by user' });
+      await deps.temporal.workflow.getHandle(task.workflowId).signal(cancelTaskSignal, { reason: request.reason || 'cancelled by user' });
       return { success: true, message: 'cancellation requested' };
     }),
 

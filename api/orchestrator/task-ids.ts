@@ -1,15 +1,29 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { invalidArgument } from '../grpc/grpc-errors';
+
+// Task ids. A caller may name its task (metadata.task_id); the name is its tenant's own: the task's
+// id is derived from the tenant and the name, so the same name in two tenants is two tasks, and
+// submitting a name tells nothing about other tenants. Lookups accept the id or the name.
 
 const taskIdPattern = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
 export const isValidTaskId = (id: string) => taskIdPattern.test(id);
 
-/** The caller's task id (validated) or a new one. */
-export function taskIdFor(requested: string): string {
-  if (!requested) return `task-${randomUUID()}`;
-  if (!taskIdPattern.test(requested)) {
+/** The id of the tenant's task named `name`: the same name always gives the same id. */
+export function tenantTaskId(tenantId: string, name: string): string {
+  return `task-${createHash('sha256').update(`${tenantId}\ntask_id\n${name}`).digest('hex').slice(0, 32)}`;
+}
+
+/** The id of a new task: from the caller's (validated) name, or new. */
+export function taskIdFor(requestedName: string, tenantId: string): string {
+  if (!requestedName) return `task-${randomUUID()}`;
+  if (!taskIdPattern.test(requestedName)) {
     throw invalidArgument('metadata.task_id must be 1-128 characters of letters, digits, ".", "_", ":" or "-"');
   }
-  return requested;
+  return tenantTaskId(tenantId, requestedName);
+}
+
+/** The task ids a caller's reference may mean: the task's id itself, or the name it gave the task. */
+export function taskIdsReferencedBy(reference: string, tenantId: string): string[] {
+  return isValidTaskId(reference) ? [reference, tenantTaskId(tenantId, reference)] : [];
 }

@@ -4,7 +4,7 @@ import type { Principal } from '../../core/auth/api-keys';
 import { findTask, type TaskRecord } from '../../core/tasks/task-index';
 import { tenantIdKey } from '../../workflows/search-attributes';
 import { invalidArgument, notFound } from '../grpc/grpc-errors';
-import { isValidTaskId } from './task-ids';
+import { taskIdsReferencedBy } from './task-ids';
 import { taskWorkflowIdOf } from '../../core/tasks/run/task-ref';
 
 /**
@@ -21,23 +21,28 @@ export async function workflowTenant(temporal: Client, workflowId: string): Prom
   }
 }
 
+export interface OwnTask {
+  taskId: string;
+  workflowId: string;
+  /** Absent while the workflow exists but has not indexed the task yet (it is QUEUED). */
+  record?: TaskRecord;
+}
+
 /**
- * The caller's own task: another tenant's task is as unknown as a missing one. Undefined when the
- * workflow exists but has not indexed the task yet (it is QUEUED).
+ * The caller's own task, by its id or the name the caller gave it: another tenant's task is as
+ * unknown as a missing one.
  */
-export async function ownTaskOf(
-  deps: { pool: Pool; temporal: Client },
-  taskId: string,
-  principal: Principal,
-): Promise<TaskRecord | undefined> {
-  if (!taskId) throw invalidArgument('task_id is required');
+export async function ownTaskOf(deps: { pool: Pool; temporal: Client }, reference: string, principal: Principal): Promise<OwnTask> {
+  if (!reference) throw invalidArgument('task_id is required');
   // Ids that no task can have never reach Temporal.
-  if (!isValidTaskId(taskId)) throw notFound(`task ${taskId} not found`);
-  const task = await findTask(deps.pool, taskId);
-  if (task) {
-    if (task.tenantId !== principal.tenantId) throw notFound(`task ${taskId} not found`);
-    return task;
+  for (const taskId of taskIdsReferencedBy(reference, principal.tenantId)) {
+    const record = await findTask(deps.pool, taskId);
+    if (record) {
+      if (record.tenantId === principal.tenantId) return { taskId, workflowId: record.workflowId, record };
+      continue;
+    }
+    const workflowId = taskWorkflowIdOf(taskId);
+    if ((await workflowTenant(deps.temporal, workflowId)) === principal.tenantId) return { taskId, workflowId };
   }
-  if ((await workflowTenant(deps.temporal, taskWorkflowIdOf(taskId))) !== principal.tenantId) throw notFound(`task ${taskId} not found`);
-  return undefined;
+  throw notFound(`task ${reference} not found`);
 }

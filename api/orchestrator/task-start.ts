@@ -15,12 +15,13 @@ import { workflowTenant } from './task-ownership';
 const maxIdempotencyKeyLength = 255;
 
 /**
- * The task id of a submission: the caller's metadata.task_id, else one derived from an
- * `idempotency-key` header (the same key of the same tenant always names the same task), else a new one.
+ * The task id of a submission: derived from the caller's metadata.task_id, else from an
+ * `idempotency-key` header (the same name or key of the same tenant always names the same task),
+ * else a new one.
  */
 export function submittedTaskId(requestedTaskId: string, metadata: Metadata, principal: Principal): string {
   const key = metadata.get('idempotency-key')[0];
-  if (requestedTaskId || key === undefined) return taskIdFor(requestedTaskId);
+  if (requestedTaskId || key === undefined) return taskIdFor(requestedTaskId, principal.tenantId);
   const text = String(key);
   if (text === '' || text.length > maxIdempotencyKeyLength) throw invalidArgument(`idempotency-key must be 1-${maxIdempotencyKeyLength} characters`);
   return `task-${createHash('sha256').update(`${principal.tenantId}\n${text}`).digest('hex').slice(0, 32)}`;

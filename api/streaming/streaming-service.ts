@@ -69,7 +69,7 @@ export function createStreamingService(deps: StreamingDeps): StreamingService {
     const unknown = request.types.filter((type) => !knownTypes.has(type));
     if (unknown.length > 0) throw invalidArgument(`unknown event types: ${unknown.join(', ')}`);
     const after = resumeAfter(request);
-    await ownTaskOf(deps, request.workflow_id, principal);
+    const { workflowId } = await ownTaskOf(deps, request.workflow_id, principal);
 
     const wanted = (event: TaskEvent) => request.types.length === 0 || request.types.includes(event.type);
     const lifetime = streamLifetime(call, deps.auth, principal, open);
@@ -77,7 +77,7 @@ export function createStreamingService(deps: StreamingDeps): StreamingService {
       // Headers once the stream is live: a client (and the SSE gateway) then knows it is accepted and
       // that nothing appended from now on can be missed, even before the first event arrives.
       const live = () => call.sendMetadata(new Metadata());
-      for await (const event of tailTaskEvents(deps, request.workflow_id, after, lifetime.signal, live)) {
+      for await (const event of tailTaskEvents(deps, workflowId, after, lifetime.signal, live)) {
         if (wanted(event)) await send(call, toUpdate(event));
       }
       lifetime.throwIfKeyRevoked();

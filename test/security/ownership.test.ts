@@ -2,6 +2,7 @@ import { status as GrpcStatus } from '@grpc/grpc-js';
 import { randomUUID } from 'node:crypto';
 import { unaryCall } from '../../protos/clients';
 import { taskWorkflowIdOf } from '../../core/tasks/run/task-ref';
+import { tenantTaskId } from '../../api/orchestrator/task-ids';
 import { grpcError, waitForFinish } from '../support/grpc';
 import { startTestStack, testTaskInput, type TestStack } from '../support/stack';
 import { twoTenantsTwoUsersEach, type Tenants } from '../support/tenants';
@@ -116,7 +117,8 @@ describe('message ids', () => {
   it('a task whose end cannot be recorded ends FAILED with the cause, never RUNNING for good', async () => {
     const alice = tenants.a[0];
     const { session_id } = await unaryCall(alice.client('session'), 'CreateSession', {});
-    const taskId = `poisoned-${randomUUID()}`;
+    const taskName = `poisoned-${randomUUID()}`;
+    const taskId = tenantTaskId(alice.principal.tenantId, taskName);
     // A conflicting turn already stored under the task's answer id (as data written before ids were checked).
     await stack.pool.query(
       `INSERT INTO conversation_messages (session_id, message_id, role, content, created_at) VALUES ($1, $2, 'assistant', 'planted', now())`,
@@ -124,9 +126,38 @@ describe('message ids', () => {
     );
     const query = unique('answer me');
     stack.model.on(query, { content: 'the real answer' });
-    await unaryCall(alice.client('orchestrator'), 'SubmitTask', { query, metadata: { task_id: taskId, session_id } });
+    await unaryCall(alice.client('orchestrator'), 'SubmitTask', { query, metadata: { task_id: taskName, session_id } });
     const finished = await waitForFinish(alice.client('orchestrator'), taskId);
     expect(finished.status).toBe('TASK_STATUS_FAILED');
     expect(finished.error_message).toMatch(/^the task's end \(COMPLETED\) could not be recorded: message .*\/answer already exists with different content$/);
+  });
+});
+
+describe('task ids', () => {
+  it('are per tenant: probing with another tenant\'s task name or id starts a task of your own and reveals nothing', async () => {
+    const name = `report-${randomUUID().slice(0, 8)}`;
+    const query = unique('quarterly report');
+    stack.model.on(query, { content: 'report' });
+    const [alice, arthur] = tenants.a;
+    const [bob] = tenants.b;
+    const mine = await unaryCall(alice.client('orchestrator'), 'SubmitTask', { query, metadata: { task_id: name } });
+    expect(mine.message).toBe('task submitted');
+    // The same name in the same tenant is the same task.
+    const again = await unaryCall(arthur.client('orchestrator'), 'SubmitTask', { query, metadata: { task_id: name } });
+    expect([again.task_id, again.message]).toEqual([mine.task_id, 'task already submitted; returning the existing workflow']);
+
+    const sameName = await unaryCall(bob.client('orchestrator'), 'SubmitTask', { query, metadata: { task_id: name } });
+    const probe = await grpcError(unaryCall(bob.client('orchestrator'), 'GetTaskStatus', { task_id: mine.task_id }));
+    expect([probe.code, probe.details]).toEqual([GrpcStatus.NOT_FOUND, `task ${mine.task_id} not found`]);
+    const sameId = await unaryCall(bob.client('orchestrator'), 'SubmitTask', { query, metadata: { task_id: mine.task_id } });
+    for (const submitted of [sameName, sameId]) {
+      expect(submitted.message).toBe('task submitted');
+      expect(submitted.task_id).not.toBe(mine.task_id);
+    }
+    // Each tenant's names find its own tasks, never the other's.
+    expect((await unaryCall(bob.client('orchestrator'), 'GetTaskStatus', { task_id: name })).task_id).toBe(sameName.task_id);
+    expect((await unaryCall(bob.client('orchestrator'), 'GetTaskStatus', { task_id: mine.task_id })).task_id).toBe(sameId.task_id);
+    expect((await unaryCall(alice.client('orchestrator'), 'GetTaskStatus', { task_id: name })).task_id).toBe(mine.task_id);
+    expect((await waitForFinish(alice.client('orchestrator'), name)).result).toBe('report');
   });
 });
