@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   const tools = createWeftToolRegistry(config);
   // Discovery lists MCP and OpenAPI tools too; the API never calls them.
   const toolSources = await startToolSources(tools, config, { database: { url: config.databaseUrl, pool } });
-  const connection = await Connection.connect({ address: config.temporal.address });
+  const connection = await Connection.connect(config.temporal.connection);
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   const auth = await startAuthenticator({ pool, databaseUrl: config.databaseUrl, enabled: config.authEnabled, perMinute: config.rateLimitPerMinute });
   const server = await startApiServer(
@@ -32,6 +32,7 @@ async function main(): Promise<void> {
       tools,
       templates: loadTemplateCatalog(config.templatesDir, tools.list().map((t) => t.name)),
       auth,
+      tenantQuotas: config.tenantQuotas,
       events,
       sessions: config.sessions,
       gateway: createModelGateway(config.catalog, { aliases: config.modelAliases, pool }),

@@ -1,8 +1,13 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { EventFeed } from '../core/events/event-feed';
 import { protoFilesByPort } from '../protos/load';
 import { createAgentService } from './agent/agent-service';
 import { createAiService } from './ai/ai-service';
 import { startGrpcServer } from './grpc/grpc-server';
+import { readTlsMaterial } from './grpc/tls';
+import type { ApiTlsFiles } from '../core/transport-settings';
 import { createLlmService, type LlmDeps } from './llm/llm-service';
 import { startRestGateway } from './rest/gateway';
 import { createOrchestratorService, type OrchestratorDeps } from './orchestrator/orchestrator-service';
@@ -21,6 +26,8 @@ export interface ApiListen {
   maxMessageBytes: number;
   /** How often an idle SSE stream gets a keep-alive comment. */
   sseKeepAliveMs: number;
+  /** TLS (and mTLS) on every port, gRPC and REST; plaintext without. */
+  tls?: ApiTlsFiles;
 }
 
 export interface ApiServer {
@@ -44,20 +51,23 @@ export type ApiDeps = OrchestratorDeps &
     toolSourceRules?: RuntimeSourceRules;
   };
 
-/** The address the gateway reaches the gRPC server at, in the same process. */
-const loopbackOf = (host: string) => (host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host);
-
 /** Every port on free ones, for tests and benchmarks. */
 export function ephemeralListen(host = '127.0.0.1'): ApiListen {
-  return { host, port: 0, agentPort: 0, llmPort: 0, httpPort: 0, maxMessageBytes: 4 * 1024 * 1024, sseKeepAliveMs: 15_000 };
+  return { host, port: 0, agentPort: 0, llmPort: 0, httpPort: 0, maxMessageBytes: 1024 * 1024, sseKeepAliveMs: 15_000 };
 }
 
 /** Starts the front door: the gRPC ports of the seed and the REST/SSE gateway. */
 export async function startApiServer(deps: ApiDeps, listen: ApiListen): Promise<ApiServer> {
   const streaming = createStreamingService(deps);
-  const common = { host: listen.host, maxMessageBytes: listen.maxMessageBytes };
+  const tls = listen.tls ? readTlsMaterial(listen.tls) : undefined;
+  const common = { host: listen.host, maxMessageBytes: listen.maxMessageBytes, ...(tls ? { tls } : {}) };
+  // The gateway reaches the front services through a socket in a folder only this user can enter,
+  // so it needs no TLS client identity of its own.
+  const socketDir = mkdtempSync(path.join(tmpdir(), 'weft-api-'));
+  const gatewaySocket = path.join(socketDir, 'front.sock');
   const front = await startGrpcServer({
     ...common,
+    privateSocket: gatewaySocket,
     port: listen.port,
     protoFiles: protoFilesByPort.front,
     services: {
@@ -85,7 +95,8 @@ export async function startApiServer(deps: ApiDeps, listen: ApiListen): Promise<
   const gateway = await startRestGateway({
     host: listen.host,
     port: listen.httpPort,
-    grpcAddress: `${loopbackOf(listen.host)}:${front.port}`,
+    grpcAddress: `unix:${gatewaySocket}`,
+    ...(tls ? { tls } : {}),
     maxBodyBytes: listen.maxMessageBytes,
     sseKeepAliveMs: listen.sseKeepAliveMs,
     callDeadlineMs: 60_000,
@@ -104,6 +115,7 @@ export async function startApiServer(deps: ApiDeps, listen: ApiListen): Promise<
     httpPort: gateway.port,
     shutdown: async () => {
       await Promise.all([front.shutdown(), agent.shutdown(), llm.shutdown(), gateway.close()]);
+      rmSync(socketDir, { recursive: true, force: true });
     },
   };
 }

@@ -24,7 +24,7 @@ import { createServiceClient, unaryCall } from '../protos/clients';
 import '../test/setup/quiet-sdk-logs';
 import { freePort, startTestServices } from '../test/setup/test-services';
 import { apiNodeFlags } from '../infra/processes';
-import { rssMb, startReadyProcess, stop } from './processes';
+import { rssMb, startReadyProcess, stop } from '../test/support/processes';
 import { executionModeKey, sessionIdKey, taskStatusKey, tenantIdKey, userIdKey } from '../workflows/search-attributes';
 import { printTable, summarize, type Summary } from './stats';
 

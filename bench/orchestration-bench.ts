@@ -26,7 +26,7 @@ import { testTaskSettings, testToolRegistry } from '../test/support/stack';
 import { testCatalog } from '../test/support/test-catalog';
 import type { bareWorkflow } from './bare-workflows';
 import { workerNodeFlags } from '../infra/processes';
-import { rssMb, startReadyProcess, stop } from './processes';
+import { rssMb, startReadyProcess, stop } from '../test/support/processes';
 import { printTable, summarize, timed, type Summary } from './stats';
 
 const latencyRuns = Number(process.env.BENCH_RUNS ?? 50);

@@ -5,13 +5,15 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import type { temporal } from '@temporalio/proto';
 import { DefaultLogger, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
 import { workflowsPath } from '../workers/create-worker';
+import type { TemporalConnection } from '../core/transport-settings';
 
 type History = temporal.api.history.v1.IHistory;
 
 export interface ReplaySource {
   workflowId?: string;
   file?: string;
-  temporalAddress: string;
+  /** Address, TLS and API key (the SDK's environment configuration, see core/config.ts). */
+  temporal: TemporalConnection;
   namespace: string;
 }
 
@@ -21,7 +23,7 @@ async function loadHistory(source: ReplaySource): Promise<{ history: History; wo
     // Child workflow ids and record keys derive from the workflow id: replay under the recorded one.
     return { history, workflowId: source.workflowId ?? path.basename(source.file, '.json') };
   }
-  const connection = await Connection.connect({ address: source.temporalAddress });
+  const connection = await Connection.connect(source.temporal);
   try {
     const client = new Client({ connection, namespace: source.namespace });
     return { history: await client.workflow.getHandle(source.workflowId!).fetchHistory(), workflowId: source.workflowId! };

@@ -165,15 +165,16 @@ program
   .description('replay a live workflow, or an exported history, against the current workflow code')
   .argument('[workflow-id]', 'the workflow to fetch from Temporal (or the recorded id of --file)')
   .option('--file <history.json>', 'a history exported as JSON (temporal workflow show --output json)')
-  .option('--temporal <address>', 'Temporal frontend', process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233')
-  .option('--namespace <namespace>', 'Temporal namespace', process.env.TEMPORAL_NAMESPACE ?? 'default')
-  .action(async (workflowId: string | undefined, options: { file?: string; temporal: string; namespace: string }) => {
+  .option('--temporal <address>', 'Temporal frontend (default TEMPORAL_ADDRESS; TLS and API key from the TEMPORAL_* settings)')
+  .option('--namespace <namespace>', 'Temporal namespace (default TEMPORAL_NAMESPACE)')
+  .action(async (workflowId: string | undefined, options: { file?: string; temporal?: string; namespace?: string }) => {
     if (!workflowId && !options.file) throw new Error('give a workflow id or --file');
+    const { temporal } = loadConfig();
     const matches = await replay({
       ...(workflowId ? { workflowId } : {}),
       ...(options.file ? { file: options.file } : {}),
-      temporalAddress: options.temporal,
-      namespace: options.namespace,
+      temporal: { ...temporal.connection, ...(options.temporal ? { address: options.temporal } : {}) },
+      namespace: options.namespace ?? temporal.namespace,
     });
     process.exitCode = matches ? 0 : 1;
   });

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { apiTlsOf, temporalConnectionOf, type ApiTlsFiles, type TemporalConnection } from './transport-settings';
 import type { TaskSettings } from './orchestration/task-settings';
 import { parseModelAliases, type ModelAliases } from './llm/model-aliases';
 import { parseAllowlist } from './tools/outbound/destination-policy';
@@ -24,6 +25,9 @@ const envSchema = z.object({
   WEFT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().nonnegative().default(600),
   // Loopback unless a deployment exposes it on purpose (0.0.0.0 in a container).
   WEFT_GRPC_HOST: z.string().default('127.0.0.1'),
+  WEFT_TLS_CERT_FILE: z.string().min(1).optional(),
+  WEFT_TLS_KEY_FILE: z.string().min(1).optional(),
+  WEFT_TLS_CLIENT_CA_FILE: z.string().min(1).optional(),
   WEFT_GRPC_PORT: z.coerce.number().int().min(0).max(65535).default(50052),
   WEFT_AGENT_GRPC_PORT: z.coerce.number().int().min(0).max(65535).default(50051),
   WEFT_LLM_GRPC_PORT: z.coerce.number().int().min(0).max(65535).default(8000),
@@ -39,6 +43,9 @@ const envSchema = z.object({
   WASI_TIMEOUT_SECONDS: z.coerce.number().positive().optional(),
   WEFT_SANDBOX_OUTPUT_BYTES: z.coerce.number().int().positive().default(64 * 1024),
   WEFT_SANDBOX_POOL_SIZE: z.coerce.number().int().nonnegative().default(2),
+  WEFT_TENANT_SANDBOX_PROGRAMS: z.coerce.number().int().nonnegative().default(2),
+  WEFT_TENANT_SUBMITS_PER_MINUTE: z.coerce.number().int().nonnegative().default(120),
+  WEFT_TENANT_MAX_RUNNING_TASKS: z.coerce.number().int().nonnegative().default(50),
   WEFT_SANDBOX_DATA_BYTES: z.coerce.number().int().nonnegative().default(8 * 1024 * 1024),
   WEFT_MAX_MESSAGE_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
   WEFT_LLM_BASE_URL: z.string().url().optional(),
@@ -116,9 +123,20 @@ function openEndedSettings(env: NodeJS.ProcessEnv): { problems: string[]; toolRa
 
 export interface WeftConfig {
   databaseUrl: string;
-  temporal: { address: string; namespace: string; taskQueue: string };
+  /** `connection` carries the address, TLS and API key for Connection.connect and NativeConnection.connect. */
+  temporal: { address: string; namespace: string; taskQueue: string; connection: TemporalConnection };
   /** The seed's ports: 50052 (Orchestrator, Streaming, Session, AIService), 50051 (Agent), 8000 (LLM), 8080 (REST/SSE). */
-  listen: { host: string; port: number; agentPort: number; llmPort: number; httpPort: number; maxMessageBytes: number; sseKeepAliveMs: number };
+  listen: {
+    host: string;
+    port: number;
+    agentPort: number;
+    llmPort: number;
+    httpPort: number;
+    maxMessageBytes: number;
+    sseKeepAliveMs: number;
+    /** TLS on every API port (WEFT_TLS_CERT_FILE and WEFT_TLS_KEY_FILE), mTLS with WEFT_TLS_CLIENT_CA_FILE. */
+    tls?: ApiTlsFiles;
+  };
   /** API keys required on the front door; off only when explicitly set (the API then warns). */
   authEnabled: boolean;
   /** Calls one API key may make per minute (0: unlimited). */
@@ -154,7 +172,9 @@ export interface WeftConfig {
    * The Python sandbox: memory cap and wall-clock timeout per program, bytes of stdout/stderr kept,
    * interpreters kept loaded and waiting, and the most bytes of allowed data files a program gets.
    */
-  sandbox: { memoryMb: number; timeoutMs: number; outputLimitBytes: number; poolSize: number; dataLimitBytes: number };
+  sandbox: { memoryMb: number; timeoutMs: number; outputLimitBytes: number; poolSize: number; dataLimitBytes: number; programsPerTenant: number };
+  /** Each tenant's share: task submissions per minute and tasks running at once (0: unlimited). */
+  tenantQuotas: { submitsPerMinute: number; maxRunningTasks: number };
   /** Task templates (YAML) that ListTemplates lists and SubmitTask's context.template names. */
   templatesDir: string;
   limits: { maxQueryBytes: number };
@@ -193,9 +213,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
   const e = parsed.data;
   const secrets = secretsFrom(env);
   const catalog = catalogOf(e, secrets);
+  const tls = apiTlsOf({ certFile: e.WEFT_TLS_CERT_FILE, keyFile: e.WEFT_TLS_KEY_FILE, clientCaFile: e.WEFT_TLS_CLIENT_CA_FILE });
   return {
     databaseUrl: e.DATABASE_URL,
-    temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.WEFT_TASK_QUEUE },
+    temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.WEFT_TASK_QUEUE, connection: temporalConnectionOf(env, e.TEMPORAL_ADDRESS) },
     listen: {
       host: e.WEFT_GRPC_HOST,
       port: e.WEFT_GRPC_PORT,
@@ -204,6 +225,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
       httpPort: e.WEFT_HTTP_PORT,
       maxMessageBytes: e.WEFT_MAX_MESSAGE_BYTES,
       sseKeepAliveMs: e.WEFT_SSE_KEEPALIVE_MS,
+      ...(tls ? { tls } : {}),
     },
     authEnabled: e.WEFT_AUTH === 'on',
     sessions: { ttlSeconds: e.WEFT_SESSION_TTL_SECONDS, maxHistory: e.WEFT_SESSION_MAX_HISTORY },
@@ -236,7 +258,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
       outputLimitBytes: e.WEFT_SANDBOX_OUTPUT_BYTES,
       poolSize: e.WEFT_SANDBOX_POOL_SIZE,
       dataLimitBytes: e.WEFT_SANDBOX_DATA_BYTES,
+      programsPerTenant: e.WEFT_TENANT_SANDBOX_PROGRAMS,
     },
+    tenantQuotas: { submitsPerMinute: e.WEFT_TENANT_SUBMITS_PER_MINUTE, maxRunningTasks: e.WEFT_TENANT_MAX_RUNNING_TASKS },
     templatesDir: e.WEFT_TEMPLATES_DIR,
     limits: { maxQueryBytes: e.WEFT_MAX_QUERY_BYTES },
     task: {

@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   await migrateDatabase(config.databaseUrl);
   const pool = createPool(config.databaseUrl);
-  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const connection = await NativeConnection.connect(config.temporal.connection);
   const metrics = createToolMetrics();
   const tools = createWeftToolRegistry(config, metrics);
   const toolSources = await startToolSources(tools, config, { database: { url: config.databaseUrl, pool }, metrics });

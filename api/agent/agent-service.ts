@@ -13,6 +13,7 @@ import { ApiError } from '../grpc/grpc-errors';
 import type { OrchestratorDeps } from '../orchestrator/orchestrator-service';
 import { tailTaskEvents, type EventTailDeps } from '../streaming/task-event-tail';
 import { startTaskWorkflow, submittedTaskId } from '../orchestrator/task-start';
+import { createTenantAdmission, unlimitedQuotas } from '../orchestrator/tenant-admission';
 import { submissionLimits } from '../orchestrator/task-submission';
 import { discoverTools, toolCapabilityOf } from './tool-capabilities';
 import { authorized, authorizedCall, send, serverStream } from '../grpc/unary';
@@ -76,12 +77,13 @@ async function healthOf(deps: AgentDeps, principal: Principal) {
 
 export function createAgentService(deps: AgentDeps): AgentService {
   const limits = submissionLimits(deps);
+  const starting = { ...deps, admission: createTenantAdmission(deps, deps.tenantQuotas ?? unlimitedQuotas) };
   const open = new Set<AbortController>();
 
   const start = async (request: ExecuteTaskRequest__Output, principal: Principal, metadata: Metadata) => {
     const taskId = submittedTaskId(request.metadata?.task_id ?? '', metadata, principal);
     const input = agentTaskInput(request, { taskId, principal }, limits);
-    const { workflowId } = await startTaskWorkflow(deps, input, principal);
+    const { workflowId } = await startTaskWorkflow(starting, input, principal);
     return { taskId, workflowId, timeoutSeconds: request.config?.timeout_seconds ?? 0 };
   };
 

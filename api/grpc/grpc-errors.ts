@@ -18,6 +18,7 @@ export class ApiError extends Error {
 
 export const invalidArgument = (message: string) => new ApiError(GrpcStatus.INVALID_ARGUMENT, message);
 export const notFound = (message: string) => new ApiError(GrpcStatus.NOT_FOUND, message);
+export const resourceExhausted = (message: string) => new ApiError(GrpcStatus.RESOURCE_EXHAUSTED, message);
 export const permissionDenied = (message: string) => new ApiError(GrpcStatus.PERMISSION_DENIED, message);
 export const unavailable = (message: string) => new ApiError(GrpcStatus.UNAVAILABLE, message);
 

@@ -4,6 +4,7 @@ import { HealthImplementation } from 'grpc-health-check';
 import { methodTypes, unknownEnumIn } from '../../protos/json-mapping';
 import { healthPackageDefinition, packageDefinitionOf } from '../../protos/load';
 import { oversizedIdIn } from './field-limits';
+import { serverCredentials, type TlsMaterial } from './tls';
 
 export interface GrpcServer {
   port: number;
@@ -21,6 +22,12 @@ export interface GrpcServerOptions {
   maxMessageBytes: number;
   /** Runs first on shutdown, e.g. to end open streams so their clients resume elsewhere. */
   beforeShutdown?: () => void;
+  tls?: TlsMaterial;
+  /**
+   * A Unix socket the same services also answer on, in plaintext, for callers in this process (the
+   * REST gateway): its folder is private to the API's user.
+   */
+  privateSocket?: string;
 }
 
 const forceShutdownAfterMs = 10_000;
@@ -111,11 +118,10 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   const serviceNames = ['', ...Object.keys(options.services)];
   const health = new HealthImplementation(Object.fromEntries(serviceNames.map((name) => [name, 'SERVING'])));
   health.addToServer(server);
-  const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(`${options.host}:${options.port}`, grpc.ServerCredentials.createInsecure(), (err, bound) =>
-      err ? reject(err) : resolve(bound),
-    );
-  });
+  const bind = (address: string, credentials: grpc.ServerCredentials) =>
+    new Promise<number>((resolve, reject) => server.bindAsync(address, credentials, (err, bound) => (err ? reject(err) : resolve(bound))));
+  const port = await bind(`${options.host}:${options.port}`, serverCredentials(options.tls));
+  if (options.privateSocket) await bind(`unix:${options.privateSocket}`, grpc.ServerCredentials.createInsecure());
   return {
     port,
     shutdown: () =>

@@ -17,6 +17,7 @@ import { failedPrecondition } from '../grpc/grpc-errors';
 import { listTaskSummaries, sessionContext } from './task-listing';
 import { ownTaskOf } from './task-ownership';
 import { startTaskWorkflow, submittedTaskId } from './task-start';
+import { createTenantAdmission, unlimitedQuotas, type TenantQuotas } from './tenant-admission';
 import { taskStatusResponse } from './task-status';
 import { submissionLimits, taskInputFrom } from './task-submission';
 import { authorized, authorizedCall } from '../grpc/unary';
@@ -30,15 +31,18 @@ export interface OrchestratorDeps {
   tools: ToolRegistry;
   templates: TemplateCatalog;
   auth: Authenticator;
+  /** Each tenant's share of task submissions and running tasks; unlimited when absent. */
+  tenantQuotas?: TenantQuotas;
 }
 
 export function createOrchestratorService(deps: OrchestratorDeps): OrchestratorServiceHandlers {
   const limits = submissionLimits(deps);
+  const starting = { ...deps, admission: createTenantAdmission(deps, deps.tenantQuotas ?? unlimitedQuotas) };
   return {
     SubmitTask: authorizedCall(deps.auth, async (request: SubmitTaskRequest__Output, principal, call): Promise<SubmitTaskResponse> => {
       const taskId = submittedTaskId(request.metadata?.task_id ?? '', call.metadata, principal);
       const input = taskInputFrom(request, { taskId, principal }, limits);
-      const { workflowId, alreadyStarted } = await startTaskWorkflow(deps, input, principal);
+      const { workflowId, alreadyStarted } = await startTaskWorkflow(starting, input, principal);
       const message = alreadyStarted ? 'task already submitted; returning the existing workflow' : 'task submitted';
       const plan = input.manualPlan;
       return {

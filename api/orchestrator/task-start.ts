@@ -4,6 +4,7 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import type { Pool } from 'pg';
 import type { Principal } from '../../core/auth/api-keys';
 import { claimSession } from '../../core/sessions/session-tenants';
+import type { TenantAdmission } from './tenant-admission';
 import { executionModeKey, sessionIdKey, taskStatusKey, tenantIdKey, userIdKey } from '../../workflows/search-attributes';
 import type { taskWorkflow } from '../../workflows/task-workflow';
 import type { TaskWorkflowInput } from '../../workflows/task-workflow-types';
@@ -29,13 +30,15 @@ export function submittedTaskId(requestedTaskId: string, metadata: Metadata, pri
 
 /**
  * Starts the task's workflow, or finds it when the task id was submitted before (a retried submit).
- * A task id another tenant already used is refused, and so is another tenant's session.
+ * A task id another tenant already used is refused, and so is another tenant's session, and a task
+ * of a tenant over its share.
  */
 export async function startTaskWorkflow(
-  deps: { temporal: Client; taskQueue: string; pool: Pool },
+  deps: { temporal: Client; taskQueue: string; pool: Pool; admission: TenantAdmission },
   input: TaskWorkflowInput,
   principal: Principal,
 ): Promise<{ workflowId: string; alreadyStarted: boolean }> {
+  await deps.admission.admitTask(principal.tenantId);
   if (input.sessionId && !(await claimSession(deps.pool, principal.tenantId, input.sessionId))) throw notFound(`session ${input.sessionId} not found`);
   const workflowId = taskWorkflowIdOf(input.taskId);
   try {

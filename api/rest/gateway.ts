@@ -7,6 +7,7 @@ import { openApiDocument, openApiPath } from './openapi';
 import { fullServiceNames, restRoutes, shannonStreamRoute, streamRoute, type RestRoute } from './routes';
 import { serveTaskEvents } from './sse';
 import { registerToolRoutes, type ToolRouteDeps } from './tool-routes';
+import { httpsOptions, type TlsMaterial } from '../grpc/tls';
 
 // The REST and SSE gateway: HTTP/JSON in front of the gRPC services of the front port, like
 // grpc-gateway. It calls the gRPC server (same process) as any client would, so authentication,
@@ -27,6 +28,8 @@ export interface RestGatewayOptions {
   callDeadlineMs: number;
   /** Tool discovery (/tools/...), answered from the registry. */
   toolDiscovery: ToolRouteDeps;
+  /** HTTPS (and client certificates) with the gRPC ports' material. */
+  tls?: TlsMaterial;
 }
 
 type UnaryClient = grpc.Client & Record<string, UnaryMethod<unknown, object>>;
@@ -37,7 +40,7 @@ export async function startRestGateway(options: RestGatewayOptions): Promise<Res
     session: createServiceClient('session', options.grpcAddress),
   } satisfies Record<RestRoute['service'], unknown>;
   const streaming: ServiceClient<'streaming'> = createServiceClient('streaming', options.grpcAddress);
-  const app = Fastify({ bodyLimit: options.maxBodyBytes });
+  const app = Fastify({ bodyLimit: options.maxBodyBytes, ...(options.tls ? { https: httpsOptions(options.tls) } : {}) });
   // A JSON content type with no body at all (a DELETE from some clients) is a request without a body.
   const json = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');

@@ -45,7 +45,7 @@ export interface ToolSettings {
   workspaceDir: string;
   toolRateLimits: ToolRateLimits;
   outbound: OutboundSettings;
-  sandbox: { memoryMb: number; timeoutMs: number; outputLimitBytes: number; poolSize: number; dataLimitBytes: number };
+  sandbox: { memoryMb: number; timeoutMs: number; outputLimitBytes: number; poolSize: number; dataLimitBytes: number; programsPerTenant: number };
   /** Who may use which tool (YAML); every tool for everyone without one. */
   toolPolicyFile?: string;
 }
@@ -122,7 +122,8 @@ export function createWeftToolRegistry(settings: ToolSettings, metrics?: ToolMet
   const httpFetch = outboundFor('WEFT_HTTP_FETCH_ALLOWED_DOMAINS', settings.outbound.httpFetchAllowedDomains, settings.outbound, metrics);
   // Sandbox processes start on the first program (the API, which never runs tools, starts none).
   const sandbox = createPythonSandbox({ outputLimitBytes: settings.sandbox.outputLimitBytes, poolSize: settings.sandbox.poolSize });
-  const python = { sandbox, memoryMb: settings.sandbox.memoryMb, timeoutMs: settings.sandbox.timeoutMs, dataLimitBytes: settings.sandbox.dataLimitBytes };
+  const { memoryMb, timeoutMs, dataLimitBytes, programsPerTenant } = settings.sandbox;
+  const python = { sandbox, memoryMb, timeoutMs, dataLimitBytes, programsPerTenant };
   const policy = loadToolPolicy(settings.toolPolicyFile);
   return createToolRegistry(builtinTools({ workspaceRoot: path.resolve(settings.workspaceDir), httpFetch, python }), { rateLimits: settings.toolRateLimits, ...(metrics ? { observer: metrics } : {}), policy });
 }

@@ -10,7 +10,7 @@ import { workspaceFileTools } from './workspace-files';
 export interface BuiltinToolOptions {
   workspaceRoot: string;
   httpFetch: OutboundHttp;
-  python: { sandbox: PythonSandbox; memoryMb: number; timeoutMs: number; dataLimitBytes: number };
+  python: { sandbox: PythonSandbox; memoryMb: number; timeoutMs: number; dataLimitBytes: number; programsPerTenant: number };
 }
 
 export function builtinTools(options: BuiltinToolOptions): ToolDefinition[] {

@@ -1,6 +1,7 @@
 import type { PythonSandbox } from '../python/python-sandbox';
 import { ToolError, toolMetadata, type ToolDefinition } from '../tool';
 import { workspaceDataFiles, workspaceDirOf } from './workspace';
+import { inFlightCap } from '../../tenancy/in-flight';
 
 // Runs a Python program in the sandbox (core/tools/python) and returns what it printed. A program
 // that raises is an execution error carrying its traceback and whatever it printed before.
@@ -15,9 +16,12 @@ export interface PythonExecutorOptions {
   workspaceRoot: string;
   /** The most bytes of workspace files a program is given. */
   dataLimitBytes: number;
+  /** Programs one tenant may run at once in this process (0: no cap), so a burst leaves room for others. */
+  programsPerTenant: number;
 }
 
 export function pythonExecutorTool(sandbox: PythonSandbox, limits: PythonExecutorOptions): ToolDefinition {
+  const perTenant = inFlightCap(limits.programsPerTenant);
   return {
     ...toolMetadata({
       name: 'python_executor',
@@ -41,7 +45,9 @@ export function pythonExecutorTool(sandbox: PythonSandbox, limits: PythonExecuto
       const memoryMb = Math.min(limits.memoryMb, context.memoryLimitMb ?? limits.memoryMb);
       const { files, omitted } = await workspaceDataFiles(workspaceDirOf(limits.workspaceRoot, context), limits.dataLimitBytes);
       const run = { timeoutMs: limits.timeoutMs - 100, memoryMb, files, ...(context.signal ? { signal: context.signal } : {}) };
-      const result = await sandbox.run(String(args.code), run);
+      const release = perTenant.tryAcquire(context.tenantId);
+      if (!release) throw new ToolError('execution', `your tenant already runs ${limits.programsPerTenant} Python program(s) at once here, its limit; run this one after one finishes`);
+      const result = await sandbox.run(String(args.code), run).finally(release);
       if (result.error) {
         const printed = result.stdout ? `\nIt printed before:\n${result.stdout}` : '';
         throw new ToolError('execution', `${result.error.slice(-maxErrorChars)}${printed.slice(0, maxErrorChars)}`);

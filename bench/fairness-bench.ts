@@ -1,0 +1,157 @@
+// Fairness benchmark: `npx tsx bench/fairness-bench.ts` (BENCH_CALLS, BENCH_SUBMITS_PER_MINUTE,
+// BENCH_MAX_RUNNING, BENCH_FLOOD_CONCURRENCY). Starts its own Temporal dev server and database, a
+// Weft worker process and the API in this process, with per-tenant quotas. Measures a
+// quiet tenant's SubmitTask latency alone, while another tenant floods at its limit (twice its
+// quota's rate, so it is refused half the time and keeps its running tasks at the cap), and while
+// it floods as fast as BENCH_FLOOD_CONCURRENCY callers can. The phases are interleaved so the
+// machine's changing speed hits each alike. Target: the quiet tenant's p99 with the flood at its
+// limit stays within 1.5x its p99 alone.
+import { randomUUID } from 'node:crypto';
+import { status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
+import { Client, Connection } from '@temporalio/client';
+import { startAuthenticator } from '../api/grpc/auth';
+import { ephemeralListen, startApiServer } from '../api/server';
+import { createApiKey } from '../core/auth/api-keys';
+import { loadConfig } from '../core/config';
+import { createPool } from '../core/db/database';
+import { startEventFeed } from '../core/events/event-feed';
+import { createModelGateway } from '../core/llm/gateway';
+import { loadTemplateCatalog } from '../core/templates/template-catalog';
+import { workerNodeFlags } from '../infra/processes';
+import { createOrchestratorClient, unaryCall } from '../protos/clients';
+import { ScriptedModelServer } from '../test/model-server/scripted-model-server';
+import '../test/setup/quiet-sdk-logs';
+import { startTestServices } from '../test/setup/test-services';
+import { testTaskSettings, testToolRegistry } from '../test/support/stack';
+import { testCatalog } from '../test/support/test-catalog';
+import { startReadyProcess, stop } from '../test/support/processes';
+import { printTable, summarize, timed } from './stats';
+
+const calls = Number(process.env.BENCH_CALLS ?? 300);
+const floodConcurrency = Number(process.env.BENCH_FLOOD_CONCURRENCY ?? 8);
+// Quotas sized to this two-core machine's share for one tenant; the quiet tenant (about 4 submits a
+// second) stays inside them.
+const quotas = { submitsPerMinute: Number(process.env.BENCH_SUBMITS_PER_MINUTE ?? 600), maxRunningTasks: Number(process.env.BENCH_MAX_RUNNING ?? 50) };
+const rounds = 3;
+
+/** Temporal, Postgres, a scripted model, a worker process and the API with the quotas; stop() ends them all. */
+async function startFairnessStack() {
+  const services = await startTestServices();
+  const pool = createPool(process.env.DATABASE_URL!, 20);
+  const model = new ScriptedModelServer({ demo: true });
+  await model.start();
+  const taskQueue = `bench-fairness-${randomUUID()}`;
+  const worker = await startReadyProcess(
+    'workers/main.ts',
+    { WEFT_TASK_QUEUE: taskQueue, WEFT_METRICS_PORT: '0', WEFT_LLM_BASE_URL: model.baseURL, WEFT_LLM_MODEL: 'bench-model', WEFT_WORKSPACE_DIR: '.state/bench-workspaces', WEFT_WORKFLOW_BUNDLE: process.env.WEFT_TEST_WORKFLOW_BUNDLE! },
+    'worker polling task queue',
+    workerNodeFlags,
+  );
+  const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+  const events = await startEventFeed(process.env.DATABASE_URL!);
+  const auth = await startAuthenticator({ pool, databaseUrl: process.env.DATABASE_URL!, enabled: true });
+  const tools = testToolRegistry();
+  const api = await startApiServer(
+    {
+      temporal: new Client({ connection }),
+      pool,
+      taskQueue,
+      maxQueryBytes: 32 * 1024,
+      taskDefaults: testTaskSettings(),
+      tools,
+      templates: loadTemplateCatalog(loadConfig({}).templatesDir, tools.list().map((t) => t.name)),
+      auth,
+      tenantQuotas: quotas,
+      events,
+      sessions: { ttlSeconds: 3600, maxHistory: 100 },
+      gateway: createModelGateway(testCatalog(model.baseURL)),
+      cacheTtlSeconds: 3600,
+      sandboxMemoryMb: 512,
+    },
+    ephemeralListen(),
+  );
+  return {
+    clientOf: async (tenantId: string) => createOrchestratorClient(`127.0.0.1:${api.port}`, { apiKey: await createApiKey(pool, { tenantId, userId: 'u', roles: [] }) }),
+    async stop() {
+      await api.shutdown();
+      await auth.close();
+      await events.close();
+      await connection.close();
+      await stop(worker);
+      await pool.end();
+      await model.stop();
+      await services.stop();
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const stack = await startFairnessStack();
+  const quiet = await stack.clientOf(`quiet-${randomUUID()}`);
+  const flooder = await stack.clientOf(`flooder-${randomUUID()}`);
+  const submit = (client: typeof quiet) => unaryCall(client, 'SubmitTask', { query: `fairness question ${randomUUID()}` });
+
+  const phases = { alone: [] as number[], atLimit: [] as number[], unbounded: [] as number[] };
+  const flood = { accepted: 0, refused: 0, failed: [] as string[] };
+  const floodOnce = async () => {
+    try {
+      await submit(flooder);
+      flood.accepted += 1;
+    } catch (err) {
+      if ((err as ServiceError).code === GrpcStatus.RESOURCE_EXHAUSTED) flood.refused += 1;
+      else flood.failed.push((err as Error).message);
+    }
+  };
+  /** The quiet tenant's submissions, about 4 a second: inside its own quota. */
+  const measure = async (into: number[]) => {
+    for (let i = 0; i < calls / rounds; i++) {
+      await timed(into, () => submit(quiet));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  };
+  /** Measures while the flooding tenant calls: paced (`perSecond`) or as fast as `concurrency` callers go. */
+  const measureWhileFlooding = async (into: number[], flooding: { perSecond?: number; concurrency: number }) => {
+    let on = true;
+    const loops = Array.from({ length: flooding.concurrency }, async () => {
+      while (on) {
+        const began = Date.now();
+        await floodOnce();
+        if (flooding.perSecond) await new Promise((resolve) => setTimeout(resolve, Math.max(0, (1000 * flooding.concurrency) / flooding.perSecond! - (Date.now() - began))));
+      }
+    });
+    try {
+      await measure(into);
+    } finally {
+      on = false;
+      await Promise.all(loops);
+    }
+  };
+  try {
+    for (let i = 0; i < 10; i++) await submit(quiet); // warm up
+    const atLimitPerSecond = (2 * quotas.submitsPerMinute) / 60;
+    for (let round = 0; round < rounds; round++) {
+      await measure(phases.alone);
+      await measureWhileFlooding(phases.atLimit, { perSecond: atLimitPerSecond, concurrency: 2 });
+      await measureWhileFlooding(phases.unbounded, { concurrency: floodConcurrency });
+      if (flood.failed.length > 0) throw new Error(`the flooding tenant's calls failed: ${flood.failed.slice(0, 3).join('; ')}`);
+    }
+    const rows = [
+      summarize('quiet tenant SubmitTask, alone', phases.alone, 0),
+      summarize(`quiet tenant SubmitTask, other tenant at its limit (${atLimitPerSecond.toFixed(1)}/s sent)`, phases.atLimit, 0),
+      summarize(`quiet tenant SubmitTask, other tenant unbounded (${floodConcurrency} callers)`, phases.unbounded, 0),
+    ];
+    printTable(rows.map((row) => ({ ...row, opsPerSecond: NaN })));
+    console.log(`\nflooding tenant: ${flood.accepted} accepted, ${flood.refused} refused (RESOURCE_EXHAUSTED); quotas ${quotas.submitsPerMinute}/min, ${quotas.maxRunningTasks} running`);
+    console.log(`quiet tenant p99 ratio, other tenant at its limit / alone: ${(rows[1]!.p99 / rows[0]!.p99).toFixed(2)} (target <= 1.5); p50 ratio ${(rows[1]!.p50 / rows[0]!.p50).toFixed(2)}`);
+    console.log(`quiet tenant p99 ratio, other tenant unbounded / alone: ${(rows[2]!.p99 / rows[0]!.p99).toFixed(2)} (no target: two cores shared with every caller); p50 ratio ${(rows[2]!.p50 / rows[0]!.p50).toFixed(2)}`);
+  } finally {
+    quiet.close();
+    flooder.close();
+    await stack.stop();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
