@@ -66,6 +66,8 @@ const envSchema = z.object({
   WEFT_MCP_SERVERS: z.string().optional(),
   WEFT_TOOL_POLICY: z.string().optional(),
   WEFT_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  WEFT_METRICS_TOKEN: z.string().min(16).optional(),
+  WEFT_METRICS_TENANT_LABELS: z.enum(['true', 'false']).default('false'),
   WEFT_OPENAPI_SOURCES: z.string().optional(),
   OPENAPI_MAX_SPEC_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
   WEFT_HTTP_FETCH_ALLOWED_DOMAINS: z.string().default(''),
@@ -155,6 +157,8 @@ export interface WeftConfig {
   toolPolicyFile?: string;
   /** Where the worker serves its Prometheus metrics (/metrics). */
   metricsPort: number;
+  /** A bearer token /metrics requires (WEFT_METRICS_TOKEN), and whether tenant ids may be labels. */
+  metrics: { token?: string; tenantLabels: boolean };
   /** Where tokens and keys named by tool sources and providers are read (a variable or its <NAME>_FILE). */
   secrets: SecretSource;
   /** `<TOOL>_RATE_LIMIT` overrides, by setting name. */
@@ -235,6 +239,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
     modelAliases: parseModelAliases(e.WEFT_MODEL_ALIASES, firstChoice(catalog, 'MEDIUM')?.id ?? e.WEFT_LLM_MODEL),
     workspaceDir: e.WEFT_WORKSPACE_DIR,
     metricsPort: e.WEFT_METRICS_PORT,
+    metrics: { ...(e.WEFT_METRICS_TOKEN ? { token: e.WEFT_METRICS_TOKEN } : {}), tenantLabels: e.WEFT_METRICS_TENANT_LABELS === 'true' },
     ...(e.WEFT_TOOL_POLICY ? { toolPolicyFile: e.WEFT_TOOL_POLICY } : {}),
     secrets,
     toolRateLimits,

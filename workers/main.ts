@@ -16,10 +16,10 @@ async function main(): Promise<void> {
   await migrateDatabase(config.databaseUrl);
   const pool = createPool(config.databaseUrl);
   const connection = await NativeConnection.connect(config.temporal.connection);
-  const metrics = createToolMetrics();
+  const metrics = createToolMetrics({ tenantLabels: config.metrics.tenantLabels });
   const tools = createWeftToolRegistry(config, metrics);
   const toolSources = await startToolSources(tools, config, { database: { url: config.databaseUrl, pool }, metrics });
-  const metricsServer = await serveMetrics(metrics.registry, config.listen.host, config.metricsPort);
+  const metricsServer = await serveMetrics(metrics.registry, config.listen.host, config.metricsPort, config.metrics.token);
   const activities = createActivities({
     pool,
     store: createRuntimeStore(pool),

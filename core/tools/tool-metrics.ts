@@ -20,7 +20,11 @@ export interface ToolMetrics extends ToolObserver {
 
 const breakerValue: Record<BreakerStateName, number> = { closed: 0, open: 1, half_open: 2 };
 
-export function createToolMetrics(registry = new Registry()): ToolMetrics {
+/**
+ * The worker's tool metrics. Tenant ids appear in no label unless `tenantLabels` (the per-tenant
+ * bucket gauge exists only then): a metrics endpoint must not list who the customers are.
+ */
+export function createToolMetrics(options: { tenantLabels: boolean }, registry = new Registry()): ToolMetrics {
   const executions = new Counter({ name: 'weft_tool_executions_total', help: 'Tool calls by outcome', labelNames: ['tool_name', 'status'], registers: [registry] });
   const duration = new Histogram({ name: 'weft_tool_execution_duration_seconds', help: 'Tool call duration', labelNames: ['tool_name'], registers: [registry] });
   const errors = new Counter({ name: 'weft_tool_errors_total', help: 'Failed tool calls by error type', labelNames: ['tool_name', 'error_type'], registers: [registry] });
@@ -28,7 +32,9 @@ export function createToolMetrics(registry = new Registry()): ToolMetrics {
   const breakerState = new Gauge({ name: 'weft_circuit_breaker_state', help: 'Circuit state per base URL: 0 closed, 1 open, 2 half-open', labelNames: ['base_url'], registers: [registry] });
   const breakerFailures = new Counter({ name: 'weft_circuit_breaker_failures_total', help: 'Failed calls counted by a base URL\'s breaker', labelNames: ['base_url'], registers: [registry] });
   const rateLimited = new Counter({ name: 'weft_rate_limit_exceeded_total', help: 'Tool calls refused by the tool\'s rate limit', labelNames: ['tool_name'], registers: [registry] });
-  const tokens = new Gauge({ name: 'weft_rate_limit_tokens_available', help: 'Tokens left in a tool\'s bucket for a tenant', labelNames: ['tool_name', 'tenant_id'], registers: [registry] });
+  const tokens = options.tenantLabels
+    ? new Gauge({ name: 'weft_rate_limit_tokens_available', help: 'Tokens left in a tool\'s bucket for a tenant', labelNames: ['tool_name', 'tenant_id'], registers: [registry] })
+    : undefined;
 
   return {
     registry,
@@ -39,7 +45,7 @@ export function createToolMetrics(registry = new Registry()): ToolMetrics {
       if (costUsd > 0) cost.inc({ tool_name: tool }, costUsd);
     },
     rateLimited: (tool) => rateLimited.inc({ tool_name: tool }),
-    tokensLeft: (tool, tenantId, left) => tokens.set({ tool_name: tool, tenant_id: tenantId }, left),
+    tokensLeft: (tool, tenantId, left) => tokens?.set({ tool_name: tool, tenant_id: tenantId }, left),
     watch(outbound) {
       outbound.onBreakerChange((origin, state) => breakerState.set({ base_url: origin }, breakerValue[state]));
       outbound.onFailure((origin) => breakerFailures.inc({ base_url: origin }));

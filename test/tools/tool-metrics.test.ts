@@ -15,7 +15,7 @@ beforeAll(async () => {
 afterAll(() => new Promise((resolve) => peer.close(resolve)));
 
 it('exports tool executions, durations, errors by type, cost, rate-limit rejections and breaker state for Prometheus', async () => {
-  const metrics = createToolMetrics();
+  const metrics = createToolMetrics({ tenantLabels: true });
   const paid = { ...toolMetadata({ name: 'paid', version: '1.0.0', description: 'costs money', category: 'test', parameters: { type: 'object' }, costPerUse: 0.5, rateLimitPerMinute: 2 }), execute: async () => 'ok' };
   const failing = { ...toolMetadata({ name: 'failing', version: '1.0.0', description: 'fails', category: 'test', parameters: { type: 'object' } }), execute: async () => { throw new ToolError('network', 'down'); } };
   const registry = createToolRegistry([paid, failing], { observer: metrics });
