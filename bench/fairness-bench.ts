@@ -1,6 +1,6 @@
 // Fairness benchmark: `npx tsx bench/fairness-bench.ts` (BENCH_CALLS, BENCH_SUBMITS_PER_MINUTE,
 // BENCH_MAX_RUNNING, BENCH_FLOOD_CONCURRENCY). Starts its own Temporal dev server and database, a
-// Weft worker process and the API in this process, with per-tenant quotas. Measures a
+// Weft worker process and the API in this process, with the shipped per-tenant quotas. Measures a
 // quiet tenant's SubmitTask latency alone, while another tenant floods at its limit (twice its
 // quota's rate, so it is refused half the time and keeps its running tasks at the cap), and while
 // it floods as fast as BENCH_FLOOD_CONCURRENCY callers can. The phases are interleaved so the
@@ -27,11 +27,11 @@ import { testCatalog } from '../test/support/test-catalog';
 import { startReadyProcess, stop } from '../test/support/processes';
 import { printTable, summarize, timed } from './stats';
 
-const calls = Number(process.env.BENCH_CALLS ?? 300);
+const calls = Number(process.env.BENCH_CALLS ?? 120);
 const floodConcurrency = Number(process.env.BENCH_FLOOD_CONCURRENCY ?? 8);
-// Quotas sized to this two-core machine's share for one tenant; the quiet tenant (about 4 submits a
-// second) stays inside them.
-const quotas = { submitsPerMinute: Number(process.env.BENCH_SUBMITS_PER_MINUTE ?? 600), maxRunningTasks: Number(process.env.BENCH_MAX_RUNNING ?? 50) };
+// The shipped per-tenant quotas; the quiet tenant (about 1.6 submits a second) stays inside them.
+const defaults = loadConfig({}).tenantQuotas;
+const quotas = { submitsPerMinute: Number(process.env.BENCH_SUBMITS_PER_MINUTE ?? defaults.submitsPerMinute), maxRunningTasks: Number(process.env.BENCH_MAX_RUNNING ?? defaults.maxRunningTasks) };
 const rounds = 3;
 
 /** Temporal, Postgres, a scripted model, a worker process and the API with the quotas; stop() ends them all. */
@@ -102,11 +102,11 @@ async function main(): Promise<void> {
       else flood.failed.push((err as Error).message);
     }
   };
-  /** The quiet tenant's submissions, about 4 a second: inside its own quota. */
+  /** The quiet tenant's submissions, about 1.6 a second: inside its own quota. */
   const measure = async (into: number[]) => {
     for (let i = 0; i < calls / rounds; i++) {
       await timed(into, () => submit(quiet));
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await new Promise((resolve) => setTimeout(resolve, 600));
     }
   };
   /** Measures while the flooding tenant calls: paced (`perSecond`) or as fast as `concurrency` callers go. */

@@ -1,0 +1,140 @@
+import * as grpc from '@grpc/grpc-js';
+import fc from 'fast-check';
+import { fullServiceNames, restRoutes, shannonStreamRoute, streamRoute } from '../../api/rest/routes';
+import { methodTypes } from '../../protos/json-mapping';
+import { pathSegment, requestBytes, restBody, restHeaders } from '../support/door-fuzz';
+import { sendRaw, serviceMethods } from '../support/fuzz';
+import { startTestStack, type TestStack } from '../support/stack';
+
+// Property-based fuzzing of the whole front door: WEFT_TEST_FUZZ_REQUESTS (default 10,000) requests
+// spread over every RPC of every service and every REST route, each built by fast-check from the
+// request's own descriptor. The door may answer only its documented codes: no INTERNAL, no UNKNOWN,
+// no HTTP 500, no call left hanging, and the server still serves afterwards. The counts and the
+// distribution of answers are printed.
+
+const total = Number(process.env.WEFT_TEST_FUZZ_REQUESTS ?? 10_000);
+const concurrency = 16;
+const hangMs = 20_000;
+
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startTestStack();
+});
+afterAll(() => stack.stop());
+
+const documented = new Set([
+  grpc.status.OK,
+  grpc.status.INVALID_ARGUMENT,
+  grpc.status.NOT_FOUND,
+  grpc.status.ALREADY_EXISTS,
+  grpc.status.PERMISSION_DENIED,
+  grpc.status.UNAUTHENTICATED,
+  grpc.status.FAILED_PRECONDITION,
+  grpc.status.RESOURCE_EXHAUSTED,
+  grpc.status.DEADLINE_EXCEEDED,
+  grpc.status.UNAVAILABLE,
+]);
+
+const services: Array<[string, 'port' | 'agentPort' | 'llmPort']> = [
+  ['shannon.orchestrator.OrchestratorService', 'port'],
+  ['shannon.orchestrator.StreamingService', 'port'],
+  ['shannon.session.SessionService', 'port'],
+  ['ai.AIService', 'port'],
+  ['shannon.agent.AgentService', 'agentPort'],
+  ['shannon.llm.LLMService', 'llmPort'],
+];
+
+interface Outcome {
+  target: string;
+  answer: string;
+  surprise?: string;
+}
+
+/** One generated gRPC call: any RPC, hostile bytes, usually a valid key. */
+function grpcCalls(clients: Map<string, grpc.Client>): fc.Arbitrary<() => Promise<Outcome>> {
+  const rpcs = services.flatMap(([service]) => serviceMethods(service).map((method) => ({ service, ...method })));
+  return fc.constantFrom(...rpcs).chain(({ service, rpc, serverStreaming }) =>
+    fc.tuple(requestBytes(methodTypes(service, rpc).request), fc.boolean()).map(([bytes, keyed]) => async (): Promise<Outcome> => {
+      const metadata = new grpc.Metadata();
+      if (keyed) metadata.set('authorization', `Bearer ${stack.apiKey}`);
+      const began = Date.now();
+      const { code, details } = await sendRaw(clients.get(service)!, `/${service}/${rpc}`, bytes, metadata, serverStreaming, hangMs);
+      const answer = grpc.status[code]!;
+      const hung = code === grpc.status.DEADLINE_EXCEEDED && Date.now() - began >= hangMs;
+      const surprise = !documented.has(code) ? `${answer}: ${details}` : hung ? 'no answer (hang)' : undefined;
+      return { target: `${service.split('.').pop()}/${rpc}`, answer, ...(surprise ? { surprise } : {}) };
+    }),
+  );
+}
+
+const restTargets = [
+  ...restRoutes.map((route) => ({ method: route.method, path: route.path, type: methodTypes(fullServiceNames[route.service], route.rpc).request, query: route.query ?? [] })),
+  ...[streamRoute, shannonStreamRoute].map((route) => ({ method: 'GET', path: route.path, type: undefined, query: [...route.query] })),
+  ...['/tools/list', '/tools/:name/schema', '/tools/:name/metadata', '/tools/sources', '/openapi.json', '/no/such/route'].map((path) => ({ method: 'GET', path, type: undefined, query: ['category'] })),
+  { method: 'POST', path: '/tools/sources', type: undefined, query: [] },
+  { method: 'DELETE', path: '/tools/sources/:name', type: undefined, query: ['scope'] },
+];
+
+/** One generated REST call: any route, hostile path parameters, query, body and headers. */
+function restCalls(base: string): fc.Arbitrary<() => Promise<Outcome>> {
+  return fc.constantFrom(...restTargets).chain((target) =>
+    fc
+      .record({
+        segments: fc.array(pathSegment, { minLength: 2, maxLength: 2 }),
+        query: fc.dictionary(fc.constantFrom(...target.query, 'unknown'), pathSegment, { maxKeys: 3 }),
+        body: target.method === 'GET' || target.method === 'DELETE' ? fc.constant(undefined) : restBody(target.type),
+        headers: restHeaders(stack.apiKey),
+      })
+      .map(({ segments, query, body, headers }) => async (): Promise<Outcome> => {
+        let segment = 0;
+        const path = target.path.replace(/:\w+/g, () => segments[segment++ % 2]!);
+        const search = Object.entries(query).map(([name, value]) => `${name}=${value}`).join('&');
+        try {
+          const response = await fetch(`${base}${path}${search ? `?${search}` : ''}`, {
+            method: target.method,
+            headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+            ...(body !== undefined ? { body } : {}),
+            signal: AbortSignal.timeout(hangMs),
+          });
+          // An accepted event stream stays open by design: its headers are the answer.
+          if (!response.headers.get('content-type')?.startsWith('text/event-stream')) await response.text();
+          else await response.body?.cancel();
+          const answer = `HTTP ${response.status}`;
+          return { target: `${target.method} ${target.path}`, answer, ...(response.status >= 500 && response.status !== 503 && response.status !== 504 ? { surprise: answer } : {}) };
+        } catch (err) {
+          return { target: `${target.method} ${target.path}`, answer: 'no answer', surprise: `no answer: ${(err as Error).message}` };
+        }
+      }),
+  );
+}
+
+/** Counts of each key, most frequent first, as lines. */
+function distribution(values: string[]): string {
+  const counts = new Map<string, number>();
+  for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
+  return [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([value, count]) => `${String(count).padStart(6)}  ${value}`).join('\n');
+}
+
+it(`answers ${total} generated requests over every RPC and REST route with documented codes only`, async () => {
+  const clients = new Map(services.map(([service, port]) => [service, new grpc.Client(`127.0.0.1:${stack.api[port]}`, grpc.credentials.createInsecure())]));
+  stack.model.on(() => true, { content: 'fuzzed answer' });
+  const calls = fc.sample(fc.oneof({ weight: 7, arbitrary: grpcCalls(clients) }, { weight: 3, arbitrary: restCalls(`http://127.0.0.1:${stack.api.httpPort}`) }), { numRuns: total, seed: 20261130 });
+  const outcomes: Outcome[] = [];
+  try {
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < calls.length) outcomes.push(await calls[next++]!());
+      }),
+    );
+  } finally {
+    for (const client of clients.values()) client.close();
+  }
+  console.log(
+    `door fuzz: ${outcomes.length} requests\n\nby target:\n${distribution(outcomes.map((o) => o.target))}\n\nby answer:\n${distribution(outcomes.map((o) => o.answer))}`,
+  );
+  expect(outcomes).toHaveLength(total);
+  expect(outcomes.flatMap((o) => (o.surprise ? [`${o.target}: ${o.surprise}`] : []))).toEqual([]);
+  // Still serving, on every port.
+  expect((await fetch(`http://127.0.0.1:${stack.api.httpPort}/openapi.json`)).status).toBe(200);
+}, 600_000);
