@@ -15,6 +15,9 @@ import { invalidArgument } from '../grpc/grpc-errors';
 import { jsonToStruct, jsonToValue } from '../grpc/struct';
 import { taskInputFrom, type SubmissionLimits } from '../orchestrator/task-submission';
 
+/** The longest an agent task may be given (config.timeout_seconds): a day. */
+const maxTimeoutSeconds = 24 * 3600;
+
 // AgentService runs one agent as a task workflow of its own (durable, visible in the Web UI, listed
 // by ListTasks): STANDARD mode, only the tools the caller names, its iteration cap and timeout.
 
@@ -31,6 +34,7 @@ export function agentTaskInput(
   for (const [field, value] of Object.entries({ max_iterations: config?.max_iterations ?? 0, timeout_seconds: config?.timeout_seconds ?? 0 })) {
     if (value < 0) throw invalidArgument(`config.${field} must be >= 0`);
   }
+  if ((config?.timeout_seconds ?? 0) > maxTimeoutSeconds) throw invalidArgument(`config.timeout_seconds must be at most ${maxTimeoutSeconds} (a day)`);
   if (Number(config?.memory_limit_mb ?? 0) < 0) throw invalidArgument('config.memory_limit_mb must be >= 0');
   const toolNames = limits.toolNamesFor(caller.principal.tenantId);
   const unknownTools = request.available_tools.filter((name) => !toolNames.includes(name));

@@ -54,7 +54,7 @@ interface Outcome {
 function grpcCalls(clients: Map<string, grpc.Client>): fc.Arbitrary<() => Promise<Outcome>> {
   const rpcs = services.flatMap(([service]) => serviceMethods(service).map((method) => ({ service, ...method })));
   return fc.constantFrom(...rpcs).chain(({ service, rpc, serverStreaming }) =>
-    fc.tuple(requestBytes(methodTypes(service, rpc).request), fc.boolean()).map(([bytes, keyed]) => async (): Promise<Outcome> => {
+    fc.tuple(requestBytes(methodTypes(service, rpc).request), fc.integer({ min: 0, max: 4 }).map((draw) => draw > 0)).map(([bytes, keyed]) => async (): Promise<Outcome> => {
       const metadata = new grpc.Metadata();
       if (keyed) metadata.set('authorization', `Bearer ${stack.apiKey}`);
       const began = Date.now();
@@ -102,7 +102,8 @@ function restCalls(base: string): fc.Arbitrary<() => Promise<Outcome>> {
           const answer = `HTTP ${response.status}`;
           return { target: `${target.method} ${target.path}`, answer, ...(response.status >= 500 && response.status !== 503 && response.status !== 504 ? { surprise: answer } : {}) };
         } catch (err) {
-          return { target: `${target.method} ${target.path}`, answer: 'no answer', surprise: `no answer: ${(err as Error).message}` };
+          const cause = (err as Error & { cause?: Error }).cause;
+          return { target: `${target.method} ${target.path}`, answer: 'no answer', surprise: `no answer: ${(err as Error).message}${cause ? ` (${cause.message})` : ''}` };
         }
       }),
   );

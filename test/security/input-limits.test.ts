@@ -3,6 +3,7 @@ import type * as protobuf from 'protobufjs';
 import { maxIdBytes } from '../../api/grpc/field-limits';
 import { restRoutes, shannonStreamRoute, streamRoute } from '../../api/rest/routes';
 import { methodTypes } from '../../protos/json-mapping';
+import { unaryCall } from '../../protos/clients';
 import { sendRaw, serviceMethods } from '../support/fuzz';
 import { startTestStack, type TestStack } from '../support/stack';
 
@@ -124,4 +125,12 @@ it('refuses integers out of their range instead of wrapping them', async () => {
 it('bounds time limits: an approval timeout of 1e13 seconds is refused, not a database error later', async () => {
   const answer = await submitOverRest({ query: 'q', context: { approval_timeout_seconds: 1e13 } });
   expect(answer).toEqual({ status: 400, body: expect.objectContaining({ error: 'context.approval_timeout_seconds must be a positive number up to 2592000', code: 'INVALID_ARGUMENT' }) });
+});
+
+it('bounds an agent task\'s timeout: a timer past 24.8 days would fire at once and cancel the task', async () => {
+  const refused = await unaryCall(stack.client('agent'), 'ExecuteTask', { query: 'q', config: { timeout_seconds: 917_320_784 } }).then(
+    () => undefined,
+    (err: grpc.ServiceError) => err,
+  );
+  expect([refused?.code, refused?.details]).toEqual([grpc.status.INVALID_ARGUMENT, 'config.timeout_seconds must be at most 86400 (a day)']);
 });
