@@ -1,13 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { invalidArgument } from '../grpc/grpc-errors';
+import { isPathSafeId } from '../grpc/field-limits';
 
 // Task ids. A caller may name its task (metadata.task_id); the name is its tenant's own: the task's
 // id is derived from the tenant and the name, so the same name in two tenants is two tasks, and
 // submitting a name tells nothing about other tenants. Lookups accept the id or the name.
 
-const taskIdPattern = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
-
-export const isValidTaskId = (id: string) => taskIdPattern.test(id);
+/** Task ids and names are path-safe ids: they name workflows, records and folders. */
+export const isValidTaskId = isPathSafeId;
 
 /** The id of the tenant's task named `name`: the same name always gives the same id. */
 export function tenantTaskId(tenantId: string, name: string): string {
@@ -17,7 +17,7 @@ export function tenantTaskId(tenantId: string, name: string): string {
 /** The id of a new task: from the caller's (validated) name, or new. */
 export function taskIdFor(requestedName: string, tenantId: string): string {
   if (!requestedName) return `task-${randomUUID()}`;
-  if (!taskIdPattern.test(requestedName)) {
+  if (!isValidTaskId(requestedName)) {
     throw invalidArgument('metadata.task_id must be 1-128 characters of letters, digits, ".", "_", ":" or "-"');
   }
   return tenantTaskId(tenantId, requestedName);

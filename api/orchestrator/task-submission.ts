@@ -6,7 +6,7 @@ import type { TaskDecomposition__Output } from '../../protos/generated/shannon/o
 import type { TaskWorkflowInput } from '../../workflows/task-workflow-types';
 import type { Principal } from '../../core/auth/api-keys';
 import { invalidArgument, notFound, permissionDenied } from '../grpc/grpc-errors';
-import { boundedId } from '../grpc/field-limits';
+import { pathSafeIdOf } from '../grpc/field-limits';
 import { actingUser } from '../grpc/acting-user';
 import { modelTierOf } from '../llm/model-tiers';
 import { structToJson } from '../grpc/struct';
@@ -98,7 +98,7 @@ export function taskInputFrom(
     tenantId: principal.tenantId,
     ...actingUser(principal, metadata?.user_id, 'metadata.user_id'),
     roles: [...principal.roles],
-    sessionId: boundedId(metadata?.session_id ?? '', 'metadata.session_id'),
+    sessionId: pathSafeIdOf(metadata?.session_id ?? '', 'metadata.session_id'),
     query: request.query,
     autoDecompose: request.auto_decompose,
     ...(plan ? { manualPlan: plan } : {}),

@@ -161,3 +161,13 @@ describe('task ids', () => {
     expect((await waitForFinish(alice.client('orchestrator'), name)).result).toBe('report');
   });
 });
+
+describe('ids that become paths', () => {
+  it.each(['..', '.', '../tenant-b', 'a/b', '.hidden', 'x'.repeat(129)])('refuses the session id %p at the door', async (sessionId) => {
+    const refused = await grpcError(unaryCall(tenants.a[0].client('orchestrator'), 'SubmitTask', { query: 'q', metadata: { session_id: sessionId } }));
+    expect([refused.code, refused.details]).toEqual([
+      GrpcStatus.INVALID_ARGUMENT,
+      'metadata.session_id must be 1-128 letters, digits, ".", "_", ":" or "-", starting with a letter or digit',
+    ]);
+  });
+});
