@@ -2,7 +2,8 @@ import type { ServerWritableStream } from '@grpc/grpc-js';
 import type { TokenCounts } from '../../core/llm/chat-model';
 import type { ModelRequest, Served } from '../../core/llm/gateway';
 import { answerWithCache, cacheKeyOf } from '../../core/llm/response-cache';
-import { recordGatewayUsage } from '../../core/llm/usage-records';
+import { recordGatewayUsage, reserveGatewayUsage, settleGatewayUsage } from '../../core/llm/usage-records';
+import { messageTokensAtMost } from '../../core/llm/tokenizer';
 import type { Principal } from '../../core/auth/api-keys';
 import type { TaskMetadata__Output } from '../../protos/generated/shannon/common/TaskMetadata';
 import { textOf } from '../../core/transcript';
@@ -72,12 +73,26 @@ export function completionHandlers(deps: CompletionDeps): Pick<LLMServiceHandler
   const streamCompletion = async (call: ServerWritableStream<GenerateCompletionRequest__Output, CompletionChunk>) => {
     const principal = await deps.auth.authenticate(call.metadata);
     const meter = meterFor(principal, call.request.metadata);
+    const request = modelRequest(call.request);
+    // Reserved before the first token goes out, so an answer is metered even if its end is never recorded.
+    const promptTokens = messageTokensAtMost(request.messages, request.system);
+    const reservation = await reserveGatewayUsage(deps.pool, {
+      ...meter,
+      model: request.model ?? `tier:${request.tier}`,
+      provider: '',
+      promptTokens,
+      completionTokens: 0,
+      totalTokens: promptTokens,
+      costUsd: 0,
+      cacheHit: false,
+      at: new Date(),
+    });
     const abandoned = new AbortController();
     call.on('cancelled', () => abandoned.abort());
-    for await (const delta of await deps.gateway.stream({ ...modelRequest(call.request), signal: abandoned.signal })) {
+    for await (const delta of await deps.gateway.stream({ ...request, signal: abandoned.signal })) {
       // CompletionChunk has no place for reasoning.
       if (delta.kind === 'thinking') continue;
-      if (delta.kind === 'end') await recordUsage(meter, delta, false);
+      if (delta.kind === 'end') await settleGatewayUsage(deps.pool, reservation, { model: delta.model, provider: delta.provider, ...delta.usage, costUsd: delta.costUsd });
       const chunk: CompletionChunk =
         delta.kind === 'text'
           ? { delta: delta.text }

@@ -4,6 +4,7 @@ import { unaryCall, type ServiceClient } from '../../protos/clients';
 import type { CompletionChunk__Output } from '../../protos/generated/shannon/llm/CompletionChunk';
 import type { GenerateCompletionRequest } from '../../protos/generated/shannon/llm/GenerateCompletionRequest';
 import { grpcError, submitTask, waitForFinish } from '../support/grpc';
+import { until } from '../support/orchestration';
 import { startTestStack, TEST_MODEL, TEST_MODELS, type TestStack } from '../support/stack';
 import { testCatalog } from '../support/test-catalog';
 
@@ -222,4 +223,28 @@ it('a task that asks for caching has its model step answered from the cache the 
   expect(chatBodies().length).toBe(asked);
   const refused = await grpcError(submitTask(stack.orchestrator, { query: 'q', context: jsonToStruct({ enable_caching: 'yes' }) }));
   expect([refused.code, refused.details]).toEqual([GrpcStatus.INVALID_ARGUMENT, 'context.enable_caching must be true or false']);
+});
+
+it('meters a streamed answer before it goes out: a finished stream settles its reservation, an abandoned one keeps it', async () => {
+  const usageOf = async (sessionId: string) =>
+    (await stack.pool.query<{ settled: boolean; prompt_tokens: number; completion_tokens: number; model: string }>('SELECT settled, prompt_tokens, completion_tokens, model FROM llm_usage WHERE session_id = $1', [sessionId])).rows;
+  stack.model.on('meter this stream', { content: 'metered', usage: { prompt_tokens: 12, completion_tokens: 3 } });
+  const finished = `stream-usage-${Date.now()}`;
+  await new Promise<void>((resolve, reject) => {
+    const call = llm.StreamCompletion({ messages: [{ role: 'user', content: 'meter this stream' }], metadata: { session_id: finished } });
+    call.on('data', () => undefined);
+    call.on('end', resolve);
+    call.on('error', reject);
+  });
+  expect(await usageOf(finished)).toEqual([{ settled: true, prompt_tokens: 12, completion_tokens: 3, model: TEST_MODEL }]);
+
+  stack.model.on('abandon this stream', { content: 'never read', delayMs: 3_000 });
+  const abandoned = `stream-abandoned-${Date.now()}`;
+  const call = llm.StreamCompletion({ messages: [{ role: 'user', content: 'abandon this stream' }], metadata: { session_id: abandoned } });
+  call.on('error', () => undefined);
+  await until(async () => ((await usageOf(abandoned)).length === 1 ? true : undefined));
+  call.cancel();
+  const [reserved] = await usageOf(abandoned);
+  expect(reserved).toMatchObject({ settled: false, completion_tokens: 0 });
+  expect(reserved!.prompt_tokens).toBeGreaterThan(0);
 });

@@ -19,7 +19,7 @@ describe('human approval', () => {
   it('waits for approval, lists it as pending, and continues when approved', async () => {
     const query = unique('approve me');
     stack.model.on(query, { content: 'approved answer' });
-    const submitted = await submitTask(stack.orchestrator, { query, require_approval: true, metadata: { user_id: 'dana', session_id: `s-${query}` } });
+    const submitted = await submitTask(stack.orchestrator, { query, require_approval: true, metadata: { user_id: 'dana', session_id: `s-${query.replace(/\W+/g, '-')}` } });
     const pending = await pendingApprovalOf(stack.orchestrator, submitted.task_id);
     expect(pending).toMatchObject({ workflow_id: submitted.workflow_id, query, reason: 'the request requires approval' });
     expect(JSON.parse(pending.proposed_action)).toEqual({ mode: 'STANDARD', query });
