@@ -134,3 +134,23 @@ it('bounds an agent task\'s timeout: a timer past 24.8 days would fire at once a
   );
   expect([refused?.code, refused?.details]).toEqual([grpc.status.INVALID_ARGUMENT, 'config.timeout_seconds must be at most 86400 (a day)']);
 });
+
+it('bounds what a session holds: message size, context size and history length', async () => {
+  const sessions = stack.client('session');
+  const refusal = async (call: Promise<unknown>) => {
+    const err = await call.then(() => undefined, (error: grpc.ServiceError) => error);
+    return [err?.code, err?.details];
+  };
+  expect(await refusal(unaryCall(sessions, 'CreateSession', { max_history: 10_000 }))).toEqual([grpc.status.INVALID_ARGUMENT, 'max_history must be <= 1000']);
+  const bigContext = { fields: { blob: { stringValue: 'x'.repeat(70_000) } } };
+  expect(await refusal(unaryCall(sessions, 'CreateSession', { initial_context: bigContext }))).toEqual([
+    grpc.status.INVALID_ARGUMENT,
+    expect.stringMatching(/^initial_context is \d+ bytes as JSON; the limit is 65536$/),
+  ]);
+  const { session_id } = await unaryCall(sessions, 'CreateSession', {});
+  expect(await refusal(unaryCall(sessions, 'UpdateSession', { session_id, context_updates: bigContext }))).toEqual([grpc.status.INVALID_ARGUMENT, expect.stringMatching(/^context_updates is \d+ bytes/)]);
+  expect(await refusal(unaryCall(sessions, 'AddMessage', { session_id, message: { role: 'user', content: 'x'.repeat(300 * 1024) } }))).toEqual([
+    grpc.status.INVALID_ARGUMENT,
+    'message.content is 307200 bytes; the limit is 262144',
+  ]);
+});
