@@ -9,6 +9,8 @@ import { loadTemplateCatalog } from '../core/templates/template-catalog';
 import { configuredToolSourceKeys, createWeftToolRegistry, startToolSources } from '../core/tools';
 import { startAuthenticator } from './grpc/auth';
 import { startApiServer } from './server';
+import { startEngineEndings } from './reconciliation/engine-endings';
+import { createRuntimeStore } from '../core/store';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -43,6 +45,7 @@ async function main(): Promise<void> {
     },
     config.listen,
   );
+  const engineEndings = startEngineEndings({ temporal, pool, store: createRuntimeStore(pool) });
   const { host } = config.listen;
   console.log(
     `api serving gRPC on ${host}:${server.port} (orchestrator, streaming, session, ai), ${host}:${server.agentPort} (agent), ` +
@@ -55,6 +58,7 @@ async function main(): Promise<void> {
     stopping = true;
     console.log(`api received ${signal}, draining`);
     await server.shutdown();
+    await engineEndings.stop();
     await auth.close();
     await toolSources.close();
     await events.close();

@@ -137,6 +137,12 @@ export async function findTask(db: Queryable, taskId: string): Promise<TaskRecor
   return found.rows[0] ? toTaskRecord(found.rows[0]) : undefined;
 }
 
+/** The task a workflow runs (task ids and workflow ids are equal by design, but a row says so). */
+export async function findTaskByWorkflow(db: Queryable, workflowId: string): Promise<TaskRecord | undefined> {
+  const found = await db.query<TaskRow>('SELECT * FROM tasks WHERE workflow_id = $1', [workflowId]);
+  return found.rows[0] ? toTaskRecord(found.rows[0]) : undefined;
+}
+
 export interface TaskFilter {
   tenantId: string;
   userId?: string;

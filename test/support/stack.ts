@@ -9,6 +9,7 @@ import { createActivities } from '../../activities';
 import { startEventFeed } from '../../core/events/event-feed';
 import { startAuthenticator } from '../../api/grpc/auth';
 import { ephemeralListen, startApiServer, type ApiDeps, type ApiServer } from '../../api/server';
+import { startEngineEndings } from '../../api/reconciliation/engine-endings';
 import { createApiKey, type Principal } from '../../core/auth/api-keys';
 import { createPool } from '../../core/db/database';
 import { loadConfig } from '../../core/config';
@@ -144,6 +145,8 @@ export async function startTestStack(
     toolSourceRules: { allowlists: { mcp: ['127.0.0.1'], openapi: ['127.0.0.1'] }, secretPrefix: 'TOOL_SECRET_' },
   };
   const api = await startApiServer(apiDeps, ephemeralListen());
+  // As in api/main.ts: tasks Temporal closes by itself (terminate, timeouts) are ended in the store.
+  const engineEndings = startEngineEndings({ temporal, pool, store });
   const clients: Array<{ close(): void }> = [];
   const newApiKey = (who: Principal) => createApiKey(pool, who);
   const clientFor = async (who: Principal) => {
@@ -180,6 +183,7 @@ export async function startTestStack(
     async stop() {
       for (const client of clients) client.close();
       await api.shutdown();
+      await engineEndings.stop();
       await auth.close();
       await events.close();
       await worker.stop();

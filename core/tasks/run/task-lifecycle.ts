@@ -1,8 +1,10 @@
+import { expirePendingApprovalsOf } from '../approvals';
+import { closeRunningAgentsOf } from '../task-agents';
 import { appendTaskEvent } from '../../events/event-log';
 import { EventType } from '../../events/event-types';
 import { endIfExpired } from '../../sessions/conversations';
 import { recordTaskTurnIn } from '../../sessions/history';
-import { SessionEndedError } from '../../store';
+import { SessionEndedError, type RuntimeStore } from '../../store';
 import { insertTask, recordTaskOutcome } from '../task-index';
 import { TaskStatus, type ExecutionMode } from '../task-status';
 import { usageTotals } from '../task-usage';
@@ -124,35 +126,40 @@ export function taskLifecycle(deps: TaskRunDeps) {
       await store.recordRunCancellation({ runId: input.runId, reason: input.reason, record: cancellationIntentRecord(owner, new Date(input.atMs), input.reason) });
     },
 
-    /**
-     * Records the run's terminal status (run_completed), the task's outcome, its session turn, and
-     * its final events, in one transaction. Proposed again with a later time (a local activity after
-     * a failed workflow task), the recorded ending stands.
-     */
-    async finish(input: FinishTaskInput): Promise<void> {
-      const at = new Date(input.finishedAtMs);
-      const run = taskRunOf(input.runId);
-      const workflowId = workflowOfTaskRun(run);
-      const error = input.code ? `${input.code}: ${input.errorMessage}` : input.errorMessage;
-      const ending = {
-        status: terminalStatusOf[input.status],
-        at,
-        ...(error ? { error } : {}),
-        ...(input.cancellationReason ? { cancellationReason: input.cancellationReason } : {}),
-      };
-      await endRun(store, { ...run, sessionId: input.sessionId }, ending, async (tx) => {
-        await recordTaskOutcome(tx, input.taskId, { status: input.status, result: input.result, errorMessage: error, model: input.model, completedAt: at });
-        if (input.status === 'COMPLETED' && input.sessionId) {
-          await recordTaskTurnIn(tx, { taskId: input.taskId, sessionId: input.sessionId, answer: input.result, at });
-        }
-        if (input.code === 'BUDGET_EXCEEDED') {
-          const usage = await usageTotals(tx, input.taskId);
-          await appendTaskEvent(tx, taskEvent(workflowId, 'budget-exceeded', EventType.BudgetExceeded, at, { message: input.errorMessage, payload: { ...usage } }));
-        }
-        if (error) await appendTaskEvent(tx, taskEvent(workflowId, 'error', EventType.ErrorOccurred, at, { message: error }));
-        const message = input.status === 'COMPLETED' ? 'task completed' : `task ${input.status.toLowerCase()}${error ? `: ${error}` : ''}`;
-        await appendTaskEvent(tx, taskEvent(workflowId, 'finished', finalEventOf[input.status], at, { message, payload: { status: input.status } }));
-      });
-    },
+    finish: (input: FinishTaskInput) => recordTaskEnd(store, input),
   };
+}
+
+/**
+ * Records the run's terminal status (run_completed), the task's outcome, its session turn, and
+ * its final events, in one transaction. Proposed again with a later time (a local activity after
+ * a failed workflow task), the recorded ending stands.
+ */
+export async function recordTaskEnd(store: RuntimeStore, input: FinishTaskInput): Promise<void> {
+  const at = new Date(input.finishedAtMs);
+  const run = taskRunOf(input.runId);
+  const workflowId = workflowOfTaskRun(run);
+  const error = input.code ? `${input.code}: ${input.errorMessage}` : input.errorMessage;
+  const ending = {
+    status: terminalStatusOf[input.status],
+    at,
+    ...(error ? { error } : {}),
+    ...(input.cancellationReason ? { cancellationReason: input.cancellationReason } : {}),
+  };
+  await endRun(store, { ...run, sessionId: input.sessionId }, ending, async (tx) => {
+    await recordTaskOutcome(tx, input.taskId, { status: input.status, result: input.result, errorMessage: error, model: input.model, completedAt: at });
+    // Nothing of a finished task stays open: no approval waits, no agent runs on.
+    await expirePendingApprovalsOf(tx, input.taskId, at);
+    await closeRunningAgentsOf(tx, input.taskId, at);
+    if (input.status === 'COMPLETED' && input.sessionId) {
+      await recordTaskTurnIn(tx, { taskId: input.taskId, sessionId: input.sessionId, answer: input.result, at });
+    }
+    if (input.code === 'BUDGET_EXCEEDED') {
+      const usage = await usageTotals(tx, input.taskId);
+      await appendTaskEvent(tx, taskEvent(workflowId, 'budget-exceeded', EventType.BudgetExceeded, at, { message: input.errorMessage, payload: { ...usage } }));
+    }
+    if (error) await appendTaskEvent(tx, taskEvent(workflowId, 'error', EventType.ErrorOccurred, at, { message: error }));
+    const message = input.status === 'COMPLETED' ? 'task completed' : `task ${input.status.toLowerCase()}${error ? `: ${error}` : ''}`;
+    await appendTaskEvent(tx, taskEvent(workflowId, 'finished', finalEventOf[input.status], at, { message, payload: { status: input.status } }));
+  });
 }

@@ -1,0 +1,85 @@
+import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
+import type { Pool } from 'pg';
+import type { RuntimeStore } from '../../core/store';
+import { recordTaskEnd, type FinishedStatus } from '../../core/tasks/run/task-lifecycle';
+import { taskRunOf } from '../../core/tasks/run/task-ref';
+import { findTaskByWorkflow } from '../../core/tasks/task-index';
+import { taskStatusKey } from '../../workflows/search-attributes';
+
+// Tasks Temporal closed without the workflow recording its end: terminated from the Web UI or CLI,
+// timed out, cancelled before it ran, or failed past its own handling. Each API process looks at
+// Temporal's visibility every few seconds for task workflows that closed while Weft's status
+// attribute still says RUNNING or QUEUED, and records the end the engine decided, with its
+// provenance, in the same transaction as a workflow's own end would be: the task's status, its
+// final event (open streams end), expired approvals and closed agents. Several processes may find
+// the same task: the store keeps the first ending and the others change nothing.
+
+export interface EngineEndings {
+  /** One pass now (tests, and the loop). */
+  reconcile(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** What Weft records for each way Temporal closes a run without the workflow's own ending. */
+const endingOf: Record<string, { status: FinishedStatus; reason: string; message: string } | undefined> = {
+  TERMINATED: { status: 'CANCELLED', reason: 'engine_terminated', message: 'terminated in Temporal' },
+  TIMED_OUT: { status: 'TIMEOUT', reason: 'engine_timed_out', message: 'the workflow timed out in Temporal' },
+  CANCELLED: { status: 'CANCELLED', reason: 'engine_canceled', message: 'cancelled in Temporal' },
+  FAILED: { status: 'FAILED', reason: '', message: 'the workflow failed in Temporal' },
+};
+
+const scanEveryMs = 2_000;
+// Visibility indexes a close moments later; each pass looks back past the previous one by this much.
+const overlapMs = 60_000;
+const firstLookBackMs = 24 * 3600 * 1000;
+
+export function startEngineEndings(deps: { temporal: Client; pool: Pool; store: RuntimeStore }): EngineEndings {
+  let since = new Date(Date.now() - firstLookBackMs);
+
+  const endOne = async (closed: WorkflowExecutionInfo): Promise<boolean> => {
+    // A reset or continue-as-new closed this run and another one carries the task on.
+    const latest = await deps.temporal.workflow.getHandle(closed.workflowId).describe();
+    const ending = endingOf[latest.status.name];
+    if (latest.runId !== closed.runId || !ending) return false;
+    const task = await findTaskByWorkflow(deps.pool, closed.workflowId);
+    if (!task || (task.status !== 'RUNNING' && task.status !== 'QUEUED')) return false;
+    await recordTaskEnd(deps.store, {
+      taskId: task.taskId,
+      runId: taskRunOf(closed.workflowId).runId,
+      sessionId: task.sessionId,
+      status: ending.status,
+      result: '',
+      errorMessage: ending.message,
+      model: '',
+      ...(ending.reason ? { cancellationReason: ending.reason } : {}),
+      finishedAtMs: (latest.closeTime ?? new Date()).getTime(),
+    });
+    return true;
+  };
+
+  const reconcile = async (): Promise<number> => {
+    const scanStart = new Date();
+    const query =
+      `WorkflowType = "taskWorkflow" AND ExecutionStatus IN ("Terminated", "TimedOut", "Canceled", "Failed") ` +
+      `AND ${taskStatusKey.name} IN ("RUNNING", "QUEUED") AND CloseTime > "${since.toISOString()}"`;
+    let ended = 0;
+    for await (const closed of deps.temporal.workflow.list({ query })) if (await endOne(closed)) ended += 1;
+    since = new Date(scanStart.getTime() - overlapMs);
+    return ended;
+  };
+
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      await reconcile().catch((err: unknown) => console.error(`engine endings: a pass failed (${(err as Error).message}); trying again`));
+      await new Promise((resolve) => setTimeout(resolve, scanEveryMs).unref());
+    }
+  })();
+  return {
+    reconcile,
+    async stop() {
+      running = false;
+      await loop;
+    },
+  };
+}
