@@ -55,6 +55,8 @@ function restAnswer(port: number, withClientCert: boolean): Promise<string> {
     const request = httpsRequest(
       {
         host: '127.0.0.1',
+        // The certificate names localhost too; an IP is no server name for SNI.
+        servername: 'localhost',
         port,
         path: '/api/v1/tasks',
         headers: { authorization: `Bearer ${stack.apiKey}` },
