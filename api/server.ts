@@ -7,28 +7,16 @@ import { createAgentService } from './agent/agent-service';
 import { createAiService } from './ai/ai-service';
 import { startGrpcServer } from './grpc/grpc-server';
 import { readTlsMaterial } from './grpc/tls';
-import type { ApiTlsFiles } from '../core/transport-settings';
 import { createLlmService, type LlmDeps } from './llm/llm-service';
 import { startRestGateway } from './rest/gateway';
 import { createOrchestratorService, type OrchestratorDeps } from './orchestrator/orchestrator-service';
 import { createSessionService, type SessionDefaults } from './session/session-service';
 import { createStreamingService } from './streaming/streaming-service';
-import { defaultToolSecretPrefix } from '../core/config';
+import { defaultToolSecretPrefix, type WeftConfig } from '../core/config';
 import type { RuntimeSourceRules } from '../core/tools/runtime-source-rules';
 
-/** Where the API listens; every port may be 0 (a free one). The defaults are the seed's. */
-export interface ApiListen {
-  host: string;
-  port: number;
-  agentPort: number;
-  llmPort: number;
-  httpPort: number;
-  maxMessageBytes: number;
-  /** How often an idle SSE stream gets a keep-alive comment. */
-  sseKeepAliveMs: number;
-  /** TLS (and mTLS) on every port, gRPC and REST; plaintext without. */
-  tls?: ApiTlsFiles;
-}
+/** Where the API listens (core/config.ts reads it); every port may be 0 (a free one). */
+export type ApiListen = WeftConfig['listen'];
 
 export interface ApiServer {
   /** Orchestrator, Streaming, Session and ai.AIService. */

@@ -9,22 +9,16 @@
 import { randomUUID } from 'node:crypto';
 import { status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { Client, Connection } from '@temporalio/client';
-import { startAuthenticator } from '../api/grpc/auth';
-import { ephemeralListen, startApiServer } from '../api/server';
 import { createApiKey } from '../core/auth/api-keys';
 import { loadConfig } from '../core/config';
 import { createPool } from '../core/db/database';
-import { startEventFeed } from '../core/events/event-feed';
-import { createModelGateway } from '../core/llm/gateway';
-import { loadTemplateCatalog } from '../core/templates/template-catalog';
 import { workerNodeFlags } from '../infra/processes';
 import { createOrchestratorClient, unaryCall } from '../protos/clients';
 import { ScriptedModelServer } from '../test/model-server/scripted-model-server';
 import '../test/setup/quiet-sdk-logs';
 import { startTestServices } from '../test/setup/test-services';
-import { testTaskSettings, testToolRegistry } from '../test/support/stack';
-import { testCatalog } from '../test/support/test-catalog';
 import { startReadyProcess, stop } from '../test/support/processes';
+import { startBenchApi } from './bench-api';
 import { printTable, summarize, timed } from './stats';
 
 const calls = Number(process.env.BENCH_CALLS ?? 120);
@@ -48,34 +42,11 @@ async function startFairnessStack() {
     workerNodeFlags,
   );
   const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-  const events = await startEventFeed(process.env.DATABASE_URL!);
-  const auth = await startAuthenticator({ pool, databaseUrl: process.env.DATABASE_URL!, enabled: true });
-  const tools = testToolRegistry();
-  const api = await startApiServer(
-    {
-      temporal: new Client({ connection }),
-      pool,
-      taskQueue,
-      maxQueryBytes: 32 * 1024,
-      taskDefaults: testTaskSettings(),
-      tools,
-      templates: loadTemplateCatalog(loadConfig({}).templatesDir, tools.list().map((t) => t.name)),
-      auth,
-      tenantQuotas: quotas,
-      events,
-      sessions: { ttlSeconds: 3600, maxHistory: 100 },
-      gateway: createModelGateway(testCatalog(model.baseURL)),
-      cacheTtlSeconds: 3600,
-      sandboxMemoryMb: 512,
-    },
-    ephemeralListen(),
-  );
+  const { api, stop: stopApi } = await startBenchApi(new Client({ connection }), pool, taskQueue, model.baseURL, quotas);
   return {
     clientOf: async (tenantId: string) => createOrchestratorClient(`127.0.0.1:${api.port}`, { apiKey: await createApiKey(pool, { tenantId, userId: 'u', roles: [] }) }),
     async stop() {
-      await api.shutdown();
-      await auth.close();
-      await events.close();
+      await stopApi();
       await connection.close();
       await stop(worker);
       await pool.end();

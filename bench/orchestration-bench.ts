@@ -6,27 +6,19 @@
 // - the Weft worker's RSS with 100 tasks in flight.
 // Both workers run in their own processes; the model is the scripted OpenAI-compatible server.
 import { randomUUID } from 'node:crypto';
-import type { Pool } from 'pg';
 import { Client, Connection } from '@temporalio/client';
-import { startEventFeed } from '../core/events/event-feed';
-import { startAuthenticator } from '../api/grpc/auth';
-import { ephemeralListen, startApiServer } from '../api/server';
 import { createApiKey } from '../core/auth/api-keys';
 import { createPool } from '../core/db/database';
 import { callUnary, createOrchestratorClient } from '../protos/clients';
 import type { SubmitTaskRequest } from '../protos/generated/shannon/orchestrator/SubmitTaskRequest';
 import type { SubmitTaskResponse__Output } from '../protos/generated/shannon/orchestrator/SubmitTaskResponse';
-import { loadConfig } from '../core/config';
-import { createModelGateway } from '../core/llm/gateway';
-import { loadTemplateCatalog } from '../core/templates/template-catalog';
 import { ScriptedModelServer } from '../test/model-server/scripted-model-server';
 import '../test/setup/quiet-sdk-logs';
 import { startTestServices } from '../test/setup/test-services';
-import { testTaskSettings, testToolRegistry } from '../test/support/stack';
-import { testCatalog } from '../test/support/test-catalog';
 import type { bareWorkflow } from './bare-workflows';
 import { workerNodeFlags } from '../infra/processes';
 import { rssMb, startReadyProcess, stop } from '../test/support/processes';
+import { startBenchApi } from './bench-api';
 import { printTable, summarize, timed, type Summary } from './stats';
 
 const latencyRuns = Number(process.env.BENCH_RUNS ?? 50);
@@ -44,32 +36,6 @@ async function closedLoop(name: string, runOne: () => Promise<unknown>): Promise
     }),
   );
   return summarize(name, latencies, (Date.now() - begin) / 1000);
-}
-
-/** The API in this process, as `make up` configures it, on the bench's queue and model. */
-async function startBenchApi(temporal: Client, pool: Pool, taskQueue: string, modelBaseURL: string) {
-  const events = await startEventFeed(process.env.DATABASE_URL!);
-  const tools = testToolRegistry();
-  const auth = await startAuthenticator({ pool, databaseUrl: process.env.DATABASE_URL!, enabled: true });
-  const api = await startApiServer(
-    {
-      temporal,
-      pool,
-      taskQueue,
-      maxQueryBytes: 32 * 1024,
-      taskDefaults: testTaskSettings(),
-      tools,
-      templates: loadTemplateCatalog(loadConfig({}).templatesDir, tools.list().map((t) => t.name)),
-      auth,
-      events,
-      sessions: { ttlSeconds: 3600, maxHistory: 100 },
-      gateway: createModelGateway(testCatalog(modelBaseURL)),
-      cacheTtlSeconds: 3600,
-      sandboxMemoryMb: 512,
-    },
-    ephemeralListen(),
-  );
-  return { api, events, auth };
 }
 
 async function main(): Promise<void> {
@@ -97,7 +63,7 @@ async function main(): Promise<void> {
   const bareWorker = await startReadyProcess('bench/bare-worker.ts', { WEFT_TASK_QUEUE: bareQueue });
   const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const temporal = new Client({ connection });
-  const { api, events, auth } = await startBenchApi(temporal, pool, weftQueue, model.baseURL);
+  const { api, stop: stopApi } = await startBenchApi(temporal, pool, weftQueue, model.baseURL);
   const apiKey = await createApiKey(pool, { tenantId: 'bench', userId: 'bench', roles: [] });
   const orchestrator = createOrchestratorClient(`127.0.0.1:${api.port}`, { apiKey });
   const standardTask = async (query = `bench question ${randomUUID()}`) => {
@@ -135,9 +101,7 @@ async function main(): Promise<void> {
     console.log(`worker RSS: ${idleRss.toFixed(0)} MB idle, peak ${peakRss.toFixed(0)} MB with ${inFlight} tasks in flight (target <= 300 MB)`);
   } finally {
     orchestrator.close();
-    await api.shutdown();
-    await auth.close();
-    await events.close();
+    await stopApi();
     await connection.close();
     await stop(weftWorker);
     await stop(bareWorker);

@@ -128,13 +128,18 @@ export interface WeftConfig {
   /** `connection` carries the address, TLS and API key for Connection.connect and NativeConnection.connect. */
   temporal: { address: string; namespace: string; taskQueue: string; connection: TemporalConnection };
   /** The seed's ports: 50052 (Orchestrator, Streaming, Session, AIService), 50051 (Agent), 8000 (LLM), 8080 (REST/SSE). */
+  /** Where the API listens (the seed's ports by default); the worker's metrics bind `host` too. */
   listen: {
     host: string;
+    /** Orchestrator, Streaming, Session and ai.AIService. */
     port: number;
     agentPort: number;
     llmPort: number;
+    /** REST and SSE. */
     httpPort: number;
+    /** Largest gRPC message (and REST body), refused before it is parsed. */
     maxMessageBytes: number;
+    /** How often an idle SSE stream gets a keep-alive comment. */
     sseKeepAliveMs: number;
     /** TLS on every API port (WEFT_TLS_CERT_FILE and WEFT_TLS_KEY_FILE), mTLS with WEFT_TLS_CLIENT_CA_FILE. */
     tls?: ApiTlsFiles;

@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { unaryCall } from '../../protos/clients';
-import { fuzzCases, sendRaw, serviceMethods } from '../support/fuzz';
+import { apiServices, documentedStatuses, fuzzCases, sendRaw, serviceMethods } from '../support/fuzz';
 import { startTestStack, type TestStack } from '../support/stack';
 
 // Every RPC of every service gets malformed and boundary values (empty, huge, NUL, invalid UTF-8,
@@ -17,18 +17,6 @@ beforeAll(async () => {
   ids = { task: task.task_id, session: session.session_id };
 });
 afterAll(() => stack.stop());
-
-const documented = new Set([
-  grpc.status.OK,
-  grpc.status.INVALID_ARGUMENT,
-  grpc.status.NOT_FOUND,
-  grpc.status.ALREADY_EXISTS,
-  grpc.status.PERMISSION_DENIED,
-  grpc.status.FAILED_PRECONDITION,
-  grpc.status.RESOURCE_EXHAUSTED,
-  grpc.status.DEADLINE_EXCEEDED,
-  grpc.status.UNAVAILABLE,
-]);
 
 /** A plausible request per RPC, so that each variant reaches the validation behind the first field. */
 const bases = (): Record<string, Record<string, unknown>> => ({
@@ -51,16 +39,7 @@ const bases = (): Record<string, Record<string, unknown>> => ({
   AnalyzeComplexity: { query: 'fuzz' },
 });
 
-const services: Array<[string, 'port' | 'agentPort' | 'llmPort']> = [
-  ['shannon.orchestrator.OrchestratorService', 'port'],
-  ['shannon.orchestrator.StreamingService', 'port'],
-  ['shannon.session.SessionService', 'port'],
-  ['ai.AIService', 'port'],
-  ['shannon.agent.AgentService', 'agentPort'],
-  ['shannon.llm.LLMService', 'llmPort'],
-];
-
-it.each(services)('%s answers malformed and boundary input with documented codes only', async (service, port) => {
+it.each(apiServices)('%s answers malformed and boundary input with documented codes only', async (service, port) => {
   const address = `127.0.0.1:${stack.api[port]}`;
   const client = new grpc.Client(address, grpc.credentials.createInsecure());
   const metadata = new grpc.Metadata();
@@ -79,7 +58,7 @@ it.each(services)('%s answers malformed and boundary input with documented codes
             const { code, details } = await sendRaw(channel, `/${service}/${rpc}`, fuzz.bytes, metadata, serverStreaming, 5_000);
             if (channel !== client) channel.close();
             calls += 1;
-            if (!documented.has(code)) surprises.push(`${rpc} ${fuzz.name}: ${grpc.status[code]} ${details}`);
+            if (!documentedStatuses.has(code)) surprises.push(`${rpc} ${fuzz.name}: ${grpc.status[code]} ${details}`);
           }),
         );
       }

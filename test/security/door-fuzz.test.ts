@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { fullServiceNames, restRoutes, shannonStreamRoute, streamRoute } from '../../api/rest/routes';
 import { methodTypes } from '../../protos/json-mapping';
 import { pathSegment, requestBytes, restBody, restHeaders } from '../support/door-fuzz';
-import { sendRaw, serviceMethods } from '../support/fuzz';
+import { apiServices, documentedStatuses, sendRaw, serviceMethods } from '../support/fuzz';
 import { startTestStack, type TestStack } from '../support/stack';
 
 // Property-based fuzzing of the whole front door: WEFT_TEST_FUZZ_REQUESTS (default 10,000) requests
@@ -22,28 +22,6 @@ beforeAll(async () => {
 });
 afterAll(() => stack.stop());
 
-const documented = new Set([
-  grpc.status.OK,
-  grpc.status.INVALID_ARGUMENT,
-  grpc.status.NOT_FOUND,
-  grpc.status.ALREADY_EXISTS,
-  grpc.status.PERMISSION_DENIED,
-  grpc.status.UNAUTHENTICATED,
-  grpc.status.FAILED_PRECONDITION,
-  grpc.status.RESOURCE_EXHAUSTED,
-  grpc.status.DEADLINE_EXCEEDED,
-  grpc.status.UNAVAILABLE,
-]);
-
-const services: Array<[string, 'port' | 'agentPort' | 'llmPort']> = [
-  ['shannon.orchestrator.OrchestratorService', 'port'],
-  ['shannon.orchestrator.StreamingService', 'port'],
-  ['shannon.session.SessionService', 'port'],
-  ['ai.AIService', 'port'],
-  ['shannon.agent.AgentService', 'agentPort'],
-  ['shannon.llm.LLMService', 'llmPort'],
-];
-
 interface Outcome {
   target: string;
   answer: string;
@@ -52,7 +30,7 @@ interface Outcome {
 
 /** One generated gRPC call: any RPC, hostile bytes, usually a valid key. */
 function grpcCalls(clients: Map<string, grpc.Client>): fc.Arbitrary<() => Promise<Outcome>> {
-  const rpcs = services.flatMap(([service]) => serviceMethods(service).map((method) => ({ service, ...method })));
+  const rpcs = apiServices.flatMap(([service]) => serviceMethods(service).map((method) => ({ service, ...method })));
   return fc.constantFrom(...rpcs).chain(({ service, rpc, serverStreaming }) =>
     fc.tuple(requestBytes(methodTypes(service, rpc).request), fc.integer({ min: 0, max: 4 }).map((draw) => draw > 0)).map(([bytes, keyed]) => async (): Promise<Outcome> => {
       const metadata = new grpc.Metadata();
@@ -61,7 +39,7 @@ function grpcCalls(clients: Map<string, grpc.Client>): fc.Arbitrary<() => Promis
       const { code, details } = await sendRaw(clients.get(service)!, `/${service}/${rpc}`, bytes, metadata, serverStreaming, hangMs);
       const answer = grpc.status[code]!;
       const hung = code === grpc.status.DEADLINE_EXCEEDED && Date.now() - began >= hangMs;
-      const surprise = !documented.has(code) ? `${answer}: ${details}` : hung ? 'no answer (hang)' : undefined;
+      const surprise = !documentedStatuses.has(code) ? `${answer}: ${details}` : hung ? 'no answer (hang)' : undefined;
       return { target: `${service.split('.').pop()}/${rpc}`, answer, ...(surprise ? { surprise } : {}) };
     }),
   );
@@ -117,7 +95,7 @@ function distribution(values: string[]): string {
 }
 
 it(`answers ${total} generated requests over every RPC and REST route with documented codes only`, async () => {
-  const clients = new Map(services.map(([service, port]) => [service, new grpc.Client(`127.0.0.1:${stack.api[port]}`, grpc.credentials.createInsecure())]));
+  const clients = new Map(apiServices.map(([service, port]) => [service, new grpc.Client(`127.0.0.1:${stack.api[port]}`, grpc.credentials.createInsecure())]));
   stack.model.on(() => true, { content: 'fuzzed answer' });
   const calls = fc.sample(fc.oneof({ weight: 7, arbitrary: grpcCalls(clients) }, { weight: 3, arbitrary: restCalls(`http://127.0.0.1:${stack.api.httpPort}`) }), { numRuns: total, seed: 20261130 });
   const outcomes: Outcome[] = [];

@@ -4,7 +4,7 @@ import { maxIdBytes } from '../../api/grpc/field-limits';
 import { restRoutes, shannonStreamRoute, streamRoute } from '../../api/rest/routes';
 import { methodTypes } from '../../protos/json-mapping';
 import { unaryCall } from '../../protos/clients';
-import { sendRaw, serviceMethods } from '../support/fuzz';
+import { apiServices, sendRaw, serviceMethods } from '../support/fuzz';
 import { startTestStack, type TestStack } from '../support/stack';
 
 // Inputs that used to break the door: ids of a few KB (they reached Postgres indexes and came back
@@ -18,15 +18,6 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${stack.api.httpPort}`;
 });
 afterAll(() => stack.stop());
-
-const services: Array<[string, 'port' | 'agentPort' | 'llmPort']> = [
-  ['shannon.orchestrator.OrchestratorService', 'port'],
-  ['shannon.orchestrator.StreamingService', 'port'],
-  ['shannon.session.SessionService', 'port'],
-  ['ai.AIService', 'port'],
-  ['shannon.agent.AgentService', 'agentPort'],
-  ['shannon.llm.LLMService', 'llmPort'],
-];
 
 const idField = /^(id|.+_id|.+_key|.+_ids)$/;
 const messageOf = (field: protobuf.Field) => (field.resolvedType && 'fieldsArray' in field.resolvedType ? (field.resolvedType as protobuf.Type) : undefined);
@@ -53,7 +44,7 @@ it('refuses an id over 256 bytes on every RPC that takes one, naming the field',
   metadata.set('authorization', `Bearer ${stack.apiKey}`);
   const answers: string[] = [];
   const expected: string[] = [];
-  for (const [service, port] of services) {
+  for (const [service, port] of apiServices) {
     const client = new grpc.Client(`127.0.0.1:${stack.api[port]}`, grpc.credentials.createInsecure());
     try {
       for (const { rpc, serverStreaming } of serviceMethods(service)) {

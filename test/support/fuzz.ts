@@ -107,3 +107,27 @@ export function sendRaw(client: grpc.Client, path: string, bytes: Buffer, metada
     call.on('end', () => resolve({ code: grpc.status.OK, details: '' }));
   });
 }
+
+/** Every service of the API with the port (of ApiServer) it answers on. */
+export const apiServices: Array<[string, 'port' | 'agentPort' | 'llmPort']> = [
+  ['shannon.orchestrator.OrchestratorService', 'port'],
+  ['shannon.orchestrator.StreamingService', 'port'],
+  ['shannon.session.SessionService', 'port'],
+  ['ai.AIService', 'port'],
+  ['shannon.agent.AgentService', 'agentPort'],
+  ['shannon.llm.LLMService', 'llmPort'],
+];
+
+/** The statuses the API documents for bad input (UNAUTHENTICATED too, for calls without a key). */
+export const documentedStatuses: ReadonlySet<grpc.status> = new Set([
+  grpc.status.OK,
+  grpc.status.INVALID_ARGUMENT,
+  grpc.status.NOT_FOUND,
+  grpc.status.ALREADY_EXISTS,
+  grpc.status.PERMISSION_DENIED,
+  grpc.status.UNAUTHENTICATED,
+  grpc.status.FAILED_PRECONDITION,
+  grpc.status.RESOURCE_EXHAUSTED,
+  grpc.status.DEADLINE_EXCEEDED,
+  grpc.status.UNAVAILABLE,
+]);

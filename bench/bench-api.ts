@@ -1,0 +1,45 @@
+import type { Client } from '@temporalio/client';
+import type { Pool } from 'pg';
+import { startAuthenticator } from '../api/grpc/auth';
+import type { TenantQuotas } from '../api/orchestrator/tenant-admission';
+import { ephemeralListen, startApiServer } from '../api/server';
+import { loadConfig } from '../core/config';
+import { startEventFeed } from '../core/events/event-feed';
+import { createModelGateway } from '../core/llm/gateway';
+import { loadTemplateCatalog } from '../core/templates/template-catalog';
+import { testTaskSettings, testToolRegistry } from '../test/support/stack';
+import { testCatalog } from '../test/support/test-catalog';
+
+/** The API in the bench's process, as `make up` configures it, on the bench's queue and model; stop() ends it. */
+export async function startBenchApi(temporal: Client, pool: Pool, taskQueue: string, modelBaseURL: string, tenantQuotas?: TenantQuotas) {
+  const events = await startEventFeed(process.env.DATABASE_URL!);
+  const tools = testToolRegistry();
+  const auth = await startAuthenticator({ pool, databaseUrl: process.env.DATABASE_URL!, enabled: true });
+  const api = await startApiServer(
+    {
+      temporal,
+      pool,
+      taskQueue,
+      maxQueryBytes: 32 * 1024,
+      taskDefaults: testTaskSettings(),
+      tools,
+      templates: loadTemplateCatalog(loadConfig({}).templatesDir, tools.list().map((t) => t.name)),
+      auth,
+      ...(tenantQuotas ? { tenantQuotas } : {}),
+      events,
+      sessions: { ttlSeconds: 3600, maxHistory: 100 },
+      gateway: createModelGateway(testCatalog(modelBaseURL)),
+      cacheTtlSeconds: 3600,
+      sandboxMemoryMb: 512,
+    },
+    ephemeralListen(),
+  );
+  return {
+    api,
+    async stop() {
+      await api.shutdown();
+      await auth.close();
+      await events.close();
+    },
+  };
+}
