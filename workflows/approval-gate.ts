@@ -1,7 +1,7 @@
 import { CancellationScope, condition, isCancellation, log, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { ApprovalRequestInput } from '../core/tasks/run/approval-changes';
 import { storeActivities } from './activity-stubs';
-import { approvalDecisionSignal, type ApprovalDecision, type PendingApprovalView } from './messages';
+import { approvalDecisionSignal, approvalDecisionUpdate, type ApprovalDecision, type PendingApprovalView } from './messages';
 import { awaitingApprovalKey } from './search-attributes';
 
 const { requestApproval, recordApprovalDecision } = storeActivities;
@@ -13,14 +13,57 @@ export type ApprovalOutcome =
 
 export type ApprovalRequest = Omit<ApprovalRequestInput, 'workflowId' | 'atMs'>;
 
+/** Why a decision cannot be applied to the approval this workflow waits for, or undefined when it can. */
+function decisionProblem(incoming: unknown, pending: string | undefined, deciding: boolean): string | undefined {
+  const candidate = (typeof incoming === 'object' && incoming !== null ? incoming : {}) as Record<string, unknown>;
+  if (typeof candidate.approvalId !== 'string' || candidate.approvalId === '') return 'approvalId is required, e.g. {"approvalId": "<id>", "approved": true}';
+  if (typeof candidate.approved !== 'boolean') return 'approved must be true or false';
+  const notText = ['feedback', 'modifiedAction', 'decidedBy'].find((field) => candidate[field] !== undefined && typeof candidate[field] !== 'string');
+  if (notText) return `${notText} must be a string`;
+  if (candidate.approvalId !== pending) return `approval ${candidate.approvalId} is not pending in this workflow (unknown, decided or expired)`;
+  if (deciding) return `approval ${candidate.approvalId} already has a decision being applied`;
+  return undefined;
+}
+
+/** Records how an approval ended (with the workflow's time, so a retry proposes the same write). */
+function recordDecision(request: ApprovalRequest, status: 'approved' | 'rejected' | 'expired', decision?: ApprovalDecision) {
+  return recordApprovalDecision({
+    approvalId: request.approvalId,
+    taskWorkflowId: request.taskWorkflowId,
+    runId: request.runId,
+    ...(request.runAgentId ? { runAgentId: request.runAgentId } : {}),
+    ...(request.agentId ? { agentId: request.agentId } : {}),
+    sessionId: request.sessionId,
+    status,
+    decidedBy: decision?.decidedBy ?? '',
+    feedback: decision?.feedback ?? '',
+    modifiedAction: decision?.modifiedAction ?? '',
+    atMs: Date.now(),
+  });
+}
+
+/** An update validator's refusal: the reason reaches whoever sent the update. */
+function refuseUnless(problem: string | undefined): void {
+  if (problem) throw new Error(problem);
+}
+
 /**
- * Human approval inside a workflow: records the pending approval, waits for approvalDecision with a
- * timeout, and records the decision. A decision for another approval, or a second one, is ignored;
- * an approval whose modified action fails validation stays pending.
+ * Human approval inside a workflow: records the pending approval, waits for a decision (the
+ * approvalDecision signal, or the decideApproval update, whose validator refuses what cannot apply)
+ * with a timeout, and records the decision. A signalled decision for another approval, or a second
+ * one, is ignored; an approval whose modified action fails validation stays pending.
  */
 export function createApprovalGate(view: { pendingApproval?: PendingApprovalView }) {
   let waitingFor: string | undefined;
   let decision: ApprovalDecision | undefined;
+  setHandler(
+    approvalDecisionUpdate,
+    (incoming) => {
+      decision = incoming;
+      return { accepted: true as const };
+    },
+    { validator: (incoming) => refuseUnless(decisionProblem(incoming, waitingFor, decision !== undefined)) },
+  );
   setHandler(approvalDecisionSignal, (incoming) => {
     if (incoming.approvalId !== waitingFor || decision) {
       log.warn('ignored an approval decision that matches no pending approval', { approvalId: incoming.approvalId });
@@ -45,20 +88,7 @@ export function createApprovalGate(view: { pendingApproval?: PendingApprovalView
       () => undefined, // cancelled once decided
     );
     let requested = false;
-    const record = (status: 'approved' | 'rejected' | 'expired', d?: ApprovalDecision) =>
-      recordApprovalDecision({
-        approvalId: request.approvalId,
-        taskWorkflowId: request.taskWorkflowId,
-        runId: request.runId,
-        ...(request.runAgentId ? { runAgentId: request.runAgentId } : {}),
-        ...(request.agentId ? { agentId: request.agentId } : {}),
-        sessionId: request.sessionId,
-        status,
-        decidedBy: d?.decidedBy ?? '',
-        feedback: d?.feedback ?? '',
-        modifiedAction: d?.modifiedAction ?? '',
-        atMs: Date.now(),
-      });
+    const record = (status: 'approved' | 'rejected' | 'expired', d?: ApprovalDecision) => recordDecision(request, status, d);
     try {
       await requestApproval({ ...request, workflowId, atMs: Date.now() });
       requested = true;

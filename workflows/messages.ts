@@ -1,4 +1,4 @@
-import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ExecutionMode } from '../core/orchestration/complexity';
 
 // The messages Weft's workflows handle. Kept apart from the workflow code so the API can import
@@ -17,6 +17,12 @@ export interface ApprovalDecision {
   decidedBy?: string;
 }
 export const approvalDecisionSignal = defineSignal<[ApprovalDecision]>('approvalDecision');
+/**
+ * The same decision as an Update, which cannot vanish: a malformed body, or an approval that is not
+ * pending in this workflow (unknown, decided or expired), is refused with the reason, which
+ * `temporal workflow update execute --name decideApproval --input '{...}'` and the Web UI show.
+ */
+export const approvalDecisionUpdate = defineUpdate<{ accepted: true }, [ApprovalDecision]>('decideApproval');
 
 export interface CancelRequest {
   reason: string;

@@ -2,6 +2,7 @@ import { status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { createStreamingClient } from '../../protos/clients';
 import type { TaskUpdate__Output } from '../../protos/generated/shannon/orchestrator/TaskUpdate';
 import type { taskWorkflow } from '../../workflows/task-workflow';
+import { approvalDecisionUpdate, type ApprovalDecision } from '../../workflows/messages';
 import { getTaskStatus, grpcError, submitTask } from '../support/grpc';
 import { approveTask, pendingApprovalOf, pendingApprovals, until } from '../support/orchestration';
 import { startTestStack, testTaskInput, type TestStack } from '../support/stack';
@@ -69,4 +70,29 @@ it('a task Temporal times out is ended in the store as TIMEOUT', async () => {
   expect(status).toMatchObject({ status: 'TASK_STATUS_TIMEOUT', error_message: 'the workflow timed out in Temporal' });
   expect((await handle.describe()).status.name).toBe('TIMED_OUT');
   expect(await stack.store.loadRun(input.taskId)).toMatchObject({ status: 'canceled', cancellationReason: 'engine_timed_out' });
+});
+
+it('an approval decided by Temporal Update refuses what cannot apply, with the reason, and applies a valid decision', async () => {
+  const query = unique('decide me by update');
+  stack.model.on(query, { content: 'decided by update' });
+  const submitted = await submitTask(stack.orchestrator, { query, require_approval: true });
+  const approval = await pendingApprovalOf(stack.orchestrator, submitted.task_id);
+  const handle = stack.temporal.workflow.getHandle(submitted.workflow_id);
+  const refusal = (decision: unknown) =>
+    handle.executeUpdate(approvalDecisionUpdate, { args: [decision as ApprovalDecision] }).then(
+      () => 'accepted',
+      (err: Error) => (err.cause instanceof Error ? err.cause.message : err.message),
+    );
+  expect(await refusal({ approved: true })).toBe('approvalId is required, e.g. {"approvalId": "<id>", "approved": true}');
+  expect(await refusal({ approvalId: approval.approval_id, approved: 'yes' })).toBe('approved must be true or false');
+  expect(await refusal({ approvalId: 'no-such-approval', approved: true })).toBe('approval no-such-approval is not pending in this workflow (unknown, decided or expired)');
+  // Refused updates leave the approval pending; a valid one is applied.
+  expect((await pendingApprovals(stack.orchestrator)).approvals.map((a) => a.approval_id)).toContain(approval.approval_id);
+  expect(await refusal({ approvalId: approval.approval_id, approved: true, decidedBy: 'ops-update' })).toBe('accepted');
+  const finished = await until(async () => {
+    const now = await getTaskStatus(stack.orchestrator, submitted.task_id);
+    return now.status === 'TASK_STATUS_RUNNING' ? undefined : now;
+  });
+  expect(finished).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'decided by update' });
+  expect(await refusal({ approvalId: approval.approval_id, approved: true })).not.toBe('accepted');
 });
