@@ -3,7 +3,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { RecordType } from '../../core/store';
 import { findApproval } from '../../core/tasks/approvals';
 import { grpcError, submitTask, waitForFinish } from '../support/grpc';
-import { cancelTask, eventTypes, pendingApprovalOf, until } from '../support/orchestration';
+import { cancelTask, eventTypes, pendingApprovalOf, taskDetails, until } from '../support/orchestration';
 import { startTestStack, type TestStack } from '../support/stack';
 
 let stack: TestStack;
@@ -65,6 +65,37 @@ describe('cancellation', () => {
       expect.arrayContaining(['AGENT_FAILED:one', 'AGENT_FAILED:two', 'WORKFLOW_CANCELLED']),
     );
   });
+
+  it('leaves no agent RUNNING, wherever in a COMPLEX task the cancel lands', async () => {
+    // Agents with short steps, cancelled at a spread of moments: before they start, while they run,
+    // between a finished agent and the next, and around the synthesis.
+    const delays = [0, 50, 150, 300, 500, 800, 1_200, 1_700];
+    const outcomes = await Promise.all(
+      delays.map(async (delayMs) => {
+        const prefix = unique(`race-${delayMs}`);
+        for (const step of ['first', 'second', 'third']) stack.model.on(`${prefix} ${step}`, { content: `${step} done`, delayMs: 200 });
+        stack.model.on(`${prefix} task`, { content: 'synthesis', delayMs: 200 });
+        const submitted = await submitTask(stack.orchestrator, {
+          query: `${prefix} task`,
+          manual_decomposition: {
+            agent_tasks: [
+              { agent_id: 'first', description: `${prefix} first` },
+              { agent_id: 'second', description: `${prefix} second`, dependencies: ['first'] },
+              { agent_id: 'third', description: `${prefix} third` },
+            ],
+          },
+        });
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+        await cancelTask(stack.orchestrator, submitted.task_id, `race at ${delayMs} ms`).catch(() => undefined); // it may have finished
+        await waitForFinish(stack.orchestrator, submitted.task_id, 30_000);
+        const details = await taskDetails(stack.orchestrator, submitted.task_id);
+        return { delayMs, status: details.status, running: details.agent_statuses.filter((agent) => agent.status === 'TASK_STATUS_RUNNING').map((agent) => agent.agent_id) };
+      }),
+    );
+    expect(outcomes.filter((outcome) => outcome.running.length > 0)).toEqual([]);
+    // The spread really cancelled some tasks mid-flight.
+    expect(outcomes.filter((outcome) => outcome.status === 'TASK_STATUS_CANCELLED').length).toBeGreaterThan(0);
+  }, 120_000);
 
   it('cancelling while an approval is pending leaves no approval pending', async () => {
     const submitted = await submitTask(stack.orchestrator, { query: unique('cancel while waiting'), require_approval: true });
