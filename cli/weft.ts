@@ -11,6 +11,9 @@ import { devApiKeyFile } from '../infra/dev-api-key';
 import type { ServiceError } from '@grpc/grpc-js';
 import { callUnary, createOrchestratorClient } from '../protos/clients';
 import { replay } from './replay';
+import { tasksSince, verifyTask } from './verify';
+import { Client, Connection } from '@temporalio/client';
+import { createRuntimeStore } from '../core/store';
 import type { GetTaskStatusResponse__Output } from '../protos/generated/shannon/orchestrator/GetTaskStatusResponse';
 import type { SubmitTaskRequest } from '../protos/generated/shannon/orchestrator/SubmitTaskRequest';
 import type { SubmitTaskResponse__Output } from '../protos/generated/shannon/orchestrator/SubmitTaskResponse';
@@ -177,6 +180,31 @@ program
       namespace: options.namespace ?? temporal.namespace,
     });
     process.exitCode = matches ? 0 : 1;
+  });
+
+program
+  .command('verify')
+  .description("check tasks against Temporal's view and the store's invariants; exit code 1 on any disagreement")
+  .argument('[tasks...]', 'task ids (default: every task created since --since)')
+  .option('--since <time>', 'an ISO time, or hours back like 24h', '24h')
+  .action(async (taskIds: string[], options: { since: string }) => {
+    const config = loadConfig();
+    const hours = /^(\d+(?:\.\d+)?)h$/.exec(options.since);
+    const since = hours ? new Date(Date.now() - Number(hours[1]) * 3_600_000) : new Date(options.since);
+    if (Number.isNaN(since.getTime())) throw new Error(`--since must be an ISO time or hours like 24h, not "${options.since}"`);
+    const pool = createPool(config.databaseUrl, 2);
+    const connection = await Connection.connect(config.temporal.connection);
+    try {
+      const deps = { pool, store: createRuntimeStore(pool), temporal: new Client({ connection, namespace: config.temporal.namespace }) };
+      const tasks = taskIds.length > 0 ? taskIds : await tasksSince(pool, since);
+      const problems = (await Promise.all(tasks.map((taskId) => verifyTask(deps, taskId)))).flat();
+      for (const problem of problems) console.log(problem);
+      console.log(problems.length === 0 ? `OK: ${tasks.length} tasks verified` : `${problems.length} disagreements in ${tasks.length} tasks`);
+      process.exitCode = problems.length === 0 ? 0 : 1;
+    } finally {
+      await connection.close();
+      await pool.end();
+    }
   });
 
 program.parseAsync().catch((err: ServiceError | Error) => {

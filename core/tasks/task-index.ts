@@ -137,6 +137,15 @@ export async function findTask(db: Queryable, taskId: string): Promise<TaskRecor
   return found.rows[0] ? toTaskRecord(found.rows[0]) : undefined;
 }
 
+/**
+ * The task's status, its row locked until the transaction ends, so a write that must not follow
+ * the task's end (an agent's event after the final one) is ordered against it.
+ */
+export async function lockedTaskStatus(tx: Queryable, taskId: string): Promise<TaskStatus | undefined> {
+  const { rows } = await tx.query<{ status: TaskStatus }>('SELECT status FROM tasks WHERE task_id = $1 FOR UPDATE', [taskId]);
+  return rows[0]?.status;
+}
+
 /** The task a workflow runs (task ids and workflow ids are equal by design, but a row says so). */
 export async function findTaskByWorkflow(db: Queryable, workflowId: string): Promise<TaskRecord | undefined> {
   const found = await db.query<TaskRow>('SELECT * FROM tasks WHERE workflow_id = $1', [workflowId]);

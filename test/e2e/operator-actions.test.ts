@@ -3,6 +3,7 @@ import { createStreamingClient } from '../../protos/clients';
 import type { TaskUpdate__Output } from '../../protos/generated/shannon/orchestrator/TaskUpdate';
 import type { taskWorkflow } from '../../workflows/task-workflow';
 import { approvalDecisionUpdate, type ApprovalDecision } from '../../workflows/messages';
+import { verifyTask } from '../../cli/verify';
 import { getTaskStatus, grpcError, submitTask } from '../support/grpc';
 import { approveTask, pendingApprovalOf, pendingApprovals, until } from '../support/orchestration';
 import { startTestStack, testTaskInput, type TestStack } from '../support/stack';
@@ -18,6 +19,8 @@ beforeAll(async () => {
 });
 afterAll(() => stack.stop());
 
+/** What `weft verify` finds wrong with a task (nothing, when Temporal and the store agree). */
+const verified = (taskId: string) => verifyTask({ pool: stack.pool, store: stack.store, temporal: stack.temporal }, taskId);
 const unique = (label: string) => `${label} ${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
 
 /** Every update of the task's stream until it ends, and how it ended. */
@@ -52,6 +55,7 @@ it('a task terminated in Temporal while it waits for approval is ended in the st
   const late = await grpcError(approveTask(stack.orchestrator, { approval_id: approval.approval_id, approved: true }));
   expect([late.code, late.details]).toEqual([GrpcStatus.FAILED_PRECONDITION, `approval ${approval.approval_id} is already expired`]);
   expect(await stack.store.loadRun(submitted.workflow_id)).toMatchObject({ status: 'canceled', cancellationReason: 'engine_terminated' });
+  expect(await verified(submitted.task_id)).toEqual([]);
 });
 
 it('a task Temporal times out is ended in the store as TIMEOUT', async () => {
@@ -70,6 +74,7 @@ it('a task Temporal times out is ended in the store as TIMEOUT', async () => {
   expect(status).toMatchObject({ status: 'TASK_STATUS_TIMEOUT', error_message: 'the workflow timed out in Temporal' });
   expect((await handle.describe()).status.name).toBe('TIMED_OUT');
   expect(await stack.store.loadRun(input.taskId)).toMatchObject({ status: 'canceled', cancellationReason: 'engine_timed_out' });
+  expect(await verified(input.taskId)).toEqual([]);
 });
 
 it('an approval decided by Temporal Update refuses what cannot apply, with the reason, and applies a valid decision', async () => {
@@ -95,4 +100,5 @@ it('an approval decided by Temporal Update refuses what cannot apply, with the r
   });
   expect(finished).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'decided by update' });
   expect(await refusal({ approvalId: approval.approval_id, approved: true })).not.toBe('accepted');
+  expect(await verified(submitted.task_id)).toEqual([]);
 });

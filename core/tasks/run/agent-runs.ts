@@ -1,7 +1,7 @@
 import { appendTaskEvent } from '../../events/event-log';
 import { EventType } from '../../events/event-types';
 import { recordAgentOutcome, recordAgentStarted } from '../task-agents';
-import { recordTaskProgress } from '../task-index';
+import { recordTaskProgress, lockedTaskStatus } from '../task-index';
 import { TaskStatus } from '../task-status';
 import { endRun } from './run-ending';
 import { childLinkRecord, runStartedRecord, sessionEndedRecord } from './run-records';
@@ -77,6 +77,10 @@ export function agentRuns({ store }: TaskRunDeps) {
       };
       await endRun(store, agentRunOf(input), ending, async (tx) => {
         await recordAgentOutcome(tx, input.taskId, input.agentId, { status: input.status, result: input.result, error: input.error, at });
+        // An agent that ends after its task (cancelled with it) adds nothing to the task's finished
+        // log: streams end at the final event, and nothing may follow it.
+        const taskStatus = await lockedTaskStatus(tx, input.taskId);
+        if (taskStatus !== TaskStatus.Running && taskStatus !== TaskStatus.Queued) return;
         await recordTaskProgress(tx, input.taskId);
         const completed = input.status === TaskStatus.Completed;
         await appendTaskEvent(

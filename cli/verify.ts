@@ -1,0 +1,80 @@
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Pool } from 'pg';
+import { listTaskEvents } from '../core/events/event-log';
+import { RecordType, type RuntimeStore, type StoredRecord } from '../core/store';
+import { findTask, type TaskRecord } from '../core/tasks/task-index';
+import { finalEventTypes } from '../api/streaming/task-event-tail';
+
+// `weft verify`: Temporal's view of each task against the store's, and the store's own invariants.
+// Every disagreement is reported; none is repaired.
+
+/** The store statuses each Temporal status of a task's workflow may stand beside. */
+const agreeingStatuses: Record<string, readonly string[]> = {
+  RUNNING: ['QUEUED', 'RUNNING'],
+  // A cancelled, timed-out or rejected task returns its result: the workflow completes.
+  COMPLETED: ['COMPLETED', 'CANCELLED', 'TIMEOUT'],
+  FAILED: ['FAILED'],
+  CANCELLED: ['CANCELLED'],
+  TERMINATED: ['CANCELLED'],
+  TIMED_OUT: ['TIMEOUT'],
+};
+
+async function allRecords(store: RuntimeStore, runId: string): Promise<StoredRecord[]> {
+  const records: StoredRecord[] = [];
+  let cursor = '';
+  do {
+    const page = await store.listRunRecords(runId, cursor, 500);
+    records.push(...page.records);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return records;
+}
+
+/** What the store says about a task that Temporal would contradict, or that breaks its own rules. */
+async function storeProblems(deps: { pool: Pool; store: RuntimeStore }, task: TaskRecord, closed: boolean): Promise<string[]> {
+  const problems: string[] = [];
+  const records = await allRecords(deps.store, task.runId);
+  const count = (type: string) => records.filter((record) => record.type === type).length;
+  if (count(RecordType.RunStarted) !== 1) problems.push(`${count(RecordType.RunStarted)} run_started records (one expected)`);
+  const terminals = count(RecordType.RunCompleted);
+  if (terminals > 1 || (closed && terminals !== 1)) problems.push(`${terminals} run_completed records (${closed ? 'one' : 'at most one'} expected)`);
+  const events = await listTaskEvents(deps.pool, task.workflowId, 0, 100_000);
+  const gap = events.findIndex((event, index) => event.seq !== index + 1);
+  if (gap >= 0) problems.push(`event ${gap + 1} has seq ${events[gap]!.seq}: the log has a gap`);
+  if (closed && !finalEventTypes.has(events.at(-1)?.type ?? '')) problems.push(`the event log ends with ${events.at(-1)?.type ?? 'nothing'}, not a final event`);
+  const { rows } = await deps.pool.query<{ steps: string; pending: string; running: string }>(
+    `SELECT (SELECT coalesce(sum(total_tokens), 0) FROM task_usage WHERE task_id = $1) AS steps,
+            (SELECT count(*) FROM approvals WHERE task_id = $1 AND status = 'pending') AS pending,
+            (SELECT count(*) FROM task_agents WHERE task_id = $1 AND status = 'RUNNING') AS running`,
+    [task.taskId],
+  );
+  const sums = rows[0]!;
+  if (closed && Number(sums.steps) !== task.usage.totalTokens) problems.push(`usage ${task.usage.totalTokens} tokens, but its steps sum to ${sums.steps}`);
+  if (closed && Number(sums.pending) > 0) problems.push(`${sums.pending} approvals pending on a finished task`);
+  if (closed && Number(sums.running) > 0) problems.push(`${sums.running} agents RUNNING on a finished task`);
+  return problems;
+}
+
+/** Every disagreement for one task, as lines; none means it verifies clean. */
+export async function verifyTask(deps: { pool: Pool; store: RuntimeStore; temporal: Client }, taskId: string): Promise<string[]> {
+  const task = await findTask(deps.pool, taskId);
+  if (!task) return [`${taskId}: not in the store`];
+  let temporalStatus: string;
+  try {
+    temporalStatus = (await deps.temporal.workflow.getHandle(task.workflowId).describe()).status.name;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return [`${taskId}: the store has it, Temporal does not`];
+    throw err;
+  }
+  const problems: string[] = [];
+  const agreeing = agreeingStatuses[temporalStatus] ?? [];
+  if (!agreeing.includes(task.status)) problems.push(`Temporal says ${temporalStatus}, the store says ${task.status}`);
+  problems.push(...(await storeProblems(deps, task, temporalStatus !== 'RUNNING')));
+  return problems.map((problem) => `${taskId}: ${problem}`);
+}
+
+/** The tasks created since `since`, oldest first. */
+export async function tasksSince(pool: Pool, since: Date): Promise<string[]> {
+  const { rows } = await pool.query<{ task_id: string }>('SELECT task_id FROM tasks WHERE created_at >= $1 ORDER BY created_at', [since]);
+  return rows.map((row) => row.task_id);
+}
