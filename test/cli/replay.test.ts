@@ -1,6 +1,6 @@
-import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { submitTask, waitForFinish } from '../support/grpc';
+import { runWeft as weft } from '../support/weft-cli';
 import { startTestStack, type TestStack } from '../support/stack';
 
 const repoRoot = path.resolve(__dirname, '../..');
@@ -10,10 +10,6 @@ beforeAll(async () => {
 });
 afterAll(() => stack.stop());
 
-function weft(...args: string[]) {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'cli/weft.ts', ...args], { cwd: repoRoot, encoding: 'utf8', env: process.env });
-  return { code: run.status, output: run.stdout + run.stderr };
-}
 
 describe('weft replay', () => {
   it('replays a live workflow against the current code and says it matches', async () => {

@@ -1,33 +1,27 @@
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { submitTask, waitForFinish } from '../support/grpc';
+import { runWeft } from '../support/weft-cli';
 import { startTestStack, type TestStack } from '../support/stack';
 
 // `weft verify` against the real dev server and database: a finished task verifies clean, and a
 // store that contradicts Temporal is reported with exit code 1.
 
-const repoRoot = path.resolve(__dirname, '../..');
 let stack: TestStack;
 beforeAll(async () => {
   stack = await startTestStack();
 });
 afterAll(() => stack.stop());
 
-function weft(...args: string[]) {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'cli/weft.ts', ...args], { cwd: repoRoot, encoding: 'utf8', env: process.env });
-  return { code: run.status, output: run.stdout + run.stderr };
-}
 
 it('verifies a finished task clean, and reports a store that disagrees with Temporal', async () => {
   stack.model.on('verify me', { content: 'verified answer' });
   const submitted = await submitTask(stack.orchestrator, { query: 'verify me' });
   await waitForFinish(stack.orchestrator, submitted.task_id);
-  expect(weft('verify', submitted.task_id)).toEqual({ code: 0, output: 'OK: 1 tasks verified\n' });
+  expect(runWeft('verify', submitted.task_id)).toMatchObject({ code: 0, output: 'OK: 1 tasks verified\n' });
 
   // As if a write had been lost: the store still says RUNNING, with its end's event missing.
   await stack.pool.query(`UPDATE tasks SET status = 'RUNNING' WHERE task_id = $1`, [submitted.task_id]);
   await stack.pool.query(`DELETE FROM task_events WHERE workflow_id = $1 AND event_type = 'WORKFLOW_COMPLETED'`, [submitted.workflow_id]);
-  const broken = weft('verify', submitted.task_id);
+  const broken = runWeft('verify', submitted.task_id);
   expect(broken.code).toBe(1);
   expect(broken.output).toContain(`${submitted.task_id}: Temporal says COMPLETED, the store says RUNNING`);
   expect(broken.output).toContain(`${submitted.task_id}: the event log ends with`);

@@ -1,18 +1,22 @@
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { startAuthenticator, type Authenticator } from '../../api/grpc/auth';
 import { ephemeralListen, startApiServer, type ApiServer } from '../../api/server';
 import { createApiKey } from '../../core/auth/api-keys';
 import { createOrchestratorClient, createStreamingClient, unaryCall } from '../../protos/clients';
 import { grpcError } from '../support/grpc';
+import { runWeft } from '../support/weft-cli';
+
+/** `weft keys ...`, its output trimmed. */
+function weft(...args: string[]) {
+  const run = runWeft('keys', ...args);
+  return { code: run.code, stdout: run.stdout.trim(), stderr: run.stderr.trim() };
+}
 import { pendingApprovalOf, until } from '../support/orchestration';
 import { startTestStack, type TestStack } from '../support/stack';
 
 // Keys as an operator manages them: `weft keys revoke` takes effect at once in every API process
 // (each caches verified keys) and ends the key's open streams; keys expire; rotation hands over.
 
-const repoRoot = path.resolve(__dirname, '../..');
 let stack: TestStack;
 let secondAuth: Authenticator;
 let secondApi: ApiServer;
@@ -28,10 +32,6 @@ afterAll(async () => {
   await stack.stop();
 });
 
-function weft(...args: string[]) {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'cli/weft.ts', 'keys', ...args], { cwd: repoRoot, encoding: 'utf8', env: process.env });
-  return { code: run.status, stdout: run.stdout.trim(), stderr: run.stderr.trim() };
-}
 
 const keyIdOf = (key: string) => key.split('_')[1]!;
 const principal = () => ({ tenantId: stack.principal.tenantId, userId: `key-user-${Math.random().toString(36).slice(2, 8)}`, roles: ['approver' as const] });
