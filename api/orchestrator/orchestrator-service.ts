@@ -18,7 +18,7 @@ import { listTaskSummaries, sessionContext } from './task-listing';
 import { ownTaskOf } from './task-ownership';
 import { startTaskWorkflow, submittedTaskId } from './task-start';
 import { createTenantAdmission, unlimitedQuotas, type TenantQuotas } from './tenant-admission';
-import { taskStatusResponse } from './task-status';
+import { taskStatusResponse, unindexedTaskStatus } from './task-status';
 import { submissionLimits, taskInputFrom } from './task-submission';
 import { authorized, authorizedCall } from '../grpc/unary';
 
@@ -66,7 +66,7 @@ export function createOrchestratorService(deps: OrchestratorDeps): OrchestratorS
     GetTaskStatus: authorized(deps.auth, async (request: GetTaskStatusRequest__Output, principal): Promise<GetTaskStatusResponse> => {
       const task = await ownTaskOf(deps, request.task_id, principal);
       if (task.record) return taskStatusResponse(deps, task.record, request.include_details);
-      return { task_id: task.taskId, status: 'TASK_STATUS_QUEUED', progress: 0, agent_statuses: [] };
+      return unindexedTaskStatus(deps.temporal, task.taskId, task.workflowId);
     }),
 
     CancelTask: authorized(deps.auth, async (request: CancelTaskRequest__Output, principal): Promise<CancelTaskResponse> => {

@@ -67,3 +67,29 @@ export async function taskStatusResponse(
     agent_statuses: agentStatuses,
   };
 }
+
+/** How a task the store has not indexed yet looks, by the Temporal status of its workflow. */
+const unindexedStatusOf: Record<string, GetTaskStatusResponse['status']> = {
+  RUNNING: 'TASK_STATUS_QUEUED',
+  TERMINATED: 'TASK_STATUS_CANCELLED',
+  CANCELLED: 'TASK_STATUS_CANCELLED',
+  TIMED_OUT: 'TASK_STATUS_TIMEOUT',
+  FAILED: 'TASK_STATUS_FAILED',
+};
+
+/**
+ * A task whose workflow has not recorded its start yet: QUEUED while the workflow runs, or how
+ * Temporal ended it (terminated or timed out before any worker took it).
+ */
+export async function unindexedTaskStatus(temporal: Client, taskId: string, workflowId: string): Promise<GetTaskStatusResponse> {
+  const { status } = await temporal.workflow.getHandle(workflowId).describe();
+  const mapped = unindexedStatusOf[status.name] ?? 'TASK_STATUS_QUEUED';
+  const ended = mapped !== 'TASK_STATUS_QUEUED';
+  return {
+    task_id: taskId,
+    status: mapped,
+    progress: ended ? 1 : 0,
+    agent_statuses: [],
+    ...(ended ? { error_message: `ended in Temporal (${status.name.toLowerCase()}) before it started` } : {}),
+  };
+}
