@@ -1,5 +1,5 @@
 import type { AgentRunInput, FinishAgentInput } from '../core/tasks/run/agent-runs';
-import type { ApprovalDecisionInput, ApprovalRequestInput } from '../core/tasks/run/approval-changes';
+import type { ApprovalDecisionInput, ApprovalRequestInput, IgnoredDecisionInput } from '../core/tasks/run/approval-changes';
 import type { Plan } from '../core/orchestration/plan';
 import type { RoutingInput } from '../core/tasks/run/routing';
 import type { CancellationRequestInput } from '../core/tasks/run/task-lifecycle';
@@ -15,6 +15,7 @@ export function createStoreActivities(taskRun: TaskRun) {
     finishAgent: (input: FinishAgentInput) => failPermanentErrorsFast(() => taskRun.finishAgent(input)),
     requestApproval: (input: ApprovalRequestInput) => failPermanentErrorsFast(() => taskRun.requestApproval(input)),
     recordApprovalDecision: (input: ApprovalDecisionInput) => failPermanentErrorsFast(() => taskRun.recordApprovalDecision(input)),
+    recordIgnoredDecision: (input: IgnoredDecisionInput) => failPermanentErrorsFast(() => taskRun.recordIgnoredDecision(input)),
     checkPlanText: async (text: string) => taskRun.checkPlanText(text),
     checkToolArguments: async (input: { tool: string; argumentsText: string }) => taskRun.checkToolArguments(input),
   };

@@ -38,7 +38,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWor
   // The agent's own run is keyed by its child workflow's id.
   const runId = workflowInfo().workflowId;
   const agentRun: Omit<AgentRunInput, 'atMs'> = { taskId: input.taskId, workflowId: input.taskWorkflowId, sessionId: input.sessionId, agentId: input.agent.id, runId };
-  const awaitApproval = createApprovalGate({});
+  const awaitApproval = createApprovalGate({}, { taskWorkflowId: input.taskWorkflowId });
 
   let runAgentId = input.resume?.runAgentId ?? '';
   if (!input.resume) {

@@ -1,10 +1,11 @@
-import { CancellationScope, condition, isCancellation, log, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, condition, isCancellation, log, patched, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { ApprovalRequestInput } from '../core/tasks/run/approval-changes';
 import { storeActivities } from './activity-stubs';
 import { approvalDecisionSignal, approvalDecisionUpdate, type ApprovalDecision, type PendingApprovalView } from './messages';
 import { awaitingApprovalKey } from './search-attributes';
 
-const { requestApproval, recordApprovalDecision } = storeActivities;
+const { requestApproval, recordApprovalDecision, recordIgnoredDecision } = storeActivities;
+const visibleIgnoredDecisionsPatch = 'visible-ignored-approval-decisions';
 
 export type ApprovalOutcome =
   | { outcome: 'approved'; modifiedAction?: string; decidedBy: string }
@@ -38,6 +39,7 @@ function recordDecision(request: ApprovalRequest, status: 'approved' | 'rejected
     decidedBy: decision?.decidedBy ?? '',
     feedback: decision?.feedback ?? '',
     modifiedAction: decision?.modifiedAction ?? '',
+    ...(decision?.channel ? { channel: decision.channel } : {}),
     atMs: Date.now(),
   });
 }
@@ -53,23 +55,32 @@ function refuseUnless(problem: string | undefined): void {
  * with a timeout, and records the decision. A signalled decision for another approval, or a second
  * one, is ignored; an approval whose modified action fails validation stays pending.
  */
-export function createApprovalGate(view: { pendingApproval?: PendingApprovalView }) {
+export function createApprovalGate(view: { pendingApproval?: PendingApprovalView }, task: { taskWorkflowId: string }) {
   let waitingFor: string | undefined;
   let decision: ApprovalDecision | undefined;
+  let ignored = 0;
   setHandler(
     approvalDecisionUpdate,
     (incoming) => {
-      decision = incoming;
+      decision = { ...incoming, channel: 'update' };
       return { accepted: true as const };
     },
     { validator: (incoming) => refuseUnless(decisionProblem(incoming, waitingFor, decision !== undefined)) },
   );
   setHandler(approvalDecisionSignal, (incoming) => {
-    if (incoming.approvalId !== waitingFor || decision) {
-      log.warn('ignored an approval decision that matches no pending approval', { approvalId: incoming.approvalId });
+    if (incoming?.approvalId !== waitingFor || decision) {
+      const reason = decisionProblem(incoming, waitingFor, decision !== undefined) ?? 'it matches no pending approval';
+      log.warn('ignored an approval decision', { approvalId: incoming?.approvalId, reason });
+      // A signal cannot be refused: what it could not do is put where the task's readers see it.
+      if (patched(visibleIgnoredDecisionsPatch)) {
+        ignored += 1;
+        recordIgnoredDecision({ taskWorkflowId: task.taskWorkflowId, key: `${workflowInfo().workflowId}/${ignored}`, reason, atMs: Date.now() }).catch((err: unknown) =>
+          log.warn('recording an ignored approval decision failed', { error: String(err) }),
+        );
+      }
       return;
     }
-    decision = incoming;
+    decision = { ...incoming, channel: incoming.channel ?? 'signal' };
   });
 
   return async function awaitApproval(

@@ -15,7 +15,10 @@ export interface ApprovalDecision {
   /** An edited plan (JSON) or edited tool arguments (JSON), validated like the original. */
   modifiedAction?: string;
   decidedBy?: string;
+  /** How the decision came: the API (ApproveTask, after its role and tenant checks), a Temporal signal or update. */
+  channel?: DecisionChannel;
 }
+export type DecisionChannel = 'api' | 'signal' | 'update';
 export const approvalDecisionSignal = defineSignal<[ApprovalDecision]>('approvalDecision');
 /**
  * The same decision as an Update, which cannot vanish: a malformed body, or an approval that is not

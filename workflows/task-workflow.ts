@@ -34,7 +34,7 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkfl
   const { runId } = taskRunOf(workflowId);
   const view: TaskView = { status: 'RUNNING', mode: '', progress: 0, agents: [], tokens: 0, costUsd: 0 };
   setHandler(taskStatusQuery, () => view);
-  const awaitApproval = createApprovalGate(view);
+  const awaitApproval = createApprovalGate(view, { taskWorkflowId: workflowId });
   const setMode = (mode: ExecutionMode) => {
     view.mode = mode;
     upsertSearchAttributes([{ key: executionModeKey, value: mode }]);

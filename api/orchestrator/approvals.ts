@@ -59,6 +59,7 @@ export async function approveTask(deps: ApprovalDeps, request: ApproveTaskReques
     ...(request.modified_action ? { modifiedAction: request.modified_action } : {}),
     // Recorded as who decided: the authenticated user, with the name the request gives, if any.
     decidedBy: request.approved_by && request.approved_by !== principal.userId ? `${principal.userId} (as ${request.approved_by})` : principal.userId,
+    channel: 'api',
   });
   return { success: true, message: request.approved ? 'approval sent; the task continues' : 'rejection sent; the task will be cancelled' };
 }

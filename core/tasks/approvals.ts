@@ -92,6 +92,8 @@ export async function insertPendingApproval(tx: Queryable, approval: NewApproval
 export interface ApprovalDecisionRecord {
   status: Exclude<ApprovalStatus, 'pending'>;
   decidedBy: string;
+  /** api, signal or update; '' when not known (an expiry, or an older workflow). */
+  decidedVia?: string;
   feedback: string;
   modifiedAction: string;
   at: Date;
@@ -100,9 +102,9 @@ export interface ApprovalDecisionRecord {
 /** Decides a pending approval; returns false when it was already decided (a retry or a race). */
 export async function decideApproval(tx: Queryable, approvalId: string, decision: ApprovalDecisionRecord): Promise<boolean> {
   const updated = await tx.query(
-    `UPDATE approvals SET status = $2, decided_by = $3, feedback = $4, modified_action = $5, decided_at = $6
+    `UPDATE approvals SET status = $2, decided_by = $3, feedback = $4, modified_action = $5, decided_at = $6, decided_via = $7
      WHERE approval_id = $1 AND status = 'pending'`,
-    [approvalId, decision.status, decision.decidedBy, decision.feedback, decision.modifiedAction, decision.at],
+    [approvalId, decision.status, decision.decidedBy, decision.feedback, decision.modifiedAction, decision.at, decision.decidedVia ?? ''],
   );
   return (updated.rowCount ?? 0) > 0;
 }

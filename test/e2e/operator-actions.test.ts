@@ -3,7 +3,7 @@ import { createOrchestratorClient, createStreamingClient } from '../../protos/cl
 import { ephemeralListen, startApiServer } from '../../api/server';
 import type { TaskUpdate__Output } from '../../protos/generated/shannon/orchestrator/TaskUpdate';
 import type { taskWorkflow } from '../../workflows/task-workflow';
-import { approvalDecisionUpdate, type ApprovalDecision } from '../../workflows/messages';
+import { approvalDecisionSignal, approvalDecisionUpdate, type ApprovalDecision } from '../../workflows/messages';
 import { verifyTask } from '../../cli/verify';
 import { getTaskStatus, grpcError, submitTask } from '../support/grpc';
 import { approveTask, pendingApprovalOf, pendingApprovals, until } from '../support/orchestration';
@@ -92,7 +92,14 @@ it('an approval decided by Temporal Update refuses what cannot apply, with the r
   expect(await refusal({ approved: true })).toBe('approvalId is required, e.g. {"approvalId": "<id>", "approved": true}');
   expect(await refusal({ approvalId: approval.approval_id, approved: 'yes' })).toBe('approved must be true or false');
   expect(await refusal({ approvalId: 'no-such-approval', approved: true })).toBe('approval no-such-approval is not pending in this workflow (unknown, decided or expired)');
-  // Refused updates leave the approval pending; a valid one is applied.
+  // A signal cannot be refused: the one it could not apply shows on the task's stream, with the reason.
+  await handle.signal(approvalDecisionSignal, { approved: true } as unknown as ApprovalDecision);
+  const ignored = await until(async () => {
+    const { rows } = await stack.pool.query<{ message: string }>(`SELECT message FROM task_events WHERE workflow_id = $1 AND event_type = 'ERROR_OCCURRED'`, [submitted.workflow_id]);
+    return rows[0];
+  });
+  expect(ignored.message).toBe('an approval decision was ignored: approvalId is required, e.g. {"approvalId": "<id>", "approved": true}');
+  // Refused updates and ignored signals leave the approval pending; a valid update is applied.
   expect((await pendingApprovals(stack.orchestrator)).approvals.map((a) => a.approval_id)).toContain(approval.approval_id);
   expect(await refusal({ approvalId: approval.approval_id, approved: true, decidedBy: 'ops-update' })).toBe('accepted');
   const finished = await until(async () => {
@@ -100,6 +107,9 @@ it('an approval decided by Temporal Update refuses what cannot apply, with the r
     return now.status === 'TASK_STATUS_RUNNING' ? undefined : now;
   });
   expect(finished).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'decided by update' });
+  // The audit says how the decision came.
+  const { rows } = await stack.pool.query<{ decided_by: string; decided_via: string }>('SELECT decided_by, decided_via FROM approvals WHERE approval_id = $1', [approval.approval_id]);
+  expect(rows).toEqual([{ decided_by: 'ops-update', decided_via: 'update' }]);
   expect(await refusal({ approvalId: approval.approval_id, approved: true })).not.toBe('accepted');
   expect(await verified(submitted.task_id)).toEqual([]);
 });

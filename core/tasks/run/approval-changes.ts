@@ -1,4 +1,5 @@
 import { appendTaskEvent } from '../../events/event-log';
+import { storeTransaction } from '../../store/transactions';
 import { EventType } from '../../events/event-types';
 import { decideApproval, insertPendingApproval, type ApprovalStatus, type NewApproval } from '../approvals';
 import { approvalDecidedRecord, approvalRequestedRecord, recordOwnerOf } from './run-records';
@@ -24,11 +25,22 @@ export interface ApprovalDecisionInput extends Pick<ApprovalRequestInput, 'appro
   decidedBy: string;
   feedback: string;
   modifiedAction: string;
+  /** How a person's decision came (absent for an expiry, and in workflows older than the channel). */
+  channel?: 'api' | 'signal' | 'update';
+  atMs: number;
+}
+
+export interface IgnoredDecisionInput {
+  /** The task's workflow: its event stream. */
+  taskWorkflowId: string;
+  /** Unique in the task: the ignoring workflow and its count. */
+  key: string;
+  reason: string;
   atMs: number;
 }
 
 /** A human approval's two changes, each with its run record and its event in one transaction. */
-export function approvalChanges({ store }: TaskRunDeps) {
+export function approvalChanges({ store, pool }: TaskRunDeps) {
   return {
     /** Stores the pending approval, its approval_requested record and APPROVAL_REQUESTED. Idempotent by approval id. */
     async requestApproval(input: ApprovalRequestInput): Promise<void> {
@@ -57,19 +69,45 @@ export function approvalChanges({ store }: TaskRunDeps) {
     /** Stores the decision (who, when, what, feedback), its approval_decided record and APPROVAL_DECISION. Idempotent by approval id. */
     async recordApprovalDecision(input: ApprovalDecisionInput): Promise<void> {
       const at = new Date(input.atMs);
-      const decision = { status: input.status, decided_by: input.decidedBy, feedback: input.feedback, modified_action: input.modifiedAction };
+      const decision = {
+        status: input.status,
+        decided_by: input.decidedBy,
+        feedback: input.feedback,
+        modified_action: input.modifiedAction,
+        ...(input.channel ? { via: input.channel } : {}),
+      };
       const record = approvalDecidedRecord(recordOwnerOf(input), at, { approval_id: input.approvalId, ...decision });
       await store.appendRunRecord(record, async (tx) => {
-        await decideApproval(tx, input.approvalId, { status: input.status, decidedBy: input.decidedBy, feedback: input.feedback, modifiedAction: input.modifiedAction, at });
+        await decideApproval(tx, input.approvalId, {
+          status: input.status,
+          decidedBy: input.decidedBy,
+          feedback: input.feedback,
+          modifiedAction: input.modifiedAction,
+          decidedVia: input.channel ?? '',
+          at,
+        });
         await appendTaskEvent(
           tx,
           taskEvent(input.taskWorkflowId, `approval/${input.approvalId}/decided`, EventType.ApprovalDecision, at, {
             ...(input.agentId ? { agentId: input.agentId } : {}),
-            message: `${input.status} by ${input.decidedBy || 'nobody'}${input.feedback ? `: ${input.feedback}` : ''}`,
+            message: `${input.status} by ${input.decidedBy || 'nobody'}${input.channel ? ` (via ${input.channel})` : ''}${input.feedback ? `: ${input.feedback}` : ''}`,
             payload: { approval_id: input.approvalId, ...decision },
           }),
         );
       });
+    },
+
+    /** A decision the workflow could not apply (a signal cannot be refused), as ERROR_OCCURRED on the task's stream. Idempotent by key. */
+    async recordIgnoredDecision(input: IgnoredDecisionInput): Promise<void> {
+      await storeTransaction(pool, (tx) =>
+        appendTaskEvent(
+          tx,
+          taskEvent(input.taskWorkflowId, `approval/ignored/${input.key}`, EventType.ErrorOccurred, new Date(input.atMs), {
+            message: `an approval decision was ignored: ${input.reason}`,
+            payload: { reason: input.reason },
+          }),
+        ),
+      );
     },
   };
 }

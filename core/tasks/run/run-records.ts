@@ -154,6 +154,8 @@ const approvalDecidedPayload = z.strictObject({
   decided_by: z.string(),
   feedback: z.string(),
   modified_action: z.string(),
+  /** How the decision came (api, signal, update); absent in records written before it was kept. */
+  via: z.enum(['api', 'signal', 'update']).optional(),
 });
 export type ApprovalRequestedPayload = z.infer<typeof approvalRequestedPayload>;
 export type ApprovalDecidedPayload = z.infer<typeof approvalDecidedPayload>;
