@@ -44,6 +44,15 @@ function recordDecision(request: ApprovalRequest, status: 'approved' | 'rejected
   });
 }
 
+/** A signal cannot be refused: what it could not do is put where the task's readers see it. */
+function showIgnoredDecision(taskWorkflowId: string, key: string, reason: string): void {
+  log.warn('ignored an approval decision', { reason });
+  if (!patched(visibleIgnoredDecisionsPatch)) return;
+  recordIgnoredDecision({ taskWorkflowId, key, reason, atMs: Date.now() }).catch((err: unknown) =>
+    log.warn('recording an ignored approval decision failed', { error: String(err) }),
+  );
+}
+
 /** An update validator's refusal: the reason reaches whoever sent the update. */
 function refuseUnless(problem: string | undefined): void {
   if (problem) throw new Error(problem);
@@ -70,14 +79,8 @@ export function createApprovalGate(view: { pendingApproval?: PendingApprovalView
   setHandler(approvalDecisionSignal, (incoming) => {
     if (incoming?.approvalId !== waitingFor || decision) {
       const reason = decisionProblem(incoming, waitingFor, decision !== undefined) ?? 'it matches no pending approval';
-      log.warn('ignored an approval decision', { approvalId: incoming?.approvalId, reason });
-      // A signal cannot be refused: what it could not do is put where the task's readers see it.
-      if (patched(visibleIgnoredDecisionsPatch)) {
-        ignored += 1;
-        recordIgnoredDecision({ taskWorkflowId: task.taskWorkflowId, key: `${workflowInfo().workflowId}/${ignored}`, reason, atMs: Date.now() }).catch((err: unknown) =>
-          log.warn('recording an ignored approval decision failed', { error: String(err) }),
-        );
-      }
+      ignored += 1;
+      showIgnoredDecision(task.taskWorkflowId, `${workflowInfo().workflowId}/${ignored}`, reason);
       return;
     }
     decision = { ...incoming, channel: incoming.channel ?? 'signal' };
