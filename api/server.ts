@@ -6,6 +6,7 @@ import { protoFilesByPort } from '../protos/load';
 import { createAgentService } from './agent/agent-service';
 import { createAiService } from './ai/ai-service';
 import { startGrpcServer } from './grpc/grpc-server';
+import { createTenantAdmission, unlimitedQuotas } from './orchestrator/tenant-admission';
 import { readTlsMaterial } from './grpc/tls';
 import { createLlmService, type LlmDeps } from './llm/llm-service';
 import { startRestGateway } from './rest/gateway';
@@ -47,6 +48,9 @@ export function ephemeralListen(host = '127.0.0.1'): ApiListen {
 /** Starts the front door: the gRPC ports of the seed and the REST/SSE gateway. */
 export async function startApiServer(deps: ApiDeps, listen: ApiListen): Promise<ApiServer> {
   const streaming = createStreamingService(deps);
+  // One gate of tenant shares for every service that starts tasks, so a tenant's spent quota is
+  // refused from memory whichever door it knocks on.
+  const admission = createTenantAdmission(deps, deps.tenantQuotas ?? unlimitedQuotas);
   const tls = listen.tls ? readTlsMaterial(listen.tls) : undefined;
   const common = { host: listen.host, maxMessageBytes: listen.maxMessageBytes, ...(tls ? { tls } : {}) };
   // The gateway reaches the front services through a socket in a folder only this user can enter,
@@ -59,14 +63,14 @@ export async function startApiServer(deps: ApiDeps, listen: ApiListen): Promise<
     port: listen.port,
     protoFiles: protoFilesByPort.front,
     services: {
-      'shannon.orchestrator.OrchestratorService': createOrchestratorService(deps),
+      'shannon.orchestrator.OrchestratorService': createOrchestratorService(deps, admission),
       'shannon.orchestrator.StreamingService': streaming.handlers,
       'shannon.session.SessionService': createSessionService(deps),
       'ai.AIService': createAiService(deps),
     },
     beforeShutdown: () => streaming.endAll(),
   });
-  const agents = createAgentService(deps);
+  const agents = createAgentService(deps, admission);
   const agent = await startGrpcServer({
     ...common,
     port: listen.agentPort,

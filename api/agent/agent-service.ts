@@ -13,7 +13,7 @@ import { ApiError } from '../grpc/grpc-errors';
 import type { OrchestratorDeps } from '../orchestrator/orchestrator-service';
 import { tailTaskEvents, type EventTailDeps } from '../streaming/task-event-tail';
 import { startTaskWorkflow, submittedTaskId } from '../orchestrator/task-start';
-import { createTenantAdmission, unlimitedQuotas } from '../orchestrator/tenant-admission';
+import type { TenantAdmission } from '../orchestrator/tenant-admission';
 import { submissionLimits } from '../orchestrator/task-submission';
 import { discoverTools, toolCapabilityOf } from './tool-capabilities';
 import { authorized, authorizedCall, send, serverStream } from '../grpc/unary';
@@ -75,9 +75,9 @@ async function healthOf(deps: AgentDeps, principal: Principal) {
   };
 }
 
-export function createAgentService(deps: AgentDeps): AgentService {
+export function createAgentService(deps: AgentDeps, admission: TenantAdmission): AgentService {
   const limits = submissionLimits(deps);
-  const starting = { ...deps, admission: createTenantAdmission(deps, deps.tenantQuotas ?? unlimitedQuotas) };
+  const starting = { ...deps, admission };
   const open = new Set<AbortController>();
 
   const start = async (request: ExecuteTaskRequest__Output, principal: Principal, metadata: Metadata) => {

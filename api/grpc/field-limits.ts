@@ -3,13 +3,6 @@ import { invalidArgument } from './grpc-errors';
 /** Longest id-like field accepted (user, session, task, message, cache and similar ids), in bytes. */
 export const maxIdBytes = 256;
 
-/** An id-like text field, refused when longer than `max` bytes. */
-export function boundedId(value: string, field: string, max = maxIdBytes): string {
-  const bytes = Buffer.byteLength(value, 'utf8');
-  if (bytes > max) throw invalidArgument(`${field} is ${bytes} bytes; the limit is ${max}`);
-  return value;
-}
-
 // Ids that become folder names (a session's workspace): letters, digits and ". _ : -", starting with
 // a letter or digit, so no id is a dot segment or holds a path separator.
 const pathSafeId = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;

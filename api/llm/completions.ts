@@ -12,7 +12,6 @@ import type { CompletionChunk } from '../../protos/generated/shannon/llm/Complet
 import type { LLMServiceHandlers } from '../../protos/generated/shannon/llm/LLMService';
 import type { TokenUsage } from '../../protos/generated/shannon/common/TokenUsage';
 import { invalidArgument } from '../grpc/grpc-errors';
-import { boundedId } from '../grpc/field-limits';
 import { actingUser } from '../grpc/acting-user';
 import { conversationOf, parseArguments, samplingOf, toolCallMessage } from './llm-messages';
 import { structToJson } from '../grpc/struct';
@@ -59,13 +58,14 @@ export interface CompletionDeps {
 export function completionHandlers(deps: CompletionDeps): Pick<LLMServiceHandlers, 'GenerateCompletion' | 'StreamCompletion'> {
   /**
    * Whom a call is metered against: the caller's tenant and the user, session and task its metadata
-   * names, checked before the model is called so that every answer can be recorded.
+   * names, checked before the model is called (ids were bounded when the request was decoded) so
+   * that every answer can be recorded.
    */
   const meterFor = (principal: Principal, metadata: TaskMetadata__Output | null) => ({
     tenantId: principal.tenantId,
     userId: actingUser(principal, metadata?.user_id, 'metadata.user_id').userId,
-    sessionId: boundedId(metadata?.session_id ?? '', 'metadata.session_id'),
-    taskId: boundedId(metadata?.task_id ?? '', 'metadata.task_id'),
+    sessionId: metadata?.session_id ?? '',
+    taskId: metadata?.task_id ?? '',
   });
   const recordUsage = (meter: ReturnType<typeof meterFor>, served: Served & { usage: TokenCounts }, cacheHit: boolean) =>
     recordGatewayUsage(deps.pool, { ...meter, model: served.model, provider: served.provider, ...served.usage, costUsd: served.costUsd, cacheHit, at: new Date() });

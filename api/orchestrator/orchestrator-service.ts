@@ -17,7 +17,7 @@ import { failedPrecondition } from '../grpc/grpc-errors';
 import { listTaskSummaries, sessionContext } from './task-listing';
 import { ownTaskOf } from './task-ownership';
 import { startTaskWorkflow, submittedTaskId } from './task-start';
-import { createTenantAdmission, unlimitedQuotas, type TenantQuotas } from './tenant-admission';
+import type { TenantAdmission, TenantQuotas } from './tenant-admission';
 import { taskStatusResponse, unindexedTaskStatus } from './task-status';
 import { submissionLimits, taskInputFrom } from './task-submission';
 import { authorized, authorizedCall } from '../grpc/unary';
@@ -35,9 +35,10 @@ export interface OrchestratorDeps {
   tenantQuotas?: TenantQuotas;
 }
 
-export function createOrchestratorService(deps: OrchestratorDeps): OrchestratorServiceHandlers {
+/** `admission` is the API process's one gate of tenant shares, which AgentService shares. */
+export function createOrchestratorService(deps: OrchestratorDeps, admission: TenantAdmission): OrchestratorServiceHandlers {
   const limits = submissionLimits(deps);
-  const starting = { ...deps, admission: createTenantAdmission(deps, deps.tenantQuotas ?? unlimitedQuotas) };
+  const starting = { ...deps, admission };
   return {
     SubmitTask: authorizedCall(deps.auth, async (request: SubmitTaskRequest__Output, principal, call): Promise<SubmitTaskResponse> => {
       const taskId = submittedTaskId(request.metadata?.task_id ?? '', call.metadata, principal);
@@ -66,7 +67,7 @@ export function createOrchestratorService(deps: OrchestratorDeps): OrchestratorS
     GetTaskStatus: authorized(deps.auth, async (request: GetTaskStatusRequest__Output, principal): Promise<GetTaskStatusResponse> => {
       const task = await ownTaskOf(deps, request.task_id, principal);
       if (task.record) return taskStatusResponse(deps, task.record, request.include_details);
-      return unindexedTaskStatus(deps.temporal, task.taskId, task.workflowId);
+      return unindexedTaskStatus(task.taskId, task.workflowStatus ?? 'RUNNING');
     }),
 
     CancelTask: authorized(deps.auth, async (request: CancelTaskRequest__Output, principal): Promise<CancelTaskResponse> => {

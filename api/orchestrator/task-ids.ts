@@ -9,10 +9,13 @@ import { isPathSafeId } from '../grpc/field-limits';
 /** Task ids and names are path-safe ids: they name workflows, records and folders. */
 export const isValidTaskId = isPathSafeId;
 
-/** The id of the tenant's task named `name`: the same name always gives the same id. */
-export function tenantTaskId(tenantId: string, name: string): string {
-  return `task-${createHash('sha256').update(`${tenantId}\ntask_id\n${name}`).digest('hex').slice(0, 32)}`;
+/** A task id only this tenant's `parts` give: the same parts always give the same id. */
+export function tenantScopedTaskId(tenantId: string, ...parts: string[]): string {
+  return `task-${createHash('sha256').update([tenantId, ...parts].join('\n')).digest('hex').slice(0, 32)}`;
 }
+
+/** The id of the tenant's task named `name`. */
+export const tenantTaskId = (tenantId: string, name: string) => tenantScopedTaskId(tenantId, 'task_id', name);
 
 /** The id of a new task: from the caller's (validated) name, or new. */
 export function taskIdFor(requestedName: string, tenantId: string): string {

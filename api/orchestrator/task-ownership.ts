@@ -8,17 +8,22 @@ import { taskIdsReferencedBy } from './task-ids';
 import { taskWorkflowIdOf } from '../../core/tasks/run/task-ref';
 
 /**
- * The tenant that owns a task's workflow (from its search attributes), or undefined when Temporal
- * does not know it.
+ * The tenant that owns a task's workflow (from its search attributes) and the workflow's status,
+ * or undefined when Temporal does not know it.
  */
-export async function workflowTenant(temporal: Client, workflowId: string): Promise<string | undefined> {
+async function describeTaskWorkflow(temporal: Client, workflowId: string): Promise<{ tenantId: string; status: string } | undefined> {
   try {
     const description = await temporal.workflow.getHandle(workflowId).describe();
-    return description.typedSearchAttributes.get(tenantIdKey) ?? '';
+    return { tenantId: description.typedSearchAttributes.get(tenantIdKey) ?? '', status: description.status.name };
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return undefined;
     throw err;
   }
+}
+
+/** The tenant that owns a task's workflow, or undefined when Temporal does not know it. */
+export async function workflowTenant(temporal: Client, workflowId: string): Promise<string | undefined> {
+  return (await describeTaskWorkflow(temporal, workflowId))?.tenantId;
 }
 
 export interface OwnTask {
@@ -26,6 +31,8 @@ export interface OwnTask {
   workflowId: string;
   /** Absent while the workflow exists but has not indexed the task yet (it is QUEUED). */
   record?: TaskRecord;
+  /** Without a record: the workflow's Temporal status (RUNNING, or how Temporal ended it). */
+  workflowStatus?: string;
 }
 
 /**
@@ -42,7 +49,8 @@ export async function ownTaskOf(deps: { pool: Pool; temporal: Client }, referenc
       continue;
     }
     const workflowId = taskWorkflowIdOf(taskId);
-    if ((await workflowTenant(deps.temporal, workflowId)) === principal.tenantId) return { taskId, workflowId };
+    const workflow = await describeTaskWorkflow(deps.temporal, workflowId);
+    if (workflow?.tenantId === principal.tenantId) return { taskId, workflowId, workflowStatus: workflow.status };
   }
   throw notFound(`task ${reference} not found`);
 }

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { status as GrpcStatus, type Metadata } from '@grpc/grpc-js';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Pool } from 'pg';
@@ -9,7 +8,7 @@ import { executionModeKey, sessionIdKey, taskStatusKey, tenantIdKey, userIdKey }
 import type { taskWorkflow } from '../../workflows/task-workflow';
 import type { TaskWorkflowInput } from '../../workflows/task-workflow-types';
 import { ApiError, invalidArgument, notFound } from '../grpc/grpc-errors';
-import { taskIdFor } from './task-ids';
+import { taskIdFor, tenantScopedTaskId } from './task-ids';
 import { taskWorkflowIdOf } from '../../core/tasks/run/task-ref';
 import { workflowTenant } from './task-ownership';
 
@@ -25,7 +24,7 @@ export function submittedTaskId(requestedTaskId: string, metadata: Metadata, pri
   if (requestedTaskId || key === undefined) return taskIdFor(requestedTaskId, principal.tenantId);
   const text = String(key);
   if (text === '' || text.length > maxIdempotencyKeyLength) throw invalidArgument(`idempotency-key must be 1-${maxIdempotencyKeyLength} characters`);
-  return `task-${createHash('sha256').update(`${principal.tenantId}\n${text}`).digest('hex').slice(0, 32)}`;
+  return tenantScopedTaskId(principal.tenantId, text);
 }
 
 /**

@@ -81,15 +81,14 @@ const unindexedStatusOf: Record<string, GetTaskStatusResponse['status']> = {
  * A task whose workflow has not recorded its start yet: QUEUED while the workflow runs, or how
  * Temporal ended it (terminated or timed out before any worker took it).
  */
-export async function unindexedTaskStatus(temporal: Client, taskId: string, workflowId: string): Promise<GetTaskStatusResponse> {
-  const { status } = await temporal.workflow.getHandle(workflowId).describe();
-  const mapped = unindexedStatusOf[status.name] ?? 'TASK_STATUS_QUEUED';
+export function unindexedTaskStatus(taskId: string, workflowStatus: string): GetTaskStatusResponse {
+  const mapped = unindexedStatusOf[workflowStatus] ?? 'TASK_STATUS_QUEUED';
   const ended = mapped !== 'TASK_STATUS_QUEUED';
   return {
     task_id: taskId,
     status: mapped,
     progress: ended ? 1 : 0,
     agent_statuses: [],
-    ...(ended ? { error_message: `ended in Temporal (${status.name.toLowerCase()}) before it started` } : {}),
+    ...(ended ? { error_message: `ended in Temporal (${workflowStatus.toLowerCase()}) before it started` } : {}),
   };
 }

@@ -1,7 +1,6 @@
 // Records the golden history of an approval decision the workflow could not apply (a signal
 // without an approval id, shown on the task's stream), followed by a valid decision:
 // `npx tsx test/histories/capture-ignored-decision.ts`. It adds its file to the manifest.
-import { readFileSync, writeFileSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import { createPool } from '../../core/db/database';
 import { findApproval } from '../../core/tasks/approvals';
@@ -12,7 +11,7 @@ import { ScriptedModelServer } from '../model-server/scripted-model-server';
 import '../setup/quiet-sdk-logs';
 import { startTestServices } from '../setup/test-services';
 import { startTestWorker, testTaskInput } from '../support/stack';
-import { manifestFile, writeHistories } from './history-files';
+import { addToGoldenHistories } from './history-files';
 
 const until = async (condition: () => Promise<boolean>) => {
   while (!(await condition())) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -37,9 +36,7 @@ async function main(): Promise<void> {
     await until(async () => (await pool.query(`SELECT 1 FROM task_events WHERE workflow_id = $1 AND event_type = 'ERROR_OCCURRED'`, [input.taskId])).rowCount === 1);
     await handle.signal(approvalDecisionSignal, { approvalId, approved: true, decidedBy: 'golden' });
     await handle.result();
-    const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as Record<string, string>;
-    Object.assign(manifest, await writeHistories(temporal, input.taskId, 'ignored-decision'));
-    writeFileSync(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
+    await addToGoldenHistories(temporal, input.taskId, 'ignored-decision');
   } finally {
     await worker.stop();
     await connection.close();

@@ -1,7 +1,6 @@
 // Records the golden history of a tool call whose outcome was unknown and that a person had run
 // again: `npx tsx test/histories/capture-outcome-review.ts`. It needs a worker killed mid-call, which
 // capture.ts's in-process stack cannot do, so it runs on its own and adds its file to the manifest.
-import { readFileSync, writeFileSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import { createPool } from '../../core/db/database';
 import { findApproval } from '../../core/tasks/approvals';
@@ -14,7 +13,7 @@ import { startTestServices } from '../setup/test-services';
 import { startSideEffectPeer, toolsWithSideEffects } from '../support/side-effect-peer';
 import { startTestWorker, testTaskInput } from '../support/stack';
 import { startWorkerProcess } from '../support/worker-processes';
-import { manifestFile, writeHistories } from './history-files';
+import { addToGoldenHistories } from './history-files';
 
 const until = async (condition: () => boolean | Promise<boolean>) => {
   while (!(await condition())) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -49,9 +48,7 @@ async function main(): Promise<void> {
     } finally {
       await replacement.stop();
     }
-    const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as Record<string, string>;
-    Object.assign(manifest, await writeHistories(temporal, input.taskId, 'outcome-review'));
-    writeFileSync(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
+    await addToGoldenHistories(temporal, input.taskId, 'outcome-review');
   } finally {
     await connection.close();
     await pool.end();

@@ -1,7 +1,6 @@
 // Records the golden history of a task whose end could not be recorded (a conflicting turn already
 // stored in its session), so it failed with that cause instead:
 // `npx tsx test/histories/capture-unrecordable-end.ts`. It adds its file to the manifest.
-import { readFileSync, writeFileSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import { createPool } from '../../core/db/database';
 import { createConversation } from '../../core/sessions/conversations';
@@ -11,7 +10,7 @@ import { ScriptedModelServer } from '../model-server/scripted-model-server';
 import '../setup/quiet-sdk-logs';
 import { startTestServices } from '../setup/test-services';
 import { startTestWorker, testTaskInput } from '../support/stack';
-import { manifestFile, writeHistories } from './history-files';
+import { addToGoldenHistories } from './history-files';
 
 async function main(): Promise<void> {
   const services = await startTestServices();
@@ -36,9 +35,7 @@ async function main(): Promise<void> {
       () => Promise.reject(new Error('the task was expected to fail')),
       () => undefined,
     );
-    const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as Record<string, string>;
-    Object.assign(manifest, await writeHistories(temporal, input.taskId, 'unrecordable-end'));
-    writeFileSync(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
+    await addToGoldenHistories(temporal, input.taskId, 'unrecordable-end');
   } finally {
     await worker.stop();
     await connection.close();

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
@@ -23,4 +23,11 @@ export async function writeHistories(temporal: Client, workflowId: string, name:
     console.log(`wrote ${path.relative(process.cwd(), file)}`);
   }
   return entries;
+}
+
+/** Writes a workflow's histories beside the others and adds them to the manifest (capture scripts of one path). */
+export async function addToGoldenHistories(temporal: Client, workflowId: string, name: string): Promise<void> {
+  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as Record<string, string>;
+  Object.assign(manifest, await writeHistories(temporal, workflowId, name));
+  writeFileSync(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
 }
