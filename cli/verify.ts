@@ -1,7 +1,8 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Pool } from 'pg';
 import { listTaskEvents } from '../core/events/event-log';
-import { RecordType, type RuntimeStore, type StoredRecord } from '../core/store';
+import { RecordType, type RuntimeStore } from '../core/store';
+import { readRunLog } from '../core/transcript';
 import { findTask, type TaskRecord } from '../core/tasks/task-index';
 import { finalEventTypes } from '../api/streaming/task-event-tail';
 
@@ -19,21 +20,10 @@ const agreeingStatuses: Record<string, readonly string[]> = {
   TIMED_OUT: ['TIMEOUT'],
 };
 
-async function allRecords(store: RuntimeStore, runId: string): Promise<StoredRecord[]> {
-  const records: StoredRecord[] = [];
-  let cursor = '';
-  do {
-    const page = await store.listRunRecords(runId, cursor, 500);
-    records.push(...page.records);
-    cursor = page.nextCursor;
-  } while (cursor);
-  return records;
-}
-
 /** What the store says about a task that Temporal would contradict, or that breaks its own rules. */
 async function storeProblems(deps: { pool: Pool; store: RuntimeStore }, task: TaskRecord, closed: boolean): Promise<string[]> {
   const problems: string[] = [];
-  const records = await allRecords(deps.store, task.runId);
+  const records = await readRunLog(deps.store, task.runId);
   const count = (type: string) => records.filter((record) => record.type === type).length;
   if (count(RecordType.RunStarted) !== 1) problems.push(`${count(RecordType.RunStarted)} run_started records (one expected)`);
   const terminals = count(RecordType.RunCompleted);

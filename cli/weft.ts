@@ -10,10 +10,11 @@ import { createPool } from '../core/db/database';
 import { devApiKeyFile } from '../infra/dev-api-key';
 import type { ServiceError } from '@grpc/grpc-js';
 import { callUnary, createOrchestratorClient } from '../protos/clients';
+import { forkTask } from './fork';
 import { replay } from './replay';
 import { tasksSince, verifyTask } from './verify';
 import { Client, Connection } from '@temporalio/client';
-import { createRuntimeStore } from '../core/store';
+import { createRuntimeStore, type RuntimeStore } from '../core/store';
 import type { GetTaskStatusResponse__Output } from '../protos/generated/shannon/orchestrator/GetTaskStatusResponse';
 import type { SubmitTaskRequest } from '../protos/generated/shannon/orchestrator/SubmitTaskRequest';
 import type { SubmitTaskResponse__Output } from '../protos/generated/shannon/orchestrator/SubmitTaskResponse';
@@ -182,29 +183,48 @@ program
     process.exitCode = matches ? 0 : 1;
   });
 
+/** What an operator's command reads and starts: the database, the store and Temporal, closed after `work`. */
+async function withOperatorDeps<T>(work: (deps: { pool: Pool; store: RuntimeStore; temporal: Client; taskQueue: string }) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const pool = createPool(config.databaseUrl, 2);
+  const connection = await Connection.connect(config.temporal.connection);
+  try {
+    const temporal = new Client({ connection, namespace: config.temporal.namespace });
+    return await work({ pool, store: createRuntimeStore(pool), temporal, taskQueue: config.temporal.taskQueue });
+  } finally {
+    await connection.close();
+    await pool.end();
+  }
+}
+
 program
   .command('verify')
   .description("check tasks against Temporal's view and the store's invariants; exit code 1 on any disagreement")
   .argument('[tasks...]', 'task ids (default: every task created since --since)')
   .option('--since <time>', 'an ISO time, or hours back like 24h', '24h')
   .action(async (taskIds: string[], options: { since: string }) => {
-    const config = loadConfig();
     const hours = /^(\d+(?:\.\d+)?)h$/.exec(options.since);
     const since = hours ? new Date(Date.now() - Number(hours[1]) * 3_600_000) : new Date(options.since);
     if (Number.isNaN(since.getTime())) throw new Error(`--since must be an ISO time or hours like 24h, not "${options.since}"`);
-    const pool = createPool(config.databaseUrl, 2);
-    const connection = await Connection.connect(config.temporal.connection);
-    try {
-      const deps = { pool, store: createRuntimeStore(pool), temporal: new Client({ connection, namespace: config.temporal.namespace }) };
-      const tasks = taskIds.length > 0 ? taskIds : await tasksSince(pool, since);
+    await withOperatorDeps(async (deps) => {
+      const tasks = taskIds.length > 0 ? taskIds : await tasksSince(deps.pool, since);
       const problems = (await Promise.all(tasks.map((taskId) => verifyTask(deps, taskId)))).flat();
       for (const problem of problems) console.log(problem);
       console.log(problems.length === 0 ? `OK: ${tasks.length} tasks verified` : `${problems.length} disagreements in ${tasks.length} tasks`);
       process.exitCode = problems.length === 0 ? 0 : 1;
-    } finally {
-      await connection.close();
-      await pool.end();
-    }
+    });
+  });
+
+program
+  .command('fork')
+  .description("run a task again as a new task from its step N: earlier steps reuse the task's recorded model replies and tool results")
+  .argument('<task>', 'the task to fork')
+  .requiredOption('--from-step <n>', 'the first model step (1-based) that runs fresh', positiveNumberOption)
+  .option('--task-queue <queue>', "the workers' task queue (default WEFT_TASK_QUEUE)")
+  .action(async (taskId: string, options: { fromStep: number; taskQueue?: string }) => {
+    const forkId = await withOperatorDeps((deps) => forkTask({ ...deps, ...(options.taskQueue ? { taskQueue: options.taskQueue } : {}) }, taskId, options.fromStep));
+    console.log(`forked ${taskId} from step ${options.fromStep} as ${forkId}`);
+    console.log(`follow it with: weft status ${forkId}`);
   });
 
 program.parseAsync().catch((err: ServiceError | Error) => {

@@ -55,6 +55,8 @@ export interface AgentLoopParams {
   approvalTimeoutMs: number;
   awaitApproval: AwaitApproval;
   onUsage?: (tokens: number, costUsd: number) => void;
+  /** A fork's loop: its steps below `belowStep` (0-based) reuse what the run it came from recorded. */
+  reuse?: { fromRunId: string; belowStep: number };
 }
 
 export type AgentLoopResult =
@@ -72,6 +74,9 @@ async function inBatches<T, R>(items: T[], size: number, run: (item: T) => Promi
   for (let i = 0; i < items.length; i += size) results.push(...(await Promise.all(items.slice(i, i + size).map(run))));
   return results;
 }
+
+/** What a step of a fork reuses: the recorded run, for the steps before the fork's from-step. */
+const reuseFor = (params: AgentLoopParams, step: number) => (params.reuse && step < params.reuse.belowStep ? { reuseFrom: params.reuse.fromRunId } : {});
 
 /** The store run's fields, as every activity of the loop carries them. */
 const runFields = (run: LoopRun) => ({ runId: run.runId, ...(run.runAgentId ? { runAgentId: run.runAgentId } : {}) });
@@ -92,6 +97,7 @@ function modelStepInput(params: AgentLoopParams, state: AgentLoopState): ModelSt
     budget: params.budget,
     ...(params.history ? { history: params.history } : {}),
     ...(params.cacheModelSteps ? { cacheFor: params.task.tenantId } : {}),
+    ...reuseFor(params, state.step),
     stepAtMs: Date.now(),
   };
 }
@@ -135,12 +141,16 @@ function toolApproval(params: AgentLoopParams, approvalId: string, proposedActio
 
 type Approved = { kind: 'approved'; calls: ToolCallRequest[] } | Extract<AgentLoopResult, { kind: 'rejected' | 'approval_timeout' }>;
 
-/** The step's tool calls that may run: dangerous ones wait for a person (an admin's own task asks nobody). */
+/**
+ * The step's tool calls that may run: dangerous ones wait for a person (an admin's own task asks
+ * nobody, and a fork's reused step runs no tool).
+ */
 async function approvedCalls(params: AgentLoopParams, requested: ToolCallRequest[], state: AgentLoopState): Promise<Approved> {
   const { task } = params;
   const calls: ToolCallRequest[] = [];
+  const reused = 'reuseFrom' in reuseFor(params, state.step - 1);
   for (const call of requested) {
-    if (!params.dangerousTools.includes(call.name) || task.roles?.includes('admin')) {
+    if (!params.dangerousTools.includes(call.name) || task.roles?.includes('admin') || reused) {
       calls.push(call);
       continue;
     }
@@ -213,7 +223,8 @@ export async function runAgentLoop(params: AgentLoopParams, from: AgentLoopState
     }
     const approved = await approvedCalls(params, step.toolCalls, state);
     if (approved.kind !== 'approved') return approved;
-    const outcomes = await inBatches(approved.calls, params.toolParallelism, (call) => runToolCall(toolCallInput(params, call)));
+    const reuse = reuseFor(params, state.step - 1);
+    const outcomes = await inBatches(approved.calls, params.toolParallelism, (call) => runToolCall({ ...toolCallInput(params, call), ...reuse }));
     const unknown = approved.calls.filter((_call, i) => isUnknown(outcomes[i]!));
     if (unknown.length > 0 && patched(outcomeReviewPatch)) {
       for (const call of unknown) await reviewUnknownOutcome(params, call);

@@ -138,6 +138,7 @@ async function runSingleAgent(ctx: TaskContext, query: string, from: AgentLoopSt
       ...loopSettingsOf(input.settings),
       ...(input.settings.history ? { history: input.settings.history } : {}),
       awaitApproval: ctx.awaitApproval,
+      ...(input.fork ? { reuse: { fromRunId: input.fork.fromRunId, belowStep: input.fork.fromStep - 1 } } : {}),
       onUsage: (tokens, costUsd) => {
         ctx.view.tokens += tokens;
         ctx.view.costUsd += costUsd;

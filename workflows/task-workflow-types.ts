@@ -1,6 +1,7 @@
 import type { ExecutionMode } from '../core/orchestration/complexity';
 import type { Plan } from '../core/orchestration/plan';
 import type { ToolSummary } from '../core/tasks/run/task-lifecycle';
+import type { TaskFork } from '../core/tasks/run/forked-steps';
 import type { TaskRef } from '../core/tasks/run/task-ref';
 import type { AwaitApproval } from './approval-gate';
 import type { AgentLoopState } from './agent-loop';
@@ -22,6 +23,8 @@ export interface TaskWorkflowInput extends TaskRef {
   settings: TaskSettings;
   /** Only these tools are offered (AgentService's available_tools); all registered ones when absent. */
   allowedTools?: string[];
+  /** Set when the task is a fork of another: its steps before fork.fromStep reuse what that task recorded. */
+  fork?: TaskFork;
   /** Set when a single-agent task continues in a fresh history. */
   resume?: { tools: ToolSummary[]; loop: AgentLoopState };
 }

@@ -44,7 +44,8 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkfl
   if (!tools) {
     upsertSearchAttributes([{ key: taskStatusKey, value: 'RUNNING' }]);
     const allowed = input.allowedTools ? { allowedTools: input.allowedTools } : {};
-    const started = await startTask({ ...taskRefOf(input), workflowId, query: input.query, mode: 'STANDARD', startedAtMs: startTime.getTime(), ...allowed });
+    const fork = input.fork ? { fork: input.fork } : {};
+    const started = await startTask({ ...taskRefOf(input), workflowId, query: input.query, mode: 'STANDARD', startedAtMs: startTime.getTime(), ...allowed, ...fork });
     if (!started.proceed) {
       view.status = 'CANCELLED';
       upsertSearchAttributes([{ key: taskStatusKey, value: 'CANCELLED' }]);

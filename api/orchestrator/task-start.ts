@@ -27,6 +27,24 @@ export function submittedTaskId(requestedTaskId: string, metadata: Metadata, pri
   return tenantScopedTaskId(principal.tenantId, text);
 }
 
+/** Starts a task's workflow with the search attributes operators find it by. */
+export async function launchTaskWorkflow(temporal: Client, taskQueue: string, input: TaskWorkflowInput): Promise<void> {
+  await temporal.workflow.start<typeof taskWorkflow>('taskWorkflow', {
+    workflowId: taskWorkflowIdOf(input.taskId),
+    taskQueue,
+    args: [input],
+    // A task id names one workflow forever: a repeated submit finds it instead of starting another.
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    typedSearchAttributes: [
+      { key: taskStatusKey, value: 'QUEUED' },
+      { key: executionModeKey, value: input.manualPlan ? 'COMPLEX' : input.autoDecompose ? 'ROUTING' : 'STANDARD' },
+      { key: userIdKey, value: input.userId },
+      { key: sessionIdKey, value: input.sessionId },
+      { key: tenantIdKey, value: input.tenantId },
+    ],
+  });
+}
+
 /**
  * Starts the task's workflow, or finds it when the task id was submitted before (a retried submit).
  * A task id another tenant already used is refused, and so is another tenant's session, and a task
@@ -41,20 +59,7 @@ export async function startTaskWorkflow(
   if (input.sessionId && !(await claimSession(deps.pool, principal.tenantId, input.sessionId))) throw notFound(`session ${input.sessionId} not found`);
   const workflowId = taskWorkflowIdOf(input.taskId);
   try {
-    await deps.temporal.workflow.start<typeof taskWorkflow>('taskWorkflow', {
-      workflowId,
-      taskQueue: deps.taskQueue,
-      args: [input],
-      // A task id names one workflow forever: a repeated submit finds it instead of starting another.
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      typedSearchAttributes: [
-        { key: taskStatusKey, value: 'QUEUED' },
-        { key: executionModeKey, value: input.manualPlan ? 'COMPLEX' : input.autoDecompose ? 'ROUTING' : 'STANDARD' },
-        { key: userIdKey, value: input.userId },
-        { key: sessionIdKey, value: input.sessionId },
-        { key: tenantIdKey, value: input.tenantId },
-      ],
-    });
+    await launchTaskWorkflow(deps.temporal, deps.taskQueue, input);
     return { workflowId, alreadyStarted: false };
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;

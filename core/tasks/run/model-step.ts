@@ -7,10 +7,14 @@ import type { ModelTier } from '../../orchestration/plan';
 import { listTaskSessionHistory } from '../../sessions/history';
 import type { RecordInput, StoredRecord } from '../../store';
 import { decodeTranscriptRecord, readRunLog, replayRunLogRecords, textOf, userText, type Message, type Part } from '../../transcript';
+import { appendTaskEvent } from '../../events/event-log';
+import { EventType } from '../../events/event-types';
 import { recordStepUsage } from '../task-usage';
+import { recordedStep } from './forked-steps';
 import { overBudgetNow, type Budget } from './budget';
 import { decodeToolResolution, decodeToolResult, recordOwnerOf, seedRecord, stepCompactionRecord, stepReplyKey, stepReplyRecord, toolResolutionKey, toolResultKey, toolResultsRecord } from './run-records';
 import { stepCompletion } from './step-completion';
+import { taskEvent } from './task-events';
 import type { StepContext, TaskRunDeps } from './task-run-deps';
 
 export interface ModelStepInput {
@@ -39,6 +43,8 @@ export interface ModelStepInput {
   history?: HistoryPolicy;
   /** Workflow time of the step, epoch milliseconds: the timestamp of its records. */
   stepAtMs: number;
+  /** A fork's step before its from-step: the predecessor run whose recorded step it copies. */
+  reuseFrom?: string;
 }
 
 export interface ToolCallRequest {
@@ -60,6 +66,8 @@ export type ModelStepResult =
       /** Set when this step's usage crossed a budget: no further step may run. */
       overBudget?: string;
     };
+
+const noUsage: TokenCounts = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
 
 function replyOf(message: Message, model: string, usage: TokenCounts, costUsd: number) {
   const toolCalls = message.parts.flatMap((part) =>
@@ -104,10 +112,22 @@ async function recordsBeforeReply(pool: Pool, input: ModelStepInput, log: Stored
 /** A reply stored by an earlier attempt of this step: returned as it was, the model is not called again. */
 async function storedReply({ pool, gateway }: TaskRunDeps, input: ModelStepInput, stored: StoredRecord): Promise<ModelStepResult> {
   const reply = decodeTranscriptRecord(stored);
-  const usage = reply.usage ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+  const usage = reply.usage ?? noUsage;
   const model = reply.model ?? '';
   const crossed = await overBudgetNow(pool, input.taskId, input.agentId, input.budget);
   return { ...replyOf(reply.messages[0]!, model, usage, costOf(findModel(gateway.catalog, model), usage)), ...(crossed ? { overBudget: crossed } : {}) };
+}
+
+/** A fork's step before its from-step: the predecessor's step copied into this run, with nothing called or spent. */
+async function reusedStep({ store }: TaskRunDeps, input: ModelStepInput, copied: RecordInput[]): Promise<ModelStepResult> {
+  const at = new Date(input.stepAtMs);
+  await store.appendRunRecords(copied, async (tx) => {
+    if (!input.workflowId) return;
+    const message = `step ${input.step + 1} reused from ${input.reuseFrom}`;
+    await appendTaskEvent(tx, taskEvent(input.workflowId, `step/${input.runId}/${input.step}/reused`, EventType.StatusUpdate, at, { agentId: input.agentId, message }));
+  });
+  const reply = decodeTranscriptRecord(copied.at(-1)!);
+  return replyOf(reply.messages[0]!, reply.model ?? '', noUsage, 0);
 }
 
 /** One model step of an agent: the transcript from the run log, one model call, the reply stored with its usage. */
@@ -125,6 +145,8 @@ export function modelSteps(deps: TaskRunDeps) {
     const log = await readRunLog(store, input.runId);
     const stored = log.find((record) => record.key === stepReplyKey(owner, input.step));
     if (stored) return storedReply(deps, input, stored);
+    const copied = input.reuseFrom && (await recordedStep(store, input.reuseFrom, owner, input.step, at));
+    if (copied) return reusedStep(deps, input, copied);
     // An ended session refuses new planner work; the workflow then records the cancellation.
     if (input.sessionId && (await store.loadSessionStatus(input.sessionId)) !== 'active') return { kind: 'session_ended' };
     const already = await overBudgetNow(pool, input.taskId, input.agentId, input.budget);

@@ -8,6 +8,7 @@ import { SessionEndedError, type RuntimeStore } from '../../store';
 import { insertTask, recordTaskOutcome } from '../task-index';
 import { TaskStatus, type ExecutionMode } from '../task-status';
 import { usageTotals } from '../task-usage';
+import type { TaskFork } from './forked-steps';
 import { endRun } from './run-ending';
 import { cancellationIntentRecord, runStartedRecord, sessionEndedRecord } from './run-records';
 import { taskEvent } from './task-events';
@@ -23,6 +24,8 @@ export interface StartTaskInput extends TaskRef {
   startedAtMs: number;
   /** Only these tools are offered (AgentService's available_tools); all registered ones when absent. */
   allowedTools?: string[];
+  /** Set when the task is a fork: its run is labelled with where it came from. */
+  fork?: TaskFork;
 }
 
 export interface ToolSummary {
@@ -79,7 +82,14 @@ async function startTask({ store, pool, tools }: TaskRunDeps, input: StartTaskIn
       if (!(err instanceof SessionEndedError)) throw err;
     });
   }
-  const labels = { task_id: input.taskId, tenant_id: input.tenantId, user_id: input.userId, ...(input.submittedBy ? { submitted_by: input.submittedBy } : {}) };
+  const labels = {
+    task_id: input.taskId,
+    tenant_id: input.tenantId,
+    user_id: input.userId,
+    ...(input.submittedBy ? { submitted_by: input.submittedBy } : {}),
+    ...(input.fork ? { forked_from_task: input.fork.fromTaskId, forked_from_run: input.fork.fromRunId, forked_from_step: String(input.fork.fromStep) } : {}),
+  };
+  const startedMessage = input.fork ? `task started as a fork of ${input.fork.fromTaskId} from step ${input.fork.fromStep}` : 'task started';
   const command = {
     runId: owner.runId,
     agentId: owner.runAgentId,
@@ -105,7 +115,7 @@ async function startTask({ store, pool, tools }: TaskRunDeps, input: StartTaskIn
       status: proceed ? TaskStatus.Running : TaskStatus.Cancelled,
       createdAt: at,
     });
-    await appendTaskEvent(tx, taskEvent(input.workflowId, 'started', EventType.WorkflowStarted, at, { message: 'task started' }));
+    await appendTaskEvent(tx, taskEvent(input.workflowId, 'started', EventType.WorkflowStarted, at, { message: startedMessage }));
     if (!proceed) {
       await appendTaskEvent(tx, taskEvent(input.workflowId, 'finished', EventType.WorkflowCancelled, at, { message: 'session ended before the task started' }));
     }

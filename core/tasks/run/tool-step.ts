@@ -3,6 +3,7 @@ import { appendTaskEvent } from '../../events/event-log';
 import { EventType } from '../../events/event-types';
 import type { ToolOutcome } from '../../tools/tool';
 import { recordStepUsage } from '../task-usage';
+import { recordedToolOutcome } from './forked-steps';
 import type { ToolCallRequest } from './model-step';
 import {
   decodeToolResolution,
@@ -37,6 +38,8 @@ export interface ToolCallInput extends Omit<TaskRef, 'userId'> {
   agentId: string;
   call: ToolCallRequest;
   atMs: number;
+  /** A fork's call before its from-step: the predecessor run whose recorded outcome it copies. */
+  reuseFrom?: string;
 }
 
 // JSON.stringify gives undefined for undefined (a tool that returns nothing).
@@ -73,21 +76,25 @@ const unknownOutcome = (name: string): ToolOutcome => ({
 /** Stable across every attempt of one call, and unique to it. */
 const idempotencyKeyOf = (run: RunRef, toolCallId: string) => `weft-${createHash('sha256').update(`${run.runId}\n${toolCallId}`).digest('hex').slice(0, 40)}`;
 
-/** The outcome as the call's record, with its event and its cost, in one transaction. */
-async function recordOutcome({ store, tools }: TaskRunDeps, input: ToolCallInput, owner: RecordOwner, outcome: ToolOutcome, durationMs: number): Promise<ToolOutcome> {
+/**
+ * The outcome as the call's record, with its event and its cost, in one transaction. An outcome
+ * copied from the run a fork came from costs nothing: the tool did not run.
+ */
+async function recordOutcome({ store, tools }: TaskRunDeps, input: ToolCallInput, owner: RecordOwner, outcome: ToolOutcome, durationMs: number, reused = false): Promise<ToolOutcome> {
   const at = new Date(input.atMs);
   const { name } = input.call;
   const record = toolResultRecord(owner, input.call, at, outcome);
   // A tool's price per use counts against the task's cost limit, like tokens do; only a call that
   // succeeded is charged.
-  const costUsd = outcome.ok ? (tools.get(name)?.costPerUse ?? 0) : 0;
+  const costUsd = outcome.ok && !reused ? (tools.get(name)?.costPerUse ?? 0) : 0;
+  const said = outcome.ok ? summary(outcome.content) : `${outcome.error.category} error: ${outcome.error.message}`;
   await store.appendRunRecord(record, async (tx) => {
     await appendTaskEvent(
       tx,
       taskEvent(input.workflowId, `tool/${input.runId}/${input.call.id}/observed`, EventType.ToolObservation, at, {
         agentId: input.agentId,
-        message: outcome.ok ? summary(outcome.content) : `${outcome.error.category} error: ${outcome.error.message}`,
-        payload: { tool: name, tool_call_id: input.call.id, ...observation(outcome, durationMs), cost_usd: costUsd },
+        message: reused ? `reused from ${input.reuseFrom}: ${said}` : said,
+        payload: { tool: name, tool_call_id: input.call.id, ...observation(outcome, durationMs), cost_usd: costUsd, ...(reused ? { reused_from: input.reuseFrom } : {}) },
       }),
     );
     if (costUsd > 0) {
@@ -112,6 +119,8 @@ export function toolSteps(deps: TaskRunDeps) {
     const at = new Date(input.atMs);
     const stored = await store.findRunRecord(input.runId, toolResultKey(owner, input.call.id));
     if (stored) return decodeToolResult(stored);
+    const recorded = input.reuseFrom && (await recordedToolOutcome(store, input.reuseFrom, owner, input.call.id));
+    if (recorded) return recordOutcome(deps, input, owner, recorded, 0, true);
 
     const { name, arguments: args } = input.call;
     const idempotency = tools.get(name)?.idempotency ?? 'idempotent';
