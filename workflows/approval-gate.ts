@@ -1,11 +1,14 @@
 import { CancellationScope, condition, isCancellation, log, patched, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { ApprovalRequestInput } from '../core/tasks/run/approval-changes';
+import type { ApprovalDecidedPayload } from '../core/tasks/run/run-records';
 import { storeActivities } from './activity-stubs';
 import { approvalDecisionSignal, approvalDecisionUpdate, type ApprovalDecision, type PendingApprovalView } from './messages';
 import { awaitingApprovalKey } from './search-attributes';
 
 const { requestApproval, recordApprovalDecision, recordIgnoredDecision } = storeActivities;
 const visibleIgnoredDecisionsPatch = 'visible-ignored-approval-decisions';
+/** Workflows from before it waited again for a decision the store already held (after a Temporal reset). */
+const recordedDecisionsPatch = 'recorded-approval-decisions';
 
 export type ApprovalOutcome =
   | { outcome: 'approved'; modifiedAction?: string; decidedBy: string }
@@ -24,6 +27,18 @@ function decisionProblem(incoming: unknown, pending: string | undefined, decidin
   if (candidate.approvalId !== pending) return `approval ${candidate.approvalId} is not pending in this workflow (unknown, decided or expired)`;
   if (deciding) return `approval ${candidate.approvalId} already has a decision being applied`;
   return undefined;
+}
+
+/** A decision the store holds, as the workflow receives one. */
+function recordedDecision(approvalId: string, recorded: ApprovalDecidedPayload): ApprovalDecision {
+  return {
+    approvalId,
+    approved: recorded.status === 'approved',
+    feedback: recorded.feedback,
+    modifiedAction: recorded.modified_action,
+    decidedBy: recorded.decided_by,
+    ...(recorded.via ? { channel: recorded.via } : {}),
+  };
 }
 
 /** Records how an approval ended (with the workflow's time, so a retry proposes the same write). */
@@ -45,10 +60,12 @@ function recordDecision(request: ApprovalRequest, status: 'approved' | 'rejected
 }
 
 /** A signal cannot be refused: what it could not do is put where the task's readers see it. */
-function showIgnoredDecision(taskWorkflowId: string, key: string, reason: string): void {
+function showIgnoredDecision(taskWorkflowId: string, key: string, incoming: unknown, reason: string): void {
   log.warn('ignored an approval decision', { reason });
   if (!patched(visibleIgnoredDecisionsPatch)) return;
-  recordIgnoredDecision({ taskWorkflowId, key, reason, atMs: Date.now() }).catch((err: unknown) =>
+  const { approvalId, approved } = (incoming ?? {}) as { approvalId?: unknown; approved?: unknown };
+  const approval = typeof approvalId === 'string' && typeof approved === 'boolean' ? { approvalId, approved } : {};
+  recordIgnoredDecision({ taskWorkflowId, key, ...approval, reason, atMs: Date.now() }).catch((err: unknown) =>
     log.warn('recording an ignored approval decision failed', { error: String(err) }),
   );
 }
@@ -58,6 +75,34 @@ function refuseUnless(problem: string | undefined): void {
   if (problem) throw new Error(problem);
 }
 
+/** What the gate's handlers and its waiting share: the approval waited for, and a decision received for it. */
+interface GateState {
+  waitingFor?: string;
+  decision?: ApprovalDecision;
+  ignored: number;
+}
+
+/** Decisions by update (refused with the reason when they cannot apply) and by signal (shown when ignored). */
+function receiveDecisions(gate: GateState, taskWorkflowId: string): void {
+  setHandler(
+    approvalDecisionUpdate,
+    (incoming) => {
+      gate.decision = { ...incoming, channel: 'update' };
+      return { accepted: true as const };
+    },
+    { validator: (incoming) => refuseUnless(decisionProblem(incoming, gate.waitingFor, gate.decision !== undefined)) },
+  );
+  setHandler(approvalDecisionSignal, (incoming) => {
+    if (incoming?.approvalId !== gate.waitingFor || gate.decision) {
+      const reason = decisionProblem(incoming, gate.waitingFor, gate.decision !== undefined) ?? 'it matches no pending approval';
+      gate.ignored += 1;
+      showIgnoredDecision(taskWorkflowId, `${workflowInfo().workflowId}/${gate.ignored}`, incoming, reason);
+      return;
+    }
+    gate.decision = { ...incoming, channel: incoming.channel ?? 'signal' };
+  });
+}
+
 /**
  * Human approval inside a workflow: records the pending approval, waits for a decision (the
  * approvalDecision signal, or the decideApproval update, whose validator refuses what cannot apply)
@@ -65,26 +110,8 @@ function refuseUnless(problem: string | undefined): void {
  * one, is ignored; an approval whose modified action fails validation stays pending.
  */
 export function createApprovalGate(view: { pendingApproval?: PendingApprovalView }, task: { taskWorkflowId: string }) {
-  let waitingFor: string | undefined;
-  let decision: ApprovalDecision | undefined;
-  let ignored = 0;
-  setHandler(
-    approvalDecisionUpdate,
-    (incoming) => {
-      decision = { ...incoming, channel: 'update' };
-      return { accepted: true as const };
-    },
-    { validator: (incoming) => refuseUnless(decisionProblem(incoming, waitingFor, decision !== undefined)) },
-  );
-  setHandler(approvalDecisionSignal, (incoming) => {
-    if (incoming?.approvalId !== waitingFor || decision) {
-      const reason = decisionProblem(incoming, waitingFor, decision !== undefined) ?? 'it matches no pending approval';
-      ignored += 1;
-      showIgnoredDecision(task.taskWorkflowId, `${workflowInfo().workflowId}/${ignored}`, reason);
-      return;
-    }
-    decision = { ...incoming, channel: incoming.channel ?? 'signal' };
-  });
+  const gate: GateState = { ignored: 0 };
+  receiveDecisions(gate, task.taskWorkflowId);
 
   return async function awaitApproval(
     request: ApprovalRequest,
@@ -94,7 +121,7 @@ export function createApprovalGate(view: { pendingApproval?: PendingApprovalView
     // Listen before the approval becomes visible: a decision may arrive while it is being recorded.
     // The deadline timer starts together with the request, so the history's commands do not depend
     // on whether the decision arrives before or after the request is recorded.
-    waitingFor = request.approvalId;
+    gate.waitingFor = request.approvalId;
     let timedOut = false;
     const deadline = new CancellationScope();
     void deadline.run(() => sleep(request.timeoutMs)).then(
@@ -104,18 +131,23 @@ export function createApprovalGate(view: { pendingApproval?: PendingApprovalView
     let requested = false;
     const record = (status: 'approved' | 'rejected' | 'expired', d?: ApprovalDecision) => recordDecision(request, status, d);
     try {
-      await requestApproval({ ...request, workflowId, atMs: Date.now() });
+      const recorded = await requestApproval({ ...request, workflowId, atMs: Date.now() });
       requested = true;
+      // A reset re-drove the workflow past a decision the store holds: it is applied again, not awaited.
+      if (recorded?.decided && patched(recordedDecisionsPatch)) {
+        if (recorded.decided.status === 'expired') timedOut = true;
+        else gate.decision = recordedDecision(request.approvalId, recorded.decided);
+      }
       view.pendingApproval = { approvalId: request.approvalId, workflowId, kind: request.kind, proposedAction: request.proposedAction, reason: request.reason };
       upsertSearchAttributes([{ key: awaitingApprovalKey, value: true }]);
       for (;;) {
-        await condition(() => decision !== undefined || timedOut);
-        if (decision === undefined) {
+        await condition(() => gate.decision !== undefined || timedOut);
+        if (gate.decision === undefined) {
           await record('expired');
           return { outcome: 'timeout' };
         }
-        const got = decision!;
-        decision = undefined;
+        const got = gate.decision;
+        gate.decision = undefined;
         if (got.approved && got.modifiedAction && checkModification) {
           const problem = await checkModification(got.modifiedAction);
           if (problem) {
@@ -136,7 +168,7 @@ export function createApprovalGate(view: { pendingApproval?: PendingApprovalView
       throw err;
     } finally {
       deadline.cancel();
-      waitingFor = undefined;
+      gate.waitingFor = undefined;
       view.pendingApproval = undefined;
       upsertSearchAttributes([{ key: awaitingApprovalKey, value: false }]);
     }

@@ -9,7 +9,7 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 export const historiesDir = __dirname;
 export const manifestFile = path.join(historiesDir, 'manifest.json');
 
-/** Writes every run of the workflow (oldest first) as `<name>.json`, or `<name>.run-N.json` when it continued as new; returns the manifest entries. */
+/** Writes every run of the workflow (oldest first) as `<name>.json`, or `<name>.run-N.json` when it has several (continued as new, or reset); returns the manifest entries. */
 export async function writeHistories(temporal: Client, workflowId: string, name: string): Promise<Record<string, string>> {
   const runs: string[] = [];
   for await (const run of temporal.workflow.list({ query: `WorkflowId = "${workflowId}"` })) runs.push(run.runId);

@@ -1,8 +1,19 @@
+import type { Pool } from 'pg';
 import { appendTaskEvent } from '../../events/event-log';
 import { storeTransaction } from '../../store/transactions';
 import { EventType } from '../../events/event-types';
-import { decideApproval, insertPendingApproval, type ApprovalStatus, type NewApproval } from '../approvals';
-import { approvalDecidedRecord, approvalRequestedRecord, recordOwnerOf } from './run-records';
+import { decideApproval, findApproval, insertPendingApproval, type ApprovalStatus, type NewApproval } from '../approvals';
+import { findTaskByWorkflow, lockedTaskStatus } from '../task-index';
+import { TaskStatus } from '../task-status';
+import {
+  approvalDecidedKey,
+  approvalDecidedRecord,
+  approvalRequestedKey,
+  approvalRequestedRecord,
+  decodeApprovalDecided,
+  recordOwnerOf,
+  type ApprovalDecidedPayload,
+} from './run-records';
 import { taskEvent } from './task-events';
 import type { TaskRunDeps } from './task-run-deps';
 
@@ -35,17 +46,57 @@ export interface IgnoredDecisionInput {
   taskWorkflowId: string;
   /** Unique in the task: the ignoring workflow and its count. */
   key: string;
+  /** The approval the decision named, and what it decided, when it named them. */
+  approvalId?: string;
+  approved?: boolean;
   reason: string;
   atMs: number;
 }
 
-/** A human approval's two changes, each with its run record and its event in one transaction. */
+/** What the store recorded about an approval a workflow asks for: its decision, once decided. */
+export interface RecordedApproval {
+  decided?: ApprovalDecidedPayload;
+}
+
+/**
+ * A decision the workflow could not apply (a signal cannot be refused), as ERROR_OCCURRED on the
+ * task's stream. Idempotent by key. Nothing is shown after the task's final event, nor for the
+ * very decision the store holds: a Temporal reset re-applies the signals that carried decisions,
+ * and the workflow applies the recorded one. A different second decision is shown.
+ */
+async function recordIgnoredDecision(pool: Pool, input: IgnoredDecisionInput): Promise<void> {
+  await storeTransaction(pool, async (tx) => {
+    const task = await findTaskByWorkflow(tx, input.taskWorkflowId);
+    const status = task && (await lockedTaskStatus(tx, task.taskId));
+    if (status && status !== TaskStatus.Running && status !== TaskStatus.Queued) return;
+    const named = input.approvalId ? await findApproval(tx, input.approvalId) : undefined;
+    if (named && named.status === (input.approved ? 'approved' : 'rejected')) return;
+    await appendTaskEvent(
+      tx,
+      taskEvent(input.taskWorkflowId, `approval/ignored/${input.key}`, EventType.ErrorOccurred, new Date(input.atMs), {
+        message: `an approval decision was ignored: ${input.reason}`,
+        payload: { reason: input.reason },
+      }),
+    );
+  });
+}
+
+/**
+ * A human approval's two changes, each with its run record and its event in one transaction. Each
+ * is idempotent by approval id, also when proposed again at a later workflow time (a Temporal reset
+ * re-drives the workflow past a request or a decision the store already holds): the record stands.
+ */
 export function approvalChanges({ store, pool }: TaskRunDeps) {
   return {
-    /** Stores the pending approval, its approval_requested record and APPROVAL_REQUESTED. Idempotent by approval id. */
-    async requestApproval(input: ApprovalRequestInput): Promise<void> {
+    /** Stores the pending approval, its approval_requested record and APPROVAL_REQUESTED; an approval already requested is left as it is, and its decision, if any, returned. */
+    async requestApproval(input: ApprovalRequestInput): Promise<RecordedApproval> {
+      const owner = recordOwnerOf(input);
+      if (await store.findRunRecord(input.runId, approvalRequestedKey(owner, input.approvalId))) {
+        const decided = await store.findRunRecord(input.runId, approvalDecidedKey(owner, input.approvalId));
+        return decided ? { decided: decodeApprovalDecided(decided) } : {};
+      }
       const at = new Date(input.atMs);
-      const record = approvalRequestedRecord(recordOwnerOf(input), at, {
+      const record = approvalRequestedRecord(owner, at, {
         approval_id: input.approvalId,
         kind: input.kind,
         proposed_action: input.proposedAction,
@@ -64,10 +115,13 @@ export function approvalChanges({ store, pool }: TaskRunDeps) {
           }),
         );
       });
+      return {};
     },
 
-    /** Stores the decision (who, when, what, feedback), its approval_decided record and APPROVAL_DECISION. Idempotent by approval id. */
+    /** Stores the decision (who, when, what, feedback), its approval_decided record and APPROVAL_DECISION; a recorded decision stands. */
     async recordApprovalDecision(input: ApprovalDecisionInput): Promise<void> {
+      const owner = recordOwnerOf(input);
+      if (await store.findRunRecord(input.runId, approvalDecidedKey(owner, input.approvalId))) return;
       const at = new Date(input.atMs);
       const decision = {
         status: input.status,
@@ -76,7 +130,7 @@ export function approvalChanges({ store, pool }: TaskRunDeps) {
         modified_action: input.modifiedAction,
         ...(input.channel ? { via: input.channel } : {}),
       };
-      const record = approvalDecidedRecord(recordOwnerOf(input), at, { approval_id: input.approvalId, ...decision });
+      const record = approvalDecidedRecord(owner, at, { approval_id: input.approvalId, ...decision });
       await store.appendRunRecord(record, async (tx) => {
         await decideApproval(tx, input.approvalId, {
           status: input.status,
@@ -97,17 +151,6 @@ export function approvalChanges({ store, pool }: TaskRunDeps) {
       });
     },
 
-    /** A decision the workflow could not apply (a signal cannot be refused), as ERROR_OCCURRED on the task's stream. Idempotent by key. */
-    async recordIgnoredDecision(input: IgnoredDecisionInput): Promise<void> {
-      await storeTransaction(pool, (tx) =>
-        appendTaskEvent(
-          tx,
-          taskEvent(input.taskWorkflowId, `approval/ignored/${input.key}`, EventType.ErrorOccurred, new Date(input.atMs), {
-            message: `an approval decision was ignored: ${input.reason}`,
-            payload: { reason: input.reason },
-          }),
-        ),
-      );
-    },
+    recordIgnoredDecision: (input: IgnoredDecisionInput) => recordIgnoredDecision(pool, input),
   };
 }

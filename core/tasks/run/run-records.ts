@@ -160,6 +160,9 @@ const approvalDecidedPayload = z.strictObject({
 export type ApprovalRequestedPayload = z.infer<typeof approvalRequestedPayload>;
 export type ApprovalDecidedPayload = z.infer<typeof approvalDecidedPayload>;
 
+export const approvalRequestedKey = (run: RunRef, approvalId: string) => `${run.runId}/approval/${approvalId}/requested`;
+export const approvalDecidedKey = (run: RunRef, approvalId: string) => `${run.runId}/approval/${approvalId}/decided`;
+
 export function approvalRequestedRecord(owner: RecordOwner, at: Date, payload: ApprovalRequestedPayload): RecordInput {
   return record(owner, `approval/${payload.approval_id}/requested`, RecordType.ApprovalRequested, at, payload);
 }
