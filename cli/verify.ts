@@ -5,6 +5,7 @@ import { RecordType, type RuntimeStore } from '../core/store';
 import { readRunLog } from '../core/transcript';
 import { findTask, type TaskRecord } from '../core/tasks/task-index';
 import { finalEventTypes } from '../api/streaming/task-event-tail';
+import { historyProblems } from './history-checks';
 
 // `weft verify`: Temporal's view of each task against the store's, and the store's own invariants.
 // Every disagreement is reported; none is repaired.
@@ -59,7 +60,8 @@ export async function verifyTask(deps: { pool: Pool; store: RuntimeStore; tempor
   const problems: string[] = [];
   const agreeing = agreeingStatuses[temporalStatus] ?? [];
   if (!agreeing.includes(task.status)) problems.push(`Temporal says ${temporalStatus}, the store says ${task.status}`);
-  problems.push(...(await storeProblems(deps, task, temporalStatus !== 'RUNNING')));
+  const closed = temporalStatus !== 'RUNNING';
+  problems.push(...(await storeProblems(deps, task, closed)), ...(await historyProblems(deps, task, closed)));
   return problems.map((problem) => `${taskId}: ${problem}`);
 }
 

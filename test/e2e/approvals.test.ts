@@ -5,6 +5,7 @@ import { findApproval } from '../../core/tasks/approvals';
 import { grpcError, submitTask, waitForFinish } from '../support/grpc';
 import { approveTask, eventTypes, pendingApprovalOf, pendingApprovals, until } from '../support/orchestration';
 import { startTestStack, type TestStack } from '../support/stack';
+import { itLeavesEveryTaskVerified } from '../support/verification';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -135,3 +136,5 @@ describe('human approval', () => {
     expect(await eventTypes(stack.pool, submitted.workflow_id)).toEqual(['WORKFLOW_STARTED', 'TOOL_INVOKED:main', 'TOOL_OBSERVATION:main', 'WORKFLOW_COMPLETED']);
   });
 });
+
+itLeavesEveryTaskVerified(() => stack.everyTask());

@@ -6,6 +6,7 @@ import { findApproval } from '../../core/tasks/approvals';
 import { grpcError, submitTask, waitForFinish } from '../support/grpc';
 import { cancelTask, eventTypes, pendingApprovalOf, taskDetails, until } from '../support/orchestration';
 import { startTestStack, type TestStack } from '../support/stack';
+import { itLeavesEveryTaskVerified } from '../support/verification';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -125,3 +126,5 @@ describe('cancellation', () => {
     expect(records.at(-1)).toEqual([RecordType.RunCompleted, { status: 'canceled', reason: 'engine_canceled', error: 'cancelled' }]);
   });
 });
+
+itLeavesEveryTaskVerified(() => stack.everyTask());

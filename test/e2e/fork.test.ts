@@ -2,6 +2,7 @@ import { forkTask } from '../../cli/fork';
 import { verifyTask } from '../../cli/verify';
 import { getTaskStatus, submitTask, waitForFinish } from '../support/grpc';
 import { startTestStack, type TestStack } from '../support/stack';
+import { itLeavesEveryTaskVerified } from '../support/verification';
 import { runWeft } from '../support/weft-cli';
 
 // `weft fork <task> --from-step N`: a new task that reuses the original's recorded model replies
@@ -70,3 +71,5 @@ it('refuses a step the task never reached, with the range it has', async () => {
   const cli = runWeft('fork', 'task-no-such-task', '--from-step', '1');
   expect([cli.code, cli.stderr.trim()]).toEqual([1, 'weft: task task-no-such-task is not in the store']);
 });
+
+itLeavesEveryTaskVerified(() => stack.everyTask());

@@ -5,6 +5,7 @@ import { buildMessagesFromRunLog, readRunLog, summaryMessage, type Message } fro
 import { unaryCall } from '../../protos/clients';
 import { submitTask, waitForFinish } from '../support/grpc';
 import { startTestStack, type TestStack } from '../support/stack';
+import { itLeavesEveryTaskVerified } from '../support/verification';
 
 // A task in a long session: its transcript starts with the session's conversation, which passes the
 // compression threshold, so the oldest turns are summarised by the history model (the small tier).
@@ -86,3 +87,5 @@ it('never splits a turn: tool calls and their results stay with the turn they be
   // A transcript that is already a summary plus the kept turns is not summarised again.
   expect(planCompression([summaryMessage('earlier'), ...messages.slice(4)], { compressAtTokens: 1, keepTurns: 1 }, count)).toBeUndefined();
 });
+
+itLeavesEveryTaskVerified(() => stack.everyTask());

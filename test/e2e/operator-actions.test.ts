@@ -8,6 +8,7 @@ import { verifyTask } from '../../cli/verify';
 import { getTaskStatus, grpcError, submitTask } from '../support/grpc';
 import { approveTask, pendingApprovalOf, pendingApprovals, until } from '../support/orchestration';
 import { startTestStack, testTaskInput, type TestStack } from '../support/stack';
+import { itLeavesEveryTaskVerified } from '../support/verification';
 
 // Temporal's own tools are user interfaces: what an operator does to a task's workflow from the Web
 // UI or the CLI must leave Weft's store consistent. Terminating a waiting task, or letting Temporal
@@ -131,3 +132,5 @@ it('a task terminated before any worker took it is reported as Temporal ended it
     await idle.shutdown();
   }
 });
+
+itLeavesEveryTaskVerified(() => stack.everyTask());

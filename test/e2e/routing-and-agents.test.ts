@@ -3,6 +3,7 @@ import { buildMessagesFromRunLog } from '../../core/transcript';
 import { submitTask, waitForFinish } from '../support/grpc';
 import { eventTypes, taskDetails } from '../support/orchestration';
 import { startTestStack, type TestStack } from '../support/stack';
+import { itLeavesEveryTaskVerified } from '../support/verification';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -181,3 +182,5 @@ describe('COMPLEX', () => {
     expect((await stack.store.loadRun(submitted.workflow_id)).status).toBe('failed');
   });
 });
+
+itLeavesEveryTaskVerified(() => stack.everyTask());

@@ -4,6 +4,7 @@ import { submitTask, waitForFinish } from '../support/grpc';
 import { McpTestServer } from '../support/mcp-test-server';
 import { until } from '../support/orchestration';
 import { startTestStack, testToolRegistry, type TestStack } from '../support/stack';
+import { itLeavesEveryTaskVerified } from '../support/verification';
 
 // An admin registers an MCP server at runtime over REST; the processes following the stored tool
 // sources (here API and worker share one registry) pick it up, agents can call its tools, and
@@ -67,3 +68,5 @@ it('registers an MCP server at runtime for admins only, offers its tools to agen
   expect((await rest('DELETE', `/tools/sources/${name}`, admin)).status).toBe(404);
   await until(async () => (!(await toolNames(stack.apiKey)).includes(`${name}_forecast`) ? true : undefined));
 });
+
+itLeavesEveryTaskVerified(() => stack.everyTask());

@@ -1,5 +1,6 @@
 import { RecordType } from '../../core/store';
 import { startTestStack, type TestStack } from '../support/stack';
+import { itLeavesEveryTaskVerified } from '../support/verification';
 import { testCatalog } from '../support/test-catalog';
 import { submitTask, waitForFinish } from '../support/grpc';
 
@@ -58,3 +59,5 @@ describe('a session that ends', () => {
     expect(stack.model.requests.filter((r) => JSON.stringify(r.body).includes('ended while running'))).toHaveLength(1);
   });
 });
+
+itLeavesEveryTaskVerified(() => stack.everyTask());

@@ -9,6 +9,7 @@ import type { taskWorkflow } from '../../workflows/task-workflow';
 import { ScriptedModelServer } from '../model-server/scripted-model-server';
 import { startSideEffectPeer, toolsWithSideEffects, type SideEffectPeer } from '../support/side-effect-peer';
 import { startTestWorker, testTaskInput } from '../support/stack';
+import { itLeavesEveryTaskVerified } from '../support/verification';
 import { startWorkerProcess } from '../support/worker-processes';
 
 // Side effects exactly as declared, when the worker dies mid-call (SIGKILL): an at-most-once call
@@ -16,6 +17,8 @@ import { startWorkerProcess } from '../support/worker-processes';
 // a keyed call is sent again with the same idempotency key, so the peer can tell it is the same call.
 
 const pool = createPool(process.env.DATABASE_URL!);
+// This file's tasks, for verifying them at its end.
+const tenantId = `tenant-${randomUUID()}`;
 const store = createRuntimeStore(pool);
 const model = new ScriptedModelServer();
 let peer: SideEffectPeer;
@@ -52,7 +55,7 @@ it('a worker killed during an at-most-once and a keyed call: the booking waits f
   peer.holding = true;
   const worker = startWorkerProcess(taskQueue, model.baseURL, { SIDE_EFFECT_PEER: peer.base });
   const start = (query: string) => {
-    const input = testTaskInput({ taskId: `effects-${randomUUID()}`, query });
+    const input = testTaskInput({ tenantId, taskId: `effects-${randomUUID()}`, query });
     return temporal.workflow.start<typeof taskWorkflow>('taskWorkflow', { workflowId: input.taskId, taskQueue, args: [input] });
   };
   const [booking, payment] = await Promise.all([start(book), start(pay)]);
@@ -98,4 +101,9 @@ it('a worker killed during an at-most-once and a keyed call: the booking waits f
   expect(payments).toHaveLength(2);
   expect(payments[0]!.idempotencyKey).toMatch(/^weft-[0-9a-f]{40}$/);
   expect(payments[1]!.idempotencyKey).toBe(payments[0]!.idempotencyKey);
+});
+
+itLeavesEveryTaskVerified(async () => {
+  const { rows } = await pool.query<{ task_id: string }>('SELECT task_id FROM tasks WHERE tenant_id = $1', [tenantId]);
+  return { deps: { pool, store, temporal }, taskIds: rows.map((row) => row.task_id) };
 });

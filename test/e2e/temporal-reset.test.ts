@@ -4,6 +4,7 @@ import { verifyTask } from '../../cli/verify';
 import { getTaskStatus, submitTask, waitForFinish } from '../support/grpc';
 import { approveTask, eventTypes, pendingApprovalOf, pendingApprovals, until } from '../support/orchestration';
 import { startTestStack, type TestStack } from '../support/stack';
+import { itLeavesEveryTaskVerified } from '../support/verification';
 
 // A reset from the Web UI or `temporal workflow reset` re-drives a task's workflow from a point of
 // its history, in a new run. Weft's store is the record of what happened: a step it recorded is
@@ -113,3 +114,5 @@ it.each([
   expect(chatRequestsAbout(query)).toHaveLength(1);
   expect(await verified(submitted.task_id)).toEqual([]);
 });
+
+itLeavesEveryTaskVerified(() => stack.everyTask());

@@ -2,6 +2,7 @@ import { status as GrpcStatus } from '@grpc/grpc-js';
 import { RecordType, encodePayload } from '../../core/store';
 import { assistantText, buildMessagesFromRunLog, userText } from '../../core/transcript';
 import { startTestStack, TEST_MODEL, type TestStack } from '../support/stack';
+import { itLeavesEveryTaskVerified } from '../support/verification';
 import { getTaskStatus, grpcError, submitTask, waitForFinish } from '../support/grpc';
 
 let stack: TestStack;
@@ -131,3 +132,5 @@ describe('bad input', () => {
     expect(missing.details).toBe('task_id is required');
   });
 });
+
+itLeavesEveryTaskVerified(() => stack.everyTask());

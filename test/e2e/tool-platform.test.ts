@@ -9,6 +9,7 @@ import { submitTask, waitForFinish } from '../support/grpc';
 import { McpTestServer } from '../support/mcp-test-server';
 import { seen, startPetStore } from '../support/pet-store';
 import { startTestStack, testToolRegistry, type TestStack } from '../support/stack';
+import { itLeavesEveryTaskVerified } from '../support/verification';
 import { secretsFrom } from '../../core/secrets';
 
 // The scripted model drives an agent that calls an MCP tool, an OpenAPI operation and the Python
@@ -80,3 +81,5 @@ it('caps an AgentService task\'s Python programs at its config.memory_limit_mb',
     .at(-1)!;
   expect(JSON.parse(toolMessage.content!)).toEqual({ category: 'execution', message: 'the Python program exceeded its memory limit of 300 MB' });
 });
+
+itLeavesEveryTaskVerified(() => stack.everyTask());

@@ -6,9 +6,12 @@ import { assistantText, buildMessagesFromRunLog, userText } from '../../core/tra
 import type { taskWorkflow } from '../../workflows/task-workflow';
 import { ScriptedModelServer } from '../model-server/scripted-model-server';
 import { startTestWorker, testTaskInput } from '../support/stack';
+import { itLeavesEveryTaskVerified } from '../support/verification';
 import { startWorkerProcess } from '../support/worker-processes';
 
 const pool = createPool(process.env.DATABASE_URL!);
+// This file's tasks, for verifying them at its end.
+const tenantId = `tenant-${randomUUID()}`;
 const store = createRuntimeStore(pool);
 const model = new ScriptedModelServer();
 let connection: Connection;
@@ -32,7 +35,7 @@ it('a worker killed right after a store write committed: the task completes with
 
   const crashing = startWorkerProcess(taskQueue, model.baseURL, { CRASH_AFTER_RECORD_TYPE: RecordType.TranscriptAppended });
 
-  const input = testTaskInput({ taskId: `crash-${randomUUID()}`, sessionId: `sess-${randomUUID()}`, query });
+  const input = testTaskInput({ tenantId, taskId: `crash-${randomUUID()}`, sessionId: `sess-${randomUUID()}`, query });
   const handle = await temporal.workflow.start<typeof taskWorkflow>('taskWorkflow', { workflowId: input.taskId, taskQueue, args: [input] });
 
   expect(await crashing.exited).toBe('SIGKILL');
@@ -75,7 +78,7 @@ it('a worker killed during an agent\'s model step of a COMPLEX task: completed s
       { id: 'slow', description: `${prefix} slow`, dependencies: ['quick'], tools: [], tier: 'MEDIUM' as const },
     ],
   };
-  const input = testTaskInput({ taskId: `kill-${randomUUID()}`, query: `${prefix} task`, manualPlan: plan });
+  const input = testTaskInput({ tenantId, taskId: `kill-${randomUUID()}`, query: `${prefix} task`, manualPlan: plan });
   const handle = await temporal.workflow.start<typeof taskWorkflow>('taskWorkflow', { workflowId: input.taskId, taskQueue, args: [input] });
 
   // Kill the worker while the slow agent's model call is in flight.
@@ -111,7 +114,7 @@ it('a worker killed right after the task\'s end committed, before its workflow t
   const query = `crash at the end ${randomUUID()}`;
   model.on(query, { content: 'finished once' });
   const crashing = startWorkerProcess(taskQueue, model.baseURL, { CRASH_AFTER_RECORD_TYPE: RecordType.RunCompleted });
-  const input = testTaskInput({ taskId: `crash-end-${randomUUID()}`, query });
+  const input = testTaskInput({ tenantId, taskId: `crash-end-${randomUUID()}`, query });
   const handle = await temporal.workflow.start<typeof taskWorkflow>('taskWorkflow', { workflowId: input.taskId, taskQueue, args: [input] });
   expect(await crashing.exited).toBe('SIGKILL');
   const endedAt = (await store.listRunRecords(input.taskId, '', 100)).records.at(-1)!;
@@ -128,4 +131,9 @@ it('a worker killed right after the task\'s end committed, before its workflow t
   expect(records.filter((r) => r.type === RecordType.RunCompleted)).toEqual([endedAt]);
   const finished = await pool.query(`SELECT count(*)::int AS n FROM task_events WHERE workflow_id = $1 AND event_type = 'WORKFLOW_COMPLETED'`, [input.taskId]);
   expect(finished.rows[0].n).toBe(1);
+});
+
+itLeavesEveryTaskVerified(async () => {
+  const { rows } = await pool.query<{ task_id: string }>('SELECT task_id FROM tasks WHERE tenant_id = $1', [tenantId]);
+  return { deps: { pool, store, temporal }, taskIds: rows.map((row) => row.task_id) };
 });

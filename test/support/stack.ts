@@ -25,6 +25,7 @@ import type { OrchestratorServiceClient } from '../../protos/generated/shannon/o
 import { createWeftWorker } from '../../workers/create-worker';
 import { ScriptedModelServer } from '../model-server/scripted-model-server';
 import { TEST_MODEL, testCatalog } from './test-catalog';
+import type { VerifiedTasks } from './verification';
 
 export { TEST_MODEL, TEST_MODELS } from './test-catalog';
 
@@ -104,6 +105,8 @@ export interface TestStack {
   /** A client of any service on its port, with the stack's key or the one given. */
   client<S extends ServiceName>(service: S, apiKey?: string): ServiceClient<S>;
   taskQueue: string;
+  /** Every task of the tenants this stack made keys for, and what verifying them needs. */
+  everyTask(): Promise<VerifiedTasks>;
   stop(): Promise<void>;
 }
 
@@ -148,7 +151,11 @@ export async function startTestStack(
   // As in api/main.ts: tasks Temporal closes by itself (terminate, timeouts) are ended in the store.
   const engineEndings = startEngineEndings({ temporal, pool, store });
   const clients: Array<{ close(): void }> = [];
-  const newApiKey = (who: Principal) => createApiKey(pool, who);
+  const tenants = new Set<string>();
+  const newApiKey = (who: Principal) => {
+    tenants.add(who.tenantId);
+    return createApiKey(pool, who);
+  };
   const clientFor = async (who: Principal) => {
     const client = createOrchestratorClient(`127.0.0.1:${api.port}`, { apiKey: await newApiKey(who) });
     clients.push(client);
@@ -180,6 +187,10 @@ export async function startTestStack(
     clientFor,
     client,
     taskQueue,
+    async everyTask() {
+      const { rows } = await pool.query<{ task_id: string }>('SELECT task_id FROM tasks WHERE tenant_id = ANY($1)', [[...tenants]]);
+      return { deps: { pool, store, temporal }, taskIds: rows.map((row) => row.task_id) };
+    },
     async stop() {
       for (const client of clients) client.close();
       await api.shutdown();

@@ -1,0 +1,102 @@
+import { defaultPayloadConverter } from '@temporalio/common';
+import type { Client } from '@temporalio/client';
+import type { temporal as proto } from '@temporalio/proto';
+import type { Pool } from 'pg';
+import type { ModelStepInput, ModelStepResult } from '../core/tasks/run/model-step';
+import { stepReplyKey, toolResultKey } from '../core/tasks/run/run-records';
+import { TASK_RUN_AGENT_ID } from '../core/tasks/run/task-ref';
+import type { ToolOutcomeResolutionInput } from '../core/tasks/run/tool-step';
+import type { RuntimeStore } from '../core/store';
+import { readRunLog } from '../core/transcript';
+
+// `weft verify`'s reading of Temporal's histories: every model step and tool call an activity
+// completed has its record in the store (with the usage the step reported), no record lacks its
+// activity, every agent's run is linked to its task's run, and no agent is RUNNING once its child
+// workflow has closed.
+
+type HistoryEvent = proto.api.history.v1.IHistoryEvent;
+
+/** A step an activity completed, as the store must hold it. */
+interface CompletedStep {
+  runId: string;
+  key: string;
+  what: string;
+  /** A model step's tokens, as the activity returned them. */
+  tokens?: number;
+}
+
+const decode = <T>(payloads: proto.api.common.v1.IPayloads | null | undefined): T | undefined => {
+  const first = payloads?.payloads?.[0];
+  return first ? defaultPayloadConverter.fromPayload<T>(first) : undefined;
+};
+
+/** Every run of a workflow id (all of them: a reset's abandoned run wrote records too), each run's events. */
+async function runsOf(temporal: Client, workflowId: string): Promise<HistoryEvent[][]> {
+  const runIds = new Set<string>([(await temporal.workflow.getHandle(workflowId).describe()).runId]);
+  for await (const run of temporal.workflow.list({ query: `WorkflowId = "${workflowId}"` })) runIds.add(run.runId);
+  return Promise.all([...runIds].map(async (runId) => (await temporal.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? []));
+}
+
+/** The model steps and tool calls one run's history completed. */
+function completedSteps(events: HistoryEvent[]): CompletedStep[] {
+  const scheduled = new Map(events.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => [String(e.eventId), e.activityTaskScheduledEventAttributes!]));
+  return events.flatMap((event): CompletedStep[] => {
+    const completed = event.activityTaskCompletedEventAttributes;
+    const activity = completed && scheduled.get(String(completed.scheduledEventId));
+    if (!activity) return [];
+    const type = activity.activityType?.name;
+    if (type === 'runModelStep') {
+      const input = decode<ModelStepInput>(activity.input)!;
+      const result = decode<ModelStepResult>(completed.result);
+      if (result?.kind !== 'reply') return [];
+      return [{ runId: input.runId, key: stepReplyKey(runOf(input), input.step), what: `model step ${input.step + 1} of ${input.runId}`, tokens: result.usage.totalTokens }];
+    }
+    const call = type === 'runToolCall' || type === 'resolveToolOutcome' ? decode<ToolOutcomeResolutionInput>(activity.input)! : undefined;
+    if (!call || (type === 'resolveToolOutcome' && call.resolution !== 'run_again')) return [];
+    // A call run again at a person's word is stored as its own attempt.
+    const id = type === 'runToolCall' ? call.call.id : `${call.call.id}.again`;
+    return [{ runId: call.runId, key: toolResultKey(runOf(call), id), what: `tool call ${id} of ${call.runId}` }];
+  });
+}
+
+const runOf = (input: { runId: string; runAgentId?: string }) => ({ runId: input.runId, runAgentId: input.runAgentId ?? TASK_RUN_AGENT_ID });
+
+const childWorkflowsOf = (events: HistoryEvent[]) =>
+  events.flatMap((e) => (e.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.workflowId ? [e.childWorkflowExecutionStartedEventAttributes.workflowExecution.workflowId] : []));
+
+/** The store's records that stand for a completed activity: model replies and tool results. */
+const isStepRecord = (runId: string, key: string) => new RegExp(`^${runId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/(step-\\d+/reply|tool/[^/]+)$`).test(key);
+
+export async function historyProblems(deps: { pool: Pool; store: RuntimeStore; temporal: Client }, task: { taskId: string; workflowId: string; runId: string }, closed: boolean): Promise<string[]> {
+  const taskRuns = await runsOf(deps.temporal, task.workflowId);
+  const children = [...new Set(taskRuns.flatMap(childWorkflowsOf))];
+  const childRuns = await Promise.all(children.map((child) => runsOf(deps.temporal, child)));
+  const steps = [...taskRuns, ...childRuns.flat()].flatMap(completedSteps);
+  const runIds = [...new Set([task.runId, ...steps.map((step) => step.runId), ...children])];
+  const logs = new Map(await Promise.all(runIds.map(async (runId) => [runId, await readRunLog(deps.store, runId)] as const)));
+  const problems: string[] = [];
+
+  const { rows: usage } = await deps.pool.query<{ step_key: string; total_tokens: number }>('SELECT step_key, total_tokens FROM task_usage WHERE task_id = $1', [task.taskId]);
+  const tokensOf = new Map(usage.map((row) => [row.step_key, row.total_tokens]));
+  for (const step of steps) {
+    if (!logs.get(step.runId)!.some((record) => record.key === step.key)) problems.push(`${step.what} completed in Temporal but has no record`);
+    else if (step.tokens !== undefined && (tokensOf.get(step.key) ?? 0) !== step.tokens) problems.push(`${step.what} used ${step.tokens} tokens, the store counts ${tokensOf.get(step.key) ?? 0}`);
+  }
+  // A record written by an activity still running (or retried) has no completion yet.
+  if (closed) {
+    const expected = new Set(steps.map((step) => step.key));
+    for (const [runId, log] of logs) {
+      for (const record of log) if (isStepRecord(runId, record.key) && !expected.has(record.key)) problems.push(`record ${record.key} has no completed activity in Temporal's history`);
+    }
+  }
+  const taskLog = logs.get(task.runId)!;
+  // A child cancelled before its first activity never started a run: there is nothing to link.
+  for (const child of children.filter((id) => logs.get(id)!.length > 0)) {
+    if (!taskLog.some((record) => record.key === `${task.runId}/link/${child}`)) problems.push(`agent run ${child} is not linked to the task's run`);
+  }
+  const { rows: running } = await deps.pool.query<{ run_id: string }>(`SELECT run_id FROM task_agents WHERE task_id = $1 AND status = 'RUNNING'`, [task.taskId]);
+  for (const { run_id: runId } of running) {
+    if (children.includes(runId) && (await deps.temporal.workflow.getHandle(runId).describe()).status.name !== 'RUNNING') problems.push(`agent run ${runId} is RUNNING in the store, its workflow has closed`);
+  }
+  return problems;
+}
