@@ -18,10 +18,12 @@ export async function listenFor(databaseUrl: string, channel: string, handlers: 
 
   const connect = async (): Promise<void> => {
     const fresh = new Client({ connectionString: databaseUrl });
-    let lost = false;
+    // Only a connection that was listening starts a reconnection when lost: an attempt that fails
+    // is retried by whoever made it, so there is never more than one chain of attempts.
+    let listening = false;
     const onLost = (why: string) => {
-      if (lost || closed) return;
-      lost = true;
+      if (!listening || closed) return;
+      listening = false;
       log(`${channel}: connection lost (${why}); listening again`);
       void fresh.end().catch(() => {});
       reconnect(pauseMs.first);
@@ -29,8 +31,14 @@ export async function listenFor(databaseUrl: string, channel: string, handlers: 
     fresh.on('error', (err) => onLost(err.message));
     fresh.on('end', () => onLost('ended'));
     fresh.on('notification', (message) => handlers.notified(message.payload ?? ''));
-    await fresh.connect();
-    await fresh.query(`LISTEN ${channel}`);
+    try {
+      await fresh.connect();
+      await fresh.query(`LISTEN ${channel}`);
+    } catch (err) {
+      void fresh.end().catch(() => {});
+      throw err;
+    }
+    listening = true;
     client = fresh;
   };
 

@@ -1,0 +1,66 @@
+import type { Pool } from 'pg';
+import { pendingApprovals } from '../../test/support/orchestration';
+import type { ChaosStack } from './chaos-stack';
+import { followStream, type Approver, type FollowedStream } from './load';
+
+// The faults of a chaos run. R1: workers SIGKILLed at random moments. R2: the API SIGKILLed under
+// live streams, whose clients resume with their last event id. R3: Postgres and Temporal restarted.
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const randomBetween = (low: number, high: number) => low + Math.random() * (high - low);
+
+/** R1: `kills` times over about `spanMs`, a random worker is SIGKILLed and started again a moment later. */
+export async function killWorkers(stack: ChaosStack, kills: number, spanMs: number): Promise<void> {
+  for (let k = 0; k < kills; k++) {
+    await pause(randomBetween(0, (2 * spanMs) / Math.max(1, kills)));
+    const victim = stack.workers[Math.floor(Math.random() * stack.workers.length)]!;
+    await victim.kill();
+    await pause(randomBetween(200, 1500));
+    await victim.start();
+  }
+}
+
+/**
+ * R2: with approvals held (their tasks stay live), `streams` streams are opened on tasks that wait,
+ * then the API is SIGKILLed and started again. Returns the API's downtime in ms; the streams join `followed`.
+ */
+export async function restartApiUnderStreams(
+  stack: ChaosStack,
+  approver: Approver,
+  options: { streams: number; recentWorkflows: string[]; deadline: number },
+  followed: Array<Promise<FollowedStream>>,
+): Promise<number> {
+  approver.hold(true);
+  try {
+    await pause(2_000);
+    const waiting = (await pendingApprovals(stack.client)).approvals.map((approval) => approval.workflow_id);
+    const live = waiting.length > 0 ? waiting : options.recentWorkflows;
+    for (let s = 0; s < options.streams; s++) followed.push(followStream(stack.address, stack.apiKey, live[s % live.length]!, options.deadline));
+    await pause(1_000);
+    const down = Date.now();
+    await stack.api.kill();
+    await stack.api.start();
+    return Date.now() - down;
+  } finally {
+    approver.hold(false);
+  }
+}
+
+/** R3: Postgres and Temporal down together for a second; ms until a task writes again. */
+export async function restartServices(stack: ChaosStack): Promise<number> {
+  const down = Date.now();
+  await Promise.all([stack.postgres.restart(1_000), stack.temporalServer.restart(1_000)]);
+  return untilWorkResumes(stack.pool, down);
+}
+
+async function untilWorkResumes(pool: Pool, since: number): Promise<number> {
+  const count = async () => Number((await pool.query<{ n: string }>('SELECT count(*) AS n FROM task_events')).rows[0]!.n);
+  let before: number | undefined;
+  for (;;) {
+    const now = await count().catch(() => undefined);
+    if (now !== undefined && before !== undefined && now > before) return Date.now() - since;
+    before ??= now;
+    if (Date.now() - since > 120_000) return Number.NaN;
+    await pause(100);
+  }
+}

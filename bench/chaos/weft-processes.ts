@@ -1,0 +1,68 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync } from 'node:fs';
+import path from 'node:path';
+import { repoRoot } from '../../infra/temporal-dev-server';
+import { apiNodeFlags, workerNodeFlags } from '../../infra/processes';
+
+// Weft's API and workers as the production entry points run them (api/main.ts, workers/main.ts),
+// each its own process with its output in the run's folder, so the chaos run can SIGKILL them.
+
+export interface WeftProcess {
+  /** SIGKILL: no drain, no cleanup; a worker's activities time out and run elsewhere. */
+  kill(): Promise<void>;
+  /** Starts it again after a kill, and waits until it is ready. */
+  start(): Promise<void>;
+  /** SIGTERM and wait: the graceful end. */
+  stop(): Promise<void>;
+}
+
+// Whatever ends the run (even an interrupted one) takes its processes with it.
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+
+function weftProcess(name: string, entry: string, env: NodeJS.ProcessEnv, nodeFlags: string[], readyText: string, folder: string): WeftProcess {
+  let child: ChildProcess | undefined;
+  const exited = (proc: ChildProcess) => (proc.exitCode !== null || proc.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => proc.once('exit', () => resolve())));
+  const start = async () => {
+    const out = openSync(path.join(folder, `${name}.log`), 'a');
+    const proc = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', entry], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', out] });
+    child = proc;
+    live.add(proc);
+    proc.once('exit', () => live.delete(proc));
+    await new Promise<void>((resolve, reject) => {
+      let seen = '';
+      proc.stdout!.on('data', (chunk: Buffer) => {
+        seen = (seen + chunk.toString()).slice(-4096);
+        if (seen.includes(readyText)) resolve();
+      });
+      proc.once('exit', (code, signal) => reject(new Error(`${name} exited (${code ?? signal}) before it was ready; see ${folder}/${name}.log`)));
+    });
+  };
+  return {
+    start,
+    async kill() {
+      if (!child) return;
+      child.kill('SIGKILL');
+      await exited(child);
+    },
+    async stop() {
+      if (!child) return;
+      child.kill('SIGTERM');
+      await exited(child);
+    },
+  };
+}
+
+export const startWeftApi = async (env: NodeJS.ProcessEnv, folder: string, name = 'api') => {
+  const api = weftProcess(name, 'api/main.ts', env, apiNodeFlags, 'api serving gRPC', folder);
+  await api.start();
+  return api;
+};
+
+export const startWeftWorker = async (env: NodeJS.ProcessEnv, folder: string, name: string) => {
+  const worker = weftProcess(name, 'workers/main.ts', env, workerNodeFlags, 'worker polling task queue', folder);
+  await worker.start();
+  return worker;
+};
