@@ -7,7 +7,7 @@ const short = process.argv.includes('--short');
 // Interrupted, the run still ends its processes (they are killed on exit).
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
 const options = short
-  ? { tasks: 12, workerKills: 3, apiRestarts: 1, streams: 20, restartServices: true, spreadMs: 8_000 }
+  ? { tasks: 12, workerKills: 3, apiRestarts: 1, streams: 20, restartServices: true, spreadMs: 12_000 }
   : { tasks: 100, workerKills: 20, apiRestarts: 2, streams: 100, restartServices: true, spreadMs: 60_000 };
 
 // A workflow bundle already built (the tests pass theirs); otherwise the run builds one.

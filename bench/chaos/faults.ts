@@ -1,7 +1,6 @@
-import type { Pool } from 'pg';
 import { pendingApprovals } from '../../test/support/orchestration';
 import type { ChaosStack } from './chaos-stack';
-import { followStream, type Approver, type FollowedStream } from './load';
+import { followStream, untilAnswered, type Approver, type FollowedStream } from './load';
 
 // The faults of a chaos run. R1: workers SIGKILLed at random moments. R2: the API SIGKILLed under
 // live streams, whose clients resume with their last event id. R3: Postgres and Temporal restarted.
@@ -30,10 +29,10 @@ export async function restartApiUnderStreams(
   options: { streams: number; recentWorkflows: string[]; deadline: number },
   followed: Array<Promise<FollowedStream>>,
 ): Promise<number> {
-  approver.hold(true);
+  await approver.hold(true);
   try {
     await pause(2_000);
-    const waiting = (await pendingApprovals(stack.client)).approvals.map((approval) => approval.workflow_id);
+    const waiting = (await untilAnswered(() => pendingApprovals(stack.client))).approvals.map((approval) => approval.workflow_id);
     const live = waiting.length > 0 ? waiting : options.recentWorkflows;
     for (let s = 0; s < options.streams; s++) followed.push(followStream(stack.address, stack.apiKey, live[s % live.length]!, options.deadline));
     await pause(1_000);
@@ -42,25 +41,23 @@ export async function restartApiUnderStreams(
     await stack.api.start();
     return Date.now() - down;
   } finally {
-    approver.hold(false);
+    await approver.hold(false);
   }
 }
 
-/** R3: Postgres and Temporal down together for a second; ms until a task writes again. */
-export async function restartServices(stack: ChaosStack): Promise<number> {
+/**
+ * R3: Postgres and Temporal down together for a second. Recovered once a task submitted after they
+ * are back has run to its end (the API, Temporal, a worker and the store all serve again): the ms
+ * from the restart until then.
+ */
+export async function restartServices(stack: ChaosStack, submitProbe: () => Promise<string>): Promise<number> {
   const down = Date.now();
   await Promise.all([stack.postgres.restart(1_000), stack.temporalServer.restart(1_000)]);
-  return untilWorkResumes(stack.pool, down);
-}
-
-async function untilWorkResumes(pool: Pool, since: number): Promise<number> {
-  const count = async () => Number((await pool.query<{ n: string }>('SELECT count(*) AS n FROM task_events')).rows[0]!.n);
-  let before: number | undefined;
+  const probe = await submitProbe();
   for (;;) {
-    const now = await count().catch(() => undefined);
-    if (now !== undefined && before !== undefined && now > before) return Date.now() - since;
-    before ??= now;
-    if (Date.now() - since > 120_000) return Number.NaN;
+    const { rows } = await stack.pool.query<{ status: string }>('SELECT status FROM tasks WHERE task_id = $1', [probe]).catch(() => ({ rows: [] }));
+    if (rows[0] && !['QUEUED', 'RUNNING'].includes(rows[0].status)) return Date.now() - down;
+    if (Date.now() - down > 300_000) return Number.NaN;
     await pause(100);
   }
 }

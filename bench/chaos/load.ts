@@ -1,4 +1,4 @@
-import type { ServiceError } from '@grpc/grpc-js';
+import { status as grpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { callUnary, createServiceClient } from '../../protos/clients';
 import type { OrchestratorServiceClient } from '../../protos/generated/shannon/orchestrator/OrchestratorService';
 import type { SubmitTaskRequest } from '../../protos/generated/shannon/orchestrator/SubmitTaskRequest';
@@ -44,40 +44,57 @@ export function scriptedTask(model: ScriptedModelServer, run: string, i: number)
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Submits until the API answers: the task's name makes a repeated submit find the same task. */
-export async function submitUntilAnswered(client: OrchestratorServiceClient, request: SubmitTaskRequest): Promise<SubmitTaskResponse__Output> {
+/** A call made again while the API (or what it depends on) is unavailable, as a client should. */
+export async function untilAnswered<T>(call: () => Promise<T>): Promise<T> {
   for (;;) {
     try {
-      return await callUnary<SubmitTaskRequest, SubmitTaskResponse__Output>(client.SubmitTask, client, request);
+      return await call();
     } catch (err) {
-      if ((err as ServiceError).code !== 14 && (err as ServiceError).code !== 4) throw err; // UNAVAILABLE, DEADLINE_EXCEEDED
+      const code = (err as ServiceError).code;
+      if (code !== grpcStatus.UNAVAILABLE && code !== grpcStatus.DEADLINE_EXCEEDED) throw err;
       await pause(250);
     }
   }
 }
 
+/** Submits until the API answers: the task's name makes a repeated submit find the same task. */
+export const submitUntilAnswered = (client: OrchestratorServiceClient, request: SubmitTaskRequest) =>
+  untilAnswered(() => callUnary<SubmitTaskRequest, SubmitTaskResponse__Output>(client.SubmitTask, client, request));
+
 export interface Approver {
-  /** While held, tasks wait for their approval: streams on them stay live. */
-  hold(held: boolean): void;
+  /** While held, tasks wait for their approval: streams on them stay live. Resolves once no approval is being given. */
+  hold(held: boolean): Promise<void>;
   stop(): Promise<void>;
 }
 
-/** Approves every pending approval, every few hundred milliseconds, until stopped. */
+/** A person takes a few seconds to decide: approval tasks stay live long enough to be streamed. */
+const decisionDelayMs = 3_000;
+
+/** Approves every approval that has waited a few seconds, until stopped. */
 export function startApprover(client: OrchestratorServiceClient): Approver {
   let running = true;
   let held = false;
+  let round: Promise<void> = Promise.resolve();
+  const approveWaiting = async () => {
+    const pending = await pendingApprovals(client).catch(() => ({ approvals: [] }));
+    const due = pending.approvals.filter((approval) => Date.now() - Number(approval.requested_at?.seconds ?? 0) * 1000 >= decisionDelayMs);
+    for (const approval of due) {
+      await approveTask(client, { approval_id: approval.approval_id, approved: true, feedback: 'chaos approver' }).catch(() => undefined);
+    }
+  };
   const loop = (async () => {
     while (running) {
-      const pending = held ? { approvals: [] } : await pendingApprovals(client).catch(() => ({ approvals: [] }));
-      for (const approval of pending.approvals) {
-        await approveTask(client, { approval_id: approval.approval_id, approved: true, feedback: 'chaos approver' }).catch(() => undefined);
+      if (!held) {
+        round = approveWaiting();
+        await round;
       }
       await pause(300);
     }
   })();
   return {
-    hold(value) {
+    async hold(value) {
       held = value;
+      await round;
     },
     async stop() {
       running = false;

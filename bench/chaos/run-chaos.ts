@@ -32,23 +32,31 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
   const followed: Array<Promise<FollowedStream>> = [];
   const recovery: Record<string, number[]> = { apiRestartMs: [], servicesRestartMs: [] };
   try {
+    let next = 0;
+    const submit = async () => {
+      const submitted = await submitUntilAnswered(stack.client, scriptedTask(stack.model, String(started), next++));
+      tasks.push({ taskId: submitted.task_id, workflowId: submitted.workflow_id });
+      return submitted.task_id;
+    };
     const submitting = (async () => {
       for (let i = 0; i < options.tasks; i++) {
-        const submitted = await submitUntilAnswered(stack.client, scriptedTask(stack.model, String(started), i));
-        tasks.push({ taskId: submitted.task_id, workflowId: submitted.workflow_id });
+        await submit();
         await pause(options.spreadMs / options.tasks);
       }
     })();
+    // R2 in the load's first half, then R3 two thirds into it: each fault on its own.
     const restartingApi = (async () => {
       for (let r = 0; r < options.apiRestarts; r++) {
-        await pause(options.spreadMs / (options.apiRestarts + 1));
+        await pause(options.spreadMs / (2 * options.apiRestarts + 1));
         const streams = { streams: options.streams, recentWorkflows: tasks.slice(-4).map((task) => task.workflowId), deadline: started + options.spreadMs + 300_000 };
         recovery.apiRestartMs!.push(await restartApiUnderStreams(stack, approver, streams, followed));
       }
     })();
-    await Promise.all([killWorkers(stack, options.workerKills, options.spreadMs), restartingApi]);
-    if (options.restartServices) recovery.servicesRestartMs!.push(await restartServices(stack));
-    await submitting;
+    const restarting = (async () => {
+      await Promise.all([restartingApi, pause((2 * options.spreadMs) / 3)]);
+      if (options.restartServices) recovery.servicesRestartMs!.push(await restartServices(stack, submit));
+    })();
+    await Promise.all([killWorkers(stack, options.workerKills, options.spreadMs), restartingApi, restarting, submitting]);
     options.log(`load submitted (${tasks.length} tasks) after ${Date.now() - started} ms; waiting for every task to end`);
     const taskIds = tasks.map((task) => task.taskId);
     await untilAllEnded(stack.pool, taskIds, 300_000);

@@ -25,7 +25,7 @@ process.once('exit', () => {
 function weftProcess(name: string, entry: string, env: NodeJS.ProcessEnv, nodeFlags: string[], readyText: string, folder: string): WeftProcess {
   let child: ChildProcess | undefined;
   const exited = (proc: ChildProcess) => (proc.exitCode !== null || proc.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => proc.once('exit', () => resolve())));
-  const start = async () => {
+  const startOnce = async () => {
     const out = openSync(path.join(folder, `${name}.log`), 'a');
     const proc = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', entry], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', out] });
     child = proc;
@@ -39,6 +39,17 @@ function weftProcess(name: string, entry: string, env: NodeJS.ProcessEnv, nodeFl
       });
       proc.once('exit', (code, signal) => reject(new Error(`${name} exited (${code ?? signal}) before it was ready; see ${folder}/${name}.log`)));
     });
+  };
+  // As a supervisor does: a process that exits before it is ready (its database is restarting) is started again.
+  const start = async () => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await startOnce();
+      } catch (err) {
+        if (attempt >= 60) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+      }
+    }
   };
   return {
     start,

@@ -21,7 +21,8 @@ function runShortChaos(): Promise<{ code: number | null; figures: ChaosFigures; 
 
 it('every task ends verified clean and every stream resumes without a gap or a duplicate, through kills and restarts', async () => {
   const { code, figures, stderr } = await runShortChaos();
-  expect(figures.tasks).toMatchObject({ submitted: 12, terminal: 12, verifiedClean: 12 });
+  // Twelve tasks, and the probe that shows work resumed after the restart.
+  expect(figures.tasks).toMatchObject({ submitted: 13, terminal: 13, verifiedClean: 13 });
   expect(figures.disagreements.lines).toEqual([]);
   expect(figures.streams).toMatchObject({ followed: 20, endedAtFinalEvent: 20, resumed: 20, resumedWithoutGapOrDuplicate: 20, withGapOrDuplicate: 0 });
   expect([code, stderr.trim().split('\n').at(-1)]).toEqual([0, 'chaos: every target met']);
