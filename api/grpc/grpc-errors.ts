@@ -22,10 +22,20 @@ export const resourceExhausted = (message: string) => new ApiError(GrpcStatus.RE
 export const permissionDenied = (message: string) => new ApiError(GrpcStatus.PERMISSION_DENIED, message);
 export const unavailable = (message: string) => new ApiError(GrpcStatus.UNAVAILABLE, message);
 
-/** Connection failures of Postgres or Temporal: the dependency is down, not Weft. */
+const socketFailures = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'];
+// Postgres shutting down or restarting (admin_shutdown, crash_shutdown, cannot_connect_now).
+const postgresGoingAway = ['57P01', '57P02', '57P03'];
+
+/**
+ * Failures of Postgres or Temporal being down or restarting, not of Weft: a socket refused or
+ * reset, a Postgres connection exception (SQLSTATE class 08) or shutdown, a pooled connection the
+ * server ended, Temporal's frontend unreachable (gRPC UNAVAILABLE, possibly as a client error's cause).
+ */
 function isDependencyDown(err: unknown): boolean {
-  const code = (err as { code?: unknown })?.code;
-  return typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P03'].includes(code);
+  const { code, message, cause } = (err ?? {}) as { code?: unknown; message?: unknown; cause?: { code?: unknown } };
+  if (typeof code === 'string' && (socketFailures.includes(code) || postgresGoingAway.includes(code) || code.startsWith('08'))) return true;
+  if (code === GrpcStatus.UNAVAILABLE || cause?.code === GrpcStatus.UNAVAILABLE) return true;
+  return typeof message === 'string' && /^Connection terminated|is not queryable/.test(message);
 }
 
 /** A model provider's failure, in the caller's terms: its own bad request, a limit, or the provider being down. */
