@@ -2,62 +2,32 @@
 // its signals: the reset run applies the decision the store recorded instead of waiting for one
 // (`npx tsx test/histories/capture-reset-decision.ts`). Run 1 is the original, run 2 the reset run.
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
 import { temporal as proto } from '@temporalio/proto';
-import { createPool } from '../../core/db/database';
 import { findApproval } from '../../core/tasks/approvals';
-import { createRuntimeStore } from '../../core/store';
 import { approvalDecisionSignal } from '../../workflows/messages';
 import type { taskWorkflow } from '../../workflows/task-workflow';
-import { ScriptedModelServer } from '../model-server/scripted-model-server';
-import '../setup/quiet-sdk-logs';
-import { startTestServices } from '../setup/test-services';
-import { startTestWorker, testTaskInput } from '../support/stack';
+import { testTaskInput } from '../support/stack';
+import { captureGolden, until } from './capture-harness';
 import { addToGoldenHistories } from './history-files';
 
-const until = async (condition: () => Promise<boolean>) => {
-  while (!(await condition())) await new Promise((resolve) => setTimeout(resolve, 50));
-};
-
-async function main(): Promise<void> {
-  const services = await startTestServices();
-  const model = new ScriptedModelServer();
-  await model.start();
-  const pool = createPool(process.env.DATABASE_URL!);
-  const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-  const temporal = new Client({ connection });
-  const taskQueue = 'golden-reset-decision';
-  const worker = await startTestWorker({ taskQueue, pool, store: createRuntimeStore(pool), modelBaseURL: model.baseURL });
-  try {
-    model.on('golden reset decision', { content: 'approved once' });
-    const input = testTaskInput({ taskId: 'golden-reset-decision', query: 'golden reset decision', requireApproval: true });
-    const handle = await temporal.workflow.start<typeof taskWorkflow>('taskWorkflow', { workflowId: input.taskId, taskQueue, args: [input] });
-    const approvalId = `${input.taskId}/plan`;
-    await until(async () => (await findApproval(pool, approvalId))?.status === 'pending');
-    await handle.signal(approvalDecisionSignal, { approvalId, approved: true, decidedBy: 'golden' });
-    await handle.result();
-    const { events } = await handle.fetchHistory();
-    const request = events!.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'requestApproval')!;
-    const { runId } = await temporal.workflowService.resetWorkflowExecution({
-      namespace: 'default',
-      workflowExecution: { workflowId: input.taskId },
-      reason: 'golden reset',
-      workflowTaskFinishEventId: request.activityTaskScheduledEventAttributes!.workflowTaskCompletedEventId!,
-      requestId: randomUUID(),
-      resetReapplyType: proto.api.enums.v1.ResetReapplyType.RESET_REAPPLY_TYPE_NONE,
-    });
-    await temporal.workflow.getHandle(input.taskId, runId!).result();
-    await addToGoldenHistories(temporal, input.taskId, 'reset-decision');
-  } finally {
-    await worker.stop();
-    await connection.close();
-    await pool.end();
-    await model.stop();
-    await services.stop();
-  }
-}
-
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
+captureGolden('golden-reset-decision', async ({ model, pool, temporal, taskQueue }) => {
+  model.on('golden reset decision', { content: 'approved once' });
+  const input = testTaskInput({ taskId: 'golden-reset-decision', query: 'golden reset decision', requireApproval: true });
+  const handle = await temporal.workflow.start<typeof taskWorkflow>('taskWorkflow', { workflowId: input.taskId, taskQueue, args: [input] });
+  const approvalId = `${input.taskId}/plan`;
+  await until(async () => (await findApproval(pool, approvalId))?.status === 'pending');
+  await handle.signal(approvalDecisionSignal, { approvalId, approved: true, decidedBy: 'golden' });
+  await handle.result();
+  const { events } = await handle.fetchHistory();
+  const request = events!.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'requestApproval')!;
+  const { runId } = await temporal.workflowService.resetWorkflowExecution({
+    namespace: 'default',
+    workflowExecution: { workflowId: input.taskId },
+    reason: 'golden reset',
+    workflowTaskFinishEventId: request.activityTaskScheduledEventAttributes!.workflowTaskCompletedEventId!,
+    requestId: randomUUID(),
+    resetReapplyType: proto.api.enums.v1.ResetReapplyType.RESET_REAPPLY_TYPE_NONE,
+  });
+  await temporal.workflow.getHandle(input.taskId, runId!).result();
+  await addToGoldenHistories(temporal, input.taskId, 'reset-decision');
 });
