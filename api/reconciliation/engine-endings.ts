@@ -2,6 +2,9 @@ import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type { Pool } from 'pg';
 import type { RuntimeStore } from '../../core/store';
 import { recordTaskEnd, type FinishedStatus } from '../../core/tasks/run/task-lifecycle';
+import { withTransaction } from '../../core/db/transaction';
+import { EventType } from '../../core/events/event-types';
+import { appendWhileTaskRuns, taskEvent } from '../../core/tasks/run/task-events';
 import { taskRunOf } from '../../core/tasks/run/task-ref';
 import { findTaskByWorkflow } from '../../core/tasks/task-index';
 import { taskStatusKey } from '../../workflows/search-attributes';
@@ -12,7 +15,8 @@ import { taskStatusKey } from '../../workflows/search-attributes';
 // attribute still says RUNNING or QUEUED, and records the end the engine decided, with its
 // provenance, in the same transaction as a workflow's own end would be: the task's status, its
 // final event (open streams end), expired approvals and closed agents. Several processes may find
-// the same task: the store keeps the first ending and the others change nothing.
+// the same task: the store keeps the first ending and the others change nothing. A run a reset
+// ended is not the task's end: the task's stream says the reset happened, and the new run goes on.
 
 export interface EngineEndings {
   /** One pass now (tests, and the loop). */
@@ -28,6 +32,13 @@ const endingOf: Record<string, { status: FinishedStatus; reason: string; message
   FAILED: { status: 'FAILED', reason: '', message: 'the workflow failed in Temporal' },
 };
 
+/** The task's stream says a reset replaced its run (once, whichever process sees it first). */
+function noteReset(pool: Pool, replaced: WorkflowExecutionInfo, byRunId: string): Promise<boolean> {
+  const message = `reset in Temporal: run ${replaced.runId} was ended and run ${byRunId} carries the task on from the reset point`;
+  const at = replaced.closeTime ?? new Date();
+  return withTransaction(pool, (tx) => appendWhileTaskRuns(tx, taskEvent(replaced.workflowId, `engine/reset/${replaced.runId}`, EventType.StatusUpdate, at, { message })));
+}
+
 const scanEveryMs = 2_000;
 // Visibility indexes a close moments later; each pass looks back past the previous one by this much.
 const overlapMs = 60_000;
@@ -37,10 +48,14 @@ export function startEngineEndings(deps: { temporal: Client; pool: Pool; store: 
   let since = new Date(Date.now() - firstLookBackMs);
 
   const endOne = async (closed: WorkflowExecutionInfo): Promise<boolean> => {
-    // A reset or continue-as-new closed this run and another one carries the task on.
     const latest = await deps.temporal.workflow.getHandle(closed.workflowId).describe();
+    // A terminated run another run of the same workflow carries on is a reset: the task goes on.
+    if (latest.runId !== closed.runId) {
+      if (closed.status.name === 'TERMINATED') await noteReset(deps.pool, closed, latest.runId);
+      return false;
+    }
     const ending = endingOf[latest.status.name];
-    if (latest.runId !== closed.runId || !ending) return false;
+    if (!ending) return false;
     const task = await findTaskByWorkflow(deps.pool, closed.workflowId);
     if (!task || (task.status !== 'RUNNING' && task.status !== 'QUEUED')) return false;
     await recordTaskEnd(deps.store, {

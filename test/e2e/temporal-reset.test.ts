@@ -89,6 +89,9 @@ it('a task reset while it waits for approval waits again in the new run, and the
   await until(async () => ((await stack.temporal.workflow.getHandle(submitted.workflow_id, runId).query('taskStatus')) as { status: string }).status === 'RUNNING' || undefined);
   expect((await getTaskStatus(stack.orchestrator, submitted.task_id)).status).toBe('TASK_STATUS_RUNNING');
   expect((await pendingApprovals(stack.orchestrator)).approvals.map((a) => a.approval_id)).toEqual(expect.arrayContaining([approval.approval_id]));
+  // The task's stream says what happened.
+  const note = await until(async () => (await stack.pool.query<{ message: string }>(`SELECT message FROM task_events WHERE workflow_id = $1 AND event_type = 'STATUS_UPDATE'`, [submitted.workflow_id])).rows[0]);
+  expect(note.message).toContain(`run ${runId} carries the task on from the reset point`);
 
   await approveTask(stack.orchestrator, { approval_id: approval.approval_id, approved: true });
   expect((await finishedRun(submitted.workflow_id, runId)).status.name).toBe('COMPLETED');

@@ -3,8 +3,6 @@ import { appendTaskEvent } from '../../events/event-log';
 import { storeTransaction } from '../../store/transactions';
 import { EventType } from '../../events/event-types';
 import { decideApproval, findApproval, insertPendingApproval, type ApprovalStatus, type NewApproval } from '../approvals';
-import { findTaskByWorkflow, lockedTaskStatus } from '../task-index';
-import { TaskStatus } from '../task-status';
 import {
   approvalDecidedKey,
   approvalDecidedRecord,
@@ -14,7 +12,7 @@ import {
   recordOwnerOf,
   type ApprovalDecidedPayload,
 } from './run-records';
-import { taskEvent } from './task-events';
+import { appendWhileTaskRuns, taskEvent } from './task-events';
 import type { TaskRunDeps } from './task-run-deps';
 
 export interface ApprovalRequestInput
@@ -66,12 +64,9 @@ export interface RecordedApproval {
  */
 async function recordIgnoredDecision(pool: Pool, input: IgnoredDecisionInput): Promise<void> {
   await storeTransaction(pool, async (tx) => {
-    const task = await findTaskByWorkflow(tx, input.taskWorkflowId);
-    const status = task && (await lockedTaskStatus(tx, task.taskId));
-    if (status && status !== TaskStatus.Running && status !== TaskStatus.Queued) return;
     const named = input.approvalId ? await findApproval(tx, input.approvalId) : undefined;
     if (named && named.status === (input.approved ? 'approved' : 'rejected')) return;
-    await appendTaskEvent(
+    await appendWhileTaskRuns(
       tx,
       taskEvent(input.taskWorkflowId, `approval/ignored/${input.key}`, EventType.ErrorOccurred, new Date(input.atMs), {
         message: `an approval decision was ignored: ${input.reason}`,

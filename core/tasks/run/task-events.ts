@@ -1,7 +1,9 @@
 import type { Pool } from 'pg';
-import { withTransaction } from '../../db/transaction';
+import { withTransaction, type Queryable } from '../../db/transaction';
 import { appendTaskEvent, type NewTaskEvent } from '../../events/event-log';
 import type { EventType } from '../../events/event-types';
+import { findTaskByWorkflow, lockedTaskStatus } from '../task-index';
+import { TaskStatus } from '../task-status';
 
 /** An event of a task's stream, keyed under its workflow so a retried write appends it once. */
 export function taskEvent(
@@ -19,4 +21,16 @@ export function appendEvents(pool: Pool, events: NewTaskEvent[]): Promise<void> 
   return withTransaction(pool, async (tx) => {
     for (const event of events) await appendTaskEvent(tx, event);
   });
+}
+
+/**
+ * Appends an event about a task only while the task runs: nothing may follow its final event. The
+ * task's row is locked, so its end cannot slip in between. False when the task has ended.
+ */
+export async function appendWhileTaskRuns(tx: Queryable, event: NewTaskEvent): Promise<boolean> {
+  const task = await findTaskByWorkflow(tx, event.workflowId);
+  const status = task && (await lockedTaskStatus(tx, task.taskId));
+  if (status && status !== TaskStatus.Running && status !== TaskStatus.Queued) return false;
+  await appendTaskEvent(tx, event);
+  return true;
 }
