@@ -6,7 +6,7 @@ import type { ModelStepInput, ModelStepResult } from '../core/tasks/run/model-st
 import { stepReplyKey, toolResultKey } from '../core/tasks/run/run-records';
 import { TASK_RUN_AGENT_ID } from '../core/tasks/run/task-ref';
 import type { ToolOutcomeResolutionInput } from '../core/tasks/run/tool-step';
-import type { RuntimeStore } from '../core/store';
+import type { RuntimeStore, StoredRecord } from '../core/store';
 import { readRunLog } from '../core/transcript';
 
 // `weft verify`'s reading of Temporal's histories: every model step and tool call an activity
@@ -31,8 +31,8 @@ const decode = <T>(payloads: proto.api.common.v1.IPayloads | null | undefined): 
 };
 
 /** Every run of a workflow id (all of them: a reset's abandoned run wrote records too), each run's events. */
-async function runsOf(temporal: Client, workflowId: string): Promise<HistoryEvent[][]> {
-  const runIds = new Set<string>([(await temporal.workflow.getHandle(workflowId).describe()).runId]);
+async function runsOf(temporal: Client, workflowId: string, latestRunId?: string): Promise<HistoryEvent[][]> {
+  const runIds = new Set<string>([latestRunId ?? (await temporal.workflow.getHandle(workflowId).describe()).runId]);
   for await (const run of temporal.workflow.list({ query: `WorkflowId = "${workflowId}"` })) runIds.add(run.runId);
   return Promise.all([...runIds].map(async (runId) => (await temporal.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? []));
 }
@@ -67,13 +67,22 @@ const childWorkflowsOf = (events: HistoryEvent[]) =>
 /** The store's records that stand for a completed activity: model replies and tool results. */
 const isStepRecord = (runId: string, key: string) => new RegExp(`^${runId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/(step-\\d+/reply|tool/[^/]+)$`).test(key);
 
-export async function historyProblems(deps: { pool: Pool; store: RuntimeStore; temporal: Client }, task: { taskId: string; workflowId: string; runId: string }, closed: boolean): Promise<string[]> {
-  const taskRuns = await runsOf(deps.temporal, task.workflowId);
+/** The task as verify has read it already: its run's log, and the latest run of its workflow. */
+interface VerifiedTask {
+  taskId: string;
+  workflowId: string;
+  runId: string;
+  taskLog: StoredRecord[];
+  latestRunId: string;
+}
+
+export async function historyProblems(deps: { pool: Pool; store: RuntimeStore; temporal: Client }, task: VerifiedTask, closed: boolean): Promise<string[]> {
+  const taskRuns = await runsOf(deps.temporal, task.workflowId, task.latestRunId);
   const children = [...new Set(taskRuns.flatMap(childWorkflowsOf))];
   const childRuns = await Promise.all(children.map((child) => runsOf(deps.temporal, child)));
   const steps = [...taskRuns, ...childRuns.flat()].flatMap(completedSteps);
   const runIds = [...new Set([task.runId, ...steps.map((step) => step.runId), ...children])];
-  const logs = new Map(await Promise.all(runIds.map(async (runId) => [runId, await readRunLog(deps.store, runId)] as const)));
+  const logs = new Map(await Promise.all(runIds.map(async (runId) => [runId, runId === task.runId ? task.taskLog : await readRunLog(deps.store, runId)] as const)));
   const problems: string[] = [];
 
   const { rows: usage } = await deps.pool.query<{ step_key: string; total_tokens: number }>('SELECT step_key, total_tokens FROM task_usage WHERE task_id = $1', [task.taskId]);

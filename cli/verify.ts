@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Pool } from 'pg';
 import { listTaskEvents } from '../core/events/event-log';
-import { RecordType, type RuntimeStore } from '../core/store';
+import { RecordType, type RuntimeStore, type StoredRecord } from '../core/store';
 import { readRunLog } from '../core/transcript';
 import { findTask, type TaskRecord } from '../core/tasks/task-index';
 import { finalEventTypes } from '../api/streaming/task-event-tail';
@@ -22,18 +22,17 @@ const agreeingStatuses: Record<string, readonly string[]> = {
 };
 
 /** What the store says about a task that Temporal would contradict, or that breaks its own rules. */
-async function storeProblems(deps: { pool: Pool; store: RuntimeStore }, task: TaskRecord, closed: boolean): Promise<string[]> {
+async function storeProblems(pool: Pool, task: TaskRecord, records: StoredRecord[], closed: boolean): Promise<string[]> {
   const problems: string[] = [];
-  const records = await readRunLog(deps.store, task.runId);
   const count = (type: string) => records.filter((record) => record.type === type).length;
   if (count(RecordType.RunStarted) !== 1) problems.push(`${count(RecordType.RunStarted)} run_started records (one expected)`);
   const terminals = count(RecordType.RunCompleted);
   if (terminals > 1 || (closed && terminals !== 1)) problems.push(`${terminals} run_completed records (${closed ? 'one' : 'at most one'} expected)`);
-  const events = await listTaskEvents(deps.pool, task.workflowId, 0, 100_000);
+  const events = await listTaskEvents(pool, task.workflowId, 0, 100_000);
   const gap = events.findIndex((event, index) => event.seq !== index + 1);
   if (gap >= 0) problems.push(`event ${gap + 1} has seq ${events[gap]!.seq}: the log has a gap`);
   if (closed && !finalEventTypes.has(events.at(-1)?.type ?? '')) problems.push(`the event log ends with ${events.at(-1)?.type ?? 'nothing'}, not a final event`);
-  const { rows } = await deps.pool.query<{ steps: string; pending: string; running: string }>(
+  const { rows } = await pool.query<{ steps: string; pending: string; running: string }>(
     `SELECT (SELECT coalesce(sum(total_tokens), 0) FROM task_usage WHERE task_id = $1) AS steps,
             (SELECT count(*) FROM approvals WHERE task_id = $1 AND status = 'pending') AS pending,
             (SELECT count(*) FROM task_agents WHERE task_id = $1 AND status = 'RUNNING') AS running`,
@@ -50,18 +49,20 @@ async function storeProblems(deps: { pool: Pool; store: RuntimeStore }, task: Ta
 export async function verifyTask(deps: { pool: Pool; store: RuntimeStore; temporal: Client }, taskId: string): Promise<string[]> {
   const task = await findTask(deps.pool, taskId);
   if (!task) return [`${taskId}: not in the store`];
-  let temporalStatus: string;
+  let latest: { runId: string; status: { name: string } };
   try {
-    temporalStatus = (await deps.temporal.workflow.getHandle(task.workflowId).describe()).status.name;
+    latest = await deps.temporal.workflow.getHandle(task.workflowId).describe();
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return [`${taskId}: the store has it, Temporal does not`];
     throw err;
   }
+  const temporalStatus = latest.status.name;
   const problems: string[] = [];
   const agreeing = agreeingStatuses[temporalStatus] ?? [];
   if (!agreeing.includes(task.status)) problems.push(`Temporal says ${temporalStatus}, the store says ${task.status}`);
   const closed = temporalStatus !== 'RUNNING';
-  problems.push(...(await storeProblems(deps, task, closed)), ...(await historyProblems(deps, task, closed)));
+  const taskLog = await readRunLog(deps.store, task.runId);
+  problems.push(...(await storeProblems(deps.pool, task, taskLog, closed)), ...(await historyProblems(deps, { ...task, taskLog, latestRunId: latest.runId }, closed)));
   return problems.map((problem) => `${taskId}: ${problem}`);
 }
 

@@ -1,3 +1,4 @@
+import { setTimeout as pause } from 'node:timers/promises';
 import { pendingApprovals } from '../../test/support/orchestration';
 import type { ChaosStack } from './chaos-stack';
 import { followStream, untilAnswered, type Approver, type FollowedStream } from './load';
@@ -5,7 +6,6 @@ import { followStream, untilAnswered, type Approver, type FollowedStream } from 
 // The faults of a chaos run. R1: workers SIGKILLed at random moments. R2: the API SIGKILLed under
 // live streams, whose clients resume with their last event id. R3: Postgres and Temporal restarted.
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const randomBetween = (low: number, high: number) => low + Math.random() * (high - low);
 
 /** R1: `kills` times over about `spanMs`, a random worker is SIGKILLed and started again a moment later. */

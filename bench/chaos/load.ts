@@ -1,3 +1,4 @@
+import { setTimeout as pause } from 'node:timers/promises';
 import { status as grpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { callUnary, createServiceClient } from '../../protos/clients';
 import type { OrchestratorServiceClient } from '../../protos/generated/shannon/orchestrator/OrchestratorService';
@@ -41,8 +42,6 @@ export function scriptedTask(model: ScriptedModelServer, run: string, i: number)
   model.on(query, { content: `${query}: done`, ...slow });
   return { ...name, query, require_approval: kind === 'approval' };
 }
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A call made again while the API (or what it depends on) is unavailable, as a client should. */
 export async function untilAnswered<T>(call: () => Promise<T>): Promise<T> {

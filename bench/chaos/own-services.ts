@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setTimeout as pause } from 'node:timers/promises';
 import { Client } from 'pg';
 import { migrateDatabase } from '../../core/db/migrate';
 import { onPath } from '../../infra/go-tools';
@@ -66,7 +67,7 @@ export async function startOwnPostgres(folder: string): Promise<RestartableServi
     address,
     async restart(downMs) {
       stop();
-      await new Promise((resolve) => setTimeout(resolve, downMs));
+      await pause(downMs);
       start();
     },
     stop: async () => {
@@ -85,7 +86,7 @@ export async function startOwnTemporal(folder: string): Promise<RestartableServi
     address: server.address,
     async restart(downMs) {
       await server.stop();
-      await new Promise((resolve) => setTimeout(resolve, downMs));
+      await pause(downMs);
       server = await startDevServer(options, quiet);
     },
     stop: () => server.stop(),

@@ -1,3 +1,4 @@
+import { setTimeout as pause } from 'node:timers/promises';
 import type { Pool } from 'pg';
 import { verifyTask } from '../../cli/verify';
 import { createRuntimeStore } from '../../core/store';
@@ -21,8 +22,6 @@ export interface ChaosOptions {
   workflowBundle?: string;
   log(line: string): void;
 }
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
   const stack = await startChaosStack(options.workflowBundle);

@@ -1,8 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { openSync } from 'node:fs';
 import path from 'node:path';
-import { repoRoot } from '../../infra/temporal-dev-server';
+import { setTimeout as pause } from 'node:timers/promises';
 import { apiNodeFlags, workerNodeFlags } from '../../infra/processes';
+import { startReadyProcess, stop } from '../../test/support/processes';
 
 // Weft's API and workers as the production entry points run them (api/main.ts, workers/main.ts),
 // each its own process with its output in the run's folder, so the chaos run can SIGKILL them.
@@ -24,21 +25,11 @@ process.once('exit', () => {
 
 function weftProcess(name: string, entry: string, env: NodeJS.ProcessEnv, nodeFlags: string[], readyText: string, folder: string): WeftProcess {
   let child: ChildProcess | undefined;
-  const exited = (proc: ChildProcess) => (proc.exitCode !== null || proc.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => proc.once('exit', () => resolve())));
   const startOnce = async () => {
-    const out = openSync(path.join(folder, `${name}.log`), 'a');
-    const proc = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', entry], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', out] });
+    const proc = await startReadyProcess(entry, env, readyText, nodeFlags, openSync(path.join(folder, `${name}.log`), 'a'));
     child = proc;
     live.add(proc);
     proc.once('exit', () => live.delete(proc));
-    await new Promise<void>((resolve, reject) => {
-      let seen = '';
-      proc.stdout!.on('data', (chunk: Buffer) => {
-        seen = (seen + chunk.toString()).slice(-4096);
-        if (seen.includes(readyText)) resolve();
-      });
-      proc.once('exit', (code, signal) => reject(new Error(`${name} exited (${code ?? signal}) before it was ready; see ${folder}/${name}.log`)));
-    });
   };
   // As a supervisor does: a process that exits before it is ready (its database is restarting) is started again.
   const start = async () => {
@@ -46,23 +37,15 @@ function weftProcess(name: string, entry: string, env: NodeJS.ProcessEnv, nodeFl
       try {
         return await startOnce();
       } catch (err) {
-        if (attempt >= 60) throw err;
-        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        if (attempt >= 60) throw new Error(`${name} did not start (see ${folder}/${name}.log): ${(err as Error).message}`, { cause: err });
+        await pause(1_000);
       }
     }
   };
   return {
     start,
-    async kill() {
-      if (!child) return;
-      child.kill('SIGKILL');
-      await exited(child);
-    },
-    async stop() {
-      if (!child) return;
-      child.kill('SIGTERM');
-      await exited(child);
-    },
+    kill: async () => child && stop(child, 'SIGKILL'),
+    stop: async () => child && stop(child),
   };
 }
 

@@ -4,14 +4,18 @@ import path from 'node:path';
 
 const repoRoot = path.resolve(__dirname, '../..');
 
-/** Starts a TypeScript entry point as its own process and waits until it prints that it is ready. */
+/**
+ * Starts a TypeScript entry point as its own process and waits until it prints that it is ready.
+ * Its stderr goes to ours, or to the file descriptor given.
+ */
 export async function startReadyProcess(
   entry: string,
-  env: Record<string, string>,
+  env: Record<string, string | undefined>,
   readyText = 'worker process ready',
   nodeFlags: string[] = [],
+  stderr: 'inherit' | number = 'inherit',
 ): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', entry], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', entry], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', stderr] });
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
       if (chunk.toString().includes(readyText)) resolve();
@@ -28,9 +32,10 @@ export function rssMb(pid: number): number {
   return kb / 1024;
 }
 
-export async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
+/** Sends the signal (SIGTERM: the graceful end) unless the process has already ended, and waits for its end. */
+export async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
+  child.kill(signal);
   await exited;
 }
