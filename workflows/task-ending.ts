@@ -1,4 +1,5 @@
 import { ApplicationFailure, patched, upsertSearchAttributes } from '@temporalio/workflow';
+import type { Spend } from '../core/tasks/task-usage';
 import { lifecycleActivities } from './activity-stubs';
 import { taskFailedType, type TaskView } from './messages';
 import { taskStatusKey } from './search-attributes';
@@ -20,8 +21,13 @@ interface EndingTask {
  * failure carrying the result, so the Web UI shows the task failed.
  */
 export async function finishTaskRun(task: EndingTask, outcome: TaskOutcome): Promise<TaskWorkflowResult> {
-  const end = await recordEnd(task, outcome);
+  const { end, spent } = await recordEnd(task, outcome);
   const { view } = task;
+  // One token count everywhere: the store's (histories from before it was returned carry none).
+  if (spent) {
+    view.tokens = spent.tokens;
+    view.costUsd = spent.costUsd;
+  }
   view.status = end.status;
   view.progress = 1;
   upsertSearchAttributes([{ key: taskStatusKey, value: end.status }]);
@@ -44,15 +50,13 @@ export async function finishTaskRun(task: EndingTask, outcome: TaskOutcome): Pro
  * activities' retry budget spent) is replaced by a failure naming why, so the store never keeps a
  * finished task RUNNING; when even that cannot be recorded, the workflow fails.
  */
-async function recordEnd({ input, runId }: EndingTask, end: TaskOutcome): Promise<TaskOutcome> {
+async function recordEnd({ input, runId }: EndingTask, end: TaskOutcome): Promise<{ end: TaskOutcome; spent: Spend | undefined }> {
   const record = (outcome: TaskOutcome) => finishTask({ taskId: input.taskId, runId, sessionId: input.sessionId, ...outcome, finishedAtMs: Date.now() });
   try {
-    await record(end);
-    return end;
+    return { end, spent: await record(end) };
   } catch (err) {
     if (!patched(unrecordableEndPatch)) throw err;
     const instead = failed(`the task's end (${end.status}) could not be recorded: ${failureMessageOf(err)}`, end.model);
-    await record(instead);
-    return instead;
+    return { end: instead, spent: await record(instead) };
   }
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { Worker } from '@temporalio/worker';
+import { explainMismatch, explanationLines } from '../../cli/replay-explanation';
 
 // Golden histories recorded from real runs (test/histories, `npm run capture-histories`) must
 // replay against the current workflow code without a server. A failure here means a change would
@@ -35,4 +36,9 @@ it('detects a workflow whose code no longer matches its history', async () => {
     loadHistory('standard.json'),
   );
   await expect(replay).rejects.toBeInstanceOf(DeterminismViolationError);
+  // `weft replay` says which event the changed code disagreed with, and what to do.
+  const error = (await replay.catch((err: unknown) => err)) as Error;
+  const explanation = explainMismatch(loadHistory('standard.json'), error.message);
+  expect(explanation).toMatchObject({ eventId: 5, eventType: 'UPSERT_WORKFLOW_SEARCH_ATTRIBUTES', recorded: 'UpsertWorkflowSearchAttributes' });
+  expect(explanationLines(explanation).join('\n')).toContain('at event 5 (UPSERT_WORKFLOW_SEARCH_ATTRIBUTES): the history recorded UpsertWorkflowSearchAttributes');
 });

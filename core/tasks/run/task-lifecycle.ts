@@ -7,7 +7,7 @@ import { recordTaskTurnIn } from '../../sessions/history';
 import { SessionEndedError, type RuntimeStore } from '../../store';
 import { insertTask, recordTaskOutcome } from '../task-index';
 import { TaskStatus, type ExecutionMode } from '../task-status';
-import { usageTotals } from '../task-usage';
+import { spendOf, usageTotals, type Spend } from '../task-usage';
 import type { TaskFork } from './forked-steps';
 import { endRun } from './run-ending';
 import { cancellationIntentRecord, runStartedRecord, sessionEndedRecord } from './run-records';
@@ -136,7 +136,11 @@ export function taskLifecycle(deps: TaskRunDeps) {
       await store.recordRunCancellation({ runId: input.runId, reason: input.reason, record: cancellationIntentRecord(owner, new Date(input.atMs), input.reason) });
     },
 
-    finish: (input: FinishTaskInput) => recordTaskEnd(store, input),
+    /** Records the end; what the task spent, as the store recorded it (every model call: routing, planning, agents, synthesis). */
+    async finish(input: FinishTaskInput): Promise<Spend> {
+      await recordTaskEnd(store, input);
+      return spendOf(deps.pool, input.taskId);
+    },
   };
 }
 
