@@ -1,4 +1,5 @@
 import type { GetTaskStatusResponse__Output } from '../protos/generated/shannon/orchestrator/GetTaskStatusResponse';
+import { oneLine } from '../workflows/ui-metadata';
 import type { TaskSummary__Output } from '../protos/generated/shannon/orchestrator/TaskSummary';
 
 // How tasks read as text. One token count everywhere: the API's, every model call the task made
@@ -21,10 +22,6 @@ export function statusText(status: GetTaskStatusResponse__Output): string[] {
 }
 
 const timeText = (at: { seconds: string | number } | null | undefined) => (at ? new Date(Number(at.seconds) * 1000).toISOString().slice(0, 19).replace('T', ' ') : '-');
-const oneLine = (text: string, width: number) => {
-  const flat = text.replace(/\s+/g, ' ');
-  return flat.length > width ? `${flat.slice(0, width - 1)}…` : flat;
-};
 
 export function taskRowsText(tasks: TaskSummary__Output[], total: number): string[] {
   const rows = tasks.map((task) =>

@@ -102,6 +102,9 @@ function modelStepInput(params: AgentLoopParams, state: AgentLoopState): ModelSt
   };
 }
 
+/** How the Web UI names a model step: "model step 3 of agent researcher, tier MEDIUM". */
+const modelStepSummary = (params: AgentLoopParams, step: number) => `model step ${step + 1} of agent ${params.agentId}${params.tier ? `, tier ${params.tier}` : ''}`;
+
 function toolCallInput(params: AgentLoopParams, call: ToolCallRequest): ToolCallInput {
   const { task } = params;
   return {
@@ -207,7 +210,7 @@ export async function runAgentLoop(params: AgentLoopParams, from: AgentLoopState
   let stepsHere = 0;
   for (;;) {
     if (stepsHere >= params.stepsPerHistory) return { kind: 'continue', state };
-    const step = await runModelStep(modelStepInput(params, state));
+    const step = await runModelStep.executeWithOptions({ summary: modelStepSummary(params, state.step) }, [modelStepInput(params, state)]);
     if (step.kind === 'session_ended') return { kind: 'session_ended', state };
     if (step.kind === 'over_budget') return { kind: 'over_budget', reason: step.reason, state };
     state.step += 1;
@@ -224,7 +227,7 @@ export async function runAgentLoop(params: AgentLoopParams, from: AgentLoopState
     const approved = await approvedCalls(params, step.toolCalls, state);
     if (approved.kind !== 'approved') return approved;
     const reuse = reuseFor(params, state.step - 1);
-    const outcomes = await inBatches(approved.calls, params.toolParallelism, (call) => runToolCall({ ...toolCallInput(params, call), ...reuse }));
+    const outcomes = await inBatches(approved.calls, params.toolParallelism, (call) => runToolCall.executeWithOptions({ summary: `tool ${call.name} (${call.id}) of agent ${params.agentId}` }, [{ ...toolCallInput(params, call), ...reuse }]));
     const unknown = approved.calls.filter((_call, i) => isUnknown(outcomes[i]!));
     if (unknown.length > 0 && patched(outcomeReviewPatch)) {
       for (const call of unknown) await reviewUnknownOutcome(params, call);

@@ -1,8 +1,8 @@
-import { CancellationScope, condition, isCancellation, log, patched, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, condition, isCancellation, log, patched, setCurrentDetails, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { ApprovalRequestInput } from '../core/tasks/run/approval-changes';
 import type { ApprovalDecidedPayload } from '../core/tasks/run/run-records';
 import { storeActivities } from './activity-stubs';
-import { approvalDecisionSignal, approvalDecisionUpdate, type ApprovalDecision, type PendingApprovalView } from './messages';
+import { approvalDecisionSignal, approvalDecisionUpdate, handlerDescriptions, type ApprovalDecision, type PendingApprovalView } from './messages';
 import { awaitingApprovalKey } from './search-attributes';
 
 const { requestApproval, recordApprovalDecision, recordIgnoredDecision } = storeActivities;
@@ -70,6 +70,19 @@ function showIgnoredDecision(taskWorkflowId: string, key: string, incoming: unkn
   );
 }
 
+/** What the Web UI shows while the workflow waits for a person (Temporal markdown). */
+function awaitingDetails(request: ApprovalRequest): string {
+  const until = new Date(Date.now() + request.timeoutMs).toISOString();
+  const proposed = JSON.stringify(request.proposedAction);
+  return [
+    `**awaiting approval** \`${request.approvalId}\` until ${until}: ${proposed.length > 300 ? `${proposed.slice(0, 299)}…` : proposed}`,
+    '',
+    `Why: ${request.reason}`,
+    '',
+    `Decide with \`weft approve|reject '${request.approvalId}'\`, ApproveTask, or the decideApproval update.`,
+  ].join('\n');
+}
+
 /** An update validator's refusal: the reason reaches whoever sent the update. */
 function refuseUnless(problem: string | undefined): void {
   if (problem) throw new Error(problem);
@@ -90,7 +103,10 @@ function receiveDecisions(gate: GateState, taskWorkflowId: string): void {
       gate.decision = { ...incoming, channel: 'update' };
       return { accepted: true as const };
     },
-    { validator: (incoming) => refuseUnless(decisionProblem(incoming, gate.waitingFor, gate.decision !== undefined)) },
+    {
+      validator: (incoming) => refuseUnless(decisionProblem(incoming, gate.waitingFor, gate.decision !== undefined)),
+      description: handlerDescriptions.decideApproval,
+    },
   );
   setHandler(approvalDecisionSignal, (incoming) => {
     if (incoming?.approvalId !== gate.waitingFor || gate.decision) {
@@ -100,7 +116,7 @@ function receiveDecisions(gate: GateState, taskWorkflowId: string): void {
       return;
     }
     gate.decision = { ...incoming, channel: incoming.channel ?? 'signal' };
-  });
+  }, { description: handlerDescriptions.approvalDecision });
 }
 
 /**
@@ -124,7 +140,7 @@ export function createApprovalGate(view: { pendingApproval?: PendingApprovalView
     gate.waitingFor = request.approvalId;
     let timedOut = false;
     const deadline = new CancellationScope();
-    void deadline.run(() => sleep(request.timeoutMs)).then(
+    void deadline.run(() => sleep(request.timeoutMs, { summary: `approval deadline of ${request.approvalId}` })).then(
       () => (timedOut = true),
       () => undefined, // cancelled once decided
     );
@@ -139,6 +155,7 @@ export function createApprovalGate(view: { pendingApproval?: PendingApprovalView
         else gate.decision = recordedDecision(request.approvalId, recorded.decided);
       }
       view.pendingApproval = { approvalId: request.approvalId, workflowId, kind: request.kind, proposedAction: request.proposedAction, reason: request.reason };
+      setCurrentDetails(awaitingDetails(request));
       upsertSearchAttributes([{ key: awaitingApprovalKey, value: true }]);
       for (;;) {
         await condition(() => gate.decision !== undefined || timedOut);
@@ -170,6 +187,7 @@ export function createApprovalGate(view: { pendingApproval?: PendingApprovalView
       deadline.cancel();
       gate.waitingFor = undefined;
       view.pendingApproval = undefined;
+      setCurrentDetails('');
       upsertSearchAttributes([{ key: awaitingApprovalKey, value: false }]);
     }
   };

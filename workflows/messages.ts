@@ -20,6 +20,16 @@ export interface ApprovalDecision {
 }
 export type DecisionChannel = 'api' | 'signal' | 'update';
 export const approvalDecisionSignal = defineSignal<[ApprovalDecision]>('approvalDecision');
+
+/** What the Web UI's Signal, Update and Query dialogs say about each handler: what it does and what to send. */
+export const handlerDescriptions = {
+  approvalDecision:
+    'Decide the pending approval (the Queries tab\'s taskStatus shows its id). Send {"approvalId": "<id>", "approved": true | false, "feedback": "...", "modifiedAction": "<edited plan or tool arguments as JSON>", "decidedBy": "<you>"}. A decision that cannot apply is shown on the task as an ignored decision; prefer the decideApproval update, which refuses it.',
+  decideApproval:
+    'Decide the pending approval, refused with the reason when it cannot apply (unknown, decided or expired id, malformed body). Send {"approvalId": "<id>", "approved": true | false, "feedback": "...", "modifiedAction": "...", "decidedBy": "<you>"}.',
+  cancelTask: 'Cancel the task with a reason, as CancelTask does: send {"reason": "..."}. Its agents and tools stop, and the reason is recorded.',
+  taskStatus: "The task's live view: status, mode, progress, agents, tokens, and the approval it waits for.",
+} as const;
 /**
  * The same decision as an Update, which cannot vanish: a malformed body, or an approval that is not
  * pending in this workflow (unknown, decided or expired), is refused with the reason, which

@@ -4,6 +4,7 @@ import type { TaskScope } from './task-scope';
 import type { AgentWorkflowInput, AgentWorkflowResult, agentWorkflow } from './agent-workflow';
 import type { AgentView } from './messages';
 import type { TaskSettings } from './settings';
+import { agentMetadata } from './ui-metadata';
 
 export interface PlanContext {
   task: TaskScope;
@@ -48,6 +49,7 @@ export async function runPlan(plan: Plan, context: PlanContext): Promise<PlanOut
       executeChild<typeof agentWorkflow>('agentWorkflow', {
         workflowId: `${taskWorkflowId}/agent/${agent.id}`,
         args: [input],
+        ...agentMetadata(agent, context.task),
         // A cancelled agent still records its run's end before the task records its own.
         cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
       }),

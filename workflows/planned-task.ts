@@ -35,7 +35,8 @@ export async function runPlanned(ctx: TaskContext, plan: Plan, record: boolean):
     'Combine these results into one final answer to the task.',
   ].join('\n\n');
   const { runId } = taskRunOf(task.taskWorkflowId);
-  const synthesis = await runModelStep({ taskId: task.taskId, runId, sessionId: task.sessionId, agentId: TaskAgent.Synthesis, step: 0, seed, budget: budgetOf(input.settings), stepAtMs: Date.now() });
+  const synthesisInput = { taskId: task.taskId, runId, sessionId: task.sessionId, agentId: TaskAgent.Synthesis, step: 0, seed, budget: budgetOf(input.settings), stepAtMs: Date.now() };
+  const synthesis = await runModelStep.executeWithOptions({ summary: `synthesis of ${outcome.results.length} agents' results` }, [synthesisInput]);
   if (synthesis.kind === 'session_ended') return loopOutcome({ kind: 'session_ended', state: initialLoopState });
   if (synthesis.kind === 'over_budget') return loopOutcome({ kind: 'over_budget', reason: synthesis.reason, state: initialLoopState });
   ctx.view.tokens += synthesis.usage.totalTokens;

@@ -26,12 +26,12 @@ const outputText = (content: unknown) => (typeof content === 'string' ? content 
 async function routeTask({ input, task }: TaskContext): Promise<Route> {
   const plan = input.manualPlan;
   if (plan || !input.autoDecompose) return { kind: 'run', mode: plan ? 'COMPLEX' : 'STANDARD', ...(plan ? { plan } : {}), estimatedCostUsd: 0 };
-  const routing = await analyzeComplexity(routingInputOf(task));
+  const routing = await analyzeComplexity.executeWithOptions({ summary: 'complexity analysis: which mode the task runs in' }, [routingInputOf(task)]);
   if (routing.cachedAnswer !== undefined) return { kind: 'answered', answer: routing.cachedAnswer };
   const { recommended_mode: mode, estimated_cost_usd: estimatedCostUsd, direct_tool: directTool } = routing.verdict;
   const direct = directTool ? { directTool } : {};
   if (mode !== 'COMPLEX') return { kind: 'run', mode, estimatedCostUsd, ...direct };
-  const decomposition = await decomposeTask(routingInputOf(task));
+  const decomposition = await decomposeTask.executeWithOptions({ summary: 'decomposition: the plan of agents' }, [routingInputOf(task)]);
   if (!decomposition.ok) return { kind: 'failed', error: `could not decompose the task: ${decomposition.errors.join('; ')}` };
   return { kind: 'run', mode, plan: decomposition.plan, estimatedCostUsd, ...direct };
 }
@@ -117,7 +117,7 @@ export async function runTask(ctx: TaskContext): Promise<TaskOutcome> {
   if (route.mode === 'SIMPLE' && route.directTool) {
     const call = { id: 'direct', ...route.directTool };
     const { runId } = taskRunOf(task.taskWorkflowId);
-    const outcome = await runToolCall({ ...taskRefOf(task), workflowId: task.taskWorkflowId, runId, agentId: TaskAgent.Main, call, atMs: Date.now() });
+    const outcome = await runToolCall.executeWithOptions({ summary: `tool ${call.name}, answering the task directly` }, [{ ...taskRefOf(task), workflowId: task.taskWorkflowId, runId, agentId: TaskAgent.Main, call, atMs: Date.now() }]);
     return outcome.ok ? completed(outputText(outcome.content), call.name) : failed(`${outcome.error.category} error: ${outcome.error.message}`);
   }
   return runSingleAgent(ctx, approval.query, initialLoopState);

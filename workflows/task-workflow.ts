@@ -12,7 +12,7 @@ import { taskRefOf, taskRunOf } from '../core/tasks/run/task-ref';
 import { lifecycleActivities, storeActivities } from './activity-stubs';
 import { createApprovalGate } from './approval-gate';
 import type { TaskScope } from './task-scope';
-import { cancelTaskSignal, taskStatusQuery, type CancelRequest, type TaskView } from './messages';
+import { cancelTaskSignal, handlerDescriptions, taskStatusQuery, type CancelRequest, type TaskView } from './messages';
 import { executionModeKey, taskStatusKey } from './search-attributes';
 import { failed, failureMessageOf, type TaskOutcome } from './task-outcomes';
 import { finishTaskRun } from './task-ending';
@@ -33,7 +33,7 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkfl
   const task: TaskScope = { ...taskRefOf(input), taskWorkflowId: workflowId, query: input.query };
   const { runId } = taskRunOf(workflowId);
   const view: TaskView = { status: 'RUNNING', mode: '', progress: 0, agents: [], tokens: 0, costUsd: 0 };
-  setHandler(taskStatusQuery, () => view);
+  setHandler(taskStatusQuery, () => view, { description: handlerDescriptions.taskStatus });
   const awaitApproval = createApprovalGate(view, { taskWorkflowId: workflowId });
   const setMode = (mode: ExecutionMode) => {
     view.mode = mode;
@@ -67,7 +67,7 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkfl
       // Handled here: a rejection nobody awaits yet would fail the workflow task.
       (err: unknown) => log.warn('recording the cancellation request failed', { error: String(err) }),
     );
-  });
+  }, { description: handlerDescriptions.cancelTask });
 
   let outcome: TaskOutcome;
   try {

@@ -7,6 +7,7 @@ import type { TenantAdmission } from './tenant-admission';
 import { executionModeKey, sessionIdKey, taskStatusKey, tenantIdKey, userIdKey } from '../../workflows/search-attributes';
 import type { taskWorkflow } from '../../workflows/task-workflow';
 import type { TaskWorkflowInput } from '../../workflows/task-workflow-types';
+import { taskMetadata } from '../../workflows/ui-metadata';
 import { ApiError, invalidArgument, notFound } from '../grpc/grpc-errors';
 import { taskIdFor, tenantScopedTaskId } from './task-ids';
 import { taskWorkflowIdOf } from '../../core/tasks/run/task-ref';
@@ -33,6 +34,7 @@ export async function launchTaskWorkflow(temporal: Client, taskQueue: string, in
     workflowId: taskWorkflowIdOf(input.taskId),
     taskQueue,
     args: [input],
+    ...taskMetadata(input),
     // A task id names one workflow forever: a repeated submit finds it instead of starting another.
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
     typedSearchAttributes: [
