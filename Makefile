@@ -31,7 +31,7 @@ protos/generated/.stamp: $(PROTOS) node_modules/.weft-installed
 	npm run --silent proto:gen
 	touch $@
 
-# Builds the Temporal CLI (and for tests grpcurl) into .tools/bin unless already installed.
+# Builds the Temporal CLI and grpcurl into .tools/bin unless already installed.
 temporal-cli: node_modules/.weft-installed
 	@$(TSX) infra/ensure-tools.ts
 

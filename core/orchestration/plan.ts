@@ -56,6 +56,7 @@ function findCycle(plan: Plan): string[] | undefined {
 
 /** Schema, unique ids, known dependencies and tools, and no cycle. Errors are meant for a model to fix. */
 export function checkPlan(candidate: unknown, knownTools: readonly string[]): PlanCheck {
+  if (candidate instanceof NotJson) return { ok: false, errors: [candidate.describe()] };
   const parsed = planSchema.safeParse(candidate);
   if (!parsed.success) {
     return { ok: false, errors: parsed.error.issues.map((i) => `${i.path.join('.') || 'plan'}: ${i.message}`) };
@@ -85,6 +86,17 @@ export function parsePlanText(text: string): unknown {
   try {
     return JSON.parse(body);
   } catch {
-    return { invalid_json: body.slice(0, 200) };
+    return new NotJson(body);
+  }
+}
+
+/** Text that was to be a JSON plan or verdict and is not JSON at all. */
+export class NotJson {
+  constructor(readonly text: string) {}
+
+  /** What a person reads: what was expected, and how the answer began. */
+  describe(): string {
+    const start = this.text.replace(/\s+/g, ' ').slice(0, 80);
+    return `the answer is not JSON (it begins "${start}${this.text.length > 80 ? '…' : ''}"); a plan is {"agents": [...]}`;
   }
 }

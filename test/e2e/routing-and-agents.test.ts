@@ -181,6 +181,16 @@ describe('COMPLEX', () => {
     expect(status.error_message).toBe('could not decompose the task: agent x uses unknown tool teleporter');
     expect((await stack.store.loadRun(submitted.workflow_id)).status).toBe('failed');
   });
+
+  it('says in words when the model answers a plan that is not JSON at all', async () => {
+    const query = unique('Plan, design and build a tunnel, then evaluate it');
+    stack.model.on((text) => text.includes('Classify the task') && text.includes(query), { status: 500, content: 'analysis down' });
+    stack.model.on((text) => text.includes('Split the task') && text.includes(query), { content: 'Sure! First we dig, then we line the walls.' });
+    const submitted = await submitTask(stack.orchestrator, { query, auto_decompose: true });
+    const status = await waitForFinish(stack.orchestrator, submitted.task_id);
+    expect(status.status).toBe('TASK_STATUS_FAILED');
+    expect(status.error_message).toBe('could not decompose the task: the answer is not JSON (it begins "Sure! First we dig, then we line the walls."); a plan is {"agents": [...]}');
+  });
 });
 
 itLeavesEveryTaskVerified(() => stack.everyTask());

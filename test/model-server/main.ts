@@ -1,9 +1,11 @@
 // Runs the scripted model server on its own as Weft's demo model (`make up` with no provider set).
+import { scriptDemo } from './demo-script';
 import { ScriptedModelServer } from './scripted-model-server';
 
 async function main(): Promise<void> {
   const port = Number(process.env.WEFT_DEMO_MODEL_PORT ?? 8090);
   const server = new ScriptedModelServer({ demo: true });
+  scriptDemo(server);
   await server.start(port);
   console.log(`demo model server (scripted, not a real LLM) on ${server.baseURL}`);
   const stop = () => void server.stop().then(() => process.exit(0));

@@ -115,12 +115,12 @@ export interface TestStack {
  * a worker on its own task queue, the gRPC API on a free port, and a scripted model server.
  */
 export async function startTestStack(
-  options: { maxQueryBytes?: number; settings?: Partial<TaskSettings>; catalog?: CatalogFor; tools?: ToolRegistry } = {},
+  options: { maxQueryBytes?: number; settings?: Partial<TaskSettings>; catalog?: CatalogFor; tools?: ToolRegistry; model?: ScriptedModelServer } = {},
 ): Promise<TestStack> {
   const taskQueue = `test-${randomUUID()}`;
   const pool = createPool(process.env.DATABASE_URL!);
   const store = createRuntimeStore(pool);
-  const model = new ScriptedModelServer();
+  const model = options.model ?? new ScriptedModelServer();
   await model.start();
   const tools = options.tools ?? testToolRegistry();
   const worker = await startTestWorker({ taskQueue, pool, store, modelBaseURL: model.baseURL, tools, ...(options.catalog ? { catalog: options.catalog } : {}) });
