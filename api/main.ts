@@ -11,18 +11,28 @@ import { startAuthenticator } from './grpc/auth';
 import { startApiServer } from './server';
 import { startEngineEndings } from './reconciliation/engine-endings';
 import { createRuntimeStore } from '../core/store';
+import { configureLogger, log } from '../core/telemetry/logger';
+import { serveMetrics } from '../core/telemetry/metrics-server';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { watchApiState } from './api-metrics';
+import { createRequestMetrics } from './grpc/request-telemetry';
+import { otlpExporter, startTracing } from '../core/telemetry/tracing';
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  configureLogger('weft-api', config.logLevel);
+  const tracing = config.tracing && startTracing('weft-api', otlpExporter(config.tracing.tracesEndpoint));
   await migrateDatabase(config.databaseUrl);
   const pool = createPool(config.databaseUrl);
-  if (!config.authEnabled) console.warn('WARNING: WEFT_AUTH=off: the API accepts every caller as tenant "default" with every role');
+  if (!config.authEnabled) log().warn('WEFT_AUTH=off: the API accepts every caller as tenant "default" with every role');
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
   const events = await startEventFeed(config.databaseUrl);
   const tools = createWeftToolRegistry(config);
   // Discovery lists MCP and OpenAPI tools too; the API never calls them.
   const toolSources = await startToolSources(tools, config, { database: { url: config.databaseUrl, pool } });
   const connection = await Connection.connect(config.temporal.connection);
-  const temporal = new Client({ connection, namespace: config.temporal.namespace });
+  const temporal = new Client({ connection, namespace: config.temporal.namespace, ...(tracing ? { plugins: [tracing.plugin] } : {}) });
   const auth = await startAuthenticator({ pool, databaseUrl: config.databaseUrl, enabled: config.authEnabled, perMinute: config.rateLimitPerMinute });
   const server = await startApiServer(
     {
@@ -42,35 +52,41 @@ async function main(): Promise<void> {
       sandboxMemoryMb: config.sandbox.memoryMb,
       configuredToolSources: configuredToolSourceKeys(config),
       toolSourceRules: { allowlists: { mcp: config.outbound.mcpAllowedDomains, openapi: config.outbound.openapiAllowedDomains }, ...config.runtimeSources },
+      requestMetrics: createRequestMetrics(registry),
     },
     config.listen,
   );
+  watchApiState(registry, { pool, openStreams: server.openStreams });
+  const metricsServer = await serveMetrics(registry, config.listen.host, config.apiMetricsPort, config.metrics.token);
   const engineEndings = startEngineEndings({ temporal, pool, store: createRuntimeStore(pool) });
   const { host } = config.listen;
-  console.log(
+  log().info(
+    { ports: { front: server.port, agent: server.agentPort, llm: server.llmPort, http: server.httpPort, metrics: metricsServer.port } },
     `api serving gRPC on ${host}:${server.port} (orchestrator, streaming, session, ai), ${host}:${server.agentPort} (agent), ` +
-      `${host}:${server.llmPort} (llm); REST and SSE on http://${host}:${server.httpPort}/api/v1`,
+      `${host}:${server.llmPort} (llm); REST and SSE on http://${host}:${server.httpPort}/api/v1; metrics on :${metricsServer.port}/metrics`,
   );
 
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`api received ${signal}, draining`);
+    log().info(`api received ${signal}, draining`);
     await server.shutdown();
+    await metricsServer.close();
     await engineEndings.stop();
     await auth.close();
     await toolSources.close();
     await events.close();
     await connection.close();
     await pool.end();
-    console.log('api stopped');
+    await tracing?.shutdown();
+    log().info('api stopped');
   };
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
 }
 
 main().catch((err: unknown) => {
-  console.error('api failed:', err);
+  log().fatal({ err }, 'api failed');
   process.exit(1);
 });

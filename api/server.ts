@@ -6,6 +6,7 @@ import { protoFilesByPort } from '../protos/load';
 import { createAgentService } from './agent/agent-service';
 import { createAiService } from './ai/ai-service';
 import { startGrpcServer } from './grpc/grpc-server';
+import { requestTelemetry, type RequestMetrics } from './grpc/request-telemetry';
 import { createTenantAdmission, unlimitedQuotas } from './orchestrator/tenant-admission';
 import { readTlsMaterial } from './grpc/tls';
 import { createLlmService, type LlmDeps } from './llm/llm-service';
@@ -25,6 +26,8 @@ export interface ApiServer {
   agentPort: number;
   llmPort: number;
   httpPort: number;
+  /** Task event streams open now (gRPC and SSE). */
+  openStreams(): number;
   shutdown(): Promise<void>;
 }
 
@@ -38,6 +41,8 @@ export type ApiDeps = OrchestratorDeps &
     configuredToolSources?: string[];
     /** What runtime tool sources may reach and read; nothing by default. */
     toolSourceRules?: RuntimeSourceRules;
+    /** Where every call is counted and timed (the API's /metrics); spans and log lines are made either way. */
+    requestMetrics?: RequestMetrics;
   };
 
 /** Every port on free ones, for tests and benchmarks. */
@@ -52,7 +57,7 @@ export async function startApiServer(deps: ApiDeps, listen: ApiListen): Promise<
   // refused from memory whichever door it knocks on.
   const admission = createTenantAdmission(deps, deps.tenantQuotas ?? unlimitedQuotas);
   const tls = listen.tls ? readTlsMaterial(listen.tls) : undefined;
-  const common = { host: listen.host, maxMessageBytes: listen.maxMessageBytes, ...(tls ? { tls } : {}) };
+  const common = { host: listen.host, maxMessageBytes: listen.maxMessageBytes, interceptors: [requestTelemetry(deps.requestMetrics)], ...(tls ? { tls } : {}) };
   // The gateway reaches the front services through a socket in a folder only this user can enter,
   // so it needs no TLS client identity of its own.
   const socketDir = mkdtempSync(path.join(tmpdir(), 'weft-api-'));
@@ -101,6 +106,7 @@ export async function startApiServer(deps: ApiDeps, listen: ApiListen): Promise<
     },
   });
   return {
+    openStreams: () => streaming.openCount(),
     port: front.port,
     agentPort: agent.port,
     llmPort: llm.port,

@@ -138,6 +138,7 @@ async function main(): Promise<void> {
       WEFT_AGENT_GRPC_PORT: String(agentPort),
       WEFT_LLM_GRPC_PORT: String(llmPort),
       WEFT_HTTP_PORT: String(httpPort),
+      WEFT_API_METRICS_PORT: '0',
       WEFT_RATE_LIMIT_PER_MINUTE: '0',
     },
     'api serving gRPC',

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { telemetryEnvSchema, telemetrySettingsOf, type TelemetrySettings } from './telemetry-settings';
 import { apiTlsOf, temporalConnectionOf, type ApiTlsFiles, type TemporalConnection } from './transport-settings';
 import type { TaskSettings } from './orchestration/task-settings';
 import { parseModelAliases, type ModelAliases } from './llm/model-aliases';
@@ -16,7 +17,7 @@ export const defaultToolSecretPrefix = 'TOOL_SECRET_';
 
 // Every setting Weft reads from the environment, validated once at process start.
 // Workflow code never reads this: configuration reaches workflows through their input.
-const envSchema = z.object({
+const envSchema = telemetryEnvSchema.extend({
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/weft'),
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().default('default'),
@@ -65,9 +66,6 @@ const envSchema = z.object({
   WEFT_MAX_ITERATIONS: z.coerce.number().int().positive().default(10),
   WEFT_MCP_SERVERS: z.string().optional(),
   WEFT_TOOL_POLICY: z.string().optional(),
-  WEFT_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
-  WEFT_METRICS_TOKEN: z.string().min(16).optional(),
-  WEFT_METRICS_TENANT_LABELS: z.enum(['true', 'false']).default('false'),
   WEFT_OPENAPI_SOURCES: z.string().optional(),
   OPENAPI_MAX_SPEC_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
   WEFT_HTTP_FETCH_ALLOWED_DOMAINS: z.string().default(''),
@@ -123,7 +121,7 @@ function openEndedSettings(env: NodeJS.ProcessEnv): { problems: string[]; toolRa
   return { problems, toolRateLimits };
 }
 
-export interface WeftConfig {
+export interface WeftConfig extends TelemetrySettings {
   databaseUrl: string;
   /** `connection` carries the address, TLS and API key for Connection.connect and NativeConnection.connect. */
   temporal: { address: string; namespace: string; taskQueue: string; connection: TemporalConnection };
@@ -160,10 +158,6 @@ export interface WeftConfig {
   outbound: OutboundSettings;
   /** Who may use which tool (a YAML file); absent: every tool for everyone. */
   toolPolicyFile?: string;
-  /** Where the worker serves its Prometheus metrics (/metrics). */
-  metricsPort: number;
-  /** A bearer token /metrics requires (WEFT_METRICS_TOKEN), and whether tenant ids may be labels. */
-  metrics: { token?: string; tenantLabels: boolean };
   /** Where tokens and keys named by tool sources and providers are read (a variable or its <NAME>_FILE). */
   secrets: SecretSource;
   /** `<TOOL>_RATE_LIMIT` overrides, by setting name. */
@@ -243,8 +237,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
     llm: { cacheTtlSeconds: e.WEFT_LLM_CACHE_TTL_SECONDS },
     modelAliases: parseModelAliases(e.WEFT_MODEL_ALIASES, firstChoice(catalog, 'MEDIUM')?.id ?? e.WEFT_LLM_MODEL),
     workspaceDir: e.WEFT_WORKSPACE_DIR,
-    metricsPort: e.WEFT_METRICS_PORT,
-    metrics: { ...(e.WEFT_METRICS_TOKEN ? { token: e.WEFT_METRICS_TOKEN } : {}), tenantLabels: e.WEFT_METRICS_TENANT_LABELS === 'true' },
+    ...telemetrySettingsOf(e),
     ...(e.WEFT_TOOL_POLICY ? { toolPolicyFile: e.WEFT_TOOL_POLICY } : {}),
     secrets,
     toolRateLimits,

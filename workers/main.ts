@@ -1,5 +1,6 @@
 // The worker process: runs Weft's workflows and activities on the task queue until SIGINT/SIGTERM.
 import { NativeConnection } from '@temporalio/worker';
+import { collectDefaultMetrics } from 'prom-client';
 import { createActivities } from '../activities';
 import { loadConfig } from '../core/config';
 import { createPool } from '../core/db/database';
@@ -8,24 +9,34 @@ import { createModelGateway } from '../core/llm/gateway';
 import { createRuntimeStore } from '../core/store';
 import { createWeftToolRegistry, startToolSources } from '../core/tools';
 import { createToolMetrics } from '../core/tools/tool-metrics';
-import { serveMetrics } from './metrics-server';
+import { configureLogger, log } from '../core/telemetry/logger';
+import { serveMetrics } from '../core/telemetry/metrics-server';
+import { createModelMetrics } from '../core/telemetry/model-metrics';
+import { createTaskMetrics } from '../core/telemetry/task-metrics';
 import { createWeftWorker } from './create-worker';
+import { installWorkerRuntime } from './runtime';
+import { otlpExporter, startTracing } from '../core/telemetry/tracing';
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  configureLogger('weft-worker', config.logLevel);
+  const tracing = config.tracing && startTracing('weft-worker', otlpExporter(config.tracing.tracesEndpoint));
+  const runtime = await installWorkerRuntime(config.logLevel);
   await migrateDatabase(config.databaseUrl);
   const pool = createPool(config.databaseUrl);
   const connection = await NativeConnection.connect(config.temporal.connection);
   const metrics = createToolMetrics({ tenantLabels: config.metrics.tenantLabels });
+  collectDefaultMetrics({ register: metrics.registry });
   const tools = createWeftToolRegistry(config, metrics);
   const toolSources = await startToolSources(tools, config, { database: { url: config.databaseUrl, pool }, metrics });
-  const metricsServer = await serveMetrics(metrics.registry, config.listen.host, config.metricsPort, config.metrics.token);
+  const metricsServer = await serveMetrics(metrics.registry, config.listen.host, config.metricsPort, config.metrics.token, runtime.sdkMetrics);
   const activities = createActivities({
     pool,
     store: createRuntimeStore(pool),
-    gateway: createModelGateway(config.catalog, { aliases: config.modelAliases, pool }),
+    gateway: createModelGateway(config.catalog, { aliases: config.modelAliases, pool, observer: createModelMetrics(metrics.registry) }),
     cacheTtlSeconds: config.llm.cacheTtlSeconds,
     tools,
+    observer: createTaskMetrics(metrics.registry),
   });
   const worker = await createWeftWorker({
     connection,
@@ -34,18 +45,20 @@ async function main(): Promise<void> {
     activities,
     shutdownGraceMs: config.shutdownGraceMs,
     ...(config.workflowBundlePath ? { workflowBundle: { codePath: config.workflowBundlePath } } : {}),
+    ...(tracing ? { tracing: tracing.plugin } : {}),
   });
-  console.log(`worker polling task queue ${config.temporal.taskQueue} on ${config.temporal.address}; metrics on :${metricsServer.port}/metrics`);
+  log().info({ taskQueue: config.temporal.taskQueue, temporal: config.temporal.address, metricsPort: metricsServer.port }, `worker polling task queue ${config.temporal.taskQueue}; metrics on :${metricsServer.port}/metrics`);
   // The SDK's runtime shuts the worker down on SIGINT/SIGTERM; run() resolves once it has drained.
   await worker.run();
   await toolSources.close();
   await metricsServer.close();
   await connection.close();
   await pool.end();
-  console.log('worker stopped');
+  await tracing?.shutdown();
+  log().info('worker stopped');
 }
 
 main().catch((err: unknown) => {
-  console.error('worker failed:', err);
+  log().fatal({ err }, 'worker failed');
   process.exit(1);
 });

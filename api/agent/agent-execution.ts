@@ -14,6 +14,7 @@ import type { TaskWorkflowInput, TaskWorkflowResult } from '../../workflows/task
 import { invalidArgument } from '../grpc/grpc-errors';
 import { jsonToStruct, jsonToValue } from '../grpc/struct';
 import { taskInputFrom, type SubmissionLimits } from '../orchestrator/task-submission';
+import { log } from '../../core/telemetry/logger';
 
 /** The longest an agent task may be given (config.timeout_seconds): a day. */
 const maxTimeoutSeconds = 24 * 3600;
@@ -76,7 +77,7 @@ export function cancelOnTimeout(temporal: Client, workflowId: string, timeoutSec
           temporal.workflow
             .getHandle(workflowId)
             .signal(cancelTaskSignal, { reason: `timed out after ${timeoutSeconds} s (config.timeout_seconds)` })
-            .catch((err: unknown) => console.error(`cancelling timed-out agent task ${workflowId} failed:`, err));
+            .catch((err: unknown) => log().error({ err, workflowId }, 'cancelling a timed-out agent task failed'));
         }, timeoutSeconds * 1000)
       : undefined;
   return { timedOut: () => timedOut, clear: () => clearTimeout(timer) };

@@ -13,6 +13,7 @@ import type { Authenticator } from '../grpc/auth';
 import { invalidArgument, toServiceError } from '../grpc/grpc-errors';
 import { actingUser } from '../grpc/acting-user';
 import { authorized } from '../grpc/unary';
+import { log } from '../../core/telemetry/logger';
 
 // Seed 002's AIService. As its proto intends, failures come back in the `error` field with an OK
 // status; only authentication and rate limits are gRPC errors, since they happen before the call.
@@ -43,7 +44,7 @@ function questionOf(text: string, botUsername: string, maxBytes: number): string
 
 /** What went wrong, in the words the gRPC services use; unexpected errors are logged there, as they are bugs. */
 function describe(err: unknown): string {
-  return toServiceError(err, (line) => console.error(`ai.AIService ${line}`)).details ?? 'internal error';
+  return toServiceError(err, (line) => log().error(`ai.AIService ${line}`)).details ?? 'internal error';
 }
 
 const elapsedMs = (startedAt: number) => performance.now() - startedAt;

@@ -5,6 +5,7 @@ import { apiKeyChannel, isKeyUsable, verifyApiKey, type Principal, type Role } f
 import { listenFor } from '../../core/db/notification-listener';
 import { ApiError, permissionDenied } from './grpc-errors';
 import { createKeyWatchers } from './key-watchers';
+import { log } from '../../core/telemetry/logger';
 
 export interface Authenticator {
   /** Who is calling, from `authorization: Bearer <api key>`; UNAUTHENTICATED otherwise. */
@@ -66,27 +67,33 @@ export async function startAuthenticator(options: AuthenticatorOptions): Promise
             streams.recheckAll();
           },
         },
-        (line) => console.error(`API keys: ${line}`),
+        (line) => log().warn(`API keys: ${line}`),
       )
     : undefined;
 
+  async function verifyCaller(metadata: Metadata): Promise<Principal> {
+    if (!options.enabled) return unauthenticatedPrincipal;
+    const header = String(metadata.get('authorization')[0] ?? '');
+    const key = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+    if (!key) throw new ApiError(GrpcStatus.UNAUTHENTICATED, 'missing credentials: send "authorization: Bearer <api key>"');
+    const cached = verified.get(key);
+    if (cached && cached.until > Date.now()) {
+      await limit(key);
+      return cached.principal;
+    }
+    const found = await verifyApiKey(pool, key);
+    if (!found) throw new ApiError(GrpcStatus.UNAUTHENTICATED, 'invalid, expired or revoked API key');
+    verified.set(key, { principal: found.principal, until: Math.min(Date.now() + cacheMs, found.expiresAt?.getTime() ?? Infinity) });
+    expiries.set(found.principal.keyId!, found.expiresAt);
+    await limit(key);
+    return found.principal;
+  }
+
   return {
     async authenticate(metadata) {
-      if (!options.enabled) return unauthenticatedPrincipal;
-      const header = String(metadata.get('authorization')[0] ?? '');
-      const key = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
-      if (!key) throw new ApiError(GrpcStatus.UNAUTHENTICATED, 'missing credentials: send "authorization: Bearer <api key>"');
-      const cached = verified.get(key);
-      if (cached && cached.until > Date.now()) {
-        await limit(key);
-        return cached.principal;
-      }
-      const found = await verifyApiKey(pool, key);
-      if (!found) throw new ApiError(GrpcStatus.UNAUTHENTICATED, 'invalid, expired or revoked API key');
-      verified.set(key, { principal: found.principal, until: Math.min(Date.now() + cacheMs, found.expiresAt?.getTime() ?? Infinity) });
-      expiries.set(found.principal.keyId!, found.expiresAt);
-      await limit(key);
-      return found.principal;
+      const principal = await verifyCaller(metadata);
+      callers.set(metadata, principal);
+      return principal;
     },
 
     watch(principal) {
@@ -101,6 +108,12 @@ export async function startAuthenticator(options: AuthenticatorOptions): Promise
 }
 
 /** The tenant's admin holds every role of its tenant; platform_admin is never implied. */
+/** Who made each authenticated call, by its metadata: what the request telemetry reads to say whose call it was. */
+const callers = new WeakMap<Metadata, Principal>();
+
+/** The authenticated caller of a call, once its handler authenticated it. */
+export const callerOf = (metadata: Metadata): Principal | undefined => callers.get(metadata);
+
 export function hasRole(principal: Principal, role: Role): boolean {
   return principal.roles.includes(role) || (role !== 'platform_admin' && principal.roles.includes('admin'));
 }

@@ -28,6 +28,8 @@ export interface GrpcServerOptions {
    * REST gateway): its folder is private to the API's user.
    */
   privateSocket?: string;
+  /** Seen by every call (request telemetry). */
+  interceptors?: grpc.ServerInterceptor[];
 }
 
 const forceShutdownAfterMs = 10_000;
@@ -104,6 +106,7 @@ function serviceDefinition(loaded: grpc.GrpcObject, fullName: string): grpc.Serv
 /** One gRPC port: its services, server reflection (grpcurl needs no .proto files) and grpc.health.v1. */
 export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcServer> {
   const server = new grpc.Server({
+    interceptors: options.interceptors ?? [],
     'grpc.max_receive_message_length': options.maxMessageBytes,
     'grpc.max_send_message_length': options.maxMessageBytes,
   });

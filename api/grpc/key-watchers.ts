@@ -5,6 +5,7 @@
 // setTimeout's longest delay (24.8 days): a stream open that long past its key's expiry is ended
 // by the next change to the key instead.
 const maxTimerMs = 2 ** 31 - 1;
+import { log } from '../../core/telemetry/logger';
 
 export interface KeyWatchers {
   watch(keyId: string, expiresAt: Date | undefined): { signal: AbortSignal; release(): void };
@@ -24,7 +25,7 @@ export function createKeyWatchers(isUsable: (keyId: string) => Promise<boolean>)
     if (!watchers.has(keyId)) return;
     isUsable(keyId).then(
       (usable) => (usable ? undefined : end(keyId)),
-      (err: unknown) => console.error(`checking API key ${keyId} after a change failed: ${String(err)}`),
+      (err: unknown) => log().error({ err, keyId }, 'checking an API key after a change failed'),
     );
   };
   return {

@@ -2,13 +2,14 @@ import type { sendUnaryData, ServerUnaryCall, ServerWritableStream, ServiceError
 import type { Principal } from '../../core/auth/api-keys';
 import type { Authenticator } from './auth';
 import { toServiceError } from './grpc-errors';
+import { log } from '../../core/telemetry/logger';
 
 /** Adapts an async unary handler to grpc-js: its result is the reply, a thrown error becomes a gRPC status. */
 export function unary<Req, Res>(handler: (request: Req, call: ServerUnaryCall<Req, Res>) => Promise<Res>) {
   return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>): void => {
     handler(call.request, call).then(
       (response) => callback(null, response),
-      (err: unknown) => callback(toServiceError(err, (line) => console.error(line)) as ServiceError),
+      (err: unknown) => callback(toServiceError(err, (line) => log().error(line)) as ServiceError),
     );
   };
 }
@@ -37,7 +38,7 @@ export function serverStream<Req, Res>(handler: (call: ServerWritableStream<Req,
   return (call: ServerWritableStream<Req, Res>): void => {
     handler(call).then(
       () => call.end(),
-      (err: unknown) => call.emit('error', toServiceError(err, (line) => console.error(line)) as ServiceError),
+      (err: unknown) => call.emit('error', toServiceError(err, (line) => log().error(line)) as ServiceError),
     );
   };
 }

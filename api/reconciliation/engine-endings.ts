@@ -8,6 +8,7 @@ import { appendWhileTaskRuns, taskEvent } from '../../core/tasks/run/task-events
 import { taskRunOf } from '../../core/tasks/run/task-ref';
 import { findTaskByWorkflow } from '../../core/tasks/task-index';
 import { taskStatusKey } from '../../workflows/search-attributes';
+import { log } from '../../core/telemetry/logger';
 
 // Tasks Temporal closed without the workflow recording its end: terminated from the Web UI or CLI,
 // timed out, cancelled before it ran, or failed past its own handling. Each API process looks at
@@ -86,7 +87,7 @@ export function startEngineEndings(deps: { temporal: Client; pool: Pool; store: 
   let running = true;
   const loop = (async () => {
     while (running) {
-      await reconcile().catch((err: unknown) => console.error(`engine endings: a pass failed (${(err as Error).message}); trying again`));
+      await reconcile().catch((err: unknown) => log().error({ err }, 'engine endings: a pass failed; trying again'));
       await new Promise((resolve) => setTimeout(resolve, scanEveryMs).unref());
     }
   })();

@@ -8,6 +8,7 @@ import { fullServiceNames, restRoutes, shannonStreamRoute, streamRoute, type Res
 import { serveTaskEvents } from './sse';
 import { registerToolRoutes, type ToolRouteDeps } from './tool-routes';
 import { httpsOptions, type TlsMaterial } from '../grpc/tls';
+import { log } from '../../core/telemetry/logger';
 
 // The REST and SSE gateway: HTTP/JSON in front of the gRPC services of the front port, like
 // grpc-gateway. It calls the gRPC server (same process) as any client would, so authentication,
@@ -86,7 +87,7 @@ export async function startRestGateway(options: RestGatewayOptions): Promise<Res
   // Malformed JSON and oversized bodies, in the same shape as every other error.
   app.setErrorHandler((err: { statusCode?: number; message: string }, _request, reply) => {
     const httpStatus = err.statusCode && err.statusCode < 500 ? err.statusCode : 500;
-    if (httpStatus === 500) console.error('REST gateway internal error:', err);
+    if (httpStatus === 500) log().error({ err }, 'REST gateway internal error');
     void reply.code(httpStatus).send({ error: httpStatus === 500 ? 'internal error' : err.message, code: httpStatus === 413 ? 'RESOURCE_EXHAUSTED' : httpStatus === 500 ? 'INTERNAL' : 'INVALID_ARGUMENT', status: 'STATUS_CODE_ERROR' });
   });
 

@@ -59,7 +59,8 @@ export function uncarriableHeaderOf(headers: Record<string, string | string[] | 
 /** The caller's credentials and idempotency key, passed on to the gRPC service. */
 export function metadataOf(headers: Record<string, string | string[] | undefined>): Metadata {
   const metadata = new Metadata();
-  for (const name of ['authorization', 'idempotency-key']) {
+  // W3C trace context: a REST call continues its caller's trace like a gRPC call does.
+  for (const name of ['authorization', 'idempotency-key', 'traceparent', 'tracestate']) {
     const value = headers[name];
     if (typeof value === 'string' && value !== '') metadata.set(name, value);
   }

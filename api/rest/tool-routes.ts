@@ -10,6 +10,7 @@ import { checkRuntimeSource, type RuntimeSourceRules } from '../../core/tools/ru
 import { hasRole, requireRole, type Authenticator } from '../grpc/auth';
 import { ApiError, invalidArgument, notFound, toServiceError } from '../grpc/grpc-errors';
 import { httpErrorOf, metadataOf } from './http-mapping';
+import { log } from '../../core/telemetry/logger';
 
 // The seed's tool discovery over HTTP: GET /tools/list (?category=), /tools/{name}/schema and
 // /tools/{name}/metadata, in the seed's field names. Same API keys as every other route. Admins
@@ -67,7 +68,7 @@ export function registerToolRoutes(app: FastifyInstance, deps: ToolRouteDeps): v
           return await answer({ params: request.params, query: request.query, body: request.body, principal });
         } catch (err) {
           // The same statuses and messages as a gRPC call would carry.
-          const { httpStatus, body } = httpErrorOf(toServiceError(err, (line) => console.error(`tool routes ${line}`)));
+          const { httpStatus, body } = httpErrorOf(toServiceError(err, (line) => log().error(`tool routes ${line}`)));
           return reply.code(httpStatus).send(body);
         }
       },

@@ -57,6 +57,7 @@ export interface StreamingService {
   handlers: Partial<StreamingServiceHandlers>;
   /** Ends every open stream (clients resume with their last id); for a graceful shutdown. */
   endAll(): void;
+  openCount(): number;
 }
 
 export function createStreamingService(deps: StreamingDeps): StreamingService {
@@ -93,5 +94,6 @@ export function createStreamingService(deps: StreamingDeps): StreamingService {
     endAll: () => {
       for (const ending of open) ending.abort();
     },
+    openCount: () => open.size,
   };
 }

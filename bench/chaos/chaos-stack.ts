@@ -47,6 +47,7 @@ export async function startChaosStack(workflowBundle?: string): Promise<ChaosSta
     WEFT_LLM_MODEL: 'chaos-scripted-model',
     WEFT_WORKFLOW_BUNDLE: workflowBundle ?? (await buildWorkflowBundle(path.join(folder.path, 'workflow-bundle.js'))),
     WEFT_METRICS_PORT: '0',
+    WEFT_API_METRICS_PORT: '0',
     WEFT_GRPC_PORT: String(ports.grpc),
     WEFT_AGENT_GRPC_PORT: String(ports.agent),
     WEFT_LLM_GRPC_PORT: String(ports.llm),

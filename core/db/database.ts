@@ -1,10 +1,11 @@
 import { Client, Pool } from 'pg';
+import { log } from '../telemetry/logger';
 
 export function createPool(databaseUrl: string, max = 10): Pool {
   const pool = new Pool({ connectionString: databaseUrl, max });
   // An idle client dies when Postgres restarts or kills it; the pool replaces it on next use.
   // Without a listener that 'error' event would crash the whole process.
-  pool.on('error', (err) => console.error(`postgres: idle connection lost: ${err.message}`));
+  pool.on('error', (err) => log().error({ err }, 'postgres: idle connection lost'));
   return pool;
 }
 

@@ -1,5 +1,6 @@
 import { listenFor } from '../db/notification-listener';
 import { eventChannel, eventFromNotification, type TaskEvent } from './event-log';
+import { log as logger } from '../telemetry/logger';
 
 /** Tells readers of a task's event log about each append that commits (Postgres LISTEN/NOTIFY). */
 export interface EventFeed {
@@ -11,7 +12,7 @@ export interface EventFeed {
   close(): Promise<void>;
 }
 
-export async function startEventFeed(databaseUrl: string, log: (line: string) => void = console.error): Promise<EventFeed> {
+export async function startEventFeed(databaseUrl: string, log: (line: string) => void = (line) => logger().warn(line)): Promise<EventFeed> {
   const listeners = new Map<string, Set<(event: TaskEvent | undefined) => void>>();
   const listening = await listenFor(
     databaseUrl,

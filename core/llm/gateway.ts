@@ -11,6 +11,7 @@ import { costOf } from './pricing';
 import { createProviderGuard, type BreakerState } from './provider-guard';
 import type { Provider } from './providers';
 import { countMessageTokens } from './tokenizer';
+import type { ModelObserver } from '../telemetry/model-metrics';
 
 // The model gateway: every model call of Weft goes through it. A request names a tier (the cheapest
 // available model of the tier answers, the next ones in price order stand by) or a model (or alias);
@@ -51,6 +52,8 @@ export interface GatewayOptions {
   now?: () => number;
   /** Shares the providers' per-minute limits with every process using this database. */
   pool?: Pool;
+  /** Sees every call's outcome (metrics). */
+  observer?: ModelObserver;
 }
 
 /** Each provider of the catalog with its guard (breaker, per-minute limits), chat client and embedder. */
@@ -94,6 +97,12 @@ async function* withServed(deltas: AsyncGenerator<ChatDelta>, servedOf: (usage: 
   }
 }
 
+/** What a request may take of a provider's tokens per minute: counted (a tokenizer pass) only when the provider has that limit. */
+function tokenEstimate(tokensPerMinute: number, target: Target, request: ModelRequest): number {
+  if (tokensPerMinute === 0) return 0;
+  return countMessageTokens(request.messages, target.tokenizer ?? 'o200k_base', request.system) + (request.sampling?.maxTokens ?? 0);
+}
+
 export function createModelGateway(catalog: ModelCatalog, options: GatewayOptions = {}): ModelGateway {
   const { resilience } = catalog;
   const now = options.now ?? Date.now;
@@ -105,18 +114,24 @@ export function createModelGateway(catalog: ModelCatalog, options: GatewayOption
 
   async function served<T>(request: ModelRequest, needs: { streaming?: boolean }, call: (model: CatalogModel) => Promise<T>) {
     const { wanted, models, refused } = candidates(request, needs);
-    const estimate = (target: Target) => {
-      const provider = providerOf(target.provider).guard.provider;
-      // Counting costs a tokenizer pass; only a tokens-per-minute limit needs it.
-      if (provider.tokens_per_minute === 0) return 0;
-      return countMessageTokens(request.messages, target.tokenizer ?? 'o200k_base', request.system) + (request.sampling?.maxTokens ?? 0);
-    };
+    const estimate = (target: Target) => tokenEstimate(providerOf(target.provider).guard.provider.tokens_per_minute, target, request);
     const guardOf = (id: string) => providerOf(id).guard;
-    const result = await retrying.execute(
-      () => failoverRound({ wanted, targets: models, refusedUpFront: refused, guardOf, estimate, call: (target) => call(target as CatalogModel), now }),
-      request.signal,
-    );
-    return { ...result, model: result.target as CatalogModel };
+    const startedAt = performance.now();
+    const seconds = () => (performance.now() - startedAt) / 1000;
+    const result = await retrying
+      .execute(() => failoverRound({ wanted, targets: models, refusedUpFront: refused, guardOf, estimate, call: (target) => call(target as CatalogModel), now }), request.signal)
+      .catch((err: unknown) => {
+        options.observer?.failed({ wanted, seconds: seconds() });
+        throw err;
+      });
+    const model = result.target as CatalogModel;
+    /** Settles the provider's token budget with what the answer used, and reports the call. */
+    const settle = async (usage: TokenCounts) => {
+      await result.guard.settleTokens(result.tokens, usage.totalTokens);
+      const { provider, costUsd } = servedBy(model, usage);
+      options.observer?.served({ provider, model: model.id, usage, costUsd, seconds: seconds(), failedOver: model.id !== models[0]?.id });
+    };
+    return { value: result.value, model, settle };
   }
 
   const servedBy = (model: CatalogModel, usage: TokenCounts): Served => ({
@@ -127,10 +142,10 @@ export function createModelGateway(catalog: ModelCatalog, options: GatewayOption
   });
 
   async function stream(request: ModelRequest): Promise<AsyncGenerator<GatewayDelta>> {
-    const { model, guard, tokens, value } = await served(request, { streaming: true }, (target) =>
+    const { model, settle, value } = await served(request, { streaming: true }, (target) =>
       providerOf(target.provider).chat.openStream({ ...request, model: target.id }),
     );
-    return withServed(value, (usage) => servedBy(model, usage), (usage) => guard.settleTokens(tokens, usage.totalTokens));
+    return withServed(value, (usage) => servedBy(model, usage), settle);
   }
 
   return {
@@ -139,10 +154,10 @@ export function createModelGateway(catalog: ModelCatalog, options: GatewayOption
     async complete(request) {
       const { onPartial } = request;
       if (onPartial && candidates(request, { streaming: true }).models.length > 0) return collect(await stream(request), onPartial);
-      const { model, guard, tokens, value } = await served(request, {}, (target) =>
+      const { model, settle, value } = await served(request, {}, (target) =>
         providerOf(target.provider).chat.complete({ ...request, model: target.id }),
       );
-      await guard.settleTokens(tokens, value.usage.totalTokens);
+      await settle(value.usage);
       return { ...value, ...servedBy(model, value.usage) };
     },
 
@@ -150,19 +165,11 @@ export function createModelGateway(catalog: ModelCatalog, options: GatewayOption
 
     async embed(texts, model) {
       const id = model ? resolveModelName(model, options.aliases ?? {}) : catalog.embedding.model;
-      const target = { id, provider: catalog.embedding.provider };
-      const { value } = await retrying.execute(() =>
-        failoverRound({
-          wanted: `embeddings with model ${id}`,
-          targets: [target],
-          refusedUpFront: [],
-          guardOf: (provider) => providerOf(provider).guard,
-          estimate: () => 0,
-          call: () => providerOf(target.provider).embedder.embed(texts, id),
-          now,
-        }),
-      );
-      return { ...value, provider: providerOf(target.provider).guard.provider.kind };
+      const provider = providerOf(catalog.embedding.provider);
+      const call = () => provider.embedder.embed(texts, id);
+      const round = { wanted: `embeddings with model ${id}`, targets: [{ id, provider: catalog.embedding.provider }], refusedUpFront: [], estimate: () => 0, now };
+      const { value } = await retrying.execute(() => failoverRound({ ...round, guardOf: () => provider.guard, call }));
+      return { ...value, provider: provider.guard.provider.kind };
     },
 
     firstChoice: (tier) => firstChoice(catalog, tier),

@@ -15,6 +15,7 @@ import { toolSourceKey, type StoredToolSource } from './tool-source-store';
 import { confinedSpecFile, prefixedSecrets } from './runtime-source-rules';
 import type { ToolMetrics } from './tool-metrics';
 import { loadToolPolicy } from './tool-policy';
+import { log as logger } from '../telemetry/logger';
 
 export type { ToolRegistry } from './registry';
 
@@ -82,7 +83,7 @@ export async function startToolSources(
   settings: ToolSourceSettings,
   options: { database?: { url: string; pool: Pool }; metrics?: ToolMetrics } = {},
 ): Promise<{ close(): Promise<void> }> {
-  const log = (line: string) => console.log(line);
+  const log = (line: string) => logger().info(line);
   const mcpHttp = outboundFor('MCP_ALLOWED_DOMAINS', settings.outbound.mcpAllowedDomains, settings.outbound, options.metrics);
   const openApiHttp = outboundFor('OPENAPI_ALLOWED_DOMAINS', settings.outbound.openapiAllowedDomains, settings.outbound, options.metrics);
   const configured: LoadRules = { secrets: settings.secrets, specFile: (file) => file };

@@ -1,7 +1,7 @@
 import { createToolRegistry } from '../../core/tools/registry';
 import { toolMetadata } from '../../core/tools/tool';
 import { createToolMetrics } from '../../core/tools/tool-metrics';
-import { serveMetrics } from '../../workers/metrics-server';
+import { serveMetrics } from '../../core/telemetry/metrics-server';
 
 // The worker's metrics endpoint, read by someone who should not learn who the customers are: by
 // default no label names a tenant, and with a token the endpoint answers only to it.

@@ -6,7 +6,7 @@ const repoRoot = path.resolve(__dirname, '../..');
 
 /**
  * Starts a TypeScript entry point as its own process and waits until it prints that it is ready.
- * Its stderr goes to ours, or to the file descriptor given.
+ * Its stderr goes to ours, or to the file descriptor given; what it printed on stdout stays readable.
  */
 export async function startReadyProcess(
   entry: string,
@@ -14,15 +14,17 @@ export async function startReadyProcess(
   readyText = 'worker process ready',
   nodeFlags: string[] = [],
   stderr: 'inherit' | number = 'inherit',
-): Promise<ChildProcess> {
+): Promise<ChildProcess & { stdoutText(): string }> {
   const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', entry], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', stderr] });
+  let stdout = '';
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes(readyText)) resolve();
+      stdout += chunk.toString();
+      if (stdout.includes(readyText)) resolve();
     });
     child.once('exit', (code) => reject(new Error(`${entry} exited with ${code} before it was ready`)));
   });
-  return child;
+  return Object.assign(child, { stdoutText: () => stdout });
 }
 
 /** Resident memory of a process, in MB. */

@@ -26,6 +26,7 @@ import { createWeftWorker } from '../../workers/create-worker';
 import { ScriptedModelServer } from '../model-server/scripted-model-server';
 import { TEST_MODEL, testCatalog } from './test-catalog';
 import type { VerifiedTasks } from './verification';
+import type { Tracing } from '../../core/telemetry/tracing';
 
 export { TEST_MODEL, TEST_MODELS } from './test-catalog';
 
@@ -60,6 +61,7 @@ export async function startTestWorker(options: {
   modelBaseURL: string;
   catalog?: CatalogFor;
   tools?: ToolRegistry;
+  tracing?: Tracing;
 }): Promise<RunningWorker> {
   const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const worker = await createWeftWorker({
@@ -75,6 +77,7 @@ export async function startTestWorker(options: {
     }),
     shutdownGraceMs: 5_000,
     workflowBundle: { codePath: process.env.WEFT_TEST_WORKFLOW_BUNDLE! },
+    ...(options.tracing ? { tracing: options.tracing.plugin } : {}),
   });
   const running = worker.run();
   return {
@@ -115,7 +118,7 @@ export interface TestStack {
  * a worker on its own task queue, the gRPC API on a free port, and a scripted model server.
  */
 export async function startTestStack(
-  options: { maxQueryBytes?: number; settings?: Partial<TaskSettings>; catalog?: CatalogFor; tools?: ToolRegistry; model?: ScriptedModelServer } = {},
+  options: { maxQueryBytes?: number; settings?: Partial<TaskSettings>; catalog?: CatalogFor; tools?: ToolRegistry; model?: ScriptedModelServer; tracing?: Tracing } = {},
 ): Promise<TestStack> {
   const taskQueue = `test-${randomUUID()}`;
   const pool = createPool(process.env.DATABASE_URL!);
@@ -123,10 +126,18 @@ export async function startTestStack(
   const model = options.model ?? new ScriptedModelServer();
   await model.start();
   const tools = options.tools ?? testToolRegistry();
-  const worker = await startTestWorker({ taskQueue, pool, store, modelBaseURL: model.baseURL, tools, ...(options.catalog ? { catalog: options.catalog } : {}) });
+  const worker = await startTestWorker({
+    taskQueue,
+    pool,
+    store,
+    modelBaseURL: model.baseURL,
+    tools,
+    ...(options.catalog ? { catalog: options.catalog } : {}),
+    ...(options.tracing ? { tracing: options.tracing } : {}),
+  });
 
   const clientConnection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-  const temporal = new Client({ connection: clientConnection, namespace: 'default' });
+  const temporal = new Client({ connection: clientConnection, namespace: 'default', ...(options.tracing ? { plugins: [options.tracing.plugin] } : {}) });
   const events = await startEventFeed(process.env.DATABASE_URL!);
   const auth = await startAuthenticator({ pool, databaseUrl: process.env.DATABASE_URL!, enabled: true });
   const apiDeps: ApiDeps = {

@@ -5,7 +5,7 @@ import { createToolRegistry } from '../../core/tools/registry';
 import { ToolError, toolMetadata } from '../../core/tools/tool';
 import { createToolMetrics } from '../../core/tools/tool-metrics';
 import { loadConfig } from '../../core/config';
-import { serveMetrics } from '../../workers/metrics-server';
+import { serveMetrics } from '../../core/telemetry/metrics-server';
 
 let peer: Server;
 beforeAll(async () => {

@@ -81,7 +81,7 @@ async function recordIgnoredDecision(pool: Pool, input: IgnoredDecisionInput): P
  * is idempotent by approval id, also when proposed again at a later workflow time (a Temporal reset
  * re-drives the workflow past a request or a decision the store already holds): the record stands.
  */
-export function approvalChanges({ store, pool }: TaskRunDeps) {
+export function approvalChanges({ store, pool, observer }: TaskRunDeps) {
   return {
     /** Stores the pending approval, its approval_requested record and APPROVAL_REQUESTED; an approval already requested is left as it is, and its decision, if any, returned. */
     async requestApproval(input: ApprovalRequestInput): Promise<RecordedApproval> {
@@ -144,6 +144,8 @@ export function approvalChanges({ store, pool }: TaskRunDeps) {
           }),
         );
       });
+      const approval = observer && (await findApproval(pool, input.approvalId));
+      if (approval) observer.approvalDecided({ status: input.status, channel: input.channel ?? 'none', seconds: Math.max(0, at.getTime() - approval.requestedAt.getTime()) / 1000 });
     },
 
     recordIgnoredDecision: (input: IgnoredDecisionInput) => recordIgnoredDecision(pool, input),

@@ -179,6 +179,7 @@ export function modelSteps(deps: TaskRunDeps) {
       await recordStepUsage(tx, { taskId: input.taskId, stepKey: reply.key, agentId: input.agentId, model: completion.model, ...completion.usage, costUsd, cacheHit, at });
       await remember(tx);
     });
+    if (cacheHit) deps.observer?.stepFromCache(completion.model);
     const crossed = await overBudgetNow(pool, input.taskId, input.agentId, input.budget);
     return { ...replyOf(completion.message, completion.model, completion.usage, costUsd), ...(crossed ? { overBudget: crossed } : {}) };
   }

@@ -14,6 +14,7 @@ import { cancellationIntentRecord, runStartedRecord, sessionEndedRecord } from '
 import { taskEvent } from './task-events';
 import { taskRunOf, workflowOfTaskRun, type TaskRef } from './task-ref';
 import type { TaskRunDeps } from './task-run-deps';
+import { log } from '../../telemetry/logger';
 
 export interface StartTaskInput extends TaskRef {
   /** The task's workflow: its own run is keyed by it (taskRunOf). */
@@ -124,6 +125,20 @@ async function startTask({ store, pool, tools }: TaskRunDeps, input: StartTaskIn
   return { proceed: result.decision === 'proceed', tools: offered.map((tool) => ({ name: tool.name, dangerous: tool.dangerous })) };
 }
 
+/** One log line per task end, and the end in the metrics (a retried end may be told twice: a log's and a counter's rounding, not a record). */
+async function reportTaskEnd({ pool, observer }: TaskRunDeps, input: FinishTaskInput, spent: Spend): Promise<void> {
+  const { rows } = await pool.query<{ mode: string; created_at: Date; tenant_id: string; user_id: string }>(
+    'SELECT mode, created_at, tenant_id, user_id FROM tasks WHERE task_id = $1',
+    [input.taskId],
+  );
+  const task = rows[0];
+  if (!task) return;
+  const seconds = Math.max(0, input.finishedAtMs - task.created_at.getTime()) / 1000;
+  const line = { taskId: input.taskId, workflowId: workflowOfTaskRun(taskRunOf(input.runId)), tenantId: task.tenant_id, userId: task.user_id, status: input.status, mode: task.mode, seconds, ...spent };
+  log().info(input.errorMessage ? { ...line, error: input.errorMessage } : line, 'task ended');
+  observer?.taskEnded({ status: input.status, mode: task.mode, seconds });
+}
+
 /** The start and end of a task's own run, each one transaction with the task index and the task's events. */
 export function taskLifecycle(deps: TaskRunDeps) {
   const { store } = deps;
@@ -139,7 +154,9 @@ export function taskLifecycle(deps: TaskRunDeps) {
     /** Records the end; what the task spent, as the store recorded it (every model call: routing, planning, agents, synthesis). */
     async finish(input: FinishTaskInput): Promise<Spend> {
       await recordTaskEnd(store, input);
-      return spendOf(deps.pool, input.taskId);
+      const spent = await spendOf(deps.pool, input.taskId);
+      await reportTaskEnd(deps, input, spent);
+      return spent;
     },
   };
 }

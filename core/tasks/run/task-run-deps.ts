@@ -2,6 +2,7 @@ import type { Pool } from 'pg';
 import type { ModelGateway } from '../../llm/gateway';
 import type { RuntimeStore } from '../../store';
 import type { ToolRegistry } from '../../tools/registry';
+import type { TaskObserver } from '../../telemetry/task-metrics';
 
 /** What a task's writes run against; built once per worker. */
 export interface TaskRunDeps {
@@ -12,6 +13,8 @@ export interface TaskRunDeps {
   /** How long a model step's answer serves identical steps of tasks that ask for caching. */
   cacheTtlSeconds: number;
   tools: ToolRegistry;
+  /** Sees tasks end, approvals decided and steps served from the cache (metrics). */
+  observer?: TaskObserver;
 }
 
 /**

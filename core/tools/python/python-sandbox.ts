@@ -4,6 +4,7 @@ import { treeResidentMb } from './process-tree';
 import { startSandboxProcess } from './sandbox-process';
 import { createSnapshots, type Snapshots } from './snapshot';
 import { createWarmPool } from './warm-pool';
+import { log } from '../../telemetry/logger';
 
 // Python without a way out. Each program runs in its own process (sandbox-runner.cjs): CPython as
 // WebAssembly (pyodide, offline, with its standard library) in a bubblewrap container
@@ -65,7 +66,7 @@ export function createPythonSandbox(options: SandboxOptions): PythonSandbox {
     if (problem === null) problem = sandboxProblem();
     if (problem !== undefined) throw new ToolError('execution', `the Python sandbox cannot be created here: ${problem}`);
     // Without a snapshot interpreters load from scratch, which is slower and no less safe.
-    snapshots ??= createSnapshots(memoryMb, (why) => console.warn(`python sandbox: ${why}; interpreters will load from scratch`));
+    snapshots ??= createSnapshots(memoryMb, (why) => log().warn(`python sandbox: ${why}; interpreters will load from scratch`));
   };
 
   return {

@@ -1,0 +1,91 @@
+import * as grpc from '@grpc/grpc-js';
+import { context, propagation, SpanKind, SpanStatusCode, trace, type Span, type TextMapGetter } from '@opentelemetry/api';
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { log } from '../../core/telemetry/logger';
+import { callerOf } from './auth';
+
+// Every gRPC call the API answers, seen once on its way out: a server span continuing the caller's
+// trace (W3C traceparent in the metadata; the handler runs inside it, so the workflow it starts
+// joins the trace), a Prometheus count and latency by method and status, and one JSON log line
+// with the caller's tenant and user and the task it was about.
+
+const metadataGetter: TextMapGetter<grpc.Metadata> = {
+  keys: (metadata) => Object.keys(metadata.getMap()),
+  get: (metadata, key) => metadata.get(key).map(String),
+};
+
+export interface RequestMetrics {
+  requests: Counter<'method' | 'code'>;
+  latency: Histogram<'method'>;
+}
+
+export function createRequestMetrics(registry: Registry): RequestMetrics {
+  return {
+    requests: new Counter({ name: 'weft_api_requests_total', help: 'gRPC calls answered, by method and status code', labelNames: ['method', 'code'], registers: [registry] }),
+    latency: new Histogram({
+      name: 'weft_api_request_duration_seconds',
+      help: 'gRPC call latency (a stream: its whole life), by method',
+      labelNames: ['method'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 60, 600],
+      registers: [registry],
+    }),
+  };
+}
+
+/** The task a request or response names, for the log line. */
+function taskNamedBy(message: unknown): string | undefined {
+  const fields = (message ?? {}) as { task_id?: unknown; workflow_id?: unknown };
+  const id = fields.task_id || fields.workflow_id;
+  return typeof id === 'string' && id ? id : undefined;
+}
+
+export function requestTelemetry(metrics?: RequestMetrics): grpc.ServerInterceptor {
+  const tracer = trace.getTracer('weft-api');
+  return (method, call) => {
+    const name = method.path.replace(/^\//, '');
+    const startedAt = performance.now();
+    let metadata: grpc.Metadata | undefined;
+    let taskId: string | undefined;
+    let span: Span | undefined;
+    let spanContext = context.active();
+    return new grpc.ServerInterceptingCall(call, {
+      start(next) {
+        next(
+          new grpc.ServerListenerBuilder()
+            .withOnReceiveMetadata((received, nextMetadata) => {
+              metadata = received;
+              const parent = propagation.extract(context.active(), received, metadataGetter);
+              span = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes: { 'rpc.system': 'grpc', 'rpc.method': name } }, parent);
+              spanContext = trace.setSpan(parent, span);
+              nextMetadata(received);
+            })
+            .withOnReceiveMessage((message, nextMessage) => {
+              taskId ??= taskNamedBy(message);
+              context.with(spanContext, () => nextMessage(message));
+            })
+            .withOnReceiveHalfClose((nextHalfClose) => context.with(spanContext, () => nextHalfClose()))
+            .build(),
+        );
+      },
+      sendMessage(message, next) {
+        taskId ??= taskNamedBy(message);
+        next(message);
+      },
+      sendStatus(status, next) {
+        const seconds = (performance.now() - startedAt) / 1000;
+        const code = grpc.status[status.code] ?? String(status.code);
+        metrics?.requests.inc({ method: name, code });
+        metrics?.latency.observe({ method: name }, seconds);
+        const caller = metadata && callerOf(metadata);
+        if (span) {
+          if (taskId) span.setAttribute('weft.task_id', taskId);
+          if (status.code !== grpc.status.OK) span.setStatus({ code: SpanStatusCode.ERROR, message: status.details });
+          span.end();
+        }
+        const line = { method: name, code, ms: Math.round(seconds * 1000), ...(taskId ? { taskId } : {}), ...(caller ? { tenantId: caller.tenantId, userId: caller.userId } : {}) };
+        context.with(spanContext, () => (status.code === grpc.status.OK ? log().info(line, 'request') : log().warn({ ...line, details: status.details }, 'request')));
+        next(status);
+      },
+    });
+  };
+}
