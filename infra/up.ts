@@ -26,6 +26,7 @@ function banner({ config, temporalUi, embeddedPostgres, demo, devKey }: { config
     `  REST and SSE             http://127.0.0.1:${config.listen.httpPort}/api/v1  (OpenAPI: /openapi.json)`,
     `  Temporal                 ${config.temporal.address}  (Web UI: ${temporalUi})`,
     `  Postgres                 ${redactUrl(config.databaseUrl)}${embeddedPostgres ? '  (embedded)' : ''}`,
+    `  Metrics                  http://127.0.0.1:${config.apiMetricsPort}/metrics (API), http://127.0.0.1:${config.metricsPort}/metrics (worker)`,
     demo
       ? `  Model                    DEMO: the scripted test model on :${demoModelPort}, not a real LLM.\n` +
         '                           Set OPENAI_API_KEY, WEFT_LLM_BASE_URL or WEFT_MODEL_CATALOG for real answers.'
@@ -37,6 +38,8 @@ function banner({ config, temporalUi, embeddedPostgres, demo, devKey }: { config
     '                           other clients send "authorization: Bearer <key>")',
     '',
     'Try:  npm run weft -- submit "What is durable execution?" --watch',
+    `      npm run weft -- submit "Research and compare how long a year is" --watch${demo ? '   (the demo\'s COMPLEX plan, with an approval)' : ''}`,
+    '      npm run temporal -- workflow list      npm run weft -- --help',
     'Stop: Ctrl-C',
     '',
   ].join('\n');

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { createApiKey } from '../../core/auth/api-keys';
 import { createPool } from '../../core/db/database';
@@ -83,6 +85,11 @@ it('serves the task, model, tool and SDK series on the worker and the request an
   expect(apiMetrics).toMatch(/^process_resident_memory_bytes \d+/m);
   // No tenant is named in any label.
   expect(workerMetrics + apiMetrics).not.toContain(tenantId);
+  // Every series the Grafana dashboard charts is served by one of the two.
+  const dashboard = JSON.parse(readFileSync(path.join(__dirname, '../../infra/grafana-dashboard.json'), 'utf8')) as { panels: Array<{ targets: Array<{ expr: string }> }> };
+  const charted = new Set(dashboard.panels.flatMap((panel) => panel.targets.flatMap((target) => target.expr.match(/\b(weft|temporal|process|nodejs)_\w+/g) ?? [])));
+  const served = (series: string) => new RegExp(`^# TYPE ${series.replace(/_(bucket|count|sum)$/, '')} `, 'm').test(workerMetrics + apiMetrics);
+  expect([...charted].filter((series) => !served(series))).toEqual([]);
 
   const apiLog = jsonLines(api.stdoutText());
   expect(apiLog).toContainEqual(
