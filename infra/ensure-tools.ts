@@ -1,9 +1,10 @@
 // Finds or builds the command-line tools Weft needs (run by `make`, so a test run never waits on a
 // build unannounced): the Temporal CLI, grpcurl for the seed's examples, and bubblewrap for the
-// Python sandbox. Without bubblewrap `make up` still starts (python_executor then refuses to run,
-// saying why); the tests (--test) need it.
+// Python sandbox; for the tests (--test) also Chromium, which the Web UI test drives. Without
+// bubblewrap `make up` still starts (python_executor then refuses to run, saying why); the tests
+// need it.
 import { ensureGoTool, grpcurl, temporalCli } from './go-tools';
-import { ensureBubblewrap } from './sandbox-tools';
+import { bubblewrap, chromium, ensureDebianProgram } from './debian-packages';
 
 const forTests = process.argv.includes('--test');
 try {
@@ -11,7 +12,8 @@ try {
     console.log(`${tool.binary}: ${ensureGoTool(tool)}`);
   }
   try {
-    console.log(`bwrap: ${ensureBubblewrap()}`);
+    console.log(`bwrap: ${ensureDebianProgram(bubblewrap)}`);
+    if (forTests) console.log(`chromium: ${ensureDebianProgram(chromium)}`);
   } catch (err) {
     if (forTests) throw err;
     console.warn(`warning: ${err instanceof Error ? err.message : String(err)}`);

@@ -42,8 +42,11 @@ export interface TestServices {
 
 export async function startTestServices(): Promise<TestServices> {
   mkdirSync(testStateDir, { recursive: true });
+  // With its Web UI, which test/e2e/web-ui.test.ts opens in a browser.
+  const uiPort = await freePort();
   const temporal: RunningDevServer = await startDevServer({
     port: await freePort(),
+    uiPort,
     logFile: path.join(testStateDir, 'temporal.log'),
   });
 
@@ -65,6 +68,7 @@ export async function startTestServices(): Promise<TestServices> {
   writeFileSync(bundlePath, bundle.code);
 
   process.env.TEMPORAL_ADDRESS = temporal.address;
+  process.env.WEFT_TEST_TEMPORAL_UI = `http://127.0.0.1:${uiPort}`;
   process.env.DATABASE_URL = databaseUrl.toString();
   process.env.WEFT_TEST_WORKFLOW_BUNDLE = bundlePath;
 
