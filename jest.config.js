@@ -6,7 +6,7 @@ module.exports = {
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
-  setupFiles: ['<rootDir>/test/setup/quiet-sdk-logs.ts'],
+  setupFiles: ['<rootDir>/test/setup/quiet-logs.ts'],
   testTimeout: 120_000,
   maxWorkers: 2,
 };

@@ -21,7 +21,7 @@ import { appendTaskEvent } from '../core/events/event-log';
 import { EventType } from '../core/events/event-types';
 import { insertTask } from '../core/tasks/task-index';
 import { createServiceClient, unaryCall } from '../protos/clients';
-import '../test/setup/quiet-sdk-logs';
+import '../test/setup/quiet-logs';
 import { freePort, startTestServices } from '../test/setup/test-services';
 import { apiNodeFlags } from '../infra/processes';
 import { rssMb, startReadyProcess, stop } from '../test/support/processes';

@@ -1,6 +1,6 @@
 // Runs the bare baseline workflow in its own process, like the Weft worker it is compared with.
 import { NativeConnection, Worker } from '@temporalio/worker';
-import '../test/setup/quiet-sdk-logs';
+import '../test/setup/quiet-logs';
 
 async function main(): Promise<void> {
   const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });

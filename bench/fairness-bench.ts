@@ -15,7 +15,7 @@ import { createPool } from '../core/db/database';
 import { workerNodeFlags } from '../infra/processes';
 import { createOrchestratorClient, unaryCall } from '../protos/clients';
 import { ScriptedModelServer } from '../test/model-server/scripted-model-server';
-import '../test/setup/quiet-sdk-logs';
+import '../test/setup/quiet-logs';
 import { startTestServices } from '../test/setup/test-services';
 import { startReadyProcess, stop } from '../test/support/processes';
 import { startBenchApi } from './bench-api';

@@ -13,7 +13,7 @@ import { callUnary, createOrchestratorClient } from '../protos/clients';
 import type { SubmitTaskRequest } from '../protos/generated/shannon/orchestrator/SubmitTaskRequest';
 import type { SubmitTaskResponse__Output } from '../protos/generated/shannon/orchestrator/SubmitTaskResponse';
 import { ScriptedModelServer } from '../test/model-server/scripted-model-server';
-import '../test/setup/quiet-sdk-logs';
+import '../test/setup/quiet-logs';
 import { startTestServices } from '../test/setup/test-services';
 import type { bareWorkflow } from './bare-workflows';
 import { workerNodeFlags } from '../infra/processes';

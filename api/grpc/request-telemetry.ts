@@ -14,6 +14,8 @@ const metadataGetter: TextMapGetter<grpc.Metadata> = {
   get: (metadata, key) => metadata.get(key).map(String),
 };
 
+const serverFaults: ReadonlySet<number> = new Set([grpc.status.INTERNAL, grpc.status.UNKNOWN, grpc.status.DATA_LOSS, grpc.status.UNAVAILABLE, grpc.status.UNIMPLEMENTED]);
+
 export interface RequestMetrics {
   requests: Counter<'method' | 'code'>;
   latency: Histogram<'method'>;
@@ -83,7 +85,9 @@ export function requestTelemetry(metrics?: RequestMetrics): grpc.ServerIntercept
           span.end();
         }
         const line = { method: name, code, ms: Math.round(seconds * 1000), ...(taskId ? { taskId } : {}), ...(caller ? { tenantId: caller.tenantId, userId: caller.userId } : {}) };
-        context.with(spanContext, () => (status.code === grpc.status.OK ? log().info(line, 'request') : log().warn({ ...line, details: status.details }, 'request')));
+        // A caller's mistake (a bad argument, an unknown id) is an answer like any other; the server's own failures are warnings.
+        const serverFault = serverFaults.has(status.code);
+        context.with(spanContext, () => (serverFault ? log().warn({ ...line, details: status.details }, 'request') : log().info(status.code === grpc.status.OK ? line : { ...line, details: status.details }, 'request')));
         next(status);
       },
     });

@@ -3,7 +3,7 @@ import type { Pool } from 'pg';
 import { createPool } from '../../core/db/database';
 import { createRuntimeStore } from '../../core/store';
 import { ScriptedModelServer } from '../model-server/scripted-model-server';
-import '../setup/quiet-sdk-logs';
+import '../setup/quiet-logs';
 import { startTestServices } from '../setup/test-services';
 import { startTestWorker, type RunningWorker } from '../support/stack';
 

@@ -4,7 +4,7 @@
 // current code on every test run.
 import { writeFileSync } from 'node:fs';
 import type { SubmitTaskRequest } from '../../protos/generated/shannon/orchestrator/SubmitTaskRequest';
-import '../setup/quiet-sdk-logs';
+import '../setup/quiet-logs';
 import { startTestServices } from '../setup/test-services';
 import { submitTask, waitForFinish } from '../support/grpc';
 import { approveTask, cancelTask, pendingApprovalOf, until } from '../support/orchestration';

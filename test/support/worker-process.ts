@@ -2,7 +2,7 @@
 // kills itself (SIGKILL, no cleanup) right after such a record commits, before its activity can
 // report completion: the worst moment for exactly-once. With SIDE_EFFECT_PEER set its tools include
 // that peer's operations (side-effect-peer.ts).
-import '../setup/quiet-sdk-logs';
+import '../setup/quiet-logs';
 import { createPool } from '../../core/db/database';
 import { createRuntimeStore, type RuntimeStore } from '../../core/store';
 import { toolsWithSideEffects } from './side-effect-peer';
