@@ -27,7 +27,8 @@ const ctx: CliContext = {
     const key = apiKey();
     return { address: globals().api, ...(key ? { apiKey: key } : {}) };
   },
-  output: () => createOutput(globals().output, Boolean(process.stdout.isTTY) && !process.env.NO_COLOR),
+  // Colours on a terminal that takes them (Node reads NO_COLOR, FORCE_COLOR, TERM and CI for that).
+  output: () => createOutput(globals().output, Boolean(process.stdout.isTTY) && process.stdout.hasColors()),
   // Run through `npm run weft`, the suggestions say so too.
   selfCommand: process.env.npm_lifecycle_event === 'weft' ? 'npm run weft --' : 'weft',
 };

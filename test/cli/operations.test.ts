@@ -20,7 +20,8 @@ const unique = (label: string) => `${label} ${Date.now()}-${Math.random().toStri
 it('submit --approval --watch on a terminal shows the approval id and the command that decides it; that command completes the task', async () => {
   const query = unique('approve from the terminal');
   stack.model.on(query, { content: 'decided at the terminal' });
-  const watcher = startWeftOnTerminal(['submit', query, '--approval', '--no-decompose', '--watch'], env);
+  // A colour terminal: under CI=true Node takes every terminal for a two-colour one unless told.
+  const watcher = startWeftOnTerminal(['submit', query, '--approval', '--no-decompose', '--watch'], { ...env, FORCE_COLOR: '1' });
   const approveLine = await until(() => /approve: +(.+)\n/.exec(watcher.output())?.[1], 60_000);
   expect(watcher.raw()).toContain('\u001b['); // coloured: it is a terminal
   const approvalId = /approval needed: (\S+)/.exec(watcher.output())![1]!;
