@@ -3,10 +3,14 @@ SHELL := /bin/bash
 TSX := node_modules/.bin/tsx
 PROTOS := $(wildcard protos/shannon/*/*.proto)
 
-.PHONY: up test lint typecheck jest deps temporal-cli test-tools
+.PHONY: up cluster test lint typecheck jest deps temporal-cli test-tools
 
 up: deps temporal-cli
 	$(TSX) infra/up.ts
+
+# Weft on the real Temporal server (separate services, Postgres), two APIs and two workers.
+cluster: deps temporal-cli
+	$(TSX) infra/cluster.ts
 
 test: deps test-tools lint typecheck jest
 

@@ -1,0 +1,70 @@
+// `make cluster`: Weft as production runs it, on one machine. Temporal's real server as separate
+// processes (frontend, two history hosts, matching, worker) on Postgres, its standalone Web UI,
+// two Weft workers and two Weft APIs on one task queue and one database. Ctrl-C stops everything;
+// Temporal's and Weft's state stay in Postgres for the next start.
+import path from 'node:path';
+import { loadConfig } from '../core/config';
+import { redactUrl } from '../core/db/database';
+import { ensurePostgres } from './postgres';
+import { createSupervisor } from './supervisor';
+import { startTemporalCluster } from './temporal-cluster';
+import type { ClusterPorts } from './temporal-cluster-config';
+import { stateDir } from './temporal-dev-server';
+import { modelsLine, needsDemoModel, prepareWeft, startDemoModel, startWeftProcesses } from './weft-launch';
+
+const log = (line: string) => console.log(`[cluster] ${line}`);
+const ports: ClusterPorts = { frontend: 7233, frontendHttp: 7243, history: [7234, 7244], matching: 7235, worker: 7239, ui: 8233 };
+
+/** The second API's ports, beside the first's defaults (50052, 50051, 8000, 8080, metrics 9465). */
+const secondApi = { WEFT_GRPC_PORT: '50062', WEFT_AGENT_GRPC_PORT: '50061', WEFT_LLM_GRPC_PORT: '8001', WEFT_HTTP_PORT: '8081', WEFT_API_METRICS_PORT: '9475' };
+
+async function main(): Promise<void> {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  const supervisor = createSupervisor(log);
+  try {
+    const postgres = await ensurePostgres(loadConfig(env).databaseUrl, Boolean(process.env.DATABASE_URL), log);
+    supervisor.onStop(postgres.stop);
+    env.DATABASE_URL = postgres.databaseUrl;
+    const config = loadConfig(env);
+
+    const cluster = await startTemporalCluster({
+      dir: path.join(stateDir, 'cluster'),
+      databaseUrl: postgres.databaseUrl,
+      ports,
+      namespace: config.temporal.namespace,
+      log,
+      started: (proc) => supervisor.add(proc, { essential: true }),
+    });
+    env.TEMPORAL_ADDRESS = cluster.address;
+
+    const demo = needsDemoModel(env);
+    if (demo) startDemoModel(env, supervisor);
+    const devKey = await prepareWeft(env, log);
+    startWeftProcesses(env, supervisor, { workers: [{}, { WEFT_METRICS_PORT: '9474' }], apis: [{}, secondApi] });
+    console.log(
+      [
+        '',
+        'Weft is starting on a Temporal cluster:',
+        `  Temporal frontend        ${cluster.address}   (history 127.0.0.1:${ports.history.join(', 127.0.0.1:')}, matching :${ports.matching}, worker :${ports.worker}; logs in .state/cluster/logs)`,
+        `  Temporal Web UI          ${cluster.uiUrl}`,
+        `  Postgres                 ${redactUrl(postgres.databaseUrl)} (Weft), databases temporal and temporal_visibility (Temporal)`,
+        `  Weft API 1               gRPC 127.0.0.1:${config.listen.port}, REST http://127.0.0.1:${config.listen.httpPort}/api/v1, metrics :${config.apiMetricsPort}`,
+        `  Weft API 2               gRPC 127.0.0.1:${secondApi.WEFT_GRPC_PORT}, REST http://127.0.0.1:${secondApi.WEFT_HTTP_PORT}/api/v1, metrics :${secondApi.WEFT_API_METRICS_PORT}`,
+        `  Weft workers             2 on task queue ${config.temporal.taskQueue}, metrics :${config.metricsPort} and :9474`,
+        modelsLine(demo, config.catalog),
+        '',
+        `  API key (development)    ${devKey}`,
+        '',
+        'Try:  npm run weft -- submit "What is durable execution?" --watch',
+        `      npm run weft -- --api 127.0.0.1:${secondApi.WEFT_GRPC_PORT} list`,
+        'Stop: Ctrl-C',
+        '',
+      ].join('\n'),
+    );
+  } catch (err) {
+    log(err instanceof Error ? err.message : String(err));
+    await supervisor.stopAll(1);
+  }
+}
+
+void main();

@@ -1,0 +1,46 @@
+import type { ModelCatalog } from '../core/llm/model-catalog';
+import { migrateDatabase } from '../core/db/migrate';
+import { DEMO_MODEL } from '../test/model-server/scripted-model-server';
+import { buildWorkflowBundle } from './build-workflow-bundle';
+import { ensureDevApiKey } from './dev-api-key';
+import { apiNodeFlags, startProcess, workerNodeFlags } from './processes';
+import type { Supervisor } from './supervisor';
+
+// Weft's own processes as `make up` and `make cluster` start them: the demo model when no provider
+// is configured, then the workers and APIs (each with the settings that tell it apart).
+
+export const demoModelPort = 8090;
+
+/** Whether no model provider is configured, so the demo model answers. */
+export const needsDemoModel = (env: NodeJS.ProcessEnv) => !env.WEFT_MODEL_CATALOG && !env.WEFT_LLM_BASE_URL && !env.OPENAI_API_KEY && !env.WEFT_LLM_API_KEY;
+
+/** Starts the demo model and points `env` at it. */
+export function startDemoModel(env: NodeJS.ProcessEnv, supervisor: Supervisor): void {
+  supervisor.add(startProcess('demo-model', 'test/model-server/main.ts', { ...env, WEFT_DEMO_MODEL_PORT: String(demoModelPort) }));
+  env.WEFT_LLM_BASE_URL = `http://127.0.0.1:${demoModelPort}/v1`;
+  env.WEFT_LLM_MODEL = DEMO_MODEL;
+}
+
+/** Bundles the workflows once for every worker, migrates the database, and makes the development key; the key. */
+export async function prepareWeft(env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<string> {
+  log('bundling the workflow code...');
+  env.WEFT_WORKFLOW_BUNDLE = await buildWorkflowBundle();
+  await migrateDatabase(env.DATABASE_URL!);
+  return ensureDevApiKey(env.DATABASE_URL!);
+}
+
+/** Starts workers and APIs, each with its own settings on top of `env`; any of them exiting stops everything. */
+export function startWeftProcesses(env: NodeJS.ProcessEnv, supervisor: Supervisor, processes: { workers: Array<Record<string, string>>; apis: Array<Record<string, string>> }): void {
+  const named = (kind: string, i: number, count: number) => (count > 1 ? `${kind}-${i + 1}` : kind);
+  processes.workers.forEach((own, i) => supervisor.add(startProcess(named('worker', i, processes.workers.length), 'workers/main.ts', { ...env, ...own }, workerNodeFlags), { essential: true }));
+  processes.apis.forEach((own, i) => supervisor.add(startProcess(named('api', i, processes.apis.length), 'api/main.ts', { ...env, ...own }, apiNodeFlags), { essential: true }));
+}
+
+/** The models line of the banner. */
+export function modelsLine(demo: boolean, catalog: ModelCatalog): string {
+  return demo
+    ? `  Model                    DEMO: the scripted test model on :${demoModelPort}, not a real LLM.\n` +
+        '                           Set OPENAI_API_KEY, WEFT_LLM_BASE_URL or WEFT_MODEL_CATALOG for real answers.'
+    : `  Models                   ${catalog.models.map((m) => `${m.id} (${m.tier})`).join(', ')}\n` +
+        `                           from ${catalog.providers.map((p) => `${p.id} at ${p.base_url ?? 'api.openai.com'}`).join(', ')}`;
+}
