@@ -43,8 +43,8 @@ function verdictOf(result: ReplayResult, history: History): ReplayVerdict {
   return { ...base, ok: false, error: result.error.message };
 }
 
-/** Replays each history against the current workflow code. */
-export async function replayHistories(histories: AsyncIterable<{ workflowId: string; history: History }>): Promise<ReplayVerdict[]> {
+/** Replays each history against the current workflow code, or the workflows module given (a candidate build's). */
+export async function replayHistories(histories: AsyncIterable<{ workflowId: string; history: History }>, candidate = workflowsPath): Promise<ReplayVerdict[]> {
   quietRuntime();
   // The SDK replays one history at a time, so its result is always about the last one handed over.
   let current: History = {};
@@ -55,7 +55,7 @@ export async function replayHistories(histories: AsyncIterable<{ workflowId: str
     }
   }
   const verdicts: ReplayVerdict[] = [];
-  for await (const result of Worker.runReplayHistories({ workflowsPath }, remembered())) verdicts.push(verdictOf(result, current));
+  for await (const result of Worker.runReplayHistories({ workflowsPath: candidate }, remembered())) verdicts.push(verdictOf(result, current));
   return verdicts;
 }
 

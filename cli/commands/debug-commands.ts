@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Command } from 'commander';
 import type { CliContext } from '../cli-context';
 import { forkTask } from '../fork';
@@ -8,6 +9,7 @@ import { historiesFrom, replayHistories, type ReplayVerdict } from '../replay';
 import { tasksSince, verifyTask } from '../verify';
 
 interface ReplayOptions {
+  workflows?: string;
   file?: string;
   query?: string;
   limit: number;
@@ -25,10 +27,11 @@ function verdictText(verdict: ReplayVerdict): string[] {
 async function replayCommand(ctx: CliContext, workflowId: string | undefined, options: ReplayOptions): Promise<void> {
   const sources = [workflowId && !options.file, options.file, options.query].filter(Boolean).length;
   if (sources !== 1) throw new Error('give one of: a workflow id, --file <history.json> (with its id optionally), or --query <visibility query>');
+  const candidate = options.workflows ? [path.resolve(options.workflows)] : [];
   const verdicts = options.file
-    ? await replayHistories(historiesFrom({ file: options.file, ...(workflowId ? { workflowId } : {}) }))
+    ? await replayHistories(historiesFrom({ file: options.file, ...(workflowId ? { workflowId } : {}) }), ...candidate)
     : await withTemporal({ address: options.temporal, namespace: options.namespace }, (client) =>
-        replayHistories(historiesFrom(options.query ? { client, query: options.query, limit: options.limit } : { client, workflowId: workflowId! })),
+        replayHistories(historiesFrom(options.query ? { client, query: options.query, limit: options.limit } : { client, workflowId: workflowId! }), ...candidate),
       );
   const failed = verdicts.filter((v) => !v.ok).length;
   ctx.output().data({ verdicts, replayed: verdicts.length, failed }, () => [
@@ -46,6 +49,7 @@ export function addDebugCommands(program: Command, ctx: CliContext): void {
     .option('--file <history.json>', 'a history exported as JSON (temporal workflow show --output json)')
     .option('--query <visibility query>', `replay the newest workflows this query finds, e.g. "WorkflowType = 'taskWorkflow'"`)
     .option('--limit <n>', 'with --query: how many', positiveNumberOption, 20)
+    .option('--workflows <module>', "replay against this workflows module (a candidate build's) instead of this checkout's")
     .option('--temporal <address>', 'Temporal frontend (default TEMPORAL_ADDRESS; TLS and API key from the TEMPORAL_* settings)')
     .option('--namespace <namespace>', 'Temporal namespace (default TEMPORAL_NAMESPACE)')
     .action((workflowId: string | undefined, options: ReplayOptions) => replayCommand(ctx, workflowId, options));

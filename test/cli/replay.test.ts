@@ -63,6 +63,32 @@ describe('weft replay', () => {
     expect(text.output).toContain(`replayed ${listed.length} workflows: ${listed.length} match, 0 do not`);
   });
 
+  it('as a deploy gate, fails a candidate build that changed the workflow without patched(), naming the event, and passes the same change behind patched()', async () => {
+    const ids: string[] = [];
+    for (const query of ['before the deploy 1', 'before the deploy 2']) {
+      stack.model.on(query, { content: `${query} done` });
+      const submitted = await submitTask(stack.orchestrator, { query });
+      await waitForFinish(stack.orchestrator, submitted.task_id);
+      ids.push(submitted.workflow_id);
+    }
+    const query = `TaskQueue = '${stack.taskQueue}' AND WorkflowType = 'taskWorkflow'`;
+    await until(async () => {
+      const found: string[] = [];
+      for await (const workflow of stack.temporal.workflow.list({ query })) found.push(workflow.workflowId);
+      return ids.every((id) => found.includes(id)) ? found : undefined;
+    });
+    const gate = (candidate: string) =>
+      weft('replay', '--query', query, '--limit', '50', '--temporal', process.env.TEMPORAL_ADDRESS!, '--workflows', path.join(repoRoot, 'test/replay/candidate-builds', candidate));
+    const unpatched = gate('unpatched');
+    expect(unpatched.code).toBe(1);
+    for (const id of ids) expect(unpatched.output).toContain(`MISMATCH: ${id} (`);
+    expect(unpatched.output).toContain('at event 5 (UPSERT_WORKFLOW_SEARCH_ATTRIBUTES): the history recorded UpsertWorkflowSearchAttributes');
+    expect(unpatched.output).toMatch(/replayed \d+ workflows: 0 match, \d+ do not/);
+    const patched = gate('patched');
+    expect(patched.code).toBe(0);
+    expect(patched.output).toMatch(/replayed (\d+) workflows: \1 match, 0 do not/);
+  });
+
   it('refuses a call that names no history, or two', () => {
     expect(weft('replay')).toMatchObject({ code: 1, stderr: 'weft: give one of: a workflow id, --file <history.json> (with its id optionally), or --query <visibility query>\n' });
     expect(weft('replay', 'some-id', '--query', "WorkflowType = 'taskWorkflow'").code).toBe(1);
