@@ -12,7 +12,7 @@ import { startApiServer } from './server';
 import { startEngineEndings } from './reconciliation/engine-endings';
 import { createRuntimeStore } from '../core/store';
 import { configureLogger, log } from '../core/telemetry/logger';
-import { serveMetrics } from '../core/telemetry/metrics-server';
+import { serveOps } from '../core/telemetry/ops-server';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { watchApiState } from './api-metrics';
 import { createRequestMetrics } from './grpc/request-telemetry';
@@ -57,22 +57,33 @@ async function main(): Promise<void> {
     config.listen,
   );
   watchApiState(registry, { pool, openStreams: server.openStreams });
-  const metricsServer = await serveMetrics(registry, config.listen.host, config.apiMetricsPort, config.metrics.token);
+  let stopping = false;
+  const opsServer = await serveOps({
+    registry,
+    host: config.listen.host,
+    port: config.apiMetricsPort,
+    ...(config.metrics.token ? { token: config.metrics.token } : {}),
+    // Not draining, and both the database and Temporal answer.
+    notReady: async () => {
+      if (stopping) return 'draining';
+      await Promise.all([pool.query('SELECT 1'), connection.workflowService.getSystemInfo({})]);
+      return undefined;
+    },
+  });
   const engineEndings = startEngineEndings({ temporal, pool, store: createRuntimeStore(pool) });
   const { host } = config.listen;
   log().info(
-    { ports: { front: server.port, agent: server.agentPort, llm: server.llmPort, http: server.httpPort, metrics: metricsServer.port } },
+    { ports: { front: server.port, agent: server.agentPort, llm: server.llmPort, http: server.httpPort, metrics: opsServer.port } },
     `api serving gRPC on ${host}:${server.port} (orchestrator, streaming, session, ai), ${host}:${server.agentPort} (agent), ` +
-      `${host}:${server.llmPort} (llm); REST and SSE on http://${host}:${server.httpPort}/api/v1; metrics on :${metricsServer.port}/metrics`,
+      `${host}:${server.llmPort} (llm); REST and SSE on http://${host}:${server.httpPort}/api/v1; metrics on :${opsServer.port}/metrics`,
   );
 
-  let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     log().info(`api received ${signal}, draining`);
     await server.shutdown();
-    await metricsServer.close();
+    await opsServer.close();
     await engineEndings.stop();
     await auth.close();
     await toolSources.close();

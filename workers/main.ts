@@ -1,5 +1,5 @@
 // The worker process: runs Weft's workflows and activities on the task queue until SIGINT/SIGTERM.
-import { NativeConnection } from '@temporalio/worker';
+import { NativeConnection, type Worker } from '@temporalio/worker';
 import { collectDefaultMetrics } from 'prom-client';
 import { createActivities } from '../activities';
 import { loadConfig } from '../core/config';
@@ -10,7 +10,7 @@ import { createRuntimeStore } from '../core/store';
 import { createWeftToolRegistry, startToolSources } from '../core/tools';
 import { createToolMetrics } from '../core/tools/tool-metrics';
 import { configureLogger, log } from '../core/telemetry/logger';
-import { serveMetrics } from '../core/telemetry/metrics-server';
+import { serveOps } from '../core/telemetry/ops-server';
 import { createModelMetrics } from '../core/telemetry/model-metrics';
 import { createTaskMetrics } from '../core/telemetry/task-metrics';
 import { createWeftWorker } from './create-worker';
@@ -29,7 +29,20 @@ async function main(): Promise<void> {
   collectDefaultMetrics({ register: metrics.registry });
   const tools = createWeftToolRegistry(config, metrics);
   const toolSources = await startToolSources(tools, config, { database: { url: config.databaseUrl, pool }, metrics });
-  const metricsServer = await serveMetrics(metrics.registry, config.listen.host, config.metricsPort, config.metrics.token, runtime.sdkMetrics);
+  // Set once the worker exists; the probe asks it from the start.
+  const started: { worker?: Worker } = {};
+  const opsServer = await serveOps({
+    registry: metrics.registry,
+    host: config.listen.host,
+    port: config.metricsPort,
+    ...(config.metrics.token ? { token: config.metrics.token } : {}),
+    moreMetrics: runtime.sdkMetrics,
+    // Polling, and the database answers.
+    notReady: async () => {
+      const state = started.worker?.getState();
+      return state !== 'RUNNING' ? `worker ${state?.toLowerCase() ?? 'starting'}` : pool.query('SELECT 1').then(() => undefined);
+    },
+  });
   const activities = createActivities({
     pool,
     store: createRuntimeStore(pool),
@@ -47,11 +60,12 @@ async function main(): Promise<void> {
     ...(config.workflowBundlePath ? { workflowBundle: { codePath: config.workflowBundlePath } } : {}),
     ...(tracing ? { tracing: tracing.plugin } : {}),
   });
-  log().info({ taskQueue: config.temporal.taskQueue, temporal: config.temporal.address, metricsPort: metricsServer.port }, `worker polling task queue ${config.temporal.taskQueue}; metrics on :${metricsServer.port}/metrics`);
+  started.worker = worker;
+  log().info({ taskQueue: config.temporal.taskQueue, temporal: config.temporal.address, metricsPort: opsServer.port }, `worker polling task queue ${config.temporal.taskQueue}; metrics on :${opsServer.port}/metrics`);
   // The SDK's runtime shuts the worker down on SIGINT/SIGTERM; run() resolves once it has drained.
   await worker.run();
   await toolSources.close();
-  await metricsServer.close();
+  await opsServer.close();
   await connection.close();
   await pool.end();
   await tracing?.shutdown();

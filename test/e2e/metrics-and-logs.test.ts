@@ -91,6 +91,13 @@ it('serves the task, model, tool and SDK series on the worker and the request an
   const served = (series: string) => new RegExp(`^# TYPE ${series.replace(/_(bucket|count|sum)$/, '')} `, 'm').test(workerMetrics + apiMetrics);
   expect([...charted].filter((series) => !served(series))).toEqual([]);
 
+  // The probes a load balancer or Kubernetes asks, on the same ports.
+  for (const port of [ports.apiMetrics, ports.workerMetrics]) {
+    const [health, ready] = await Promise.all(['healthz', 'readyz'].map((probe) => fetch(`http://127.0.0.1:${port}/${probe}`)));
+    expect([health!.status, await health!.text()]).toEqual([200, 'ok\n']);
+    expect([ready!.status, await ready!.text()]).toEqual([200, 'ready\n']);
+  }
+
   const apiLog = jsonLines(api.stdoutText());
   expect(apiLog).toContainEqual(
     expect.objectContaining({ name: 'weft-api', msg: 'request', method: 'shannon.orchestrator.OrchestratorService/SubmitTask', code: 'OK', taskId: submitted.task_id, tenantId, userId: 'mia' }),

@@ -1,7 +1,7 @@
 import { createToolRegistry } from '../../core/tools/registry';
 import { toolMetadata } from '../../core/tools/tool';
 import { createToolMetrics } from '../../core/tools/tool-metrics';
-import { serveMetrics } from '../../core/telemetry/metrics-server';
+import { serveOps } from '../../core/telemetry/ops-server';
 
 // The worker's metrics endpoint, read by someone who should not learn who the customers are: by
 // default no label names a tenant, and with a token the endpoint answers only to it.
@@ -13,7 +13,7 @@ async function scrape(tenantLabels: boolean, token?: string, sent?: string) {
   const limited = { ...toolMetadata({ name: 'limited', version: '1.0.0', description: 'limited', category: 'test', parameters: { type: 'object' }, rateLimitPerMinute: 1 }), execute: async () => 'ok' };
   const registry = createToolRegistry([limited], { observer: metrics });
   for (let i = 0; i < 2; i++) await registry.execute('limited', {}, { tenantId: secretTenant, userId: 'u', roles: [], sessionId: '', taskId: 't' });
-  const server = await serveMetrics(metrics.registry, '127.0.0.1', 0, token);
+  const server = await serveOps({ registry: metrics.registry, host: '127.0.0.1', port: 0, ...(token ? { token } : {}) });
   try {
     const response = await fetch(`http://127.0.0.1:${server.port}/metrics`, sent ? { headers: { authorization: sent } } : {});
     return { status: response.status, text: await response.text() };
@@ -37,4 +37,22 @@ it('with a token, answers only to it', async () => {
   const allowed = await scrape(false, token, `Bearer ${token}`);
   expect(allowed.status).toBe(200);
   expect(allowed.text).toContain('weft_tool_executions_total');
+});
+
+it('answers the probes without the token, and says why it is not ready', async () => {
+  let reason: string | undefined = 'worker starting';
+  const server = await serveOps({ registry: createToolMetrics({ tenantLabels: false }).registry, host: '127.0.0.1', port: 0, token: 'metrics-token-0123456789', notReady: async () => reason });
+  try {
+    const probe = async (path: string) => {
+      const response = await fetch(`http://127.0.0.1:${server.port}${path}`);
+      return [response.status, await response.text()];
+    };
+    expect(await probe('/healthz')).toEqual([200, 'ok\n']);
+    expect(await probe('/readyz')).toEqual([503, 'not ready: worker starting\n']);
+    reason = undefined;
+    expect(await probe('/readyz')).toEqual([200, 'ready\n']);
+    expect((await probe('/metrics'))[0]).toBe(401);
+  } finally {
+    await server.close();
+  }
 });

@@ -5,7 +5,7 @@ import { createToolRegistry } from '../../core/tools/registry';
 import { ToolError, toolMetadata } from '../../core/tools/tool';
 import { createToolMetrics } from '../../core/tools/tool-metrics';
 import { loadConfig } from '../../core/config';
-import { serveMetrics } from '../../core/telemetry/metrics-server';
+import { serveOps } from '../../core/telemetry/ops-server';
 
 let peer: Server;
 beforeAll(async () => {
@@ -27,7 +27,7 @@ it('exports tool executions, durations, errors by type, cost, rate-limit rejecti
   const origin = `http://127.0.0.1:${(peer.address() as AddressInfo).port}`;
   for (let i = 0; i < 2; i += 1) await outbound.fetch(`${origin}/`);
 
-  const server = await serveMetrics(metrics.registry, '127.0.0.1', 0);
+  const server = await serveOps({ registry: metrics.registry, host: '127.0.0.1', port: 0 });
   try {
     const text = await (await fetch(`http://127.0.0.1:${server.port}/metrics`)).text();
     expect(text).toContain('weft_tool_executions_total{tool_name="paid",status="success"} 2');
