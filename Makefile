@@ -3,7 +3,7 @@ SHELL := /bin/bash
 TSX := node_modules/.bin/tsx
 PROTOS := $(wildcard protos/shannon/*/*.proto)
 
-.PHONY: up cluster test lint typecheck jest deps temporal-cli test-tools
+.PHONY: up cluster test test-cluster lint typecheck jest deps temporal-cli test-tools
 
 up: deps temporal-cli
 	$(TSX) infra/up.ts
@@ -16,6 +16,13 @@ test: deps test-tools lint typecheck jest
 
 jest: deps
 	node_modules/.bin/jest
+
+# The core end-to-end paths (STANDARD, COMPLEX, approval, cancel, stream resume, replay, scale-out)
+# against Temporal's real server as `make cluster` runs it; the first run builds the server.
+CLUSTER_SUITES := test/e2e/thin-path.test.ts test/e2e/routing-and-agents.test.ts test/e2e/approvals.test.ts \
+	test/e2e/cancellation.test.ts test/api/streaming.test.ts test/cli/replay.test.ts test/e2e/scale-out.test.ts
+test-cluster: deps test-tools
+	WEFT_TEST_TEMPORAL=cluster node_modules/.bin/jest $(CLUSTER_SUITES)
 
 lint: deps
 	node_modules/.bin/eslint .

@@ -7,13 +7,22 @@ import { loadConfig } from '../core/config';
 import { redactUrl } from '../core/db/database';
 import { ensurePostgres } from './postgres';
 import { createSupervisor } from './supervisor';
-import { startTemporalCluster } from './temporal-cluster';
+import { clusterDatabases, startTemporalCluster } from './temporal-cluster';
 import type { ClusterPorts } from './temporal-cluster-config';
 import { stateDir } from './temporal-dev-server';
 import { modelsLine, needsDemoModel, prepareWeft, startDemoModel, startWeftProcesses } from './weft-launch';
 
 const log = (line: string) => console.log(`[cluster] ${line}`);
-const ports: ClusterPorts = { frontend: 7233, frontendHttp: 7243, history: [7234, 7244], matching: 7235, worker: 7239, ui: 8233 };
+const ports: ClusterPorts = {
+  frontend: { grpc: 7233, membership: 6933, http: 7243 },
+  history: [
+    { grpc: 7234, membership: 6934 },
+    { grpc: 7244, membership: 6944 },
+  ],
+  matching: { grpc: 7235, membership: 6935 },
+  worker: { grpc: 7239, membership: 6939 },
+  ui: 8233,
+};
 
 /** The second API's ports, beside the first's defaults (50052, 50051, 8000, 8080, metrics 9465). */
 const secondApi = { WEFT_GRPC_PORT: '50062', WEFT_AGENT_GRPC_PORT: '50061', WEFT_LLM_GRPC_PORT: '8001', WEFT_HTTP_PORT: '8081', WEFT_API_METRICS_PORT: '9475' };
@@ -31,6 +40,7 @@ async function main(): Promise<void> {
       dir: path.join(stateDir, 'cluster'),
       databaseUrl: postgres.databaseUrl,
       ports,
+      databases: clusterDatabases,
       namespace: config.temporal.namespace,
       log,
       started: (proc) => supervisor.add(proc, { essential: true }),
@@ -45,7 +55,7 @@ async function main(): Promise<void> {
       [
         '',
         'Weft is starting on a Temporal cluster:',
-        `  Temporal frontend        ${cluster.address}   (history 127.0.0.1:${ports.history.join(', 127.0.0.1:')}, matching :${ports.matching}, worker :${ports.worker}; logs in .state/cluster/logs)`,
+        `  Temporal frontend        ${cluster.address}   (history :${ports.history[0].grpc} and :${ports.history[1].grpc}, matching :${ports.matching.grpc}, worker :${ports.worker.grpc}; logs in .state/cluster/logs)`,
         `  Temporal Web UI          ${cluster.uiUrl}`,
         `  Postgres                 ${redactUrl(postgres.databaseUrl)} (Weft), databases temporal and temporal_visibility (Temporal)`,
         `  Weft API 1               gRPC 127.0.0.1:${config.listen.port}, REST http://127.0.0.1:${config.listen.httpPort}/api/v1, metrics :${config.apiMetricsPort}`,

@@ -7,13 +7,24 @@ import { stringify } from 'yaml';
 // Postgres databases (default and visibility), the shard count, the membership (through the
 // database) and the dynamic config. The Web UI server gets its own.
 
+/** A service's gRPC port and its ringpop membership port. */
+export interface ServicePorts {
+  grpc: number;
+  membership: number;
+}
+
 export interface ClusterPorts {
-  frontend: number;
-  frontendHttp: number;
-  history: [number, number];
-  matching: number;
-  worker: number;
+  frontend: ServicePorts & { http: number };
+  history: [ServicePorts, ServicePorts];
+  matching: ServicePorts;
+  worker: ServicePorts;
   ui: number;
+}
+
+/** Temporal's two databases. */
+export interface ClusterDatabases {
+  default: string;
+  visibility: string;
 }
 
 export interface ServerProcess {
@@ -49,23 +60,22 @@ function datastore(postgres: URL, databaseName: string, maxConns: number) {
   };
 }
 
-/** A service's ports: its gRPC port, and its membership port beside it (+100). */
-const rpc = (grpcPort: number, extra: object = {}) => ({ rpc: { grpcPort, membershipPort: grpcPort + 100, bindOnLocalHost: true, ...extra } });
+const rpc = (ports: ServicePorts, extra: object = {}) => ({ rpc: { grpcPort: ports.grpc, membershipPort: ports.membership, bindOnLocalHost: true, ...extra } });
 
-function serverConfig(process: ServerProcess, ports: ClusterPorts, postgres: URL, dynamicConfigFile: string) {
-  const historyPort = process.name === 'history-2' ? ports.history[1] : ports.history[0];
+function serverConfig(process: ServerProcess, ports: ClusterPorts, databases: ClusterDatabases, postgres: URL, dynamicConfigFile: string) {
+  const historyPorts = process.name === 'history-2' ? ports.history[1] : ports.history[0];
   return {
     log: { stdout: true, level: 'warn' },
     persistence: {
       defaultStore: 'postgres-default',
       visibilityStore: 'postgres-visibility',
       numHistoryShards,
-      datastores: { 'postgres-default': datastore(postgres, 'temporal', 10), 'postgres-visibility': datastore(postgres, 'temporal_visibility', 4) },
+      datastores: { 'postgres-default': datastore(postgres, databases.default, 10), 'postgres-visibility': datastore(postgres, databases.visibility, 4) },
     },
     global: { membership: { maxJoinDuration: '30s', broadcastAddress: '127.0.0.1' } },
     services: {
-      frontend: rpc(ports.frontend, { httpPort: ports.frontendHttp }),
-      history: rpc(historyPort),
+      frontend: rpc(ports.frontend, { httpPort: ports.frontend.http }),
+      history: rpc(historyPorts),
       matching: rpc(ports.matching),
       worker: rpc(ports.worker),
     },
@@ -74,7 +84,7 @@ function serverConfig(process: ServerProcess, ports: ClusterPorts, postgres: URL
       failoverVersionIncrement: 10,
       masterClusterName: 'active',
       currentClusterName: 'active',
-      clusterInformation: { active: { enabled: true, initialFailoverVersion: 1, rpcName: 'frontend', rpcAddress: `127.0.0.1:${ports.frontend}` } },
+      clusterInformation: { active: { enabled: true, initialFailoverVersion: 1, rpcName: 'frontend', rpcAddress: `127.0.0.1:${ports.frontend.grpc}` } },
     },
     dcRedirectionPolicy: { policy: 'noop' },
     dynamicConfigClient: { filepath: dynamicConfigFile, pollInterval: '10s' },
@@ -91,7 +101,7 @@ const dynamicConfig = {
 };
 
 /** Writes every config file under `dir`; the server's config folder and the UI's. */
-export function writeClusterConfig(dir: string, ports: ClusterPorts, databaseUrl: string): { serverConfigDir: string; uiConfigDir: string } {
+export function writeClusterConfig(dir: string, ports: ClusterPorts, databases: ClusterDatabases, databaseUrl: string): { serverConfigDir: string; uiConfigDir: string } {
   const postgres = new URL(databaseUrl);
   const serverConfigDir = path.join(dir, 'temporal-config');
   const uiConfigDir = path.join(dir, 'ui-config');
@@ -100,9 +110,9 @@ export function writeClusterConfig(dir: string, ports: ClusterPorts, databaseUrl
   const dynamicConfigFile = path.join(serverConfigDir, 'dynamicconfig.yaml');
   writeFileSync(dynamicConfigFile, stringify(dynamicConfig));
   for (const process of serverProcesses) {
-    writeFileSync(path.join(serverConfigDir, `${process.name}.yaml`), stringify(serverConfig(process, ports, postgres, dynamicConfigFile)));
+    writeFileSync(path.join(serverConfigDir, `${process.name}.yaml`), stringify(serverConfig(process, ports, databases, postgres, dynamicConfigFile)));
   }
-  writeFileSync(path.join(uiConfigDir, 'base.yaml'), stringify({ temporalGrpcAddress: `127.0.0.1:${ports.frontend}`, port: ports.ui }));
+  writeFileSync(path.join(uiConfigDir, 'base.yaml'), stringify({ temporalGrpcAddress: `127.0.0.1:${ports.frontend.grpc}`, port: ports.ui }));
   writeFileSync(
     path.join(uiConfigDir, 'development.yaml'),
     stringify({ enableUi: true, defaultNamespace: 'default', refreshInterval: '1m', cors: { cookieInsecure: true, allowOrigins: ['*'], unsafeAllowAllOrigins: true }, notifyOnNewVersion: false }),

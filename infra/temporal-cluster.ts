@@ -8,7 +8,7 @@ import { Connection } from '@temporalio/client';
 import { Client as PgClient } from 'pg';
 import { ensureGoTool, onPath, temporalServer, temporalSqlTool, temporalUiServer } from './go-tools';
 import type { ManagedProcess } from './processes';
-import { serverProcesses, writeClusterConfig, type ClusterPorts } from './temporal-cluster-config';
+import { serverProcesses, writeClusterConfig, type ClusterDatabases, type ClusterPorts } from './temporal-cluster-config';
 import { ensureSearchAttributes } from './temporal-dev-server';
 
 // `make cluster`'s Temporal: the real server as separate processes (frontend, two history hosts,
@@ -16,10 +16,8 @@ import { ensureSearchAttributes } from './temporal-dev-server';
 // standalone Web UI server. Each process logs to its own file.
 
 const schemaModule = 'go.temporal.io/server@v1.29.1';
-const databases = [
-  { name: 'temporal', schema: 'temporal' },
-  { name: 'temporal_visibility', schema: 'visibility' },
-];
+/** The databases `make cluster` uses (the tests' cluster names its own). */
+export const clusterDatabases: ClusterDatabases = { default: 'temporal', visibility: 'temporal_visibility' };
 
 function goModCache(): string {
   const go = onPath('go') ?? '/usr/local/go/bin/go';
@@ -47,13 +45,17 @@ async function schemaVersionExists(databaseUrl: string, database: string): Promi
 }
 
 /** Creates Temporal's two databases when missing and brings their schemas to the server's version. */
-export async function migrateTemporalDatabases(databaseUrl: string, log: (line: string) => void): Promise<void> {
+export async function migrateTemporalDatabases(databaseUrl: string, names: ClusterDatabases, log: (line: string) => void): Promise<void> {
   const sqlTool = ensureGoTool(temporalSqlTool, log);
   const url = new URL(databaseUrl);
   const connection = ['--plugin', 'postgres12', '--ep', url.hostname, '-p', url.port || '5432', '-u', decodeURIComponent(url.username || 'postgres')];
   if (url.password) connection.push('--pw', decodeURIComponent(url.password));
   const run = (database: string, ...args: string[]) => execFileSync(sqlTool, [...connection, '--db', database, ...args], { stdio: 'pipe' });
   const schemas = schemaDir();
+  const databases = [
+    { name: names.default, schema: 'temporal' },
+    { name: names.visibility, schema: 'visibility' },
+  ];
   for (const database of databases) {
     try {
       run(database.name, 'create-database');
@@ -105,6 +107,7 @@ export async function startTemporalCluster(options: {
   dir: string;
   databaseUrl: string;
   ports: ClusterPorts;
+  databases: ClusterDatabases;
   namespace: string;
   log: (line: string) => void;
   /** Each process as it starts, so that a failure later still stops it. */
@@ -113,15 +116,15 @@ export async function startTemporalCluster(options: {
   const { dir, ports, log } = options;
   const server = ensureGoTool(temporalServer, log);
   const uiServer = ensureGoTool(temporalUiServer, log);
-  await migrateTemporalDatabases(options.databaseUrl, log);
+  await migrateTemporalDatabases(options.databaseUrl, options.databases, log);
   const logDir = path.join(dir, 'logs');
   mkdirSync(logDir, { recursive: true });
-  const { serverConfigDir, uiConfigDir } = writeClusterConfig(dir, ports, options.databaseUrl);
+  const { serverConfigDir, uiConfigDir } = writeClusterConfig(dir, ports, options.databases, options.databaseUrl);
   for (const proc of serverProcesses) {
     const args = ['--root', dir, '--config', path.relative(dir, serverConfigDir), '--env', proc.name, '--allow-no-auth', 'start', '--service', proc.service];
     options.started(startLogged(`temporal-${proc.name}`, server, args, logDir));
   }
-  const address = `127.0.0.1:${ports.frontend}`;
+  const address = `127.0.0.1:${ports.frontend.grpc}`;
   log(`temporal services starting (logs in ${logDir})...`);
   await ensureNamespace(address, options.namespace);
   await ensureSearchAttributes(address, options.namespace, 120_000);

@@ -4,11 +4,13 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { Client } from 'pg';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { repoRoot, startDevServer, stateDir, type RunningDevServer } from '../../infra/temporal-dev-server';
+import { repoRoot, stateDir } from '../../infra/temporal-dev-server';
+import { startTestTemporal } from './test-temporal';
 import { workflowsPath } from '../../workers/create-worker';
 
-// What every suite needs, started once: a Temporal dev server on a free port (never the one
-// `make up` uses), a fresh database with all migrations, and one workflow bundle. The locations
+// What every suite needs, started once: Temporal on free ports (never the ones `make up` uses; the
+// dev server, or the real server's processes, see test-temporal.ts), a fresh database with all
+// migrations, and one workflow bundle. The locations
 // reach test files through environment variables.
 
 const testStateDir = path.join(stateDir, 'test');
@@ -42,17 +44,12 @@ export interface TestServices {
 
 export async function startTestServices(): Promise<TestServices> {
   mkdirSync(testStateDir, { recursive: true });
-  // With its Web UI, which test/e2e/web-ui.test.ts opens in a browser.
-  const uiPort = await freePort();
-  const temporal: RunningDevServer = await startDevServer({
-    port: await freePort(),
-    uiPort,
-    logFile: path.join(testStateDir, 'temporal.log'),
-  });
-
   const adminUrl = process.env.WEFT_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const dropDatabase = (name: string) => adminQuery(adminUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  const temporal = await startTestTemporal(testStateDir, freePort, adminUrl, dropDatabase);
+
   const dbName = `weft_test_${process.pid}`;
-  await adminQuery(adminUrl, `DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+  await dropDatabase(dbName);
   await adminQuery(adminUrl, `CREATE DATABASE "${dbName}"`);
   const databaseUrl = new URL(adminUrl);
   databaseUrl.pathname = `/${dbName}`;
@@ -68,14 +65,14 @@ export async function startTestServices(): Promise<TestServices> {
   writeFileSync(bundlePath, bundle.code);
 
   process.env.TEMPORAL_ADDRESS = temporal.address;
-  process.env.WEFT_TEST_TEMPORAL_UI = `http://127.0.0.1:${uiPort}`;
+  process.env.WEFT_TEST_TEMPORAL_UI = temporal.uiUrl;
   process.env.DATABASE_URL = databaseUrl.toString();
   process.env.WEFT_TEST_WORKFLOW_BUNDLE = bundlePath;
 
   return {
     async stop() {
       await temporal.stop();
-      await adminQuery(adminUrl, `DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+      await dropDatabase(dbName);
     },
   };
 }
