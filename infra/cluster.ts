@@ -5,12 +5,11 @@
 import path from 'node:path';
 import { loadConfig } from '../core/config';
 import { redactUrl } from '../core/db/database';
-import { ensurePostgres } from './postgres';
 import { createSupervisor } from './supervisor';
 import { clusterDatabases, startTemporalCluster } from './temporal-cluster';
 import type { ClusterPorts } from './temporal-cluster-config';
 import { stateDir } from './temporal-dev-server';
-import { modelsLine, needsDemoModel, prepareWeft, startDemoModel, startWeftProcesses } from './weft-launch';
+import { modelsLine, needsDemoModel, prepareWeft, startDemoModel, startPostgres, startWeftProcesses } from './weft-launch';
 
 const log = (line: string) => console.log(`[cluster] ${line}`);
 const ports: ClusterPorts = {
@@ -31,9 +30,7 @@ async function main(): Promise<void> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   const supervisor = createSupervisor(log);
   try {
-    const postgres = await ensurePostgres(loadConfig(env).databaseUrl, Boolean(process.env.DATABASE_URL), log);
-    supervisor.onStop(postgres.stop);
-    env.DATABASE_URL = postgres.databaseUrl;
+    const postgres = await startPostgres(env, supervisor, log);
     const config = loadConfig(env);
 
     const cluster = await startTemporalCluster({

@@ -5,9 +5,8 @@
 import path from 'node:path';
 import { loadConfig, type WeftConfig } from '../core/config';
 import { redactUrl } from '../core/db/database';
-import { ensurePostgres } from './postgres';
 import { createSupervisor } from './supervisor';
-import { modelsLine, needsDemoModel, prepareWeft, startDemoModel, startWeftProcesses } from './weft-launch';
+import { modelsLine, needsDemoModel, prepareWeft, startDemoModel, startPostgres, startWeftProcesses } from './weft-launch';
 import { ensureSearchAttributes, startDevServer, stateDir, type RunningDevServer } from './temporal-dev-server';
 
 const log = (line: string) => console.log(`[up] ${line}`);
@@ -40,9 +39,7 @@ async function main(): Promise<void> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   const supervisor = createSupervisor(log);
   try {
-    const postgres = await ensurePostgres(loadConfig(env).databaseUrl, Boolean(process.env.DATABASE_URL), log);
-    supervisor.onStop(postgres.stop);
-    env.DATABASE_URL = postgres.databaseUrl;
+    const postgres = await startPostgres(env, supervisor, log);
 
     let temporalUi = 'your cluster\'s Web UI';
     if (process.env.TEMPORAL_ADDRESS) {

@@ -1,4 +1,6 @@
+import { loadConfig } from '../core/config';
 import type { ModelCatalog } from '../core/llm/model-catalog';
+import { ensurePostgres, type PostgresHandle } from './postgres';
 import { migrateDatabase } from '../core/db/migrate';
 import { DEMO_MODEL } from '../test/model-server/scripted-model-server';
 import { buildWorkflowBundle } from './build-workflow-bundle';
@@ -10,6 +12,14 @@ import type { Supervisor } from './supervisor';
 // is configured, then the workers and APIs (each with the settings that tell it apart).
 
 export const demoModelPort = 8090;
+
+/** Postgres for `env`'s DATABASE_URL (or an embedded one when it was not set and none answers), stopped with the rest; `env` points at it. */
+export async function startPostgres(env: NodeJS.ProcessEnv, supervisor: Supervisor, log: (line: string) => void): Promise<PostgresHandle> {
+  const postgres = await ensurePostgres(loadConfig(env).databaseUrl, Boolean(env.DATABASE_URL), log);
+  supervisor.onStop(postgres.stop);
+  env.DATABASE_URL = postgres.databaseUrl;
+  return postgres;
+}
 
 /** Whether no model provider is configured, so the demo model answers. */
 export const needsDemoModel = (env: NodeJS.ProcessEnv) => !env.WEFT_MODEL_CATALOG && !env.WEFT_LLM_BASE_URL && !env.OPENAI_API_KEY && !env.WEFT_LLM_API_KEY;
