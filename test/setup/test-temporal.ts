@@ -36,7 +36,8 @@ async function freeMembershipPort(): Promise<number> {
   }
 }
 
-async function cluster(stateDir: string, freePort: FreePort, adminUrl: string, dropDatabase: (name: string) => Promise<void>): Promise<TestTemporal> {
+/** The real server's processes on free ports, with databases named for this process (dropped by stop). */
+export async function startTestCluster(stateDir: string, freePort: FreePort, adminUrl: string, dropDatabase: (name: string) => Promise<void>): Promise<TestTemporal> {
   const service = async () => ({ grpc: await freePort(), membership: await freeMembershipPort() });
   const ports = {
     frontend: { ...(await service()), http: await freePort() },
@@ -72,5 +73,5 @@ async function cluster(stateDir: string, freePort: FreePort, adminUrl: string, d
 }
 
 export function startTestTemporal(stateDir: string, freePort: FreePort, adminUrl: string, dropDatabase: (name: string) => Promise<void>): Promise<TestTemporal> {
-  return process.env.WEFT_TEST_TEMPORAL === 'cluster' ? cluster(stateDir, freePort, adminUrl, dropDatabase) : devServer(stateDir, freePort);
+  return process.env.WEFT_TEST_TEMPORAL === 'cluster' ? startTestCluster(stateDir, freePort, adminUrl, dropDatabase) : devServer(stateDir, freePort);
 }
