@@ -44,6 +44,25 @@ async function schemaVersionExists(databaseUrl: string, database: string): Promi
   }
 }
 
+/** Waits until a server process has written the cluster's metadata into its database. */
+async function clusterMetadataWritten(databaseUrl: string, database: string, timeoutMs = 60_000): Promise<void> {
+  const url = new URL(databaseUrl);
+  url.pathname = `/${database}`;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const client = new PgClient({ connectionString: url.toString() });
+    await client.connect();
+    try {
+      const { rows } = await client.query('SELECT 1 FROM cluster_metadata_info LIMIT 1');
+      if (rows.length > 0) return;
+    } finally {
+      await client.end();
+    }
+    if (Date.now() > deadline) throw new Error(`no Temporal process wrote the cluster metadata into ${database} within ${timeoutMs / 1000} s; see the logs`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 /** Creates Temporal's two databases when missing and brings their schemas to the server's version. */
 export async function migrateTemporalDatabases(databaseUrl: string, names: ClusterDatabases, log: (line: string) => void): Promise<void> {
   const sqlTool = ensureGoTool(temporalSqlTool, log);
@@ -120,9 +139,12 @@ export async function startTemporalCluster(options: {
   const logDir = path.join(dir, 'logs');
   mkdirSync(logDir, { recursive: true });
   const { serverConfigDir, uiConfigDir } = writeClusterConfig(dir, ports, options.databases, options.databaseUrl);
-  for (const proc of serverProcesses) {
+  for (const [i, proc] of serverProcesses.entries()) {
     const args = ['--root', dir, '--config', path.relative(dir, serverConfigDir), '--env', proc.name, '--allow-no-auth', 'start', '--service', proc.service];
     options.started(startLogged(`temporal-${proc.name}`, server, args, logDir));
+    // On new databases every process would write the cluster's metadata, and all but one would exit
+    // on the version conflict: the first writes it, the others start once it is there.
+    if (i === 0) await clusterMetadataWritten(options.databaseUrl, options.databases.default);
   }
   const address = `127.0.0.1:${ports.frontend.grpc}`;
   log(`temporal services starting (logs in ${logDir})...`);

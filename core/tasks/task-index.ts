@@ -2,6 +2,7 @@ import type { Queryable } from '../db/transaction';
 import type { TaskRef } from './run/task-ref';
 import type { TokenCounts } from '../llm/chat-model';
 import type { ExecutionMode, TaskStatus } from './task-status';
+import { usageTotalsFromSteps } from './task-usage';
 
 // The task index: one row per task, written in the same transactions as the run's lifecycle
 // records, read by GetTaskStatus and ListTasks.
@@ -70,14 +71,16 @@ export async function insertTask(tx: Queryable, task: NewTask): Promise<void> {
   );
 }
 
-/** The task's end, with its usage summed from every recorded model step, in one statement. */
+/**
+ * The task's end, with its usage summed from every recorded step. The row is locked first, so the
+ * sum (a statement of its own, with a snapshot taken after the lock) sees every step committed
+ * before it, and a step committing later sums again (recordStepUsage).
+ */
 export async function recordTaskOutcome(tx: Queryable, taskId: string, outcome: TaskOutcome): Promise<void> {
+  await tx.query('SELECT 1 FROM tasks WHERE task_id = $1 FOR UPDATE', [taskId]);
   await tx.query(
     `UPDATE tasks SET status = $2, result = $3, error_message = $4, model = $5, completed_at = $6, progress = 1,
-                      prompt_tokens = u.p, completion_tokens = u.c, total_tokens = u.t, cost_usd = u.cost, cache_hit = u.hit
-     FROM (SELECT coalesce(sum(prompt_tokens), 0) AS p, coalesce(sum(completion_tokens), 0) AS c,
-                  coalesce(sum(total_tokens), 0) AS t, coalesce(sum(cost_usd), 0) AS cost, coalesce(bool_or(cache_hit), false) AS hit
-           FROM task_usage WHERE task_id = $1) u
+                      ${usageTotalsFromSteps}
      WHERE task_id = $1`,
     [taskId, outcome.status, outcome.result, outcome.errorMessage, outcome.model, outcome.completedAt],
   );

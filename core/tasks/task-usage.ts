@@ -20,12 +20,26 @@ export interface Spend {
   costUsd: number;
 }
 
+/** The task row's usage columns, set from every recorded step (the SET list of an UPDATE of `tasks`). */
+export const usageTotalsFromSteps = `prompt_tokens = u.p, completion_tokens = u.c, total_tokens = u.t, cost_usd = u.cost, cache_hit = u.hit
+     FROM (SELECT coalesce(sum(prompt_tokens), 0) AS p, coalesce(sum(completion_tokens), 0) AS c,
+                  coalesce(sum(total_tokens), 0) AS t, coalesce(sum(cost_usd), 0) AS cost, coalesce(bool_or(cache_hit), false) AS hit
+           FROM task_usage WHERE task_id = $1) u`;
+
+/**
+ * Records a step's usage. The task's row is locked first, as the task's end locks it before summing
+ * the steps: a step that commits after its task ended (a cancelled agent's call that finished
+ * anyway) sums the ended task's totals again, so they never miss it.
+ */
 export async function recordStepUsage(tx: Queryable, usage: StepUsage): Promise<void> {
-  await tx.query(
+  const task = await tx.query<{ status: string }>('SELECT status FROM tasks WHERE task_id = $1 FOR UPDATE', [usage.taskId]);
+  const inserted = await tx.query(
     `INSERT INTO task_usage (task_id, step_key, agent_id, model, prompt_tokens, completion_tokens, total_tokens, cost_usd, cache_hit, recorded_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (task_id, step_key) DO NOTHING`,
     [usage.taskId, usage.stepKey, usage.agentId, usage.model, usage.promptTokens, usage.completionTokens, usage.totalTokens, usage.costUsd, usage.cacheHit ?? false, usage.at],
   );
+  const ended = task.rows[0] && !['QUEUED', 'RUNNING'].includes(task.rows[0].status);
+  if (inserted.rowCount && ended) await tx.query(`UPDATE tasks SET ${usageTotalsFromSteps} WHERE task_id = $1`, [usage.taskId]);
 }
 
 /** What a task (or one of its agents) has spent so far. */
