@@ -1,10 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
-import { structToJson } from '../api/grpc/struct';
-import { unaryCall } from '../protos/clients';
-import type { PendingApproval__Output } from '../protos/generated/shannon/orchestrator/PendingApproval';
 import type { TaskUpdate__Output } from '../protos/generated/shannon/orchestrator/TaskUpdate';
-import { taskStatus, withService, type ApiTarget } from './api-client';
+import { pendingApprovals, taskOfApproval, taskStatus, withService } from './api-client';
 import type { CliContext } from './cli-context';
 
 // `weft watch`: a task's events as they happen, from the API's stream. A dropped connection (an API
@@ -26,15 +23,9 @@ function eventLine(ctx: CliContext, update: TaskUpdate__Output): string {
 
 const quoted = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
-/** The approvals of this task waiting for a decision (its own and its agents'). */
-async function pendingApprovalsOf(api: ApiTarget, taskId: string): Promise<PendingApproval__Output[]> {
-  const { approvals } = await withService(api, 'orchestrator', (client) => unaryCall(client, 'GetPendingApprovals', { user_id: '', session_id: '' }));
-  return approvals.filter((approval) => approval.workflow_id === taskId || structToJson(approval.metadata).task_id === taskId);
-}
-
 /** What a person needs to decide: the approval's id, what it proposes, and the commands to decide it. */
 async function showApprovalHint(ctx: CliContext, taskId: string, shown: Set<string>): Promise<void> {
-  for (const approval of await pendingApprovalsOf(ctx.api(), taskId)) {
+  for (const approval of (await pendingApprovals(ctx.api())).filter((a) => taskOfApproval(a) === taskId)) {
     if (shown.has(approval.approval_id)) continue;
     shown.add(approval.approval_id);
     const { style, note } = ctx.output();

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { structToJson } from '../../api/grpc/struct';
 import { unaryCall } from '../../protos/clients';
 import type { PendingApproval__Output } from '../../protos/generated/shannon/orchestrator/PendingApproval';
-import { withService } from '../api-client';
+import { pendingApprovals, withService } from '../api-client';
 import type { CliContext } from '../cli-context';
 import { textOrFile } from '../options';
 
@@ -31,7 +31,7 @@ export function addApprovalCommands(program: Command, ctx: CliContext): void {
     .option('--user <id>', "only this user's tasks")
     .option('--session <id>', "only this session's tasks")
     .action(async (options: { user?: string; session?: string }) => {
-      const { approvals } = await withService(ctx.api(), 'orchestrator', (client) => unaryCall(client, 'GetPendingApprovals', { user_id: options.user ?? '', session_id: options.session ?? '' }));
+      const approvals = await pendingApprovals(ctx.api(), options);
       ctx.output().data(approvals.map(approvalJson), (list) => (list.length === 0 ? 'no approvals waiting' : approvals.flatMap(approvalText)));
     });
 

@@ -2,12 +2,11 @@ import type { Command } from 'commander';
 import { unaryCall } from '../../protos/clients';
 import type { TaskStatus } from '../../protos/generated/shannon/orchestrator/TaskStatus';
 import type { SubmitTaskRequest } from '../../protos/generated/shannon/orchestrator/SubmitTaskRequest';
-import { taskStatus, withService } from '../api-client';
+import { pendingApprovals, taskOfApproval, taskStatus, withService } from '../api-client';
 import type { CliContext } from '../cli-context';
 import { positiveNumberOption } from '../options';
 import { statusText, taskRowsText } from '../task-text';
 import { watchTask } from '../task-watch';
-import { structToJson } from '../../api/grpc/struct';
 
 const taskStatuses = ['QUEUED', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED', 'TIMEOUT'];
 const modes = ['SIMPLE', 'STANDARD', 'COMPLEX'];
@@ -36,12 +35,6 @@ interface ListOptions {
   awaitingApproval?: boolean;
   limit: number;
   offset: number;
-}
-
-/** Which tasks of the page wait for a decision. */
-async function awaitingApprovalIds(ctx: CliContext): Promise<Set<string>> {
-  const { approvals } = await withService(ctx.api(), 'orchestrator', (client) => unaryCall(client, 'GetPendingApprovals', { user_id: '', session_id: '' }));
-  return new Set(approvals.flatMap((approval) => [approval.workflow_id, String(structToJson(approval.metadata).task_id)]));
 }
 
 export function addTaskCommands(program: Command, ctx: CliContext): void {
@@ -100,7 +93,7 @@ export function addTaskCommands(program: Command, ctx: CliContext): void {
       if (mode && !modes.includes(mode)) throw new Error(`--mode must be one of ${modes.join(', ')}, not "${options.mode}"`);
       const request = { user_id: options.user ?? '', session_id: options.session ?? '', limit: options.limit, offset: options.offset, filter_status: (status ? `TASK_STATUS_${status}` : 'TASK_STATUS_UNSPECIFIED') as TaskStatus };
       const page = await withService(ctx.api(), 'orchestrator', (client) => unaryCall(client, 'ListTasks', request));
-      const waiting = options.awaitingApproval ? await awaitingApprovalIds(ctx) : undefined;
+      const waiting = options.awaitingApproval ? new Set((await pendingApprovals(ctx.api())).map(taskOfApproval)) : undefined;
       const tasks = page.tasks.filter((task) => (!mode || task.mode === `EXECUTION_MODE_${mode}`) && (!waiting || waiting.has(task.task_id)));
       ctx.output().data({ tasks, total_count: page.total_count }, (p) => taskRowsText(p.tasks, p.total_count));
     });
