@@ -1,8 +1,16 @@
 import { Client, Pool } from 'pg';
 import { log } from '../telemetry/logger';
+import type { PoolSettings } from '../capacity-settings';
 
-export function createPool(databaseUrl: string, max = 10): Pool {
-  const pool = new Pool({ connectionString: databaseUrl, max });
+/** A connection pool (WEFT_DB_POOL_SIZE and the timeouts in a process; a script names its size). */
+export function createPool(databaseUrl: string, settings: Partial<PoolSettings> = {}): Pool {
+  const pool = new Pool({
+    connectionString: databaseUrl,
+    max: settings.size ?? 10,
+    // Unset: pg's defaults (wait as long as it takes for a connection; idle ones close after 10 s).
+    ...(settings.connectTimeoutMs !== undefined ? { connectionTimeoutMillis: settings.connectTimeoutMs } : {}),
+    ...(settings.idleTimeoutMs !== undefined ? { idleTimeoutMillis: settings.idleTimeoutMs } : {}),
+  });
   // An idle client dies when Postgres restarts or kills it; the pool replaces it on next use.
   // Without a listener that 'error' event would crash the whole process.
   pool.on('error', (err) => log().error({ err }, 'postgres: idle connection lost'));
@@ -18,13 +26,11 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
   const admin = new Client({ connectionString: url.toString() });
   await admin.connect();
   try {
+    // Starters creating the same database at once would race between the check and CREATE (one
+    // loses with a unique violation on pg_database), so they take turns: a session lock per name.
+    await admin.query('SELECT pg_advisory_lock(hashtext($1))', [`weft create database ${name}`]);
     const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    if (found.rowCount === 0) {
-      await admin.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`).catch((err: { code?: string }) => {
-        // Another process may have created it between our check and CREATE.
-        if (err.code !== '42P04') throw err;
-      });
-    }
+    if (found.rowCount === 0) await admin.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
   } finally {
     await admin.end();
   }

@@ -25,7 +25,8 @@ it('processes migrating one new database at once all succeed, and each migration
   await admin.connect();
   try {
     const starters = await Promise.all(Array.from({ length: 4 }, () => migrateInItsOwnProcess(url.toString())));
-    expect(starters.map((starter) => [starter.code, starter.output.includes('Another migration')])).toEqual(Array(4).fill([0, false]));
+    // The whole output is compared on failure, so a starter that lost a race says how.
+    for (const starter of starters) expect(starter).toEqual({ code: 0, output: expect.not.stringContaining('Another migration') });
     const migrated = new Client({ connectionString: url.toString() });
     await migrated.connect();
     const { rows } = await migrated.query<{ name: string }>('SELECT name FROM weft_migrations');
