@@ -1,9 +1,11 @@
 # Two commands: `make up` runs Weft locally, `make test` runs every suite against real services.
 SHELL := /bin/bash
 TSX := node_modules/.bin/tsx
+# The pinned Node LTS (.node-version), installed by infra/ensure-node.sh when the machine's is older.
+export PATH := $(CURDIR)/.tools/node/bin:$(PATH)
 PROTOS := $(wildcard protos/shannon/*/*.proto)
 
-.PHONY: up cluster test test-cluster lint typecheck jest deps temporal-cli test-tools
+.PHONY: up cluster test test-cluster lint typecheck jest deps node temporal-cli test-tools
 
 up: deps temporal-cli
 	$(TSX) infra/up.ts
@@ -30,10 +32,13 @@ lint: deps
 typecheck: deps
 	node_modules/.bin/tsc --noEmit
 
-deps: node_modules/.weft-installed protos/generated/.stamp
+deps: node node_modules/.weft-installed protos/generated/.stamp
+
+node:
+	@infra/ensure-node.sh
 
 # npm ci runs again only when the lockfile changes.
-node_modules/.weft-installed: package-lock.json
+node_modules/.weft-installed: package-lock.json | node
 	npm ci --no-audit --no-fund
 	touch $@
 
@@ -43,8 +48,8 @@ protos/generated/.stamp: $(PROTOS) node_modules/.weft-installed
 	touch $@
 
 # Builds the Temporal CLI and grpcurl into .tools/bin unless already installed.
-temporal-cli: node_modules/.weft-installed
+temporal-cli: deps
 	@$(TSX) infra/ensure-tools.ts
 
-test-tools: node_modules/.weft-installed
+test-tools: deps
 	@$(TSX) infra/ensure-tools.ts --test
