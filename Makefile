@@ -5,7 +5,7 @@ TSX := node_modules/.bin/tsx
 export PATH := $(CURDIR)/.tools/node/bin:$(PATH)
 PROTOS := $(wildcard protos/shannon/*/*.proto)
 
-.PHONY: up cluster test test-cluster lint typecheck jest deps node temporal-cli test-tools
+.PHONY: up cluster test test-cluster deploy-check lint typecheck jest deps node temporal-cli test-tools
 
 up: deps temporal-cli
 	$(TSX) infra/up.ts
@@ -22,9 +22,13 @@ jest: deps
 # The core end-to-end paths (STANDARD, COMPLEX, approval, cancel, stream resume, replay, scale-out)
 # against Temporal's real server as `make cluster` runs it; the first run builds the server.
 CLUSTER_SUITES := test/e2e/thin-path.test.ts test/e2e/routing-and-agents.test.ts test/e2e/approvals.test.ts \
-	test/e2e/cancellation.test.ts test/api/streaming.test.ts test/cli/replay.test.ts test/e2e/scale-out.test.ts
+	test/e2e/cancellation.test.ts test/api/streaming.test.ts test/cli/replay.test.ts test/e2e/scale-out.test.ts test/e2e/worker-versioning.test.ts
 test-cluster: deps test-tools
 	WEFT_TEST_TEMPORAL=cluster node_modules/.bin/jest $(CLUSTER_SUITES)
+
+# The Dockerfile, compose.yaml and deploy/kubernetes, validated offline (infra/deploy-check).
+deploy-check:
+	cd infra/deploy-check && PATH="/usr/local/go/bin:$$PATH" go run . ../..
 
 lint: deps
 	node_modules/.bin/eslint .

@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   configureLogger('weft-api', config.logLevel);
   const tracing = config.tracing && startTracing('weft-api', otlpExporter(config.tracing.tracesEndpoint));
   await migrateDatabase(config.databaseUrl);
-  const pool = createPool(config.databaseUrl);
+  const pool = createPool(config.databaseUrl, config.pool);
   if (!config.authEnabled) log().warn('WEFT_AUTH=off: the API accepts every caller as tenant "default" with every role');
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });

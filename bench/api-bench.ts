@@ -127,7 +127,7 @@ async function benchStreams(pool: Pool, api: ChildProcess, address: string, apiK
 
 async function main(): Promise<void> {
   const services = await startTestServices();
-  const pool = createPool(process.env.DATABASE_URL!, 10);
+  const pool = createPool(process.env.DATABASE_URL!, { size: 10 });
   const [port, agentPort, llmPort, httpPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
   const api = await startReadyProcess(
     'api/main.ts',

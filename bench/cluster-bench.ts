@@ -32,7 +32,7 @@ async function dropDatabase(name: string): Promise<void> {
 
 /** STANDARD tasks in a closed loop for `seconds` on the Temporal at `address`, with `workers` Weft workers. */
 async function throughput(name: string, address: string, workers: number, model: ScriptedModelServer): Promise<Summary> {
-  const pool = createPool(process.env.DATABASE_URL!, 20);
+  const pool = createPool(process.env.DATABASE_URL!, { size: 20 });
   const taskQueue = `bench-cluster-${randomUUID()}`;
   const env = { TEMPORAL_ADDRESS: address, WEFT_TASK_QUEUE: taskQueue, WEFT_LLM_BASE_URL: model.baseURL, WEFT_LLM_MODEL: 'bench-model', WEFT_METRICS_PORT: '0', WEFT_WORKFLOW_BUNDLE: process.env.WEFT_TEST_WORKFLOW_BUNDLE! };
   const processes = [];

@@ -31,7 +31,7 @@ const rounds = 3;
 /** Temporal, Postgres, a scripted model, a worker process and the API with the quotas; stop() ends them all. */
 async function startFairnessStack() {
   const services = await startTestServices();
-  const pool = createPool(process.env.DATABASE_URL!, 20);
+  const pool = createPool(process.env.DATABASE_URL!, { size: 20 });
   const model = new ScriptedModelServer({ demo: true });
   await model.start();
   const taskQueue = `bench-fairness-${randomUUID()}`;

@@ -40,7 +40,7 @@ async function closedLoop(name: string, runOne: () => Promise<unknown>): Promise
 
 async function main(): Promise<void> {
   const services = await startTestServices();
-  const pool = createPool(process.env.DATABASE_URL!, 20);
+  const pool = createPool(process.env.DATABASE_URL!, { size: 20 });
   const model = new ScriptedModelServer({ demo: true });
   await model.start();
   model.on('bench in flight', { content: 'slow answer', delayMs: 4_000 });

@@ -100,7 +100,7 @@ async function pageReads(store: RuntimeStore, runId: string): Promise<Summary> {
 }
 
 async function bench(databaseUrl: string): Promise<void> {
-  const pool = createPool(databaseUrl, writers + 2);
+  const pool = createPool(databaseUrl, { size: writers + 2 });
   const store = createRuntimeStore(pool);
   try {
     const sessionId = randomUUID();

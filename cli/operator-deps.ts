@@ -16,7 +16,7 @@ export interface OperatorDeps {
 
 /** Runs one key operation on a one-connection pool. */
 export async function withDatabase<T>(work: (pool: Pool) => Promise<T>): Promise<T> {
-  const pool = createPool(loadConfig().databaseUrl, 1);
+  const pool = createPool(loadConfig().databaseUrl, { size: 1 });
   try {
     return await work(pool);
   } finally {
@@ -38,7 +38,7 @@ export async function withTemporal<T>(options: { address?: string; namespace?: s
 /** What an operator's command reads and starts: the database, the store and Temporal, closed after `work`. */
 export async function withOperatorDeps<T>(work: (deps: OperatorDeps) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const pool = createPool(config.databaseUrl, 2);
+  const pool = createPool(config.databaseUrl, { size: 2 });
   try {
     return await withTemporal({}, (temporal) => work({ pool, store: createRuntimeStore(pool), temporal, taskQueue: config.temporal.taskQueue }));
   } finally {

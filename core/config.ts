@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { telemetryEnvSchema, telemetrySettingsOf, type TelemetrySettings } from './telemetry-settings';
+import { capacityEnvSchema, capacitySettingsOf, type CapacitySettings } from './capacity-settings';
 import { apiTlsOf, temporalConnectionOf, type ApiTlsFiles, type TemporalConnection } from './transport-settings';
 import type { TaskSettings } from './orchestration/task-settings';
 import { parseModelAliases, type ModelAliases } from './llm/model-aliases';
@@ -17,7 +18,7 @@ export const defaultToolSecretPrefix = 'TOOL_SECRET_';
 
 // Every setting Weft reads from the environment, validated once at process start.
 // Workflow code never reads this: configuration reaches workflows through their input.
-const envSchema = telemetryEnvSchema.extend({
+const envSchema = telemetryEnvSchema.extend(capacityEnvSchema.shape).extend({
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/weft'),
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().default('default'),
@@ -97,6 +98,7 @@ const envSchema = telemetryEnvSchema.extend({
   WEFT_API_ADDRESS: z.string().optional(),
   WEFT_API_KEY: z.string().optional(),
   WEFT_DEMO_MODEL_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  WEFT_DEMO_MODEL_HOST: z.string().optional(),
 });
 
 /** Variables under Weft's own prefix that are no setting: a test's own (WEFT_TEST_*). */
@@ -121,7 +123,7 @@ function openEndedSettings(env: NodeJS.ProcessEnv): { problems: string[]; toolRa
   return { problems, toolRateLimits };
 }
 
-export interface WeftConfig extends TelemetrySettings {
+export interface WeftConfig extends TelemetrySettings, CapacitySettings {
   databaseUrl: string;
   /** `connection` carries the address, TLS and API key for Connection.connect and NativeConnection.connect. */
   temporal: { address: string; namespace: string; taskQueue: string; connection: TemporalConnection };
@@ -238,6 +240,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
     modelAliases: parseModelAliases(e.WEFT_MODEL_ALIASES, firstChoice(catalog, 'MEDIUM')?.id ?? e.WEFT_LLM_MODEL),
     workspaceDir: e.WEFT_WORKSPACE_DIR,
     ...telemetrySettingsOf(e),
+    ...capacitySettingsOf(e),
     ...(e.WEFT_TOOL_POLICY ? { toolPolicyFile: e.WEFT_TOOL_POLICY } : {}),
     secrets,
     toolRateLimits,

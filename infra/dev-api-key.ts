@@ -9,7 +9,7 @@ export const devApiKeyFile = path.join(stateDir, 'dev-api-key');
 
 /** The development key `make up` prints: reused while it is valid, created (tenant "dev") otherwise. */
 export async function ensureDevApiKey(databaseUrl: string): Promise<string> {
-  const pool = createPool(databaseUrl, 1);
+  const pool = createPool(databaseUrl, { size: 1 });
   try {
     const existing = existsSync(devApiKeyFile) ? readFileSync(devApiKeyFile, 'utf8').trim() : '';
     if (existing && (await verifyApiKey(pool, existing))) return existing;

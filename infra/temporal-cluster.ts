@@ -94,7 +94,7 @@ function startLogged(name: string, binary: string, args: string[], logDir: strin
 }
 
 /** Waits for the frontend, registers the namespace Weft uses when the cluster is new (retention: 3 days), and waits until it is usable. */
-async function ensureNamespace(address: string, namespace: string, timeoutMs = 120_000): Promise<void> {
+export async function ensureNamespace(address: string, namespace: string, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const connection = await Connection.connect({ address, connectTimeout: 2_000 }).catch(() => undefined);

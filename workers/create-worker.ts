@@ -1,5 +1,6 @@
 import { NativeConnection, Worker, type WorkerOptions, type WorkerPlugin } from '@temporalio/worker';
 import type { WeftActivities } from '../activities';
+import type { WorkerCapacity } from '../core/capacity-settings';
 
 export interface WeftWorkerOptions {
   connection: NativeConnection;
@@ -7,6 +8,8 @@ export interface WeftWorkerOptions {
   taskQueue: string;
   activities: WeftActivities;
   shutdownGraceMs: number;
+  /** Slots, cache and build (WEFT_WORKER_*); unset fields keep the SDK's defaults. */
+  capacity?: WorkerCapacity;
   /** A prebuilt bundle (tests share one); otherwise the workflows are bundled from source. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** Tracing's plugin: its workflow interceptors are bundled with the workflows, so a prebuilt bundle is not used. */
@@ -15,7 +18,19 @@ export interface WeftWorkerOptions {
 
 export const workflowsPath = require.resolve('../workflows');
 
+/**
+ * With a version, the worker is one build of a Temporal worker deployment. A task's workflow, and
+ * its agents, stay pinned to the build that started them (their histories replay on that code);
+ * new tasks go to whichever build the deployment's current version names
+ * (`temporal worker deployment set-current-version`).
+ */
+function versioningOf(capacity: WorkerCapacity): Pick<WorkerOptions, 'workerDeploymentOptions'> {
+  if (!capacity.version) return {};
+  return { workerDeploymentOptions: { useWorkerVersioning: true, version: capacity.version, defaultVersioningBehavior: 'PINNED' } };
+}
+
 export async function createWeftWorker(options: WeftWorkerOptions): Promise<Worker> {
+  const capacity = options.capacity ?? {};
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace,
@@ -25,5 +40,9 @@ export async function createWeftWorker(options: WeftWorkerOptions): Promise<Work
     ...(options.tracing ? { plugins: [options.tracing] } : {}),
     // Without a grace time, SIGTERM cuts running activities off mid-write.
     shutdownGraceTime: options.shutdownGraceMs,
+    ...(capacity.activitySlots ? { maxConcurrentActivityTaskExecutions: capacity.activitySlots } : {}),
+    ...(capacity.workflowTaskSlots ? { maxConcurrentWorkflowTaskExecutions: capacity.workflowTaskSlots } : {}),
+    ...(capacity.cachedWorkflows !== undefined ? { maxCachedWorkflows: capacity.cachedWorkflows } : {}),
+    ...versioningOf(capacity),
   });
 }

@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   const tracing = config.tracing && startTracing('weft-worker', otlpExporter(config.tracing.tracesEndpoint));
   const runtime = await installWorkerRuntime(config.logLevel);
   await migrateDatabase(config.databaseUrl);
-  const pool = createPool(config.databaseUrl);
+  const pool = createPool(config.databaseUrl, config.pool);
   const connection = await NativeConnection.connect(config.temporal.connection);
   const metrics = createToolMetrics({ tenantLabels: config.metrics.tenantLabels });
   collectDefaultMetrics({ register: metrics.registry });
@@ -57,11 +57,12 @@ async function main(): Promise<void> {
     taskQueue: config.temporal.taskQueue,
     activities,
     shutdownGraceMs: config.shutdownGraceMs,
+    capacity: config.worker,
     ...(config.workflowBundlePath ? { workflowBundle: { codePath: config.workflowBundlePath } } : {}),
     ...(tracing ? { tracing: tracing.plugin } : {}),
   });
   started.worker = worker;
-  log().info({ taskQueue: config.temporal.taskQueue, temporal: config.temporal.address, metricsPort: opsServer.port }, `worker polling task queue ${config.temporal.taskQueue}; metrics on :${opsServer.port}/metrics`);
+  log().info({ taskQueue: config.temporal.taskQueue, temporal: config.temporal.address, metricsPort: opsServer.port, build: config.worker.version }, `worker polling task queue ${config.temporal.taskQueue}; metrics on :${opsServer.port}/metrics`);
   // The SDK's runtime shuts the worker down on SIGINT/SIGTERM; run() resolves once it has drained.
   await worker.run();
   await toolSources.close();

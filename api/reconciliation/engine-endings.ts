@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type { Pool } from 'pg';
 import type { RuntimeStore } from '../../core/store';
@@ -44,6 +45,7 @@ const scanEveryMs = 2_000;
 // Visibility indexes a close moments later; each pass looks back past the previous one by this much.
 const overlapMs = 60_000;
 const firstLookBackMs = 24 * 3600 * 1000;
+const stopWaitMs = 1_000;
 
 export function startEngineEndings(deps: { temporal: Client; pool: Pool; store: RuntimeStore }): EngineEndings {
   let since = new Date(Date.now() - firstLookBackMs);
@@ -84,18 +86,23 @@ export function startEngineEndings(deps: { temporal: Client; pool: Pool; store: 
     return ended;
   };
 
-  let running = true;
+  // Stopping aborts a pass in flight and waits for it a moment at most: with Temporal unreachable
+  // its calls would retry for many seconds and hold up the API's drain (closing the connection
+  // then ends them). Whatever a pass leaves, the next pass of any API process covers.
+  const stopping = new AbortController();
   const loop = (async () => {
-    while (running) {
-      await reconcile().catch((err: unknown) => log().error({ err }, 'engine endings: a pass failed; trying again'));
-      await new Promise((resolve) => setTimeout(resolve, scanEveryMs).unref());
+    while (!stopping.signal.aborted) {
+      await deps.temporal.withAbortSignal(stopping.signal, reconcile).catch((err: unknown) => {
+        if (!stopping.signal.aborted) log().error({ err }, 'engine endings: a pass failed; trying again');
+      });
+      await sleep(scanEveryMs, undefined, { signal: stopping.signal, ref: false }).catch(() => undefined);
     }
   })();
   return {
     reconcile,
     async stop() {
-      running = false;
-      await loop;
+      stopping.abort();
+      await Promise.race([loop, sleep(stopWaitMs, undefined, { ref: false })]);
     },
   };
 }

@@ -35,7 +35,7 @@ export async function startChaosStack(workflowBundle?: string): Promise<ChaosSta
   await model.start();
   const postgres = await startOwnPostgres(folder.path);
   const temporalServer = await startOwnTemporal(folder.path);
-  const pool = createPool(postgres.address, 4);
+  const pool = createPool(postgres.address, { size: 4 });
   const connection = await Connection.connect({ address: temporalServer.address });
   const ports = { grpc: await freePort(), agent: await freePort(), llm: await freePort(), http: await freePort() };
   const env: NodeJS.ProcessEnv = {

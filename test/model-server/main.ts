@@ -4,9 +4,11 @@ import { ScriptedModelServer } from './scripted-model-server';
 
 async function main(): Promise<void> {
   const port = Number(process.env.WEFT_DEMO_MODEL_PORT ?? 8090);
+  // Loopback unless a container publishes it to its neighbours (compose.yaml).
+  const host = process.env.WEFT_DEMO_MODEL_HOST ?? '127.0.0.1';
   const server = new ScriptedModelServer({ demo: true });
   scriptDemo(server);
-  await server.start(port);
+  await server.start(port, host);
   console.log(`demo model server (scripted, not a real LLM) on ${server.baseURL}`);
   const stop = () => void server.stop().then(() => process.exit(0));
   process.once('SIGINT', stop);

@@ -20,7 +20,7 @@ let clock = Date.UTC(2026, 0, 1);
 export const at = () => new Date((clock += 1000));
 
 export function openStore(): { pool: Pool; store: RuntimeStore } {
-  const pool = createPool(process.env.DATABASE_URL!, 20);
+  const pool = createPool(process.env.DATABASE_URL!, { size: 20 });
   return { pool, store: createRuntimeStore(pool) };
 }
 

@@ -27,6 +27,7 @@ import { ScriptedModelServer } from '../model-server/scripted-model-server';
 import { TEST_MODEL, testCatalog } from './test-catalog';
 import type { VerifiedTasks } from './verification';
 import type { Tracing } from '../../core/telemetry/tracing';
+import type { WorkerCapacity } from '../../core/capacity-settings';
 
 export { TEST_MODEL, TEST_MODELS } from './test-catalog';
 
@@ -62,6 +63,7 @@ export async function startTestWorker(options: {
   catalog?: CatalogFor;
   tools?: ToolRegistry;
   tracing?: Tracing;
+  capacity?: WorkerCapacity;
 }): Promise<RunningWorker> {
   const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const worker = await createWeftWorker({
@@ -76,6 +78,7 @@ export async function startTestWorker(options: {
       tools: options.tools ?? testToolRegistry(),
     }),
     shutdownGraceMs: 5_000,
+    ...(options.capacity ? { capacity: options.capacity } : {}),
     workflowBundle: { codePath: process.env.WEFT_TEST_WORKFLOW_BUNDLE! },
     ...(options.tracing ? { tracing: options.tracing.plugin } : {}),
   });
@@ -118,7 +121,7 @@ export interface TestStack {
  * a worker on its own task queue, the gRPC API on a free port, and a scripted model server.
  */
 export async function startTestStack(
-  options: { maxQueryBytes?: number; settings?: Partial<TaskSettings>; catalog?: CatalogFor; tools?: ToolRegistry; model?: ScriptedModelServer; tracing?: Tracing } = {},
+  options: { maxQueryBytes?: number; settings?: Partial<TaskSettings>; catalog?: CatalogFor; tools?: ToolRegistry; model?: ScriptedModelServer; tracing?: Tracing; workerCapacity?: WorkerCapacity } = {},
 ): Promise<TestStack> {
   const taskQueue = `test-${randomUUID()}`;
   const pool = createPool(process.env.DATABASE_URL!);
@@ -134,6 +137,7 @@ export async function startTestStack(
     tools,
     ...(options.catalog ? { catalog: options.catalog } : {}),
     ...(options.tracing ? { tracing: options.tracing } : {}),
+    ...(options.workerCapacity ? { capacity: options.workerCapacity } : {}),
   });
 
   const clientConnection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });

@@ -1,0 +1,61 @@
+import { z } from 'zod';
+
+// How big each process is and which build a worker is (read with the rest in core/config.ts):
+// the Postgres pool and its timeouts, the worker's slots, and its worker-deployment version.
+
+export const capacityEnvSchema = z.object({
+  WEFT_DB_POOL_SIZE: z.coerce.number().int().positive().default(10),
+  // A new connection, or a free one from a busy pool, within this or the query fails (and its activity retries).
+  WEFT_DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().nonnegative().default(30_000),
+  WEFT_DB_IDLE_TIMEOUT_MS: z.coerce.number().int().nonnegative().default(10_000),
+  // Unset: the Temporal SDK's defaults.
+  WEFT_WORKER_ACTIVITY_SLOTS: z.coerce.number().int().positive().optional(),
+  WEFT_WORKER_WORKFLOW_TASK_SLOTS: z.coerce.number().int().min(2).optional(),
+  WEFT_WORKER_CACHED_WORKFLOWS: z.coerce.number().int().nonnegative().optional(),
+  WEFT_WORKER_DEPLOYMENT: z.string().min(1).optional(),
+  WEFT_WORKER_BUILD_ID: z.string().min(1).optional(),
+});
+
+/** A Postgres pool: connections at most, and how long to wait for one and keep an idle one (0: no limit). */
+export interface PoolSettings {
+  size: number;
+  connectTimeoutMs: number;
+  idleTimeoutMs: number;
+}
+
+/** A worker build in a Temporal worker deployment: it takes the tasks the deployment's current version gets. */
+export interface WorkerVersion {
+  deploymentName: string;
+  buildId: string;
+}
+
+export interface WorkerCapacity {
+  activitySlots?: number;
+  workflowTaskSlots?: number;
+  cachedWorkflows?: number;
+  /** Set: worker versioning is on, and each task workflow stays on the build that started it. */
+  version?: WorkerVersion;
+}
+
+export interface CapacitySettings {
+  pool: PoolSettings;
+  worker: WorkerCapacity;
+}
+
+function versionOf(deploymentName: string | undefined, buildId: string | undefined): Pick<WorkerCapacity, 'version'> {
+  if (!deploymentName && !buildId) return {};
+  if (!deploymentName || !buildId) throw new Error('invalid configuration: WEFT_WORKER_DEPLOYMENT and WEFT_WORKER_BUILD_ID are set together (worker versioning)');
+  return { version: { deploymentName, buildId } };
+}
+
+export function capacitySettingsOf(e: z.infer<typeof capacityEnvSchema>): CapacitySettings {
+  return {
+    pool: { size: e.WEFT_DB_POOL_SIZE, connectTimeoutMs: e.WEFT_DB_CONNECT_TIMEOUT_MS, idleTimeoutMs: e.WEFT_DB_IDLE_TIMEOUT_MS },
+    worker: {
+      ...(e.WEFT_WORKER_ACTIVITY_SLOTS ? { activitySlots: e.WEFT_WORKER_ACTIVITY_SLOTS } : {}),
+      ...(e.WEFT_WORKER_WORKFLOW_TASK_SLOTS ? { workflowTaskSlots: e.WEFT_WORKER_WORKFLOW_TASK_SLOTS } : {}),
+      ...(e.WEFT_WORKER_CACHED_WORKFLOWS !== undefined ? { cachedWorkflows: e.WEFT_WORKER_CACHED_WORKFLOWS } : {}),
+      ...versionOf(e.WEFT_WORKER_DEPLOYMENT, e.WEFT_WORKER_BUILD_ID),
+    },
+  };
+}

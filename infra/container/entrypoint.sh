@@ -1,0 +1,17 @@
+#!/bin/sh
+# The container's command picks the process: api, worker, migrate, prepare-temporal, demo-model,
+# or weft <command>.
+set -e
+cd /app
+command="${1:-api}"
+if [ $# -gt 0 ]; then shift; fi
+case "$command" in
+  api) entry=api/main.ts ;;
+  worker) entry=workers/main.ts ;;
+  migrate) entry=infra/migrate.ts ;;
+  prepare-temporal) entry=infra/prepare-temporal.ts ;;
+  demo-model) entry=test/model-server/main.ts ;;
+  weft) entry=cli/weft.ts ;;
+  *) echo "unknown command '$command': api, worker, migrate, prepare-temporal, demo-model, or weft <command>" >&2; exit 64 ;;
+esac
+exec node --import tsx "$entry" "$@"
