@@ -25,7 +25,7 @@ import {
   lockRunForWrite,
   rememberLifecycleRecord,
   requireLiveSession,
-  type RunMeta,
+  type StoredRun,
 } from './run-table';
 import {
   requireDistinctKeys,
@@ -124,7 +124,7 @@ function validateLink(cmd: ChildRunStartCommand): void {
   }
 }
 
-function sameRunIdentity(stored: RunMeta, cmd: RunStartCommand): boolean {
+function sameRunIdentity(stored: StoredRun, cmd: RunStartCommand): boolean {
   return (
     stored.agentId === cmd.agentId &&
     (stored.sessionId ?? '') === (cmd.sessionId ?? '') &&
@@ -152,7 +152,7 @@ async function requireFirstRecord(
 }
 
 /** A start that already happened: only an exact retry is accepted, and it changes nothing. */
-async function replayStart(tx: Queryable, stored: RunMeta, cmd: RunStartCommand | ChildRunStartCommand): Promise<RunStartResult> {
+async function replayStart(tx: Queryable, stored: StoredRun, cmd: RunStartCommand | ChildRunStartCommand): Promise<RunStartResult> {
   if (!sameRunIdentity(stored, cmd)) throw new RunMetadataConflictError();
   const result: RunStartResult = {
     decision: stored.startOutcome,

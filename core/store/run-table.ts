@@ -11,18 +11,32 @@ export interface Session {
   endedAt?: Date;
 }
 
+/**
+ * A run as readers see it. A continuation's predecessor is not here: the seed stores that relation
+ * once, in the successor's RunStarted record, and readers rebuild continuation history from it.
+ */
 export interface RunMeta {
   runId: string;
   agentId: string;
   sessionId?: string;
   parentRunId?: string;
-  predecessorRunId?: string;
   labels: Record<string, string>;
   status: RunStatus;
   startOutcome: 'proceed' | 'stop';
   cancellationReason: string;
   startedAt: Date;
   updatedAt: Date;
+}
+
+/** A run as the store itself checks it: the predecessor column enforces one successor per run. */
+export interface StoredRun extends RunMeta {
+  predecessorRunId?: string;
+}
+
+/** What a reader gets: the run without the store's own bookkeeping. */
+export function publicRunMeta(run: StoredRun): RunMeta {
+  const { predecessorRunId: _stored, ...meta } = run;
+  return meta;
 }
 
 interface SessionRow {
@@ -55,7 +69,7 @@ function toSession(row: SessionRow): Session {
   };
 }
 
-function toRunMeta(row: RunRow): RunMeta {
+function toStoredRun(row: RunRow): StoredRun {
   return {
     runId: row.run_id,
     agentId: row.agent_id,
@@ -91,12 +105,12 @@ export async function requireLiveSession(tx: Queryable, sessionId: string, lock 
 const runColumns = `run_id, agent_id, session_id, parent_run_id, predecessor_run_id, labels, status, start_outcome,
   cancellation_reason, started_at, updated_at`;
 
-export async function findRun(tx: Queryable, runId: string, lock = false): Promise<RunMeta | undefined> {
+export async function findRun(tx: Queryable, runId: string, lock = false): Promise<StoredRun | undefined> {
   const found = await tx.query<RunRow>(
     `SELECT ${runColumns} FROM runtime_runs WHERE run_id = $1${lock ? ' FOR UPDATE' : ''}`,
     [runId],
   );
-  return found.rows[0] ? toRunMeta(found.rows[0]) : undefined;
+  return found.rows[0] ? toStoredRun(found.rows[0]) : undefined;
 }
 
 export async function findRunsBySession(db: Queryable, sessionId: string, statuses?: RunStatus[]): Promise<RunMeta[]> {
@@ -105,10 +119,10 @@ export async function findRunsBySession(db: Queryable, sessionId: string, status
      ORDER BY started_at, run_id`,
     [sessionId, statuses && statuses.length > 0 ? statuses : null],
   );
-  return rows.rows.map(toRunMeta);
+  return rows.rows.map((row) => publicRunMeta(toStoredRun(row)));
 }
 
-export async function requireRun(tx: Queryable, runId: string, lock = false): Promise<RunMeta> {
+export async function requireRun(tx: Queryable, runId: string, lock = false): Promise<StoredRun> {
   const run = await findRun(tx, runId, lock);
   if (!run) throw new RunNotFoundError();
   return run;
@@ -118,7 +132,7 @@ export async function requireRun(tx: Queryable, runId: string, lock = false): Pr
  * Locks a run for a record write in the one lock order used everywhere: its session row first,
  * then the run row. Session-wide record ids therefore follow commit order.
  */
-export async function lockRunForWrite(tx: Queryable, runId: string): Promise<RunMeta> {
+export async function lockRunForWrite(tx: Queryable, runId: string): Promise<StoredRun> {
   await tx.query(
     'SELECT 1 FROM runtime_sessions WHERE session_id = (SELECT session_id FROM runtime_runs WHERE run_id = $1) FOR UPDATE',
     [runId],
@@ -126,7 +140,7 @@ export async function lockRunForWrite(tx: Queryable, runId: string): Promise<Run
   return requireRun(tx, runId, true);
 }
 
-export async function insertRun(tx: Queryable, run: RunMeta): Promise<void> {
+export async function insertRun(tx: Queryable, run: StoredRun): Promise<void> {
   await tx.query(
     `INSERT INTO runtime_runs (run_id, agent_id, session_id, parent_run_id, predecessor_run_id, labels, status,
                                start_outcome, cancellation_reason, started_at, updated_at)

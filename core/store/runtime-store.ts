@@ -24,7 +24,7 @@ import {
   type RunStartResult,
   type StartKind,
 } from './run-starts';
-import { requireLiveSession, requireRun, type RunMeta, type Session } from './run-table';
+import { publicRunMeta, requireLiveSession, requireRun, type RunMeta, type Session } from './run-table';
 import {
   createSessionIn,
   endSessionIn,
@@ -147,7 +147,7 @@ function storeReads(pool: Pool): Pick<RuntimeStore, 'loadRun' | 'loadRunSuspensi
   return {
     loadRun: async (runId) => {
       requireId(runId, 'run id');
-      return requireRun(pool, runId);
+      return publicRunMeta(await requireRun(pool, runId));
     },
     loadRunSuspension: (runId) => loadSuspensionIn(pool, runId),
     async findRunRecord(runId, key) {

@@ -42,8 +42,12 @@ describe('racing writers', () => {
     const results = await settle(successors.map((cmd) => store.startRootRun(cmd)));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     for (const err of rejectedWith(results)) expect(err).toBeInstanceOf(RunMetadataConflictError);
+    // Readers find a continuation where the seed keeps it: in the successor's RunStarted record.
     const runs = await store.listRunsBySession(run.sessionId);
-    expect(runs.filter((r) => r.predecessorRunId === run.runId)).toHaveLength(1);
+    const predecessors = await Promise.all(
+      runs.map(async (r) => JSON.parse(Buffer.from((await store.listRunRecords(r.runId, '', 1)).records[0]!.payload).toString()).predecessor_run_id),
+    );
+    expect(predecessors.filter((id) => id === run.runId)).toHaveLength(1);
   });
 
   it('racing terminal writes: one outcome wins, the rest conflict, identical retries agree', async () => {

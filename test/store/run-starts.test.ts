@@ -205,6 +205,9 @@ describe('continuations', () => {
     expect(result.decision).toBe('proceed');
     const started = (await store.listRunRecords(successor.runId, '', 10)).records[0]!;
     expect(JSON.parse(Buffer.from(started.payload).toString())).toEqual({ predecessor_run_id: run.runId });
+    // The relation is stored once, in that record: the run's metadata does not repeat it.
+    expect(await store.loadRun(successor.runId)).not.toHaveProperty('predecessorRunId');
+    expect((await store.listRunsBySession(run.sessionId!)).find((r) => r.runId === successor.runId)).not.toHaveProperty('predecessorRunId');
   });
 
   it('is refused before anything is written when the predecessor is missing, not suspended or differs', async () => {
