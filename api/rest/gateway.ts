@@ -4,7 +4,7 @@ import { callUnary, createServiceClient, type ServiceClient, type UnaryMethod } 
 import { methodTypes, toJson } from '../../protos/json-mapping';
 import { grpcRequestOf, httpErrorOf, metadataOf, uncarriableHeaderOf } from './http-mapping';
 import { openApiDocument, openApiPath } from './openapi';
-import { fullServiceNames, restRoutes, shannonStreamRoute, streamRoute, type RestRoute } from './routes';
+import { fullServiceNames, restRoutes, shannonStreamRoute, streamRoute, withSlashedIdsEscaped, type RestRoute } from './routes';
 import { serveTaskEvents } from './sse';
 import { registerToolRoutes, type ToolRouteDeps } from './tool-routes';
 import { httpsOptions, type TlsMaterial } from '../grpc/tls';
@@ -41,7 +41,11 @@ export async function startRestGateway(options: RestGatewayOptions): Promise<Res
     session: createServiceClient('session', options.grpcAddress),
   } satisfies Record<RestRoute['service'], unknown>;
   const streaming: ServiceClient<'streaming'> = createServiceClient('streaming', options.grpcAddress);
-  const app = Fastify({ bodyLimit: options.maxBodyBytes, ...(options.tls ? { https: httpsOptions(options.tls) } : {}) });
+  const app = Fastify({
+    bodyLimit: options.maxBodyBytes,
+    rewriteUrl: (request) => withSlashedIdsEscaped(request.url ?? '/'),
+    ...(options.tls ? { https: httpsOptions(options.tls) } : {}),
+  });
   // A JSON content type with no body at all (a DELETE from some clients) is a request without a body.
   const json = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');

@@ -22,7 +22,7 @@ export const restRoutes: RestRoute[] = [
   { method: 'GET', path: '/api/v1/tasks/:task_id', service: 'orchestrator', rpc: 'GetTaskStatus', summary: 'A task\'s status, result and metrics', query: ['include_details'] },
   { method: 'POST', path: '/api/v1/tasks/:task_id/cancel', service: 'orchestrator', rpc: 'CancelTask', summary: 'Cancel a task', body: true },
   { method: 'GET', path: '/api/v1/approvals', service: 'orchestrator', rpc: 'GetPendingApprovals', summary: 'Pending approvals', query: ['user_id', 'session_id'] },
-  { method: 'POST', path: '/api/v1/approvals/:approval_id/decision', service: 'orchestrator', rpc: 'ApproveTask', summary: 'Approve or reject (approver role); an id with "/" is sent as %2F', body: true },
+  { method: 'POST', path: '/api/v1/approvals/:approval_id/decision', service: 'orchestrator', rpc: 'ApproveTask', summary: 'Approve or reject (approver role); the id\'s "/" may be sent as is or as %2F', body: true },
   { method: 'POST', path: '/api/v1/approvals/decision', service: 'orchestrator', rpc: 'ApproveTask', summary: 'Approve or reject with approval_id in the body, as Shannon\'s clients send it', body: true },
   { method: 'GET', path: '/api/v1/templates', service: 'orchestrator', rpc: 'ListTemplates', summary: 'Task templates' },
   { method: 'POST', path: '/api/v1/sessions', service: 'session', rpc: 'CreateSession', summary: 'Create a session', body: true },
@@ -58,3 +58,15 @@ export const fullServiceNames = {
   session: 'shannon.session.SessionService',
   streaming: 'shannon.orchestrator.StreamingService',
 } as const;
+
+const approvalDecisionPath = /^(\/api\/v1\/approvals\/)(.+)(\/decision(?:\?.*)?)$/;
+
+/**
+ * Approval ids hold a "/" (`<workflow>/plan`). A client that puts one in the decision route unescaped
+ * reaches the route as if it had sent %2F, instead of a 404.
+ */
+export function withSlashedIdsEscaped(url: string): string {
+  const match = approvalDecisionPath.exec(url);
+  if (!match || !match[2]!.includes('/')) return url;
+  return `${match[1]}${match[2]!.replace(/\//g, '%2F')}${match[3]}`;
+}

@@ -1,6 +1,7 @@
 import { ephemeralListen, startApiServer } from '../../api/server';
 import { listTaskEvents } from '../../core/events/event-log';
 import { readSse } from '../support/sse';
+import { until } from '../support/orchestration';
 import { startTestStack, type TestStack } from '../support/stack';
 
 let stack: TestStack;
@@ -153,6 +154,18 @@ it('speaks the dialect of Shannon\'s own HTTP clients: X-API-Key, the approval i
 
   const stream = await readSse(await fetch(`${base}/api/v1/stream/sse?workflow_id=${encodeURIComponent(submitted.body.workflow_id as string)}`, { headers: keyed }));
   expect(stream.events.at(-1)!.event).toBe('WORKFLOW_COMPLETED');
+  // Shannon's example client falls back to reading the id from the event's message (`id=...`).
+  const requested = JSON.parse(stream.events.find((e) => e.event === 'APPROVAL_REQUESTED')!.data) as { message: string };
+  expect(/id=(\S+)\)/.exec(requested.message)?.[1]).toBe(approvalId);
+
+  // The id in the path, its "/" sent as is (no %2F), reaches the decision route too.
+  const second = unique('raw slash question');
+  stack.model.on(second, { content: 'second answer' });
+  const secondTask = (await call('POST', '/api/v1/tasks', { query: second, require_approval: true }, keyed)).body.task_id as string;
+  const secondId = await until(async () => (await call('GET', '/api/v1/approvals')).body.approvals.find((a: { workflow_id: string }) => a.workflow_id === secondTask)?.approval_id as string | undefined);
+  expect(secondId).toContain('/');
+  expect(await call('POST', `/api/v1/approvals/${secondId}/decision`, { approved: false, feedback: 'no' }, keyed)).toMatchObject({ status: 200, body: { success: true } });
+  expect(await waitForFinish(secondTask)).toMatchObject({ status: 'TASK_STATUS_CANCELLED', error_message: 'rejected: no' });
 
   const session = (await call('POST', '/api/v1/sessions', { user_id: 'ann' })).body.session_id as string;
   const bodiless = await fetch(`${base}/api/v1/sessions/${session}`, { method: 'DELETE', headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' } });

@@ -105,7 +105,8 @@ export function approvalChanges({ store, pool, observer }: TaskRunDeps) {
           tx,
           taskEvent(input.taskWorkflowId, `approval/${input.approvalId}/requested`, EventType.ApprovalRequested, at, {
             ...(input.agentId ? { agentId: input.agentId } : {}),
-            message: input.reason,
+            // Shannon's clients read the id from the message (`id=<approval id>`) when they do not ask GetPendingApprovals.
+            message: `${input.reason} (approval id=${input.approvalId})`,
             payload: { approval_id: input.approvalId, workflow_id: input.workflowId, kind: input.kind, proposed_action: input.proposedAction },
           }),
         );
