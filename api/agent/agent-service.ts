@@ -13,6 +13,7 @@ import { ApiError } from '../grpc/grpc-errors';
 import type { OrchestratorDeps } from '../orchestrator/orchestrator-service';
 import { tailTaskEvents, type EventTailDeps } from '../streaming/task-event-tail';
 import { startTaskWorkflow, submittedTaskId } from '../orchestrator/task-start';
+import { requestFingerprint } from '../orchestrator/request-fingerprint';
 import type { TenantAdmission } from '../orchestrator/tenant-admission';
 import { submissionLimits } from '../orchestrator/task-submission';
 import { discoverTools, toolCapabilityOf } from './tool-capabilities';
@@ -83,7 +84,7 @@ export function createAgentService(deps: AgentDeps, admission: TenantAdmission):
   const start = async (request: ExecuteTaskRequest__Output, principal: Principal, metadata: Metadata) => {
     const taskId = submittedTaskId(request.metadata?.task_id ?? '', metadata, principal);
     const input = agentTaskInput(request, { taskId, principal }, limits);
-    const { workflowId } = await startTaskWorkflow(starting, input, principal);
+    const { workflowId } = await startTaskWorkflow(starting, input, principal, requestFingerprint(request, principal.userId));
     return { taskId, workflowId, timeoutSeconds: request.config?.timeout_seconds ?? 0 };
   };
 

@@ -17,6 +17,7 @@ import { failedPrecondition } from '../grpc/grpc-errors';
 import { listTaskSummaries, sessionContext } from './task-listing';
 import { ownTaskOf } from './task-ownership';
 import { startTaskWorkflow, submittedTaskId } from './task-start';
+import { requestFingerprint } from './request-fingerprint';
 import type { TenantAdmission, TenantQuotas } from './tenant-admission';
 import { taskStatusResponse, unindexedTaskStatus } from './task-status';
 import { submissionLimits, taskInputFrom } from './task-submission';
@@ -43,7 +44,7 @@ export function createOrchestratorService(deps: OrchestratorDeps, admission: Ten
     SubmitTask: authorizedCall(deps.auth, async (request: SubmitTaskRequest__Output, principal, call): Promise<SubmitTaskResponse> => {
       const taskId = submittedTaskId(request.metadata?.task_id ?? '', call.metadata, principal);
       const input = taskInputFrom(request, { taskId, principal }, limits);
-      const { workflowId, alreadyStarted } = await startTaskWorkflow(starting, input, principal);
+      const { workflowId, alreadyStarted } = await startTaskWorkflow(starting, input, principal, requestFingerprint(request, principal.userId));
       const message = alreadyStarted ? 'task already submitted; returning the existing workflow' : 'task submitted';
       const plan = input.manualPlan;
       return {

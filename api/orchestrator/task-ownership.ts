@@ -11,19 +11,30 @@ import { taskWorkflowIdOf } from '../../core/tasks/run/task-ref';
  * The tenant that owns a task's workflow (from its search attributes) and the workflow's status,
  * or undefined when Temporal does not know it.
  */
-async function describeTaskWorkflow(temporal: Client, workflowId: string): Promise<{ tenantId: string; status: string } | undefined> {
+async function describeTaskWorkflow(temporal: Client, workflowId: string): Promise<{ tenantId: string; status: string; requestFingerprint?: string } | undefined> {
   try {
     const description = await temporal.workflow.getHandle(workflowId).describe();
-    return { tenantId: description.typedSearchAttributes.get(tenantIdKey) ?? '', status: description.status.name };
+    const fingerprint = description.memo?.[requestFingerprintMemo];
+    return {
+      tenantId: description.typedSearchAttributes.get(tenantIdKey) ?? '',
+      status: description.status.name,
+      ...(typeof fingerprint === 'string' ? { requestFingerprint: fingerprint } : {}),
+    };
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return undefined;
     throw err;
   }
 }
 
-/** The tenant that owns a task's workflow, or undefined when Temporal does not know it. */
-export async function workflowTenant(temporal: Client, workflowId: string): Promise<string | undefined> {
-  return (await describeTaskWorkflow(temporal, workflowId))?.tenantId;
+/** The memo field a task's workflow keeps its submission's fingerprint in. */
+export const requestFingerprintMemo = 'weftRequestFingerprint';
+
+/**
+ * Who submitted a task's workflow and what they asked (the fingerprint, absent on workflows started
+ * before it was kept), or undefined when Temporal does not know it.
+ */
+export async function workflowSubmission(temporal: Client, workflowId: string): Promise<{ tenantId: string; requestFingerprint?: string } | undefined> {
+  return describeTaskWorkflow(temporal, workflowId);
 }
 
 export interface OwnTask {

@@ -11,7 +11,7 @@ import { taskMetadata } from '../../workflows/ui-metadata';
 import { ApiError, invalidArgument, notFound } from '../grpc/grpc-errors';
 import { taskIdFor, tenantScopedTaskId } from './task-ids';
 import { taskWorkflowIdOf } from '../../core/tasks/run/task-ref';
-import { workflowTenant } from './task-ownership';
+import { requestFingerprintMemo, workflowSubmission } from './task-ownership';
 
 const maxIdempotencyKeyLength = 255;
 
@@ -28,13 +28,14 @@ export function submittedTaskId(requestedTaskId: string, metadata: Metadata, pri
   return tenantScopedTaskId(principal.tenantId, text);
 }
 
-/** Starts a task's workflow with the search attributes operators find it by. */
-export async function launchTaskWorkflow(temporal: Client, taskQueue: string, input: TaskWorkflowInput): Promise<void> {
+/** Starts a task's workflow with the search attributes operators find it by, and what was asked for it. */
+export async function launchTaskWorkflow(temporal: Client, taskQueue: string, input: TaskWorkflowInput, requestFingerprint?: string): Promise<void> {
   await temporal.workflow.start<typeof taskWorkflow>('taskWorkflow', {
     workflowId: taskWorkflowIdOf(input.taskId),
     taskQueue,
     args: [input],
     ...taskMetadata(input),
+    ...(requestFingerprint ? { memo: { [requestFingerprintMemo]: requestFingerprint } } : {}),
     // A task id names one workflow forever: a repeated submit finds it instead of starting another.
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
     typedSearchAttributes: [
@@ -48,25 +49,30 @@ export async function launchTaskWorkflow(temporal: Client, taskQueue: string, in
 }
 
 /**
- * Starts the task's workflow, or finds it when the task id was submitted before (a retried submit).
- * A task id another tenant already used is refused, and so is another tenant's session, and a task
- * of a tenant over its share.
+ * Starts the task's workflow, or finds it when the same request was submitted before under its id
+ * (a retried submit). A task id another tenant already used is refused, and so is the same id with
+ * a different request, another tenant's session, and a task of a tenant over its share.
  */
 export async function startTaskWorkflow(
   deps: { temporal: Client; taskQueue: string; pool: Pool; admission: TenantAdmission },
   input: TaskWorkflowInput,
   principal: Principal,
+  requestFingerprint: string,
 ): Promise<{ workflowId: string; alreadyStarted: boolean }> {
   await deps.admission.admitTask(principal.tenantId);
   if (input.sessionId && !(await claimSession(deps.pool, principal.tenantId, input.sessionId))) throw notFound(`session ${input.sessionId} not found`);
   const workflowId = taskWorkflowIdOf(input.taskId);
   try {
-    await launchTaskWorkflow(deps.temporal, deps.taskQueue, input);
+    await launchTaskWorkflow(deps.temporal, deps.taskQueue, input, requestFingerprint);
     return { workflowId, alreadyStarted: false };
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    if ((await workflowTenant(deps.temporal, workflowId)) !== principal.tenantId) {
+    const earlier = await workflowSubmission(deps.temporal, workflowId);
+    if (earlier?.tenantId !== principal.tenantId) {
       throw new ApiError(GrpcStatus.ALREADY_EXISTS, `task id ${input.taskId} is already taken; choose another`);
+    }
+    if (earlier.requestFingerprint !== undefined && earlier.requestFingerprint !== requestFingerprint) {
+      throw new ApiError(GrpcStatus.ALREADY_EXISTS, `this task id was already submitted with a different request (task ${input.taskId}); resubmit the same request, or use another task id`);
     }
     return { workflowId, alreadyStarted: true };
   }

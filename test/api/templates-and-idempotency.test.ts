@@ -68,6 +68,9 @@ it('an idempotency-key header makes a retried SubmitTask return the same workflo
   const first = await unaryCall(stack.orchestrator, 'SubmitTask', { query: 'idempotent question' }, withKey(key));
   const again = await unaryCall(stack.orchestrator, 'SubmitTask', { query: 'idempotent question' }, withKey(key));
   expect(again).toMatchObject({ task_id: first.task_id, workflow_id: first.workflow_id, message: 'task already submitted; returning the existing workflow' });
+  // A key reused for another request names a different task: refused with the reason.
+  expect((await grpcError(unaryCall(stack.orchestrator, 'SubmitTask', { query: 'another question' }, withKey(key)))).code).toBe(GrpcStatus.ALREADY_EXISTS);
+  expect((await grpcError(unaryCall(stack.orchestrator, 'SubmitTask', { query: 'idempotent question', require_approval: true }, withKey(key)))).code).toBe(GrpcStatus.ALREADY_EXISTS);
   const other = await stack.clientFor({ tenantId: `other-${Date.now()}`, userId: 'eve', roles: [] });
   const theirs = await unaryCall(other, 'SubmitTask', { query: 'idempotent question' }, withKey(key));
   expect(theirs.task_id).not.toBe(first.task_id);
