@@ -3,6 +3,7 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import type { Pool } from 'pg';
 import type { Principal } from '../../core/auth/api-keys';
 import { claimSession } from '../../core/sessions/session-tenants';
+import { requireSessionOpenForWork } from '../../core/sessions/conversations';
 import type { TenantAdmission } from './tenant-admission';
 import { executionModeKey, sessionIdKey, taskStatusKey, tenantIdKey, userIdKey } from '../../workflows/search-attributes';
 import type { taskWorkflow } from '../../workflows/task-workflow';
@@ -60,7 +61,10 @@ export async function startTaskWorkflow(
   requestFingerprint: string,
 ): Promise<{ workflowId: string; alreadyStarted: boolean }> {
   await deps.admission.admitTask(principal.tenantId);
-  if (input.sessionId && !(await claimSession(deps.pool, principal.tenantId, input.sessionId))) throw notFound(`session ${input.sessionId} not found`);
+  if (input.sessionId) {
+    if (!(await claimSession(deps.pool, principal.tenantId, input.sessionId))) throw notFound(`session ${input.sessionId} not found`);
+    await requireSessionOpenForWork(deps.pool, principal.tenantId, input.sessionId, new Date());
+  }
   const workflowId = taskWorkflowIdOf(input.taskId);
   try {
     await launchTaskWorkflow(deps.temporal, deps.taskQueue, input, requestFingerprint);

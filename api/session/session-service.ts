@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import {
   closeConversation,
   createConversation,
@@ -8,9 +9,10 @@ import {
   updateConversation,
   type Conversation,
 } from '../../core/sessions/conversations';
-import { ConversationClosedError } from '../../core/sessions/errors';
+import { ConversationClosedError, ConversationExpiredError } from '../../core/sessions/errors';
 import { addMessages, clearHistory, listHistory, type HistoryMessage } from '../../core/sessions/history';
-import { sessionSpend } from '../../core/tasks/task-index';
+import { sessionSpend, unfinishedTasksInSession } from '../../core/tasks/task-index';
+import { cancelTaskSignal } from '../../workflows/messages';
 import type { Message__Output } from '../../protos/generated/shannon/session/Message';
 import type { Session } from '../../protos/generated/shannon/session/Session';
 import type { SessionServiceHandlers } from '../../protos/generated/shannon/session/SessionService';
@@ -32,6 +34,8 @@ export interface SessionDeps {
   pool: Pool;
   auth: Authenticator;
   sessions: SessionDefaults;
+  /** DeleteSession cancels the session's unfinished tasks. */
+  temporal: Client;
 }
 
 // Documented limits (README, "Input limits"): each keeps one request to a few milliseconds of work.
@@ -41,6 +45,26 @@ const maxMessageBytes = 256 * 1024;
 const maxContextBytes = 64 * 1024;
 const roles = new Set(['user', 'assistant', 'system']);
 const ok = { status: 'STATUS_CODE_OK' as const };
+
+/** Asks each unfinished task of the session to cancel; the number asked. A task that ended meanwhile is skipped. */
+async function cancelSessionTasks(temporal: Client, pool: Pool, tenantId: string, sessionId: string): Promise<number> {
+  const workflowIds = await unfinishedTasksInSession(pool, tenantId, sessionId);
+  const asked = await Promise.all(
+    workflowIds.map((workflowId) =>
+      temporal.workflow
+        .getHandle(workflowId)
+        .signal(cancelTaskSignal, { reason: `session ${sessionId} was deleted` })
+        .then(
+          () => true,
+          (err: unknown) => {
+            if (err instanceof WorkflowNotFoundError) return false;
+            throw err;
+          },
+        ),
+    ),
+  );
+  return asked.filter(Boolean).length;
+}
 
 function requireSessionId(sessionId: string): string {
   if (!sessionId) throw invalidArgument('session_id is required');
@@ -143,8 +167,10 @@ export function createSessionService(deps: SessionDeps): SessionServiceHandlers 
 
     GetSession: authorized(auth, async (request, principal) => {
       const conversation = await findConversation(pool, principal.tenantId, requireSessionId(request.session_id), new Date());
+      // As AddMessage and UpdateSession answer: a deleted or expired session is not found.
       if (conversation.status === 'closed') throw new ConversationClosedError(conversation.sessionId);
-      return { session: await sessionMessage(pool, conversation, request.include_history), ...ok, message: conversation.status === 'expired' ? 'session expired' : '' };
+      if (conversation.status === 'expired') throw new ConversationExpiredError(conversation.sessionId, conversation.expiresAt);
+      return { session: await sessionMessage(pool, conversation, request.include_history), ...ok, message: '' };
     }),
 
     UpdateSession: authorized(auth, async (request, principal) => {
@@ -160,8 +186,11 @@ export function createSessionService(deps: SessionDeps): SessionServiceHandlers 
     }),
 
     DeleteSession: authorized(auth, async (request, principal) => {
-      await closeConversation(pool, principal.tenantId, requireSessionId(request.session_id), new Date());
-      return { success: true, ...ok, message: 'session deleted' };
+      const sessionId = requireSessionId(request.session_id);
+      await closeConversation(pool, principal.tenantId, sessionId, new Date());
+      // Its tasks end too, also one waiting for an approval (which then expires with it).
+      const cancelled = await cancelSessionTasks(deps.temporal, pool, principal.tenantId, sessionId);
+      return { success: true, ...ok, message: cancelled > 0 ? `session deleted; ${cancelled} unfinished task(s) cancelled` : 'session deleted' };
     }),
 
     ListSessions: authorized(auth, async (request, principal) => {

@@ -1,9 +1,10 @@
 import type { Pool } from 'pg';
 import type { Queryable } from '../db/transaction';
-import { createSessionIn, endSessionIn } from '../store/sessions';
+import { createSessionIn, endSessionIn, loadSessionStatusIn } from '../store/sessions';
 import { claimSession } from './session-tenants';
 import { storeTransaction } from '../store/transactions';
-import { ConversationClosedError, ConversationExpiredError, ConversationNotFoundError } from './errors';
+import { ConversationClosedError, ConversationEndedError, ConversationExpiredError, ConversationNotFoundError } from './errors';
+import { SessionNotFoundError } from '../store/errors';
 
 // Conversation sessions (SessionService, ai.AIService): a runtime session with an owner, a context,
 // a lifetime and a history. Every change is one transaction; closing or expiring one ends its
@@ -187,4 +188,21 @@ export function endIfExpired(pool: Pool, sessionId: string, at: Date): Promise<v
     const expiresAt = rows[0]?.expires_at;
     if (expiresAt && expiresAt.getTime() <= at.getTime()) await endSessionIn(tx, sessionId, expiresAt);
   });
+}
+
+/**
+ * New work (a task) may start in a session unless it was deleted, has expired or has ended; a
+ * session first named by a task has no conversation and is opened by the task itself.
+ */
+export async function requireSessionOpenForWork(pool: Pool, tenantId: string, sessionId: string, now: Date): Promise<void> {
+  try {
+    await withOpenConversation(pool, tenantId, sessionId, now, async () => undefined);
+  } catch (err) {
+    if (!(err instanceof ConversationNotFoundError)) throw err;
+  }
+  const status = await loadSessionStatusIn(pool, sessionId).catch((err: unknown) => {
+    if (err instanceof SessionNotFoundError) return 'active';
+    throw err;
+  });
+  if (status !== 'active') throw new ConversationEndedError(sessionId);
 }

@@ -18,6 +18,9 @@ export class ConversationClosedError extends ConversationError {
 export class ConversationExpiredError extends ConversationError {
   constructor(readonly sessionId: string, readonly expiredAt: Date) { super(`session ${sessionId} expired at ${expiredAt.toISOString()}`); }
 }
+export class ConversationEndedError extends ConversationError {
+  constructor(readonly sessionId: string) { super(`session ${sessionId} has ended`); }
+}
 export class MessageConflictError extends ConversationError {
   constructor(readonly messageId: string) { super(`message ${messageId} already exists with different content`); }
 }

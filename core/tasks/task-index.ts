@@ -194,6 +194,15 @@ export async function sessionSpend(db: Queryable, tenantId: string, sessionId: s
   return { tasks: Number(row.n), promptTokens: Number(row.p), completionTokens: Number(row.c), totalTokens: Number(row.t), costUsd: row.cost };
 }
 
+/** The workflows of a tenant's tasks in one session that have not finished. */
+export async function unfinishedTasksInSession(db: Queryable, tenantId: string, sessionId: string): Promise<string[]> {
+  const { rows } = await db.query<{ workflow_id: string }>(
+    `SELECT workflow_id FROM tasks WHERE tenant_id = $1 AND session_id = $2 AND status IN ('QUEUED', 'RUNNING')`,
+    [tenantId, sessionId],
+  );
+  return rows.map((row) => row.workflow_id);
+}
+
 /** How many of a tenant's tasks are queued or running. */
 export async function countRunningTasks(db: Queryable, tenantId: string): Promise<number> {
   const { rows } = await db.query<{ n: string }>(`SELECT count(*) AS n FROM tasks WHERE tenant_id = $1 AND status IN ('QUEUED', 'RUNNING')`, [tenantId]);

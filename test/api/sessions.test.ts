@@ -108,22 +108,25 @@ it('expires a session at its TTL and ends it in the runtime store', async () => 
   expect(err.details).toMatch(/expired/);
   expect(await stack.store.loadSessionStatus(created.session_id)).toBe('ended');
 
-  // Untouched since it expired: a task submitted into it still finds it ended.
+  // Untouched since it expired: GetSession and a task submitted into it say so, as AddMessage does.
   const untouched = await create({ ttl_seconds: 1 });
   await new Promise((resolve) => setTimeout(resolve, 1100));
-  const task = await submitTask(stack.orchestrator, { query: 'work in an expired session', metadata: { session_id: untouched.session_id } });
-  expect((await waitForFinish(stack.orchestrator, task.task_id)).status).toBe('TASK_STATUS_CANCELLED');
+  const read = await grpcError(unaryCall(sessions, 'GetSession', { session_id: untouched.session_id }));
+  expect([read.code, read.details]).toEqual([GrpcStatus.NOT_FOUND, expect.stringMatching(`session ${untouched.session_id} expired at`)]);
+  const refused = await grpcError(submitTask(stack.orchestrator, { query: 'work in an expired session', metadata: { session_id: untouched.session_id } }));
+  expect([refused.code, refused.details]).toEqual([GrpcStatus.NOT_FOUND, expect.stringMatching(`session ${untouched.session_id} expired at`)]);
+  expect(await stack.store.loadSessionStatus(untouched.session_id)).toBe('ended');
 });
 
-it('deleting a session ends it in the runtime store, so a task submitted into it is cancelled', async () => {
+it('deleting a session ends it in the runtime store, and a task submitted into it is refused', async () => {
   const created = await create();
   expect(await unaryCall(sessions, 'DeleteSession', { session_id: created.session_id })).toMatchObject({ success: true, status: 'STATUS_CODE_OK' });
   expect(await stack.store.loadSessionStatus(created.session_id)).toBe('ended');
   expect((await grpcError(unaryCall(sessions, 'GetSession', { session_id: created.session_id }))).code).toBe(GrpcStatus.NOT_FOUND);
   const listed = await unaryCall(sessions, 'ListSessions', {});
   expect(listed.sessions.map((s) => s.id)).not.toContain(created.session_id);
-  const task = await submitTask(stack.orchestrator, { query: 'work in a deleted session', metadata: { session_id: created.session_id } });
-  expect((await waitForFinish(stack.orchestrator, task.task_id)).status).toBe('TASK_STATUS_CANCELLED');
+  const refused = await grpcError(submitTask(stack.orchestrator, { query: 'work in a deleted session', metadata: { session_id: created.session_id } }));
+  expect([refused.code, refused.details]).toEqual([GrpcStatus.NOT_FOUND, `session ${created.session_id} was deleted`]);
 });
 
 it('refuses bad input with INVALID_ARGUMENT and another tenant\'s sessions with NOT_FOUND', async () => {

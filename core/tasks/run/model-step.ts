@@ -16,6 +16,7 @@ import { decodeToolResolution, decodeToolResult, recordOwnerOf, seedRecord, step
 import { stepCompletion } from './step-completion';
 import { taskEvent } from './task-events';
 import type { StepContext, TaskRunDeps } from './task-run-deps';
+import { sessionHasEnded } from './session-state';
 
 export interface ModelStepInput {
   taskId: string;
@@ -148,7 +149,7 @@ export function modelSteps(deps: TaskRunDeps) {
     const copied = input.reuseFrom && (await recordedStep(store, input.reuseFrom, owner, input.step, at));
     if (copied) return reusedStep(deps, input, copied);
     // An ended session refuses new planner work; the workflow then records the cancellation.
-    if (input.sessionId && (await store.loadSessionStatus(input.sessionId)) !== 'active') return { kind: 'session_ended' };
+    if (await sessionHasEnded(store, input.sessionId)) return { kind: 'session_ended' };
     const already = await overBudgetNow(pool, input.taskId, input.agentId, input.budget);
     if (already) return { kind: 'over_budget', reason: already };
 

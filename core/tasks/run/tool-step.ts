@@ -20,6 +20,7 @@ import {
   type ToolResolution,
 } from './run-records';
 import { appendEvents, taskEvent } from './task-events';
+import { sessionHasEnded } from './session-state';
 import type { RunRef, TaskRef } from './task-ref';
 import type { StepContext, TaskRunDeps } from './task-run-deps';
 
@@ -105,6 +106,21 @@ async function recordOutcome({ store, tools }: TaskRunDeps, input: ToolCallInput
 }
 
 /**
+ * The outcome a call has without running the tool: stored by an earlier attempt, copied from the
+ * run a fork came from, or refused because the session has ended (as a model step is).
+ */
+async function outcomeWithoutRunning(deps: TaskRunDeps, input: ToolCallInput, owner: RecordOwner): Promise<ToolOutcome | undefined> {
+  const stored = await deps.store.findRunRecord(input.runId, toolResultKey(owner, input.call.id));
+  if (stored) return decodeToolResult(stored);
+  const recorded = input.reuseFrom && (await recordedToolOutcome(deps.store, input.reuseFrom, owner, input.call.id));
+  if (recorded) return recordOutcome(deps, input, owner, recorded, 0, true);
+  if (await sessionHasEnded(deps.store, input.sessionId)) {
+    return recordOutcome(deps, input, owner, { ok: false, error: { category: 'validation', message: `not run: session ${input.sessionId} has ended` } }, 0);
+  }
+  return undefined;
+}
+
+/**
  * One tool call of an agent: announced, run, and its outcome stored with its event and its cost.
  * The tool's idempotency class decides what a retry may do (tool.ts).
  */
@@ -117,10 +133,8 @@ export function toolSteps(deps: TaskRunDeps) {
   async function runToolCall(input: ToolCallInput, step: StepContext): Promise<ToolOutcome> {
     const owner = recordOwnerOf(input);
     const at = new Date(input.atMs);
-    const stored = await store.findRunRecord(input.runId, toolResultKey(owner, input.call.id));
-    if (stored) return decodeToolResult(stored);
-    const recorded = input.reuseFrom && (await recordedToolOutcome(store, input.reuseFrom, owner, input.call.id));
-    if (recorded) return recordOutcome(deps, input, owner, recorded, 0, true);
+    const settled = await outcomeWithoutRunning(deps, input, owner);
+    if (settled) return settled;
 
     const { name, arguments: args } = input.call;
     const idempotency = tools.get(name)?.idempotency ?? 'idempotent';
