@@ -40,6 +40,7 @@ async function main(): Promise<void> {
       pool,
       taskQueue: config.temporal.taskQueue,
       maxQueryBytes: config.limits.maxQueryBytes,
+      routingWaitMs: config.limits.routingWaitMs,
       taskDefaults: config.task,
       tools,
       templates: loadTemplateCatalog(config.templatesDir, tools.list().map((t) => t.name)),

@@ -91,6 +91,7 @@ const envSchema = telemetryEnvSchema.extend(capacityEnvSchema.shape).extend({
   WEFT_TASK_COST_LIMIT_USD: z.coerce.number().nonnegative().default(0),
   WEFT_LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
   WEFT_MAX_QUERY_BYTES: z.coerce.number().int().positive().default(32 * 1024),
+  WEFT_SUBMIT_ROUTING_WAIT_MS: z.coerce.number().int().nonnegative().default(30_000),
   WEFT_WORKFLOW_BUNDLE: z.string().optional(),
   WEFT_SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(30_000),
   MCP_RATE_LIMIT_DEFAULT: z.coerce.number().int().nonnegative().default(60),
@@ -182,7 +183,8 @@ export interface WeftConfig extends TelemetrySettings, CapacitySettings {
   tenantQuotas: { submitsPerMinute: number; maxRunningTasks: number };
   /** Task templates (YAML) that ListTemplates lists and SubmitTask's context.template names. */
   templatesDir: string;
-  limits: { maxQueryBytes: number };
+  /** The largest query; how long SubmitTask with auto_decompose waits to answer with the routing and plan. */
+  limits: { maxQueryBytes: number; routingWaitMs: number };
   /** Defaults every task starts with; a request may lower some of them. */
   task: TaskSettings;
   /** A prebuilt workflow bundle (infra/build-workflow-bundle.ts); without one the worker bundles at start. */
@@ -268,7 +270,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
     },
     tenantQuotas: { submitsPerMinute: e.WEFT_TENANT_SUBMITS_PER_MINUTE, maxRunningTasks: e.WEFT_TENANT_MAX_RUNNING_TASKS },
     templatesDir: e.WEFT_TEMPLATES_DIR,
-    limits: { maxQueryBytes: e.WEFT_MAX_QUERY_BYTES },
+    limits: { maxQueryBytes: e.WEFT_MAX_QUERY_BYTES, routingWaitMs: e.WEFT_SUBMIT_ROUTING_WAIT_MS },
     task: {
       maxAgents: e.WEFT_MAX_AGENTS,
       maxIterations: e.WEFT_MAX_ITERATIONS,

@@ -18,6 +18,8 @@ import { listTaskSummaries, sessionContext } from './task-listing';
 import { ownTaskOf } from './task-ownership';
 import { startTaskWorkflow, submittedTaskId } from './task-start';
 import { requestFingerprint } from './request-fingerprint';
+import { decompositionOf, routedDecomposition } from './submitted-decomposition';
+import type { EventFeed } from '../../core/events/event-feed';
 import type { TenantAdmission, TenantQuotas } from './tenant-admission';
 import { taskStatusResponse, unindexedTaskStatus } from './task-status';
 import { submissionLimits, taskInputFrom } from './task-submission';
@@ -34,7 +36,13 @@ export interface OrchestratorDeps {
   auth: Authenticator;
   /** Each tenant's share of task submissions and running tasks; unlimited when absent. */
   tenantQuotas?: TenantQuotas;
+  /** Task events: SubmitTask with auto_decompose answers once routing has decided. */
+  events: EventFeed;
+  /** How long it waits for that (WEFT_SUBMIT_ROUTING_WAIT_MS; 30 s when absent, 0: not at all). */
+  routingWaitMs?: number;
 }
+
+const defaultRoutingWaitMs = 30_000;
 
 /** `admission` is the API process's one gate of tenant shares, which AgentService shares. */
 export function createOrchestratorService(deps: OrchestratorDeps, admission: TenantAdmission): OrchestratorServiceHandlers {
@@ -46,23 +54,12 @@ export function createOrchestratorService(deps: OrchestratorDeps, admission: Ten
       const input = taskInputFrom(request, { taskId, principal }, limits);
       const { workflowId, alreadyStarted } = await startTaskWorkflow(starting, input, principal, requestFingerprint(request, principal.userId));
       const message = alreadyStarted ? 'task already submitted; returning the existing workflow' : 'task submitted';
-      const plan = input.manualPlan;
-      return {
-        workflow_id: workflowId,
-        task_id: taskId,
-        status: 'STATUS_CODE_OK',
-        decomposition: {
-          mode: plan ? 'EXECUTION_MODE_COMPLEX' : input.autoDecompose ? 'EXECUTION_MODE_UNSPECIFIED' : 'EXECUTION_MODE_STANDARD',
-          agent_tasks: (plan?.agents ?? []).map((a) => ({
-            agent_id: a.id,
-            description: a.description,
-            dependencies: a.dependencies,
-            required_tools: a.tools,
-            model_tier: `MODEL_TIER_${a.tier}`,
-          })),
-        },
-        message,
-      };
+      const decomposition = input.manualPlan
+        ? decompositionOf('COMPLEX', 0, input.manualPlan)
+        : input.autoDecompose
+          ? await routedDecomposition(deps, workflowId, deps.routingWaitMs ?? defaultRoutingWaitMs)
+          : decompositionOf('STANDARD', 0);
+      return { workflow_id: workflowId, task_id: taskId, status: 'STATUS_CODE_OK', decomposition, message };
     }),
 
     GetTaskStatus: authorized(deps.auth, async (request: GetTaskStatusRequest__Output, principal): Promise<GetTaskStatusResponse> => {

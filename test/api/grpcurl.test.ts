@@ -25,13 +25,40 @@ async function call(method: string, body: object, port = stack.api.port): Promis
 
 it('runs the seed examples: SubmitTask, GetTaskStatus, StreamTaskExecution with and without filters and resume', async () => {
   const query = 'Q4の売上データを分析し、視覚化を作成する';
+  // The models decide as in the seed's example: COMPLEX at 0.78, three agents (with Weft's tools).
+  stack.model.on((text) => text.includes('Classify the task') && text.includes(query), {
+    content: JSON.stringify({ recommended_mode: 'COMPLEX', complexity_score: 0.78, required_capabilities: [], estimated_agents: 3, estimated_tokens: 5000, estimated_cost_usd: 0.08, reasoning: 'load, analyse, chart' }),
+  });
+  const plan = {
+    agents: [
+      { id: 'data-loader', description: 'Q4の売上データをロードする', tools: ['data_table'], tier: 'SMALL' },
+      { id: 'analyst', description: '売上トレンドを分析する', dependencies: ['data-loader'], tier: 'MEDIUM' },
+      { id: 'visualizer', description: 'チャートを作成する', dependencies: ['analyst'], tools: ['python_executor'], tier: 'SMALL' },
+    ],
+  };
+  stack.model.on((text) => text.includes('Split the task') && text.includes(query), { content: JSON.stringify(plan) });
   stack.model.on(query, { content: '分析完了。' });
   const [submitted] = await call('shannon.orchestrator.OrchestratorService/SubmitTask', {
     metadata: { user_id: 'user-123', session_id: 'sess-456', token_budget: 10000 },
     query,
     auto_decompose: true,
   });
-  expect(submitted).toMatchObject({ status: 'STATUS_CODE_OK' });
+  // The seed's response shape, decomposition included (grpcurl leaves out empty lists).
+  expect(submitted).toEqual({
+    workflow_id: expect.any(String),
+    task_id: expect.any(String),
+    status: 'STATUS_CODE_OK',
+    decomposition: {
+      mode: 'EXECUTION_MODE_COMPLEX',
+      complexity_score: 0.78,
+      agent_tasks: [
+        { agent_id: 'data-loader', description: 'Q4の売上データをロードする', required_tools: ['data_table'], model_tier: 'MODEL_TIER_SMALL' },
+        { agent_id: 'analyst', description: '売上トレンドを分析する', dependencies: ['data-loader'], model_tier: 'MODEL_TIER_MEDIUM' },
+        { agent_id: 'visualizer', description: 'チャートを作成する', dependencies: ['analyst'], required_tools: ['python_executor'], model_tier: 'MODEL_TIER_SMALL' },
+      ],
+    },
+    message: 'task submitted',
+  });
   const taskId = submitted!.task_id as string;
   const workflowId = submitted!.workflow_id as string;
   await waitForFinish(stack.orchestrator, taskId);

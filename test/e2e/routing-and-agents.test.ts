@@ -35,8 +35,11 @@ describe('routing', () => {
     stack.model.on((text) => text.includes('Classify the task') && text.includes(query), { content: '{"recommended_mode":"STANDARD","complexity_score":0.1,"required_capabilities":[],"estimated_agents":1,"estimated_tokens":100,"estimated_cost_usd":0,"reasoning":"one fact"}' });
     stack.model.on(query, { content: '100 °C' });
     const first = await submitTask(stack.orchestrator, { query, auto_decompose: true });
+    // SubmitTask answers once routing has decided, with the mode and score it chose.
+    expect(first.decomposition).toMatchObject({ mode: 'EXECUTION_MODE_STANDARD', complexity_score: 0.1, agent_tasks: [] });
     expect((await waitForFinish(stack.orchestrator, first.task_id)).result).toBe('100 °C');
     const second = await submitTask(stack.orchestrator, { query: `  ${query.toUpperCase()} `, auto_decompose: true });
+    expect(second.decomposition?.mode).toBe('EXECUTION_MODE_SIMPLE');
     const cached = await waitForFinish(stack.orchestrator, second.task_id);
     expect(cached).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: '100 °C' });
     expect(cached.metrics).toMatchObject({ mode: 'EXECUTION_MODE_SIMPLE', cache_hit: true });
