@@ -13,12 +13,14 @@ export interface AgentRecord {
   usage: { totalTokens: number; promptTokens: number; completionTokens: number; costUsd: number };
 }
 
-export async function recordAgentStarted(tx: Queryable, taskId: string, agentId: string, runId: string, at: Date): Promise<void> {
-  await tx.query(
+/** The agent's row, once: whether this call made it. */
+export async function recordAgentStarted(tx: Queryable, taskId: string, agentId: string, runId: string, at: Date): Promise<boolean> {
+  const inserted = await tx.query(
     `INSERT INTO task_agents (task_id, agent_id, run_id, status, started_at) VALUES ($1, $2, $3, 'RUNNING', $4)
      ON CONFLICT (task_id, agent_id) DO NOTHING`,
     [taskId, agentId, runId, at],
   );
+  return (inserted.rowCount ?? 0) > 0;
 }
 
 export async function recordAgentOutcome(
@@ -31,6 +33,20 @@ export async function recordAgentOutcome(
     'UPDATE task_agents SET status = $3, result = $4, error = $5, completed_at = $6 WHERE task_id = $1 AND agent_id = $2',
     [taskId, agentId, outcome.status, outcome.result, outcome.error, outcome.at],
   );
+}
+
+/** The outcome of an agent still RUNNING; whether it was. */
+export async function recordRunningAgentOutcome(
+  tx: Queryable,
+  taskId: string,
+  agentId: string,
+  outcome: { status: TaskStatus; result: string; error: string; at: Date },
+): Promise<boolean> {
+  const updated = await tx.query(
+    `UPDATE task_agents SET status = $3, result = $4, error = $5, completed_at = $6 WHERE task_id = $1 AND agent_id = $2 AND status = 'RUNNING'`,
+    [taskId, agentId, outcome.status, outcome.result, outcome.error, outcome.at],
+  );
+  return (updated.rowCount ?? 0) > 0;
 }
 
 /**

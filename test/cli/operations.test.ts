@@ -114,7 +114,7 @@ it('watch resumes after the connection drops, showing every event once', async (
     const events = watched.stdout.trim().split('\n').slice(0, -1).join('\n');
     const updates = events.split('\n').filter((line) => line.startsWith('{"workflow_id"')).map((line) => JSON.parse(line) as { seq: string; type: string });
     expect(updates.map((u) => Number(u.seq))).toEqual(updates.map((_, i) => i + 1));
-    expect(updates.map((u) => u.type)).toEqual(['WORKFLOW_STARTED', 'APPROVAL_REQUESTED', 'APPROVAL_DECISION', 'WORKFLOW_COMPLETED']);
+    expect(updates.map((u) => u.type)).toEqual(['WORKFLOW_STARTED', 'APPROVAL_REQUESTED', 'APPROVAL_DECISION', 'AGENT_STARTED', 'AGENT_COMPLETED', 'WORKFLOW_COMPLETED']);
   } finally {
     for (const socket of sockets) socket.destroy();
     proxy.close();

@@ -37,7 +37,7 @@ describe('human approval', () => {
     const status = await waitForFinish(stack.orchestrator, submitted.task_id);
     expect(status).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'approved answer' });
     expect(await findApproval(stack.pool, pending.approval_id)).toMatchObject({ status: 'approved', decidedBy: 'tester (as alice)', feedback: 'ok' });
-    expect(await eventTypes(stack.pool, submitted.workflow_id)).toEqual(['WORKFLOW_STARTED', 'APPROVAL_REQUESTED', 'APPROVAL_DECISION', 'WORKFLOW_COMPLETED']);
+    expect(await eventTypes(stack.pool, submitted.workflow_id)).toEqual(['WORKFLOW_STARTED', 'APPROVAL_REQUESTED', 'APPROVAL_DECISION', 'AGENT_STARTED:main', 'AGENT_COMPLETED:main', 'WORKFLOW_COMPLETED']);
     const log = (await stack.store.listRunRecords(submitted.workflow_id, '', 50)).records.map((r) => r.type);
     expect(log).toEqual(expect.arrayContaining(['approval_requested', 'approval_decided']));
 
@@ -123,7 +123,7 @@ describe('human approval', () => {
     const toolMessage = (requestsMatching(query)[1]!.body as { messages: Array<{ role: string; content: string }> }).messages.at(-1)!;
     expect(JSON.parse(toolMessage.content)).toEqual({ path: 'report.txt', bytes: 5 });
     expect(await eventTypes(stack.pool, submitted.workflow_id)).toEqual([
-      'WORKFLOW_STARTED', 'APPROVAL_REQUESTED:main', 'APPROVAL_DECISION:main', 'TOOL_INVOKED:main', 'TOOL_OBSERVATION:main', 'WORKFLOW_COMPLETED',
+      'WORKFLOW_STARTED', 'AGENT_STARTED:main', 'APPROVAL_REQUESTED:main', 'APPROVAL_DECISION:main', 'TOOL_INVOKED:main', 'TOOL_OBSERVATION:main', 'AGENT_COMPLETED:main', 'WORKFLOW_COMPLETED',
     ]);
   });
 
@@ -133,7 +133,7 @@ describe('human approval', () => {
     stack.model.on(query, { toolCalls: [{ id: 'w1', name: 'file_write', arguments: '{"path":"admin.txt","content":"done"}' }] }, { content: 'written by admin' });
     const submitted = await submitTask(admin, { query, metadata: { session_id: `admin-files-${Date.now()}` } });
     expect(await waitForFinish(stack.orchestrator, submitted.task_id)).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'written by admin' });
-    expect(await eventTypes(stack.pool, submitted.workflow_id)).toEqual(['WORKFLOW_STARTED', 'TOOL_INVOKED:main', 'TOOL_OBSERVATION:main', 'WORKFLOW_COMPLETED']);
+    expect(await eventTypes(stack.pool, submitted.workflow_id)).toEqual(['WORKFLOW_STARTED', 'AGENT_STARTED:main', 'TOOL_INVOKED:main', 'TOOL_OBSERVATION:main', 'AGENT_COMPLETED:main', 'WORKFLOW_COMPLETED']);
   });
 });
 

@@ -61,7 +61,11 @@ describe('routing', () => {
       ['user', ['tool_result']],
       ['assistant', ['text']],
     ]);
-    expect(await eventTypes(stack.pool, submitted.workflow_id)).toEqual(['WORKFLOW_STARTED', 'TOOL_INVOKED:main', 'TOOL_OBSERVATION:main', 'WORKFLOW_COMPLETED']);
+    // The single agent is an agent too, as in the seed's stream: started, completed, and in agent_statuses.
+    expect(await eventTypes(stack.pool, submitted.workflow_id)).toEqual(['WORKFLOW_STARTED', 'AGENT_STARTED:main', 'TOOL_INVOKED:main', 'TOOL_OBSERVATION:main', 'AGENT_COMPLETED:main', 'WORKFLOW_COMPLETED']);
+    const details = await taskDetails(stack.orchestrator, submitted.task_id);
+    expect(details.agent_statuses).toEqual([expect.objectContaining({ agent_id: 'main', status: 'TASK_STATUS_COMPLETED', result: 'It is 42.' })]);
+    expect(details.metrics?.agents_used).toBe(1);
   });
 
   it('a long agent loop continues as new and still finishes with every step once', async () => {

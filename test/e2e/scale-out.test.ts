@@ -89,7 +89,7 @@ it('shows on a stream of API 1 the events of a task submitted through API 2', as
   const client = orchestrator(apis[1]!.address);
   const submitted = await unaryCall(client, 'SubmitTask', { query: 'across the APIs' });
   const updates = await followAcross([apis[0]!.address], submitted.workflow_id);
-  expect(updates.map((u) => u.type)).toEqual(['WORKFLOW_STARTED', 'WORKFLOW_COMPLETED']);
+  expect(updates.map((u) => u.type)).toEqual(['WORKFLOW_STARTED', 'AGENT_STARTED', 'AGENT_COMPLETED', 'WORKFLOW_COMPLETED']);
   expect(await waitForFinish(client, submitted.task_id)).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'seen everywhere' });
   client.close();
 });

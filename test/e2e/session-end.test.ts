@@ -1,8 +1,12 @@
+import { randomUUID } from 'node:crypto';
+import { status as GrpcStatus } from '@grpc/grpc-js';
 import { RecordType } from '../../core/store';
-import { startTestStack, type TestStack } from '../support/stack';
+import type { taskWorkflow } from '../../workflows/task-workflow';
+import { startTestStack, testTaskInput, type TestStack } from '../support/stack';
 import { itLeavesEveryTaskVerified } from '../support/verification';
 import { testCatalog } from '../support/test-catalog';
-import { submitTask, waitForFinish } from '../support/grpc';
+import { grpcError, submitTask, waitForFinish } from '../support/grpc';
+import { until as eventually } from '../support/orchestration';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -24,14 +28,20 @@ async function until(condition: () => boolean, timeoutMs = 20_000): Promise<void
 }
 
 describe('a session that ends', () => {
-  it('stops a task submitted into it at its start: run_started and a canceled run_completed, no model call', async () => {
+  it('refuses a task submitted into it, and stops one that starts after it ended: run_started and a canceled run_completed, no model call', async () => {
     const sessionId = `sess-ended-${Date.now()}`;
     await stack.store.createSession(sessionId, new Date());
     await stack.store.endSession(sessionId, new Date());
-    const submitted = await submitTask(stack.orchestrator, { query: 'never answered', metadata: { session_id: sessionId } });
-    const status = await waitForFinish(stack.orchestrator, submitted.task_id);
+    const refused = await grpcError(submitTask(stack.orchestrator, { query: 'never answered', metadata: { session_id: sessionId } }));
+    expect([refused.code, refused.details]).toEqual([GrpcStatus.NOT_FOUND, `session ${sessionId} has ended`]);
+
+    // A submit that passed the door just before the session ended: the workflow starts after it.
+    const input = testTaskInput({ taskId: `ended-${randomUUID()}`, query: 'never answered', sessionId, tenantId: stack.principal.tenantId, userId: 'tester' });
+    await stack.temporal.workflow.start<typeof taskWorkflow>('taskWorkflow', { workflowId: input.taskId, taskQueue: stack.taskQueue, args: [input] });
+    // Looked up once the workflow has indexed the task.
+    const status = await eventually(() => waitForFinish(stack.orchestrator, input.taskId).catch(() => undefined));
     expect(status.status).toBe('TASK_STATUS_CANCELLED');
-    expect(await recordsOf(submitted.workflow_id)).toEqual([
+    expect(await recordsOf(input.taskId)).toEqual([
       [RecordType.RunStarted, expect.any(Object)],
       [RecordType.RunCompleted, { status: 'canceled', reason: 'session_ended' }],
     ]);

@@ -142,9 +142,11 @@ describe('task ids', () => {
     const [bob] = tenants.b;
     const mine = await unaryCall(alice.client('orchestrator'), 'SubmitTask', { query, metadata: { task_id: name } });
     expect(mine.message).toBe('task submitted');
-    // The same name in the same tenant is the same task.
-    const again = await unaryCall(arthur.client('orchestrator'), 'SubmitTask', { query, metadata: { task_id: name } });
+    // The same name in the same tenant is the same task: a retry finds it, and another user's
+    // request under that name is a different request, refused (it never gets alice's task).
+    const again = await unaryCall(alice.client('orchestrator'), 'SubmitTask', { query, metadata: { task_id: name } });
     expect([again.task_id, again.message]).toEqual([mine.task_id, 'task already submitted; returning the existing workflow']);
+    expect((await grpcError(unaryCall(arthur.client('orchestrator'), 'SubmitTask', { query, metadata: { task_id: name } }))).code).toBe(GrpcStatus.ALREADY_EXISTS);
 
     const sameName = await unaryCall(bob.client('orchestrator'), 'SubmitTask', { query, metadata: { task_id: name } });
     const probe = await grpcError(unaryCall(bob.client('orchestrator'), 'GetTaskStatus', { task_id: mine.task_id }));

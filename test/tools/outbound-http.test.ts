@@ -156,4 +156,17 @@ describe('resilience', () => {
     expect(http.breakerState(base)).toBe('closed');
     expect(hits.get('/svc')).toBe(5);
   });
+
+  it('counts a call once toward the circuit, however many attempts its retries made (MCP_CB_FAILURES counts calls)', async () => {
+    const http = outbound(['127.0.0.1'], { maxAttempts: 3, breakerFailures: 3 });
+    behaviours.set('/gone', (req) => req.socket.destroy());
+    hits.set('/gone', 0);
+    for (let call = 1; call <= 2; call += 1) {
+      expect(await failure(http.fetch(`${base}/gone`))).toMatchObject({ category: 'network' });
+      expect(http.breakerState(base)).toBe('closed');
+    }
+    expect(hits.get('/gone')).toBe(6);
+    expect(await failure(http.fetch(`${base}/gone`))).toMatchObject({ category: 'network' });
+    expect(http.breakerState(base)).toBe('open');
+  });
 });

@@ -17,6 +17,7 @@ import { stepCompletion } from './step-completion';
 import { taskEvent } from './task-events';
 import type { StepContext, TaskRunDeps } from './task-run-deps';
 import { sessionHasEnded } from './session-state';
+import { isMainAgentStep, recordMainAgentStep } from './main-agent';
 
 export interface ModelStepInput {
   taskId: string;
@@ -178,6 +179,7 @@ export function modelSteps(deps: TaskRunDeps) {
         await recordStepUsage(tx, { taskId: input.taskId, stepKey: compaction.key, agentId: input.agentId, model, ...usage, costUsd: compression.costUsd, at });
       }
       await recordStepUsage(tx, { taskId: input.taskId, stepKey: reply.key, agentId: input.agentId, model: completion.model, ...completion.usage, costUsd, cacheHit, at });
+      if (input.workflowId && isMainAgentStep(input)) await recordMainAgentStep(tx, { taskId: input.taskId, runId: input.runId, workflowId: input.workflowId }, at);
       await remember(tx);
     });
     if (cacheHit) deps.observer?.stepFromCache(completion.model);

@@ -1,5 +1,6 @@
 import { expirePendingApprovalsOf } from '../approvals';
 import { closeRunningAgentsOf } from '../task-agents';
+import { recordMainAgentEnd } from './main-agent';
 import { appendTaskEvent } from '../../events/event-log';
 import { EventType } from '../../events/event-types';
 import { endIfExpired } from '../../sessions/conversations';
@@ -181,6 +182,7 @@ export async function recordTaskEnd(store: RuntimeStore, input: FinishTaskInput)
     await recordTaskOutcome(tx, input.taskId, { status: input.status, result: input.result, errorMessage: error, model: input.model, completedAt: at });
     // Nothing of a finished task stays open: no approval waits, no agent runs on.
     await expirePendingApprovalsOf(tx, input.taskId, at);
+    await recordMainAgentEnd(tx, { taskId: input.taskId, workflowId }, { status: input.status, result: input.result, error: error ?? '', at });
     await closeRunningAgentsOf(tx, input.taskId, at);
     if (input.status === 'COMPLETED' && input.sessionId) {
       await recordTaskTurnIn(tx, { taskId: input.taskId, sessionId: input.sessionId, answer: input.result, at });

@@ -102,7 +102,7 @@ export function createOutboundHttp(options: OutboundOptions): OutboundHttp {
       { maxAttempts: once ? 0 : options.maxAttempts - 1, backoff: new ExponentialBackoff({ initialDelay: options.initialBackoffMs ?? 100, maxDelay: 5_000 }) },
     );
 
-  /** One hop: policy, then breaker and retries around the request. */
+  /** One hop: policy, then the breaker around the retries around the request. */
   async function hop(url: URL, init: RequestInit, once: boolean): Promise<Response> {
     options.policy.checkUrl(url);
     const method = (init.method ?? 'GET').toUpperCase();
@@ -117,7 +117,8 @@ export function createOutboundHttp(options: OutboundOptions): OutboundHttp {
       }
     };
     try {
-      return await wrap(retrying(method, once), breakerFor(url.origin)).execute(attempt);
+      // The breaker sees a call once, after its retries: MCP_CB_FAILURES counts failed calls, not attempts.
+      return await wrap(breakerFor(url.origin), retrying(method, once)).execute(attempt);
     } catch (err) {
       if (err instanceof BrokenCircuitError) throw new ToolError('circuit_open', `${url.origin} is failing; its circuit is open, calls resume after ${options.breakerRecoveryMs / 1000} s`);
       // The destination policy refused the address a connection was about to use.

@@ -1,0 +1,33 @@
+import type { Queryable } from '../../db/transaction';
+import { appendTaskEvent } from '../../events/event-log';
+import { EventType } from '../../events/event-types';
+import { recordAgentStarted, recordRunningAgentOutcome } from '../task-agents';
+import { TaskStatus } from '../task-status';
+import { taskEvent } from './task-events';
+import { TaskAgent } from './task-ref';
+
+// The one agent of a SIMPLE or STANDARD task runs on the task's own run, without a child run of
+// its own; it still appears as an agent, as the seed's stream shows: AGENT_STARTED with its first
+// model step, AGENT_COMPLETED or AGENT_FAILED with the task's end, and a row in agent_statuses.
+
+/** Whether a model step is the task's single agent working on the task's own run. */
+export const isMainAgentStep = (input: { agentId: string; runAgentId?: string }) => input.agentId === TaskAgent.Main && !input.runAgentId;
+
+/** In the transaction of a main-agent step: the agent's row and AGENT_STARTED, the first time. */
+export async function recordMainAgentStep(tx: Queryable, task: { taskId: string; runId: string; workflowId: string }, at: Date): Promise<void> {
+  if (!(await recordAgentStarted(tx, task.taskId, TaskAgent.Main, task.runId, at))) return;
+  await appendTaskEvent(tx, taskEvent(task.workflowId, `agent/${TaskAgent.Main}/started`, EventType.AgentStarted, at, { agentId: TaskAgent.Main, message: 'agent started' }));
+}
+
+/** In the transaction of the task's end, before its final event: the main agent ends as the task did. */
+export async function recordMainAgentEnd(tx: Queryable, task: { taskId: string; workflowId: string }, outcome: { status: TaskStatus; result: string; error: string; at: Date }): Promise<void> {
+  if (!(await recordRunningAgentOutcome(tx, task.taskId, TaskAgent.Main, outcome))) return;
+  const completed = outcome.status === TaskStatus.Completed;
+  await appendTaskEvent(
+    tx,
+    taskEvent(task.workflowId, `agent/${TaskAgent.Main}/finished`, completed ? EventType.AgentCompleted : EventType.AgentFailed, outcome.at, {
+      agentId: TaskAgent.Main,
+      message: completed ? outcome.result.slice(0, 500) : outcome.error || outcome.status.toLowerCase(),
+    }),
+  );
+}
