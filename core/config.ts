@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { telemetryEnvSchema, telemetrySettingsOf, type TelemetrySettings } from './telemetry-settings';
 import { capacityEnvSchema, capacitySettingsOf, type CapacitySettings } from './capacity-settings';
+import { webSearchEnvSchema, webSearchSettingsOf, type WebSearchSettings } from './tools/web-search/web-search-settings';
 import { apiTlsOf, temporalConnectionOf, type ApiTlsFiles, type TemporalConnection } from './transport-settings';
 import type { TaskSettings } from './orchestration/task-settings';
 import { parseModelAliases, type ModelAliases } from './llm/model-aliases';
@@ -18,7 +19,7 @@ export const defaultToolSecretPrefix = 'TOOL_SECRET_';
 
 // Every setting Weft reads from the environment, validated once at process start.
 // Workflow code never reads this: configuration reaches workflows through their input.
-const envSchema = telemetryEnvSchema.extend(capacityEnvSchema.shape).extend({
+const envSchema = telemetryEnvSchema.extend(capacityEnvSchema.shape).extend(webSearchEnvSchema.shape).extend({
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/weft'),
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().default('default'),
@@ -161,6 +162,7 @@ export interface WeftConfig extends TelemetrySettings, CapacitySettings {
   outbound: OutboundSettings;
   /** Who may use which tool (a YAML file); absent: every tool for everyone. */
   toolPolicyFile?: string;
+  webSearch?: WebSearchSettings;
   /** Where tokens and keys named by tool sources and providers are read (a variable or its <NAME>_FILE). */
   secrets: SecretSource;
   /** `<TOOL>_RATE_LIMIT` overrides, by setting name. */
@@ -244,6 +246,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
     ...telemetrySettingsOf(e),
     ...capacitySettingsOf(e),
     ...(e.WEFT_TOOL_POLICY ? { toolPolicyFile: e.WEFT_TOOL_POLICY } : {}),
+    ...webSearchSettingsOf(e, secrets),
     secrets,
     toolRateLimits,
     mcpRateLimitDefault: e.MCP_RATE_LIMIT_DEFAULT,

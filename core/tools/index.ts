@@ -16,6 +16,8 @@ import { confinedSpecFile, prefixedSecrets } from './runtime-source-rules';
 import type { ToolMetrics } from './tool-metrics';
 import { loadToolPolicy } from './tool-policy';
 import { log as logger } from '../telemetry/logger';
+import { braveProvider, searxngProvider, type SearchProvider } from './web-search/search-providers';
+import type { WebSearchSettings } from './web-search/web-search-settings';
 
 export type { ToolRegistry } from './registry';
 
@@ -49,6 +51,16 @@ export interface ToolSettings {
   sandbox: { memoryMb: number; timeoutMs: number; outputLimitBytes: number; poolSize: number; dataLimitBytes: number; programsPerTenant: number };
   /** Who may use which tool (YAML); every tool for everyone without one. */
   toolPolicyFile?: string;
+  /** The provider web_search asks; no web_search without one. */
+  webSearch?: WebSearchSettings;
+}
+
+/** web_search's provider, reaching only the host its URL names (listed, so a private instance works). */
+function webSearchProvider(settings: ToolSettings, metrics?: ToolMetrics): SearchProvider | undefined {
+  const search = settings.webSearch;
+  if (!search) return undefined;
+  const outbound = outboundFor('WEFT_WEB_SEARCH_URL', [new URL(search.url).hostname], settings.outbound, metrics);
+  return search.provider === 'searxng' ? searxngProvider(search.url, outbound) : braveProvider(search.url, search.apiKey, outbound);
 }
 
 export interface ToolSourceSettings {
@@ -126,5 +138,7 @@ export function createWeftToolRegistry(settings: ToolSettings, metrics?: ToolMet
   const { memoryMb, timeoutMs, dataLimitBytes, programsPerTenant } = settings.sandbox;
   const python = { sandbox, memoryMb, timeoutMs, dataLimitBytes, programsPerTenant };
   const policy = loadToolPolicy(settings.toolPolicyFile);
-  return createToolRegistry(builtinTools({ workspaceRoot: path.resolve(settings.workspaceDir), httpFetch, python }), { rateLimits: settings.toolRateLimits, ...(metrics ? { observer: metrics } : {}), policy });
+  const webSearch = webSearchProvider(settings, metrics);
+  const builtins = builtinTools({ workspaceRoot: path.resolve(settings.workspaceDir), httpFetch, python, ...(webSearch ? { webSearch } : {}) });
+  return createToolRegistry(builtins, { rateLimits: settings.toolRateLimits, ...(metrics ? { observer: metrics } : {}), policy });
 }

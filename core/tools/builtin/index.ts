@@ -6,11 +6,15 @@ import { dataTableTool } from './data-table';
 import { httpFetchTool } from './http-fetch';
 import { pythonExecutorTool } from './python-executor';
 import { workspaceFileTools } from './workspace-files';
+import { webSearchTool } from './web-search';
+import type { SearchProvider } from '../web-search/search-providers';
 
 export interface BuiltinToolOptions {
   workspaceRoot: string;
   httpFetch: OutboundHttp;
   python: { sandbox: PythonSandbox; memoryMb: number; timeoutMs: number; dataLimitBytes: number; programsPerTenant: number };
+  /** web_search's provider (WEFT_WEB_SEARCH_PROVIDER); absent: no web_search. */
+  webSearch?: SearchProvider;
 }
 
 export function builtinTools(options: BuiltinToolOptions): ToolDefinition[] {
@@ -20,5 +24,6 @@ export function builtinTools(options: BuiltinToolOptions): ToolDefinition[] {
     dataTableTool,
     httpFetchTool(options.httpFetch),
     ...workspaceFileTools(options.workspaceRoot),
+    ...(options.webSearch ? [webSearchTool(options.webSearch)] : []),
   ];
 }
