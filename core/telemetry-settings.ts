@@ -7,6 +7,8 @@ export const telemetryEnvSchema = z.object({
   WEFT_API_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
   WEFT_METRICS_TOKEN: z.string().min(16).optional(),
   WEFT_METRICS_TENANT_LABELS: z.enum(['true', 'false']).default('false'),
+  /** `shannon`: the tool metrics also under Shannon's names (shannon_tool_*, as the seed lists them). */
+  WEFT_METRICS_COMPAT: z.enum(['shannon']).optional(),
   WEFT_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
   // OpenTelemetry's own names: tracing is on only when one of them names an OTLP/HTTP endpoint.
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url().optional(),
@@ -19,7 +21,7 @@ export interface TelemetrySettings {
   /** Where the API serves its Prometheus metrics (/metrics). */
   apiMetricsPort: number;
   /** A bearer token /metrics requires (WEFT_METRICS_TOKEN), and whether tenant ids may be labels. */
-  metrics: { token?: string; tenantLabels: boolean };
+  metrics: { token?: string; tenantLabels: boolean; shannonNames: boolean };
   logLevel: z.infer<typeof telemetryEnvSchema>['WEFT_LOG_LEVEL'];
   /** Where traces go (OTLP over HTTP); no tracing without it. */
   tracing?: { tracesEndpoint: string };
@@ -36,7 +38,7 @@ export function telemetrySettingsOf(e: z.infer<typeof telemetryEnvSchema>): Tele
   return {
     metricsPort: e.WEFT_METRICS_PORT,
     apiMetricsPort: e.WEFT_API_METRICS_PORT,
-    metrics: { ...(e.WEFT_METRICS_TOKEN ? { token: e.WEFT_METRICS_TOKEN } : {}), tenantLabels: e.WEFT_METRICS_TENANT_LABELS === 'true' },
+    metrics: { ...(e.WEFT_METRICS_TOKEN ? { token: e.WEFT_METRICS_TOKEN } : {}), tenantLabels: e.WEFT_METRICS_TENANT_LABELS === 'true', shannonNames: e.WEFT_METRICS_COMPAT === 'shannon' },
     logLevel: e.WEFT_LOG_LEVEL,
     ...tracingOf(e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, e.OTEL_EXPORTER_OTLP_ENDPOINT),
   };

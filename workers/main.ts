@@ -25,7 +25,7 @@ async function main(): Promise<void> {
   await migrateDatabase(config.databaseUrl);
   const pool = createPool(config.databaseUrl, config.pool);
   const connection = await NativeConnection.connect(config.temporal.connection);
-  const metrics = createToolMetrics({ tenantLabels: config.metrics.tenantLabels });
+  const metrics = createToolMetrics({ tenantLabels: config.metrics.tenantLabels, shannonNames: config.metrics.shannonNames });
   collectDefaultMetrics({ register: metrics.registry });
   const tools = createWeftToolRegistry(config, metrics);
   const toolSources = await startToolSources(tools, config, { database: { url: config.databaseUrl, pool }, metrics });
