@@ -8,6 +8,7 @@ import type { ToolOutcome } from '../core/tools/tool';
 import { modelActivities, storeActivities, toolActivities } from './activity-stubs';
 import type { ApprovalRequest, AwaitApproval } from './approval-gate';
 import type { TaskScope } from './task-scope';
+import type { PromptParams } from '../core/orchestration/task-settings';
 
 // The agent loop shared by a single-agent task and each agent of a COMPLEX task: one activity per
 // model step, one per tool call, results fed back, until a final answer or max iterations.
@@ -50,6 +51,7 @@ export interface AgentLoopParams {
   history?: HistoryPolicy;
   cacheModelSteps?: boolean;
   sandboxMemoryMb?: number;
+  promptParams?: PromptParams;
   toolParallelism: number;
   budget: Budget;
   approvalTimeoutMs: number;
@@ -116,6 +118,7 @@ function toolCallInput(params: AgentLoopParams, call: ToolCallRequest): ToolCall
     userId: task.userId,
     ...(task.roles ? { roles: task.roles } : {}),
     ...(params.sandboxMemoryMb ? { sandboxMemoryMb: params.sandboxMemoryMb } : {}),
+    ...(params.promptParams ? { promptParams: params.promptParams } : {}),
     agentId: params.agentId,
     call,
     atMs: Date.now(),

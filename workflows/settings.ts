@@ -19,6 +19,7 @@ export function loopSettingsOf(settings: TaskSettings) {
     stepsPerHistory: settings.stepsPerHistory,
     ...(settings.cacheModelSteps ? { cacheModelSteps: true } : {}),
     ...(settings.sandboxMemoryMb ? { sandboxMemoryMb: settings.sandboxMemoryMb } : {}),
+    ...(settings.promptParams ? { promptParams: settings.promptParams } : {}),
     toolParallelism: settings.toolParallelism,
     budget: budgetOf(settings),
     approvalTimeoutMs: settings.approvalTimeoutMs,

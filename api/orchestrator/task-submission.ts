@@ -10,6 +10,7 @@ import { pathSafeIdOf } from '../grpc/field-limits';
 import { actingUser } from '../grpc/acting-user';
 import { modelTierOf } from '../llm/model-tiers';
 import { structToJson } from '../grpc/struct';
+import type { PromptParams } from '../../core/orchestration/task-settings';
 
 export interface SubmissionLimits {
   maxQueryBytes: number;
@@ -56,6 +57,17 @@ function templatePlan(context: Record<string, unknown>, templates: TemplateCatal
 /** The longest a task may wait for a person's decision: 30 days. */
 export const maxApprovalTimeoutSeconds = 30 * 24 * 3600;
 
+/** context.prompt_params (Shannon's name): named scalars a tool's vendor adapter may put into its requests. */
+function promptParamsOf(context: Record<string, unknown>): PromptParams | undefined {
+  const given = context.prompt_params;
+  if (given === undefined) return undefined;
+  const scalar = (value: unknown) => ['string', 'number', 'boolean'].includes(typeof value);
+  if (typeof given !== 'object' || given === null || Array.isArray(given) || !Object.values(given).every(scalar)) {
+    throw invalidArgument('context.prompt_params must be an object of strings, numbers and booleans');
+  }
+  return given as PromptParams;
+}
+
 function positiveNumber(context: Record<string, unknown>, key: string, max: number): number | undefined {
   const value = context[key];
   if (value === undefined) return undefined;
@@ -86,6 +98,7 @@ export function taskInputFrom(
   const context = structToJson(request.context);
   const approvalTimeoutSeconds = positiveNumber(context, 'approval_timeout_seconds', maxApprovalTimeoutSeconds);
   const maxIterations = positiveNumber(context, 'max_iterations', limits.taskDefaults.maxIterations * 10);
+  const promptParams = promptParamsOf(context);
   const enableCaching = context.enable_caching;
   if (enableCaching !== undefined && typeof enableCaching !== 'boolean') throw invalidArgument('context.enable_caching must be true or false');
   const manual = manualPlan(request.manual_decomposition, limits.toolNamesFor(principal.tenantId));
@@ -110,6 +123,7 @@ export function taskInputFrom(
       ...(approvalTimeoutSeconds ? { approvalTimeoutMs: Math.round(approvalTimeoutSeconds * 1000) } : {}),
       ...(maxIterations ? { maxIterations: Math.floor(maxIterations) } : {}),
       ...(enableCaching !== undefined ? { cacheModelSteps: enableCaching } : {}),
+      ...(promptParams ? { promptParams } : {}),
     },
   };
 }

@@ -19,4 +19,9 @@ export interface TaskSettings {
   cacheModelSteps?: boolean;
   /** A lower memory cap for this task's Python programs (AgentService config.memory_limit_mb). */
   sandboxMemoryMb?: number;
+  /** The caller's context.prompt_params, which vendor adapters may put into requests (an account id, say). */
+  promptParams?: PromptParams;
 }
+
+/** Named scalar values a task carries to its tools' vendor adapters. */
+export type PromptParams = Record<string, string | number | boolean>;

@@ -66,6 +66,8 @@ export interface ToolContext {
   taskId: string;
   /** The same for every attempt of one tool call: a keyed tool sends it so a repeat is recognised. */
   idempotencyKey?: string;
+  /** The task's context.prompt_params, which vendor adapters may put into requests. */
+  promptParams?: Readonly<Record<string, string | number | boolean>>;
   signal?: AbortSignal;
 }
 

@@ -101,6 +101,22 @@ it('lets a vendor adapter reshape requests and responses without changing the to
   expect(await registry.execute('pets_createPet', { body: { name: 'kit' } }, context)).toMatchObject({ ok: true, content: { body: { name: 'KIT' } } });
 });
 
+it('gives a vendor adapter the task\'s prompt_params (the seed\'s account_id injection), and runs a source whose adapter is not available without one', async () => {
+  registerVendorAdapter('pets-accounts', {
+    request: (_operationId, request, promptParams) =>
+      request.body !== undefined && 'account_id' in promptParams ? { ...request, body: { ...(request.body as object), account_id: promptParams.account_id } } : request,
+  });
+  const registry = await petTools({ vendor: 'pets-accounts' });
+  seen.length = 0;
+  await registry.execute('pets_createPet', { body: { name: 'kit' } }, { ...context, promptParams: { account_id: 'acct-42' } });
+  await registry.execute('pets_createPet', { body: { name: 'rex' } }, context);
+  expect(seen.map((request) => JSON.parse(request.body))).toEqual([{ name: 'kit', account_id: 'acct-42' }, { name: 'rex' }]);
+
+  // The seed's loader falls back to no adapter: the source's tools still work.
+  const unadapted = await petTools({ vendor: 'not-installed' });
+  expect(await unadapted.execute('pets_listPets', {}, context)).toMatchObject({ ok: true, content: { body: { data: [{ id: 1 }, { id: 2 }] } } });
+});
+
 it('refuses remote $refs, other OpenAPI versions, oversized specs and hosts outside OPENAPI_ALLOWED_DOMAINS', async () => {
   const load = (path: string, maxBytes = 1024 * 1024, http = outbound()) => loadOpenApiSpec({ url: `${base}${path}` }, http, maxBytes).catch((err: Error) => err.message);
   expect(await load('/remote-ref.json')).toBe('OpenAPI spec: remote $ref https://schemas.example.com/pet.json is not supported; bundle external schemas into the spec');

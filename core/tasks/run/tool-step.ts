@@ -23,6 +23,7 @@ import { appendEvents, taskEvent } from './task-events';
 import { sessionHasEnded } from './session-state';
 import type { RunRef, TaskRef } from './task-ref';
 import type { StepContext, TaskRunDeps } from './task-run-deps';
+import type { PromptParams } from '../../orchestration/task-settings';
 
 export interface ToolCallInput extends Omit<TaskRef, 'userId'> {
   /** The caller whose task this is (absent in tasks started before it was passed on). */
@@ -31,6 +32,8 @@ export interface ToolCallInput extends Omit<TaskRef, 'userId'> {
   workflowId: string;
   /** A lower memory cap for this task's sandboxed programs. */
   sandboxMemoryMb?: number;
+  /** The task's context.prompt_params, for vendor adapters. */
+  promptParams?: PromptParams;
   /** The run the call belongs to: the task's own run, or an agent's child run. */
   runId: string;
   /** The store's agent of that run; the task's own run when absent. */
@@ -159,6 +162,7 @@ export function toolSteps(deps: TaskRunDeps) {
         userId: input.userId ?? '',
         roles: input.roles ?? [],
         ...(input.sandboxMemoryMb ? { memoryLimitMb: input.sandboxMemoryMb } : {}),
+        ...(input.promptParams ? { promptParams: input.promptParams } : {}),
         sessionId: input.sessionId,
         taskId: input.taskId,
         ...(idempotency === 'keyed' ? { idempotencyKey: idempotencyKeyOf(owner, input.call.id) } : {}),

@@ -6,6 +6,7 @@ import { readLimited } from '../outbound/outbound-http';
 import { ToolError, sourcedToolName, toolMetadata, type Idempotency, type JsonSchema, type ToolContext, type ToolDefinition } from '../tool';
 import type { OpenApiDocument } from './openapi-spec';
 import { vendorAdapter, type OutgoingRequest, type VendorAdapter } from './vendor-adapters';
+import { log } from '../../telemetry/logger';
 
 // One tool per operation of an OpenAPI spec: named `<source>_<operationId>`, described by its
 // summary, its path, query and header parameters and its JSON request body (as `body`) making up
@@ -117,7 +118,10 @@ export function openApiTools(spec: OpenApiDocument, source: OpenApiSource, outbo
   if (!serverUrl) throw new ToolError('validation', `OpenAPI source ${source.name}: the spec names no server; set base_url`);
   // A relative server URL is relative to where the spec came from.
   const base = new URL(serverUrl, source.spec_url ?? 'http://invalid/');
-  const adapter: VendorAdapter = source.vendor ? vendorAdapter(source.vendor) : {};
+  const adapter: VendorAdapter = (source.vendor && vendorAdapter(source.vendor)) || {};
+  if (source.vendor && !vendorAdapter(source.vendor)) {
+    log().warn({ source: source.name, vendor: source.vendor }, `OpenAPI source ${source.name}: vendor adapter ${source.vendor} is not available; its tools run without one`);
+  }
 
   return Object.entries(spec.paths).flatMap(([path, item]) =>
     methods.flatMap((method): ToolDefinition[] => {
@@ -156,7 +160,7 @@ export function openApiTools(spec: OpenApiDocument, source: OpenApiSource, outbo
             }
             if (keyHeader && context.idempotencyKey) request.headers[idempotencyHeader] = context.idempotencyKey;
             if (body && args.body !== undefined) request.body = args.body;
-            request = adapter.request?.(operationId, request) ?? request;
+            request = adapter.request?.(operationId, request, context.promptParams ?? {}) ?? request;
             authenticate(request, source, secrets, context);
             const response = await outbound.fetch(request.url, {
               method: request.method,

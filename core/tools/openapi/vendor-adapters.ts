@@ -1,6 +1,8 @@
 // Vendor adapters reshape one vendor's requests and responses (renamed fields, envelopes, extra
-// defaults) without touching the OpenAPI tool code: an OpenAPI source names its adapter
-// (`vendor`), and code registers adapters by that name at start-up.
+// defaults, values from the task's context.prompt_params such as an account id) without touching
+// the OpenAPI tool code: an OpenAPI source names its adapter (`vendor`), and code registers adapters
+// by that name at start-up. A source naming an adapter that is not registered runs without one, as
+// the seed's loader falls back.
 
 export interface OutgoingRequest {
   method: string;
@@ -10,7 +12,8 @@ export interface OutgoingRequest {
 }
 
 export interface VendorAdapter {
-  request?(operationId: string, request: OutgoingRequest): OutgoingRequest;
+  /** `promptParams`: the task's context.prompt_params ({} when it gave none). */
+  request?(operationId: string, request: OutgoingRequest, promptParams: Readonly<Record<string, string | number | boolean>>): OutgoingRequest;
   response?(operationId: string, body: unknown): unknown;
 }
 
@@ -21,8 +24,7 @@ export function registerVendorAdapter(name: string, adapter: VendorAdapter): voi
   adapters.set(name, adapter);
 }
 
-export function vendorAdapter(name: string): VendorAdapter {
-  const adapter = adapters.get(name);
-  if (!adapter) throw new Error(`no vendor adapter named ${name} is registered`);
-  return adapter;
+/** The adapter registered under `name`, or none (the source's tools then run unadapted). */
+export function vendorAdapter(name: string): VendorAdapter | undefined {
+  return adapters.get(name);
 }
