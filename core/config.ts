@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { telemetryEnvSchema, telemetrySettingsOf, type TelemetrySettings } from './telemetry-settings';
 import { capacityEnvSchema, capacitySettingsOf, type CapacitySettings } from './capacity-settings';
+import { budgetEnvSchema, budgetSettingsOf } from './budget-settings';
 import { webSearchEnvSchema, webSearchSettingsOf, type WebSearchSettings } from './tools/web-search/web-search-settings';
 import { apiTlsOf, temporalConnectionOf, type ApiTlsFiles, type TemporalConnection } from './transport-settings';
 import type { TaskSettings } from './orchestration/task-settings';
@@ -19,7 +20,7 @@ export const defaultToolSecretPrefix = 'TOOL_SECRET_';
 
 // Every setting Weft reads from the environment, validated once at process start.
 // Workflow code never reads this: configuration reaches workflows through their input.
-const envSchema = telemetryEnvSchema.extend(capacityEnvSchema.shape).extend(webSearchEnvSchema.shape).extend({
+const envSchema = telemetryEnvSchema.extend(capacityEnvSchema.shape).extend(webSearchEnvSchema.shape).extend(budgetEnvSchema.shape).extend({
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/weft'),
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().default('default'),
@@ -88,8 +89,6 @@ const envSchema = telemetryEnvSchema.extend(capacityEnvSchema.shape).extend(webS
   WEFT_STEPS_PER_HISTORY: z.coerce.number().int().positive().default(50),
   WEFT_APPROVAL_TIMEOUT_MS: z.coerce.number().int().positive().default(60 * 60 * 1000),
   WEFT_APPROVAL_COST_THRESHOLD_USD: z.coerce.number().nonnegative().default(0),
-  WEFT_AGENT_TOKEN_BUDGET: z.coerce.number().int().nonnegative().default(0),
-  WEFT_TASK_COST_LIMIT_USD: z.coerce.number().nonnegative().default(0),
   WEFT_LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
   WEFT_MAX_QUERY_BYTES: z.coerce.number().int().positive().default(32 * 1024),
   WEFT_SUBMIT_ROUTING_WAIT_MS: z.coerce.number().int().nonnegative().default(30_000),
@@ -281,9 +280,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
       stepsPerHistory: e.WEFT_STEPS_PER_HISTORY,
       approvalTimeoutMs: e.WEFT_APPROVAL_TIMEOUT_MS,
       approvalCostThresholdUsd: e.WEFT_APPROVAL_COST_THRESHOLD_USD,
-      taskTokenBudget: 0,
-      agentTokenBudget: e.WEFT_AGENT_TOKEN_BUDGET,
-      taskCostLimitUsd: e.WEFT_TASK_COST_LIMIT_USD,
+      ...budgetSettingsOf(e),
       history: {
         compressAtTokens: e.WEFT_HISTORY_COMPRESS_AT_TOKENS,
         keepTurns: e.WEFT_HISTORY_KEEP_TURNS,

@@ -11,6 +11,7 @@ import { actingUser } from '../grpc/acting-user';
 import { modelTierOf } from '../llm/model-tiers';
 import { structToJson } from '../grpc/struct';
 import type { PromptParams } from '../../core/orchestration/task-settings';
+import { requestTokenBudget } from '../../core/budget-settings';
 
 export interface SubmissionLimits {
   maxQueryBytes: number;
@@ -119,7 +120,7 @@ export function taskInputFrom(
     settings: {
       ...defaults,
       maxAgents: maxAgents > 0 ? maxAgents : defaults.maxAgents,
-      taskTokenBudget: Math.floor(budget),
+      taskTokenBudget: requestTokenBudget(defaults.taskTokenBudget, Math.floor(budget)),
       ...(approvalTimeoutSeconds ? { approvalTimeoutMs: Math.round(approvalTimeoutSeconds * 1000) } : {}),
       ...(maxIterations ? { maxIterations: Math.floor(maxIterations) } : {}),
       ...(enableCaching !== undefined ? { cacheModelSteps: enableCaching } : {}),
