@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { telemetryEnvSchema, telemetrySettingsOf, type TelemetrySettings } from './telemetry-settings';
 import { capacityEnvSchema, capacitySettingsOf, type CapacitySettings } from './capacity-settings';
 import { budgetEnvSchema, budgetSettingsOf } from './budget-settings';
+import { errorRateEnvSchema, errorRateSettingsOf, type ErrorRateSettings } from './tools/error-rate-breaker';
 import { webSearchEnvSchema, webSearchSettingsOf, type WebSearchSettings } from './tools/web-search/web-search-settings';
 import { apiTlsOf, temporalConnectionOf, type ApiTlsFiles, type TemporalConnection } from './transport-settings';
 import type { TaskSettings } from './orchestration/task-settings';
@@ -20,7 +21,7 @@ export const defaultToolSecretPrefix = 'TOOL_SECRET_';
 
 // Every setting Weft reads from the environment, validated once at process start.
 // Workflow code never reads this: configuration reaches workflows through their input.
-const envSchema = telemetryEnvSchema.extend(capacityEnvSchema.shape).extend(webSearchEnvSchema.shape).extend(budgetEnvSchema.shape).extend({
+const envSchema = telemetryEnvSchema.extend(capacityEnvSchema.shape).extend(webSearchEnvSchema.shape).extend(budgetEnvSchema.shape).extend(errorRateEnvSchema.shape).extend({
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/weft'),
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().default('default'),
@@ -162,6 +163,7 @@ export interface WeftConfig extends TelemetrySettings, CapacitySettings {
   /** Who may use which tool (a YAML file); absent: every tool for everyone. */
   toolPolicyFile?: string;
   webSearch?: WebSearchSettings;
+  toolErrorRate: ErrorRateSettings;
   /** Where tokens and keys named by tool sources and providers are read (a variable or its <NAME>_FILE). */
   secrets: SecretSource;
   /** `<TOOL>_RATE_LIMIT` overrides, by setting name. */
@@ -246,6 +248,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
     ...capacitySettingsOf(e),
     ...(e.WEFT_TOOL_POLICY ? { toolPolicyFile: e.WEFT_TOOL_POLICY } : {}),
     ...webSearchSettingsOf(e, secrets),
+    toolErrorRate: errorRateSettingsOf(e, e.MCP_CB_RECOVERY_SECONDS * 1000),
     secrets,
     toolRateLimits,
     mcpRateLimitDefault: e.MCP_RATE_LIMIT_DEFAULT,

@@ -18,6 +18,7 @@ import { loadToolPolicy } from './tool-policy';
 import { log as logger } from '../telemetry/logger';
 import { braveProvider, searxngProvider, type SearchProvider } from './web-search/search-providers';
 import type { WebSearchSettings } from './web-search/web-search-settings';
+import type { ErrorRateSettings } from './error-rate-breaker';
 
 export type { ToolRegistry } from './registry';
 
@@ -53,6 +54,8 @@ export interface ToolSettings {
   toolPolicyFile?: string;
   /** The provider web_search asks; no web_search without one. */
   webSearch?: WebSearchSettings;
+  /** The seed's ENFORCE_CB_* error-rate breaker per tool. */
+  toolErrorRate?: ErrorRateSettings;
 }
 
 /** web_search's provider, reaching only the host its URL names (listed, so a private instance works). */
@@ -140,5 +143,10 @@ export function createWeftToolRegistry(settings: ToolSettings, metrics?: ToolMet
   const policy = loadToolPolicy(settings.toolPolicyFile);
   const webSearch = webSearchProvider(settings, metrics);
   const builtins = builtinTools({ workspaceRoot: path.resolve(settings.workspaceDir), httpFetch, python, ...(webSearch ? { webSearch } : {}) });
-  return createToolRegistry(builtins, { rateLimits: settings.toolRateLimits, ...(metrics ? { observer: metrics } : {}), policy });
+  return createToolRegistry(builtins, {
+    rateLimits: settings.toolRateLimits,
+    ...(metrics ? { observer: metrics } : {}),
+    policy,
+    ...(settings.toolErrorRate ? { errorRate: settings.toolErrorRate } : {}),
+  });
 }

@@ -3,6 +3,7 @@ import { ToolError, isVisibleTo, type ToolContext, type ToolDefinition, type Too
 import { tokenBuckets, type TokenBuckets } from './token-bucket';
 import type { ToolObserver } from './tool-metrics';
 import { allowEveryTool, type ToolPolicy } from './tool-policy';
+import { errorRateBreakers, type ErrorRateSettings } from './error-rate-breaker';
 
 export interface ToolRegistry {
   /** Registers more tools (MCP and OpenAPI tools arrive at runtime); a name already taken is refused. */
@@ -44,9 +45,12 @@ export interface RegistryOptions {
   rateLimits?: ToolRateLimits;
   observer?: ToolObserver;
   policy?: ToolPolicy;
+  /** The seed's ENFORCE_CB_* breaker per tool; none when absent. */
+  errorRate?: ErrorRateSettings;
 }
 
-export function createToolRegistry(tools: ToolDefinition[], { rateLimits = {}, observer, policy = allowEveryTool }: RegistryOptions = {}): ToolRegistry {
+export function createToolRegistry(tools: ToolDefinition[], { rateLimits = {}, observer, policy = allowEveryTool, errorRate }: RegistryOptions = {}): ToolRegistry {
+  const breakers = errorRate ? errorRateBreakers(errorRate) : undefined;
   const ajv = new Ajv({ allErrors: true, strict: false });
   const byName = new Map<string, { tool: ToolDefinition; validate: ValidateFunction; limit?: TokenBuckets }>();
   const metadataOf = ({ execute: _execute, ...metadata }: ToolDefinition): ToolMetadata => metadata;
@@ -92,7 +96,8 @@ export function createToolRegistry(tools: ToolDefinition[], { rateLimits = {}, o
         return { ok: false, error: { category: 'execution', message } };
       }
       const startedAt = performance.now();
-      const outcome = await run(entry.tool, args as Record<string, unknown>, context);
+      const call = () => run(entry.tool, args as Record<string, unknown>, context);
+      const outcome = await (breakers ? breakers.run(name, call) : call());
       observer?.executed(name, outcome, (performance.now() - startedAt) / 1000, outcome.ok ? entry.tool.costPerUse : 0);
       return outcome;
     },
