@@ -16,10 +16,12 @@ export const budgetEnvSchema = z.object({
   WEFT_TASK_COST_LIMIT_USD: z.coerce.number().nonnegative().optional(),
   /** The seed's name for WEFT_TASK_COST_LIMIT_USD. */
   MAX_COST_PER_REQUEST: z.coerce.number().nonnegative().optional(),
+  WEFT_TENANT_DAILY_COST_LIMIT_USD: z.coerce.number().nonnegative().default(0),
 });
 
-export function budgetSettingsOf(e: z.infer<typeof budgetEnvSchema>): Pick<TaskSettings, 'taskTokenBudget' | 'agentTokenBudget' | 'taskCostLimitUsd'> {
+export function budgetSettingsOf(e: z.infer<typeof budgetEnvSchema>): Pick<TaskSettings, 'taskTokenBudget' | 'agentTokenBudget' | 'taskCostLimitUsd' | 'tenantDailyCostLimitUsd'> {
   return {
+    ...(e.WEFT_TENANT_DAILY_COST_LIMIT_USD > 0 ? { tenantDailyCostLimitUsd: e.WEFT_TENANT_DAILY_COST_LIMIT_USD } : {}),
     taskTokenBudget: e.WEFT_TASK_TOKEN_BUDGET ?? e.TOKEN_BUDGET_PER_TASK ?? e.MAX_TOKENS_PER_REQUEST ?? 0,
     agentTokenBudget: e.WEFT_AGENT_TOKEN_BUDGET ?? e.TOKEN_BUDGET_PER_AGENT ?? 0,
     taskCostLimitUsd: e.WEFT_TASK_COST_LIMIT_USD ?? e.MAX_COST_PER_REQUEST ?? 0,

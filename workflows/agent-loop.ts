@@ -119,6 +119,7 @@ function toolCallInput(params: AgentLoopParams, call: ToolCallRequest): ToolCall
     ...(task.roles ? { roles: task.roles } : {}),
     ...(params.sandboxMemoryMb ? { sandboxMemoryMb: params.sandboxMemoryMb } : {}),
     ...(params.promptParams ? { promptParams: params.promptParams } : {}),
+    ...(Object.keys(params.budget).length > 0 ? { budget: params.budget } : {}),
     agentId: params.agentId,
     call,
     atMs: Date.now(),

@@ -9,6 +9,7 @@ export function budgetOf(settings: TaskSettings): Budget {
     ...(settings.taskTokenBudget > 0 ? { taskTokens: settings.taskTokenBudget } : {}),
     ...(settings.agentTokenBudget > 0 ? { agentTokens: settings.agentTokenBudget } : {}),
     ...(settings.taskCostLimitUsd > 0 ? { taskCostUsd: settings.taskCostLimitUsd } : {}),
+    ...(settings.tenantDailyCostLimitUsd ? { tenantCostUsdPerDay: settings.tenantDailyCostLimitUsd } : {}),
   };
 }
 

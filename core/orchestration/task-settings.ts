@@ -13,6 +13,8 @@ export interface TaskSettings {
   taskTokenBudget: number;
   agentTokenBudget: number;
   taskCostLimitUsd: number;
+  /** What all of the tenant's tasks may spend in a UTC day (0 or absent: no limit). */
+  tenantDailyCostLimitUsd?: number;
   /** When each agent's transcript is compressed; absent in tasks started before compression existed. */
   history?: HistoryPolicy;
   /** Model steps may be answered from the tenant's response cache (context.enable_caching). */

@@ -39,11 +39,15 @@ describe('a deployment configured with MAX_TOKENS_PER_REQUEST=50', () => {
     });
   });
 
-  it('lets a request lower the limit', async () => {
+  it('lets a request lower the limit: a step whose prompt alone would pass it is refused before the model is called', async () => {
     const query = `spend a little ${randomUUID()}`;
-    stack.model.on(query, { content: 'short', usage: { prompt_tokens: 20, completion_tokens: 10 } });
+    stack.model.on(query, { content: 'short' });
     const submitted = await submitTask(stack.orchestrator, { query, metadata: { token_budget: 20 } });
-    expect(await waitForFinish(stack.orchestrator, submitted.task_id)).toMatchObject({ status: 'TASK_STATUS_FAILED', error_message: expect.stringMatching(/^BUDGET_EXCEEDED: task used 30 tokens of its 20 token budget/) });
+    expect(await waitForFinish(stack.orchestrator, submitted.task_id)).toMatchObject({
+      status: 'TASK_STATUS_FAILED',
+      error_message: expect.stringMatching(/^BUDGET_EXCEEDED: task used 0 tokens of its 20 token budget; the next step needs about \d+$/),
+    });
+    expect(stack.model.requests.filter((r) => JSON.stringify(r.body).includes(query))).toHaveLength(0);
   });
 
   itLeavesEveryTaskVerified(() => stack.everyTask());

@@ -6,6 +6,8 @@ export interface Budget {
   taskTokens?: number;
   agentTokens?: number;
   taskCostUsd?: number;
+  /** What all of the tenant's tasks may spend in a UTC day (checked when a step reserves). */
+  tenantCostUsdPerDay?: number;
 }
 
 function overBudget(budget: Budget, task: { tokens: number; costUsd: number }, agent: { tokens: number }): string | undefined {

@@ -1,7 +1,8 @@
 import type { Pool } from 'pg';
 import type { TokenCounts } from '../../llm/chat-model';
 import { compressHistory, type HistoryPolicy } from '../../llm/history-compression';
-import { findModel } from '../../llm/model-catalog';
+import { findModel, firstChoice } from '../../llm/model-catalog';
+import { countMessageTokens } from '../../llm/tokenizer';
 import { costOf } from '../../llm/pricing';
 import type { ModelTier } from '../../orchestration/plan';
 import { listTaskSessionHistory } from '../../sessions/history';
@@ -18,6 +19,8 @@ import { taskEvent } from './task-events';
 import type { StepContext, TaskRunDeps } from './task-run-deps';
 import { sessionHasEnded } from './session-state';
 import { isMainAgentStep, recordMainAgentStep } from './main-agent';
+import { hasBudget, reserveStep } from './budget-reservations';
+import type { RunRef } from './task-ref';
 
 export interface ModelStepInput {
   taskId: string;
@@ -132,6 +135,17 @@ async function reusedStep({ store }: TaskRunDeps, input: ModelStepInput, copied:
   return replyOf(reply.messages[0]!, reply.model ?? '', noUsage, 0);
 }
 
+/**
+ * Under a budget, the step reserves its prompt (counted, and priced at its tier's first model)
+ * before the call; why not, when a budget cannot take it. No budget: nothing is read or written.
+ */
+async function reserveModelStep(deps: TaskRunDeps, input: ModelStepInput, owner: RunRef, messages: Message[], at: Date): Promise<string | undefined> {
+  if (!hasBudget(input.budget)) return undefined;
+  const tokens = countMessageTokens(messages, 'o200k_base', input.system);
+  const costUsd = costOf(firstChoice(deps.gateway.catalog, input.tier ?? 'MEDIUM'), { promptTokens: tokens, completionTokens: 0, totalTokens: tokens });
+  return reserveStep(deps.pool, { taskId: input.taskId, agentId: input.agentId, stepKey: stepReplyKey(owner, input.step), tokens, costUsd, at }, input.budget);
+}
+
 /** One model step of an agent: the transcript from the run log, one model call, the reply stored with its usage. */
 export function modelSteps(deps: TaskRunDeps) {
   const { store, pool, gateway, tools } = deps;
@@ -167,6 +181,9 @@ export function modelSteps(deps: TaskRunDeps) {
       added.push(compaction);
       messages = compression.messages;
     }
+
+    const refused = await reserveModelStep(deps, input, owner, messages, at);
+    if (refused) return { kind: 'over_budget', reason: refused };
 
     const offered = (input.tools ?? []).flatMap((name) => tools.get(name) ?? []);
     const request = { tier, messages, ...system, tools: offered, ...(step.signal ? { signal: step.signal } : {}) };

@@ -1,6 +1,7 @@
 import { expirePendingApprovalsOf } from '../approvals';
 import { closeRunningAgentsOf } from '../task-agents';
 import { recordMainAgentEnd } from './main-agent';
+import { settleReservations } from './budget-reservations';
 import { appendTaskEvent } from '../../events/event-log';
 import { EventType } from '../../events/event-types';
 import { endIfExpired } from '../../sessions/conversations';
@@ -184,6 +185,7 @@ export async function recordTaskEnd(store: RuntimeStore, input: FinishTaskInput)
     await expirePendingApprovalsOf(tx, input.taskId, at);
     await recordMainAgentEnd(tx, { taskId: input.taskId, workflowId }, { status: input.status, result: input.result, error: error ?? '', at });
     await closeRunningAgentsOf(tx, input.taskId, at);
+    await settleReservations(tx, input.taskId, at);
     if (input.status === 'COMPLETED' && input.sessionId) {
       await recordTaskTurnIn(tx, { taskId: input.taskId, sessionId: input.sessionId, answer: input.result, at });
     }

@@ -24,6 +24,8 @@ import { sessionHasEnded } from './session-state';
 import type { RunRef, TaskRef } from './task-ref';
 import type { StepContext, TaskRunDeps } from './task-run-deps';
 import type { PromptParams } from '../../orchestration/task-settings';
+import { hasBudget, reserveStep, settleReservations } from './budget-reservations';
+import type { Budget } from './budget';
 
 export interface ToolCallInput extends Omit<TaskRef, 'userId'> {
   /** The caller whose task this is (absent in tasks started before it was passed on). */
@@ -34,6 +36,8 @@ export interface ToolCallInput extends Omit<TaskRef, 'userId'> {
   sandboxMemoryMb?: number;
   /** The task's context.prompt_params, for vendor adapters. */
   promptParams?: PromptParams;
+  /** The budgets a priced tool's call reserves its cost under (absent: none). */
+  budget?: Budget;
   /** The run the call belongs to: the task's own run, or an agent's child run. */
   runId: string;
   /** The store's agent of that run; the task's own run when absent. */
@@ -93,6 +97,8 @@ async function recordOutcome({ store, tools }: TaskRunDeps, input: ToolCallInput
   const costUsd = outcome.ok && !reused ? (tools.get(name)?.costPerUse ?? 0) : 0;
   const said = outcome.ok ? summary(outcome.content) : `${outcome.error.category} error: ${outcome.error.message}`;
   await store.appendRunRecord(record, async (tx) => {
+    // A reservation for the call (a priced tool under a budget) ends with its outcome.
+    await settleReservations(tx, input.taskId, at, record.key);
     await appendTaskEvent(
       tx,
       taskEvent(input.workflowId, `tool/${input.runId}/${input.call.id}/observed`, EventType.ToolObservation, at, {
@@ -120,7 +126,16 @@ async function outcomeWithoutRunning(deps: TaskRunDeps, input: ToolCallInput, ow
   if (await sessionHasEnded(deps.store, input.sessionId)) {
     return recordOutcome(deps, input, owner, { ok: false, error: { category: 'validation', message: `not run: session ${input.sessionId} has ended` } }, 0);
   }
+  const refused = await reserveToolCost(deps, input, owner);
+  if (refused) return recordOutcome(deps, input, owner, { ok: false, error: { category: 'validation', message: `not run: ${refused}` } }, 0);
   return undefined;
+}
+
+/** A priced tool's call reserves its cost under the task's budgets, as a model step reserves its prompt. */
+function reserveToolCost(deps: TaskRunDeps, input: ToolCallInput, owner: RecordOwner): Promise<string | undefined> {
+  const costUsd = deps.tools.get(input.call.name)?.costPerUse ?? 0;
+  if (costUsd <= 0 || !hasBudget(input.budget)) return Promise.resolve(undefined);
+  return reserveStep(deps.pool, { taskId: input.taskId, agentId: input.agentId, stepKey: toolResultKey(owner, input.call.id), tokens: 0, costUsd, at: new Date(input.atMs) }, input.budget);
 }
 
 /**
