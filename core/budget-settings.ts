@@ -28,8 +28,8 @@ export function budgetSettingsOf(e: z.infer<typeof budgetEnvSchema>): Pick<TaskS
   };
 }
 
-/** A request's own token budget within the configured one: the smaller of the two that are set. */
-export function requestTokenBudget(configured: number, requested: number): number {
+/** A request's own limit within the configured one: the smaller of the two that are set (0: unset). */
+export function requestLimit(configured: number, requested: number): number {
   if (requested <= 0) return configured;
   return configured > 0 ? Math.min(configured, requested) : requested;
 }

@@ -11,7 +11,7 @@ import { actingUser } from '../grpc/acting-user';
 import { modelTierOf } from '../llm/model-tiers';
 import { structToJson } from '../grpc/struct';
 import type { PromptParams } from '../../core/orchestration/task-settings';
-import { requestTokenBudget } from '../../core/budget-settings';
+import { requestLimit } from '../../core/budget-settings';
 
 export interface SubmissionLimits {
   maxQueryBytes: number;
@@ -69,6 +69,9 @@ function promptParamsOf(context: Record<string, unknown>): PromptParams | undefi
   return given as PromptParams;
 }
 
+// Catches a typo (a limit in cents, say); far above any task's real spend.
+const maxCostLimitUsd = 100_000;
+
 function positiveNumber(context: Record<string, unknown>, key: string, max: number): number | undefined {
   const value = context[key];
   if (value === undefined) return undefined;
@@ -100,6 +103,7 @@ export function taskInputFrom(
   const approvalTimeoutSeconds = positiveNumber(context, 'approval_timeout_seconds', maxApprovalTimeoutSeconds);
   const maxIterations = positiveNumber(context, 'max_iterations', limits.taskDefaults.maxIterations * 10);
   const promptParams = promptParamsOf(context);
+  const costLimitUsd = positiveNumber(context, 'cost_limit_usd', maxCostLimitUsd);
   const enableCaching = context.enable_caching;
   if (enableCaching !== undefined && typeof enableCaching !== 'boolean') throw invalidArgument('context.enable_caching must be true or false');
   const manual = manualPlan(request.manual_decomposition, limits.toolNamesFor(principal.tenantId));
@@ -120,7 +124,8 @@ export function taskInputFrom(
     settings: {
       ...defaults,
       maxAgents: maxAgents > 0 ? maxAgents : defaults.maxAgents,
-      taskTokenBudget: requestTokenBudget(defaults.taskTokenBudget, Math.floor(budget)),
+      taskTokenBudget: requestLimit(defaults.taskTokenBudget, Math.floor(budget)),
+      taskCostLimitUsd: requestLimit(defaults.taskCostLimitUsd, costLimitUsd ?? 0),
       ...(approvalTimeoutSeconds ? { approvalTimeoutMs: Math.round(approvalTimeoutSeconds * 1000) } : {}),
       ...(maxIterations ? { maxIterations: Math.floor(maxIterations) } : {}),
       ...(enableCaching !== undefined ? { cacheModelSteps: enableCaching } : {}),

@@ -3,6 +3,7 @@ import { Worker } from '@temporalio/worker';
 import { submitTask, waitForFinish } from '../support/grpc';
 import { startTestStack, testToolRegistry, type TestStack } from '../support/stack';
 import { toolMetadata } from '../../core/tools/tool';
+import { jsonToStruct } from '../../api/grpc/struct';
 import { testCatalog } from '../support/test-catalog';
 import { itLeavesEveryTaskVerified } from '../support/verification';
 
@@ -138,6 +139,18 @@ describe('a priced tool under a task cost limit', () => {
     const refused = await stack.pool.query<{ message: string }>(`SELECT message FROM task_events WHERE workflow_id = $1 AND event_type = 'TOOL_OBSERVATION' AND message LIKE '%not run%'`, [submitted.workflow_id]);
     expect(refused.rows.map((r) => r.message)).toEqual(['validation error: not run: task cost $1.0000 of its $1 cost limit; the next step needs about $0.5000']);
     expect((await reservationsOf(stack, submitted.task_id)).every((r) => r.settled)).toBe(true);
+  });
+
+  it('takes a lower limit from the request\'s context.cost_limit_usd, never a higher one', async () => {
+    const call = (id: string) => ({ id, name: 'paid_lookup', arguments: '{}' });
+    const costOf = async (costLimit: number) => {
+      const query = `paid lookups under ${costLimit} ${randomUUID()}`;
+      stack.model.on(query, { toolCalls: [call('q1'), call('q2'), call('q3')] }, { content: 'enough' });
+      const submitted = await submitTask(stack.orchestrator, { query, context: jsonToStruct({ cost_limit_usd: costLimit }) });
+      return (await waitForFinish(stack.orchestrator, submitted.task_id)).metrics?.token_usage?.cost_usd;
+    };
+    expect(await costOf(0.5)).toBe(0.5);
+    expect(await costOf(5)).toBe(1);
   });
 
   itLeavesEveryTaskVerified(() => stack.everyTask());
