@@ -45,7 +45,7 @@ const scanEveryMs = 2_000;
 // Visibility indexes a close moments later; each pass looks back past the previous one by this much.
 const overlapMs = 60_000;
 const firstLookBackMs = 24 * 3600 * 1000;
-const stopWaitMs = 1_000;
+const passDeadlineMs = 5_000;
 
 export function startEngineEndings(deps: { temporal: Client; pool: Pool; store: RuntimeStore }): EngineEndings {
   let since = new Date(Date.now() - firstLookBackMs);
@@ -86,15 +86,14 @@ export function startEngineEndings(deps: { temporal: Client; pool: Pool; store: 
     return ended;
   };
 
-  // Stopping aborts a pass in flight and waits for it a moment at most: with Temporal unreachable
-  // its calls would retry for many seconds and hold up the API's drain (closing the connection
-  // then ends them). Whatever a pass leaves, the next pass of any API process covers.
+  // Each pass has a deadline: with Temporal unreachable, its calls would otherwise retry for many
+  // seconds and hold up the API's drain, which waits for the pass (closing the connection under a
+  // retry about to fire would fail it outside any caller). Whatever a pass leaves, the next pass of
+  // any API process covers.
   const stopping = new AbortController();
   const loop = (async () => {
     while (!stopping.signal.aborted) {
-      await deps.temporal.withAbortSignal(stopping.signal, reconcile).catch((err: unknown) => {
-        if (!stopping.signal.aborted) log().error({ err }, 'engine endings: a pass failed; trying again');
-      });
+      await deps.temporal.withDeadline(Date.now() + passDeadlineMs, reconcile).catch((err: unknown) => log().error({ err }, 'engine endings: a pass failed; trying again'));
       await sleep(scanEveryMs, undefined, { signal: stopping.signal, ref: false }).catch(() => undefined);
     }
   })();
@@ -102,7 +101,7 @@ export function startEngineEndings(deps: { temporal: Client; pool: Pool; store: 
     reconcile,
     async stop() {
       stopping.abort();
-      await Promise.race([loop, sleep(stopWaitMs, undefined, { ref: false })]);
+      await loop;
     },
   };
 }
