@@ -8,6 +8,7 @@ import { createOrchestratorClient, unaryCall } from '../../protos/clients';
 import { ScriptedModelServer } from '../model-server/scripted-model-server';
 import { freePort } from '../setup/test-services';
 import { waitForFinish } from '../support/grpc';
+import { until } from '../support/orchestration';
 import { startReadyProcess, stop } from '../support/processes';
 
 // The API and the worker as deployed (their own processes): after a task, each /metrics has its
@@ -73,7 +74,9 @@ it('serves the task, model, tool and SDK series on the worker and the request an
   expect(workerMetrics).toMatch(/weft_model_call_duration_seconds_count\{provider="\w+",model="telemetry-model"\} 2/);
   expect(workerMetrics).toContain('weft_tool_executions_total{tool_name="calculator",status="success"} 1');
   expect(workerMetrics).toMatch(/^temporal_\w+/m); // the SDK's own
-  expect(workerMetrics).toMatch(/^temporal_workflow_completed_total\{.*\} 1/m);
+  // The store says COMPLETED in the workflow's last activity; the workflow itself completes (and
+  // the SDK counts it) a moment later.
+  expect(await until(async () => (/^temporal_workflow_completed_total\{.*\} 1/m.test(await scrape(ports.workerMetrics)) ? true : undefined))).toBe(true);
   expect(workerMetrics).toMatch(/^nodejs_heap_size_used_bytes \d+/m);
 
   const apiMetrics = await scrape(ports.apiMetrics);
