@@ -1,0 +1,76 @@
+// Long agent loop benchmark (issue 19): `npx tsx bench/long-loop-bench.ts` (BENCH_STEPS, default 500).
+// One STANDARD task whose agent takes BENCH_STEPS model steps, a calculator call after each, with
+// continue-as-new every WEFT_STEPS_PER_HISTORY (50) steps, against its own Temporal dev server and
+// database; the model is the scripted server and answers at once, so a model step's activity time
+// is Weft's own per-step overhead (transcript rebuild, store reads and writes, events). Prints that
+// overhead around steps 10, 100 and the last, as a ratio to step 10's in the same run, and the
+// history sizes, continue-as-new count and store rows per step.
+import { randomUUID } from 'node:crypto';
+import type { temporal } from '@temporalio/proto';
+import '../test/setup/quiet-logs';
+import { startTestServices } from '../test/setup/test-services';
+import { startTestStack } from '../test/support/stack';
+import { submitTask, waitForFinish } from '../test/support/grpc';
+import { jsonToStruct } from '../api/grpc/struct';
+
+const steps = Number(process.env.BENCH_STEPS ?? 500);
+const window = 5;
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+const millis = (event: HistoryEvent) => Number(event.eventTime!.seconds) * 1000 + Math.floor((event.eventTime!.nanos ?? 0) / 1e6);
+
+/** Each runModelStep's scheduled-to-completed time, in step order, from the histories of every run. */
+function modelStepTimes(histories: HistoryEvent[][]): number[] {
+  return histories.flatMap((events) => {
+    const scheduled = new Map<number, number>();
+    const times: number[] = [];
+    for (const event of events) {
+      if (event.activityTaskScheduledEventAttributes?.activityType?.name === 'runModelStep') scheduled.set(Number(event.eventId), millis(event));
+      const done = event.activityTaskCompletedEventAttributes;
+      if (done && scheduled.has(Number(done.scheduledEventId))) times.push(millis(event) - scheduled.get(Number(done.scheduledEventId))!);
+    }
+    return times;
+  });
+}
+
+const around = (times: number[], step: number) => {
+  const slice = times.slice(Math.max(0, step - window), step + window);
+  return slice.reduce((sum, t) => sum + t, 0) / slice.length;
+};
+
+async function main(): Promise<void> {
+  const services = await startTestServices();
+  const stack = await startTestStack({ settings: { maxIterations: steps + 1 } });
+  try {
+    const query = `long loop ${randomUUID()}`;
+    const replies = Array.from({ length: steps - 1 }, (_, i) => ({ toolCalls: [{ id: `c${i}`, name: 'calculator', arguments: `{"expression":"${i}+1"}` }] }));
+    stack.model.on(query, ...replies, { content: 'done' });
+    const started = Date.now();
+    const submitted = await submitTask(stack.orchestrator, { query, context: jsonToStruct({ max_iterations: steps + 1 }) });
+    const status = await waitForFinish(stack.orchestrator, submitted.task_id, 30 * 60_000);
+    const wallSeconds = (Date.now() - started) / 1000;
+
+    const histories: HistoryEvent[][] = [];
+    for await (const run of stack.temporal.workflow.list({ query: `WorkflowId = "${submitted.workflow_id}"` })) {
+      histories.push((await stack.temporal.workflow.getHandle(run.workflowId, run.runId).fetchHistory()).events ?? []);
+    }
+    histories.sort((a, b) => millis(a[0]!) - millis(b[0]!));
+    const times = modelStepTimes(histories);
+    const { rows } = await stack.pool.query<{ n: string }>('SELECT count(*) AS n FROM runtime_run_records WHERE run_id = $1', [submitted.workflow_id]);
+    const at10 = around(times, 10);
+    console.log(`task ${status.status} after ${times.length} model steps in ${wallSeconds.toFixed(1)} s; ${histories.length - 1} continue-as-new`);
+    console.log(`history events per run: ${histories.map((h) => h.length).join(', ')}`);
+    console.log(`store rows (run records) per step: ${(Number(rows[0]!.n) / times.length).toFixed(2)}`);
+    for (const step of [10, 100, times.length - window]) {
+      console.log(`model step activity around step ${step}: ${around(times, step).toFixed(1)} ms (ratio to step 10: ${(around(times, step) / at10).toFixed(2)})`);
+    }
+  } finally {
+    await stack.stop();
+    await services.stop();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
