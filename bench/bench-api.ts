@@ -21,6 +21,7 @@ export async function startBenchApi(temporal: Client, pool: Pool, taskQueue: str
       pool,
       taskQueue,
       maxQueryBytes: 32 * 1024,
+      routingWaitMs: loadConfig({}).limits.routingWaitMs,
       taskDefaults: testTaskSettings(),
       tools,
       templates: loadTemplateCatalog(loadConfig({}).templatesDir, tools.list().map((t) => t.name)),

@@ -12,6 +12,7 @@ import { startTestServices } from '../test/setup/test-services';
 import { startTestStack } from '../test/support/stack';
 import { submitTask, waitForFinish } from '../test/support/grpc';
 import { jsonToStruct } from '../api/grpc/struct';
+import { runsOf } from '../cli/history-checks';
 
 const steps = Number(process.env.BENCH_STEPS ?? 500);
 // Steps on each side of a point whose median is its figure (single steps vary with the machine).
@@ -51,10 +52,7 @@ async function main(): Promise<void> {
     const status = await waitForFinish(stack.orchestrator, submitted.task_id, 30 * 60_000);
     const wallSeconds = (Date.now() - started) / 1000;
 
-    const histories: HistoryEvent[][] = [];
-    for await (const run of stack.temporal.workflow.list({ query: `WorkflowId = "${submitted.workflow_id}"` })) {
-      histories.push((await stack.temporal.workflow.getHandle(run.workflowId, run.runId).fetchHistory()).events ?? []);
-    }
+    const histories = await runsOf(stack.temporal, submitted.workflow_id);
     histories.sort((a, b) => millis(a[0]!) - millis(b[0]!));
     const times = modelStepTimes(histories);
     const { rows } = await stack.pool.query<{ n: string }>('SELECT count(*) AS n FROM runtime_run_records WHERE run_id = $1', [submitted.workflow_id]);

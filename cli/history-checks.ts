@@ -31,7 +31,7 @@ const decode = <T>(payloads: proto.api.common.v1.IPayloads | null | undefined): 
 };
 
 /** Every run of a workflow id (all of them: a reset's abandoned run wrote records too), each run's events. */
-async function runsOf(temporal: Client, workflowId: string, latestRunId?: string): Promise<HistoryEvent[][]> {
+export async function runsOf(temporal: Client, workflowId: string, latestRunId?: string): Promise<HistoryEvent[][]> {
   const runIds = new Set<string>([latestRunId ?? (await temporal.workflow.getHandle(workflowId).describe()).runId]);
   for await (const run of temporal.workflow.list({ query: `WorkflowId = "${workflowId}"` })) runIds.add(run.runId);
   return Promise.all([...runIds].map(async (runId) => (await temporal.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? []));

@@ -38,11 +38,9 @@ export interface OrchestratorDeps {
   tenantQuotas?: TenantQuotas;
   /** Task events: SubmitTask with auto_decompose answers once routing has decided. */
   events: EventFeed;
-  /** How long it waits for that (WEFT_SUBMIT_ROUTING_WAIT_MS; 30 s when absent, 0: not at all). */
-  routingWaitMs?: number;
+  /** How long it waits for that (WEFT_SUBMIT_ROUTING_WAIT_MS; 0: not at all). */
+  routingWaitMs: number;
 }
-
-const defaultRoutingWaitMs = 30_000;
 
 /** `admission` is the API process's one gate of tenant shares, which AgentService shares. */
 export function createOrchestratorService(deps: OrchestratorDeps, admission: TenantAdmission): OrchestratorServiceHandlers {
@@ -57,7 +55,7 @@ export function createOrchestratorService(deps: OrchestratorDeps, admission: Ten
       const decomposition = input.manualPlan
         ? decompositionOf('COMPLEX', 0, input.manualPlan)
         : input.autoDecompose
-          ? await routedDecomposition(deps, workflowId, deps.routingWaitMs ?? defaultRoutingWaitMs)
+          ? await routedDecomposition(deps, workflowId, deps.routingWaitMs)
           : decompositionOf('STANDARD', 0);
       return { workflow_id: workflowId, task_id: taskId, status: 'STATUS_CODE_OK', decomposition, message };
     }),

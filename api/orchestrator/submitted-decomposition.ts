@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { EventType } from '../../core/events/event-types';
 import type { Plan } from '../../core/orchestration/plan';
 import type { TaskDecomposition } from '../../protos/generated/shannon/orchestrator/TaskDecomposition';
@@ -32,21 +31,15 @@ export function decompositionOf(mode: Mode | undefined, score: number, plan?: Pl
 export async function routedDecomposition(deps: EventTailDeps, workflowId: string, waitMs: number): Promise<TaskDecomposition> {
   let mode: Mode | undefined;
   let score = 0;
-  const deadline = new AbortController();
-  void sleep(waitMs, undefined, { signal: deadline.signal, ref: false }).then(() => deadline.abort(), () => undefined);
-  try {
-    for await (const event of tailTaskEvents(deps, workflowId, 0, deadline.signal)) {
-      // Routing's announcement carries its verdict.
-      if (event.type === EventType.StatusUpdate && typeof event.payload.recommended_mode === 'string') {
-        mode = event.payload.recommended_mode as Mode;
-        score = Number(event.payload.complexity_score ?? 0);
-        if (mode !== 'COMPLEX') break;
-      }
-      if (event.type === EventType.DecompositionCompleted) return decompositionOf('COMPLEX', score, event.payload.plan as Plan);
-      if (finalEventTypes.has(event.type)) break;
+  for await (const event of tailTaskEvents(deps, workflowId, 0, AbortSignal.timeout(waitMs))) {
+    // Routing's announcement carries its verdict.
+    if (event.type === EventType.StatusUpdate && typeof event.payload.recommended_mode === 'string') {
+      mode = event.payload.recommended_mode as Mode;
+      score = Number(event.payload.complexity_score ?? 0);
+      if (mode !== 'COMPLEX') break;
     }
-  } finally {
-    deadline.abort();
+    if (event.type === EventType.DecompositionCompleted) return decompositionOf('COMPLEX', score, event.payload.plan as Plan);
+    if (finalEventTypes.has(event.type)) break;
   }
   return decompositionOf(mode, score);
 }

@@ -8,10 +8,11 @@ import { taskIdsReferencedBy } from './task-ids';
 import { taskWorkflowIdOf } from '../../core/tasks/run/task-ref';
 
 /**
- * The tenant that owns a task's workflow (from its search attributes) and the workflow's status,
- * or undefined when Temporal does not know it.
+ * The tenant that owns a task's workflow (from its search attributes), the workflow's status and
+ * what was asked (the fingerprint, absent on workflows started before it was kept), or undefined
+ * when Temporal does not know it.
  */
-async function describeTaskWorkflow(temporal: Client, workflowId: string): Promise<{ tenantId: string; status: string; requestFingerprint?: string } | undefined> {
+export async function describeTaskWorkflow(temporal: Client, workflowId: string): Promise<{ tenantId: string; status: string; requestFingerprint?: string } | undefined> {
   try {
     const description = await temporal.workflow.getHandle(workflowId).describe();
     const fingerprint = description.memo?.[requestFingerprintMemo];
@@ -29,13 +30,7 @@ async function describeTaskWorkflow(temporal: Client, workflowId: string): Promi
 /** The memo field a task's workflow keeps its submission's fingerprint in. */
 export const requestFingerprintMemo = 'weftRequestFingerprint';
 
-/**
- * Who submitted a task's workflow and what they asked (the fingerprint, absent on workflows started
- * before it was kept), or undefined when Temporal does not know it.
- */
-export async function workflowSubmission(temporal: Client, workflowId: string): Promise<{ tenantId: string; requestFingerprint?: string } | undefined> {
-  return describeTaskWorkflow(temporal, workflowId);
-}
+
 
 export interface OwnTask {
   taskId: string;

@@ -12,7 +12,7 @@ import { taskMetadata } from '../../workflows/ui-metadata';
 import { ApiError, invalidArgument, notFound } from '../grpc/grpc-errors';
 import { taskIdFor, tenantScopedTaskId } from './task-ids';
 import { taskWorkflowIdOf } from '../../core/tasks/run/task-ref';
-import { requestFingerprintMemo, workflowSubmission } from './task-ownership';
+import { describeTaskWorkflow, requestFingerprintMemo } from './task-ownership';
 
 const maxIdempotencyKeyLength = 255;
 
@@ -71,7 +71,7 @@ export async function startTaskWorkflow(
     return { workflowId, alreadyStarted: false };
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    const earlier = await workflowSubmission(deps.temporal, workflowId);
+    const earlier = await describeTaskWorkflow(deps.temporal, workflowId);
     if (earlier?.tenantId !== principal.tenantId) {
       throw new ApiError(GrpcStatus.ALREADY_EXISTS, `task id ${input.taskId} is already taken; choose another`);
     }

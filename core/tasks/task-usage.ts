@@ -38,8 +38,6 @@ export async function recordStepUsage(tx: Queryable, usage: StepUsage): Promise<
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (task_id, step_key) DO NOTHING`,
     [usage.taskId, usage.stepKey, usage.agentId, usage.model, usage.promptTokens, usage.completionTokens, usage.totalTokens, usage.costUsd, usage.cacheHit ?? false, usage.at],
   );
-  // What the step reserved counts no more: its usage does.
-  await tx.query('UPDATE budget_reservations SET settled_at = $3 WHERE task_id = $1 AND step_key = $2 AND settled_at IS NULL', [usage.taskId, usage.stepKey, usage.at]);
   const ended = task.rows[0] && !['QUEUED', 'RUNNING'].includes(task.rows[0].status);
   if (inserted.rowCount && ended) await tx.query(`UPDATE tasks SET ${usageTotalsFromSteps} WHERE task_id = $1`, [usage.taskId]);
 }

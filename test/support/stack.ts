@@ -149,6 +149,7 @@ export async function startTestStack(
     pool,
     taskQueue,
     maxQueryBytes: options.maxQueryBytes ?? 32 * 1024,
+    routingWaitMs: loadConfig({}).limits.routingWaitMs,
     taskDefaults: testTaskSettings(options.settings),
     tools,
     templates: loadTemplateCatalog(loadConfig({}).templatesDir, tools.list().map((t) => t.name)),

@@ -1,11 +1,10 @@
 import { appendTaskEvent } from '../../events/event-log';
-import { EventType } from '../../events/event-types';
 import { recordAgentOutcome, recordAgentStarted } from '../task-agents';
 import { recordTaskProgress, lockedTaskStatus } from '../task-index';
 import { TaskStatus } from '../task-status';
 import { endRun } from './run-ending';
 import { childLinkRecord, runStartedRecord, sessionEndedRecord } from './run-records';
-import { taskEvent } from './task-events';
+import { agentFinishedEvent, agentStartedEvent } from './agent-events';
 import { agentRunAgentId, taskRunOf } from './task-ref';
 import type { TaskRunDeps } from './task-run-deps';
 
@@ -58,10 +57,7 @@ export function agentRuns({ store }: TaskRunDeps) {
       const start = input.sessionId ? store.startChildRun : store.startOneShotChildRun;
       const result = await start(command, async (tx) => {
         await recordAgentStarted(tx, input.taskId, input.agentId, input.runId, at);
-        await appendTaskEvent(
-          tx,
-          taskEvent(input.workflowId, `agent/${input.agentId}/started`, EventType.AgentStarted, at, { agentId: input.agentId, message: 'agent started' }),
-        );
+        await appendTaskEvent(tx, agentStartedEvent(input.workflowId, input.agentId, at));
       });
       return { proceed: result.decision === 'proceed', runAgentId: child.runAgentId };
     },
@@ -82,14 +78,7 @@ export function agentRuns({ store }: TaskRunDeps) {
         const taskStatus = await lockedTaskStatus(tx, input.taskId);
         if (taskStatus !== TaskStatus.Running && taskStatus !== TaskStatus.Queued) return;
         await recordTaskProgress(tx, input.taskId);
-        const completed = input.status === TaskStatus.Completed;
-        await appendTaskEvent(
-          tx,
-          taskEvent(input.workflowId, `agent/${input.agentId}/finished`, completed ? EventType.AgentCompleted : EventType.AgentFailed, at, {
-            agentId: input.agentId,
-            message: completed ? input.result.slice(0, 500) : input.error || input.status.toLowerCase(),
-          }),
-        );
+        await appendTaskEvent(tx, agentFinishedEvent(input.workflowId, input.agentId, { status: input.status, result: input.result, error: input.error, at }));
       });
     },
   };

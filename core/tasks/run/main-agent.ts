@@ -1,9 +1,8 @@
 import type { Queryable } from '../../db/transaction';
 import { appendTaskEvent } from '../../events/event-log';
-import { EventType } from '../../events/event-types';
 import { recordAgentStarted, recordRunningAgentOutcome } from '../task-agents';
-import { TaskStatus } from '../task-status';
-import { taskEvent } from './task-events';
+import type { TaskStatus } from '../task-status';
+import { agentFinishedEvent, agentStartedEvent } from './agent-events';
 import { TaskAgent } from './task-ref';
 
 // The one agent of a SIMPLE or STANDARD task runs on the task's own run, without a child run of
@@ -15,19 +14,10 @@ export const isMainAgentStep = (input: { agentId: string; runAgentId?: string })
 
 /** In the transaction of a main-agent step: the agent's row and AGENT_STARTED, the first time. */
 export async function recordMainAgentStep(tx: Queryable, task: { taskId: string; runId: string; workflowId: string }, at: Date): Promise<void> {
-  if (!(await recordAgentStarted(tx, task.taskId, TaskAgent.Main, task.runId, at))) return;
-  await appendTaskEvent(tx, taskEvent(task.workflowId, `agent/${TaskAgent.Main}/started`, EventType.AgentStarted, at, { agentId: TaskAgent.Main, message: 'agent started' }));
+  if (await recordAgentStarted(tx, task.taskId, TaskAgent.Main, task.runId, at)) await appendTaskEvent(tx, agentStartedEvent(task.workflowId, TaskAgent.Main, at));
 }
 
 /** In the transaction of the task's end, before its final event: the main agent ends as the task did. */
 export async function recordMainAgentEnd(tx: Queryable, task: { taskId: string; workflowId: string }, outcome: { status: TaskStatus; result: string; error: string; at: Date }): Promise<void> {
-  if (!(await recordRunningAgentOutcome(tx, task.taskId, TaskAgent.Main, outcome))) return;
-  const completed = outcome.status === TaskStatus.Completed;
-  await appendTaskEvent(
-    tx,
-    taskEvent(task.workflowId, `agent/${TaskAgent.Main}/finished`, completed ? EventType.AgentCompleted : EventType.AgentFailed, outcome.at, {
-      agentId: TaskAgent.Main,
-      message: completed ? outcome.result.slice(0, 500) : outcome.error || outcome.status.toLowerCase(),
-    }),
-  );
+  if (await recordRunningAgentOutcome(tx, task.taskId, TaskAgent.Main, outcome)) await appendTaskEvent(tx, agentFinishedEvent(task.workflowId, TaskAgent.Main, outcome));
 }

@@ -19,7 +19,7 @@ import { taskEvent } from './task-events';
 import type { StepContext, TaskRunDeps } from './task-run-deps';
 import { sessionHasEnded } from './session-state';
 import { isMainAgentStep, recordMainAgentStep } from './main-agent';
-import { hasBudget, reserveStep } from './budget-reservations';
+import { hasBudget, reserveStep, settleReservations } from './budget-reservations';
 import type { RunRef } from './task-ref';
 
 export interface ModelStepInput {
@@ -196,6 +196,8 @@ export function modelSteps(deps: TaskRunDeps) {
         await recordStepUsage(tx, { taskId: input.taskId, stepKey: compaction.key, agentId: input.agentId, model, ...usage, costUsd: compression.costUsd, at });
       }
       await recordStepUsage(tx, { taskId: input.taskId, stepKey: reply.key, agentId: input.agentId, model: completion.model, ...completion.usage, costUsd, cacheHit, at });
+      // What the step reserved counts no more: its usage does.
+      if (hasBudget(input.budget)) await settleReservations(tx, input.taskId, at, reply.key);
       if (input.workflowId && isMainAgentStep(input)) await recordMainAgentStep(tx, { taskId: input.taskId, runId: input.runId, workflowId: input.workflowId }, at);
       await remember(tx);
     });

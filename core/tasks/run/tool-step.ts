@@ -98,7 +98,7 @@ async function recordOutcome({ store, tools }: TaskRunDeps, input: ToolCallInput
   const said = outcome.ok ? summary(outcome.content) : `${outcome.error.category} error: ${outcome.error.message}`;
   await store.appendRunRecord(record, async (tx) => {
     // A reservation for the call (a priced tool under a budget) ends with its outcome.
-    await settleReservations(tx, input.taskId, at, record.key);
+    if (hasBudget(input.budget)) await settleReservations(tx, input.taskId, at, record.key);
     await appendTaskEvent(
       tx,
       taskEvent(input.workflowId, `tool/${input.runId}/${input.call.id}/observed`, EventType.ToolObservation, at, {
@@ -132,9 +132,9 @@ async function outcomeWithoutRunning(deps: TaskRunDeps, input: ToolCallInput, ow
 }
 
 /** A priced tool's call reserves its cost under the task's budgets, as a model step reserves its prompt. */
-function reserveToolCost(deps: TaskRunDeps, input: ToolCallInput, owner: RecordOwner): Promise<string | undefined> {
+async function reserveToolCost(deps: TaskRunDeps, input: ToolCallInput, owner: RecordOwner): Promise<string | undefined> {
   const costUsd = deps.tools.get(input.call.name)?.costPerUse ?? 0;
-  if (costUsd <= 0 || !hasBudget(input.budget)) return Promise.resolve(undefined);
+  if (costUsd <= 0 || !hasBudget(input.budget)) return undefined;
   return reserveStep(deps.pool, { taskId: input.taskId, agentId: input.agentId, stepKey: toolResultKey(owner, input.call.id), tokens: 0, costUsd, at: new Date(input.atMs) }, input.budget);
 }
 

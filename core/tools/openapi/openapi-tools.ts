@@ -118,10 +118,11 @@ export function openApiTools(spec: OpenApiDocument, source: OpenApiSource, outbo
   if (!serverUrl) throw new ToolError('validation', `OpenAPI source ${source.name}: the spec names no server; set base_url`);
   // A relative server URL is relative to where the spec came from.
   const base = new URL(serverUrl, source.spec_url ?? 'http://invalid/');
-  const adapter: VendorAdapter = (source.vendor && vendorAdapter(source.vendor)) || {};
-  if (source.vendor && !vendorAdapter(source.vendor)) {
+  const registered = source.vendor ? vendorAdapter(source.vendor) : undefined;
+  if (source.vendor && !registered) {
     log().warn({ source: source.name, vendor: source.vendor }, `OpenAPI source ${source.name}: vendor adapter ${source.vendor} is not available; its tools run without one`);
   }
+  const adapter: VendorAdapter = registered ?? {};
 
   return Object.entries(spec.paths).flatMap(([path, item]) =>
     methods.flatMap((method): ToolDefinition[] => {
