@@ -16,6 +16,8 @@ it('verifies a finished task clean, and reports a store that disagrees with Temp
   stack.model.on('verify me', { content: 'verified answer' });
   const submitted = await submitTask(stack.orchestrator, { query: 'verify me' });
   await waitForFinish(stack.orchestrator, submitted.task_id);
+  // Finished in Temporal too: the workflow closes a moment after its last activity recorded the end.
+  await stack.temporal.workflow.getHandle(submitted.workflow_id).result();
   expect(runWeft('verify', submitted.task_id)).toMatchObject({ code: 0, output: 'OK: 1 tasks verified\n' });
 
   // As if a write had been lost: the store still says RUNNING, with its end's event missing.
@@ -33,6 +35,8 @@ it("reports a step Temporal's history completed that the store lost, and a recor
   stack.model.on(query, { toolCalls: [{ id: 'calc-1', name: 'calculator', arguments: '{"expression":"2+2"}' }] }, { content: 'four' });
   const submitted = await submitTask(stack.orchestrator, { query });
   await waitForFinish(stack.orchestrator, submitted.task_id);
+  // Finished in Temporal too: the workflow closes a moment after its last activity recorded the end.
+  await stack.temporal.workflow.getHandle(submitted.workflow_id).result();
   expect(runWeft('verify', submitted.task_id)).toMatchObject({ code: 0 });
 
   // As if the tool's result had been lost, and a reply for a step that never ran had appeared.
