@@ -1,12 +1,11 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { WorkflowFailedError } from '@temporalio/client';
 import { RecordType } from '../../core/store';
-import { verifyTask } from '../../cli/verify';
 import { findApproval } from '../../core/tasks/approvals';
 import { grpcError, submitTask, waitForFinish } from '../support/grpc';
 import { cancelTask, eventTypes, pendingApprovalOf, taskDetails, until } from '../support/orchestration';
 import { startTestStack, type TestStack } from '../support/stack';
-import { itLeavesEveryTaskVerified } from '../support/verification';
+import { itLeavesEveryTaskVerified, verifyFinishedTask } from '../support/verification';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -92,9 +91,7 @@ describe('cancellation', () => {
         await waitForFinish(stack.orchestrator, submitted.task_id, 30_000);
         const details = await taskDetails(stack.orchestrator, submitted.task_id);
         const running = details.agent_statuses.filter((agent) => agent.status === 'TASK_STATUS_RUNNING').map((agent) => agent.agent_id);
-        // The store records the end a moment before Temporal closes the workflow: verify after both.
-        await stack.temporal.workflow.getHandle(submitted.workflow_id).result().catch(() => undefined);
-        const disagreements = await verifyTask({ pool: stack.pool, store: stack.store, temporal: stack.temporal }, submitted.task_id);
+        const disagreements = await verifyFinishedTask({ pool: stack.pool, store: stack.store, temporal: stack.temporal }, submitted.task_id);
         return { delayMs, status: details.status, running, disagreements };
       }),
     );

@@ -1,8 +1,7 @@
 import { forkTask } from '../../cli/fork';
-import { verifyTask } from '../../cli/verify';
 import { getTaskStatus, submitTask, waitForFinish } from '../support/grpc';
 import { startTestStack, type TestStack } from '../support/stack';
-import { itLeavesEveryTaskVerified } from '../support/verification';
+import { itLeavesEveryTaskVerified, verifyFinishedTask } from '../support/verification';
 import { runWeft } from '../support/weft-cli';
 
 // `weft fork <task> --from-step N`: a new task that reuses the original's recorded model replies
@@ -15,7 +14,7 @@ beforeAll(async () => {
 afterAll(() => stack.stop());
 
 const chatRequestsAbout = (text: string) => stack.model.requests.filter((r) => r.path === '/v1/chat/completions' && JSON.stringify(r.body).includes(text));
-const verified = (taskId: string) => verifyTask({ pool: stack.pool, store: stack.store, temporal: stack.temporal }, taskId);
+const verified = (taskId: string) => verifyFinishedTask({ pool: stack.pool, store: stack.store, temporal: stack.temporal }, taskId);
 const forkOf = (taskId: string, fromStep: number) => forkTask({ pool: stack.pool, store: stack.store, temporal: stack.temporal, taskQueue: stack.taskQueue }, taskId, fromStep);
 
 it('a fork reuses the steps before N, runs the rest fresh, and both runs verify clean', async () => {

@@ -4,11 +4,10 @@ import { ephemeralListen, startApiServer } from '../../api/server';
 import type { TaskUpdate__Output } from '../../protos/generated/shannon/orchestrator/TaskUpdate';
 import type { taskWorkflow } from '../../workflows/task-workflow';
 import { approvalDecisionSignal, approvalDecisionUpdate, type ApprovalDecision } from '../../workflows/messages';
-import { verifyTask } from '../../cli/verify';
 import { getTaskStatus, grpcError, submitTask } from '../support/grpc';
 import { approveTask, pendingApprovalOf, pendingApprovals, until } from '../support/orchestration';
 import { startTestStack, testTaskInput, type TestStack } from '../support/stack';
-import { itLeavesEveryTaskVerified } from '../support/verification';
+import { itLeavesEveryTaskVerified, verifyFinishedTask } from '../support/verification';
 
 // Temporal's own tools are user interfaces: what an operator does to a task's workflow from the Web
 // UI or the CLI must leave Weft's store consistent. Terminating a waiting task, or letting Temporal
@@ -22,7 +21,7 @@ beforeAll(async () => {
 afterAll(() => stack.stop());
 
 /** What `weft verify` finds wrong with a task (nothing, when Temporal and the store agree). */
-const verified = (taskId: string) => verifyTask({ pool: stack.pool, store: stack.store, temporal: stack.temporal }, taskId);
+const verified = (taskId: string) => verifyFinishedTask({ pool: stack.pool, store: stack.store, temporal: stack.temporal }, taskId);
 const unique = (label: string) => `${label} ${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
 
 /** Every update of the task's stream until it ends, and how it ended. */

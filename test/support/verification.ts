@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Pool } from 'pg';
 import { verifyTask } from '../../cli/verify';
 import type { RuntimeStore } from '../../core/store';
+import { taskWorkflowIdOf } from '../../core/tasks/run/task-ref';
 
 // `weft verify` closes every end-to-end test file: whatever the file did to its tasks, Temporal and
 // the store agree on every one of them.
@@ -22,6 +23,15 @@ async function settledDisagreements({ deps, taskIds }: VerifiedTasks, settleMs =
     pending = disagreeing.map((task) => task.taskId);
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
+}
+
+/**
+ * `weft verify` of a task that has finished, once Temporal has closed its workflow too: the store
+ * records the end in the workflow's last activity, a moment before the workflow closes.
+ */
+export async function verifyFinishedTask(deps: VerifiedTasks['deps'], taskId: string): Promise<string[]> {
+  await deps.temporal.workflow.getHandle(taskWorkflowIdOf(taskId)).result().catch(() => undefined);
+  return verifyTask(deps, taskId);
 }
 
 /** The last test of an end-to-end file: every task the file ran verifies clean. */
