@@ -33,29 +33,31 @@ function checkToolResultsFirst(message: Message, index: number): void {
   }
 }
 
-export function toChatMessages(messages: readonly Message[], system?: string): ChatCompletionMessageParam[] {
-  const out: ChatCompletionMessageParam[] = system ? [{ role: 'system', content: system }] : [];
-  for (const [index, message] of messages.entries()) {
-    if (message.role === 'assistant') {
-      const text = message.parts.flatMap((p) => (p.kind === 'text' ? [p.text] : [])).join('');
-      const calls = message.parts.flatMap((p) =>
-        p.kind === 'tool_use'
-          ? [{ id: p.id, type: 'function' as const, function: { name: p.name, arguments: JSON.stringify(p.input ?? {}) } }]
-          : [],
-      );
-      out.push({ role: 'assistant', content: text || null, ...(calls.length > 0 ? { tool_calls: calls } : {}) });
-      continue;
-    }
-    checkToolResultsFirst(message, index);
-    for (const part of message.parts) {
-      if (part.kind === 'tool_result') out.push({ role: 'tool', tool_call_id: part.toolUseId, content: asString(part.content) });
-    }
-    const content = userContent(message.parts);
-    if (content.length === 0) continue;
-    const onlyText = content.every((c) => c.type === 'text');
-    out.push({ role: 'user', content: onlyText ? content.map((c) => (c as { text: string }).text).join('') : content });
+/** One transcript message in the chat format: an assistant turn, or a user turn's tool results and then its other parts. */
+export function toChatMessage(message: Message, index: number): ChatCompletionMessageParam[] {
+  if (message.role === 'assistant') {
+    const text = message.parts.flatMap((p) => (p.kind === 'text' ? [p.text] : [])).join('');
+    const calls = message.parts.flatMap((p) =>
+      p.kind === 'tool_use'
+        ? [{ id: p.id, type: 'function' as const, function: { name: p.name, arguments: JSON.stringify(p.input ?? {}) } }]
+        : [],
+    );
+    return [{ role: 'assistant', content: text || null, ...(calls.length > 0 ? { tool_calls: calls } : {}) }];
   }
+  checkToolResultsFirst(message, index);
+  const out: ChatCompletionMessageParam[] = message.parts.flatMap((part) =>
+    part.kind === 'tool_result' ? [{ role: 'tool' as const, tool_call_id: part.toolUseId, content: asString(part.content) }] : [],
+  );
+  const content = userContent(message.parts);
+  if (content.length === 0) return out;
+  const onlyText = content.every((c) => c.type === 'text');
+  out.push({ role: 'user', content: onlyText ? content.map((c) => (c as { text: string }).text).join('') : content });
   return out;
+}
+
+export function toChatMessages(messages: readonly Message[], system?: string): ChatCompletionMessageParam[] {
+  const framing: ChatCompletionMessageParam[] = system ? [{ role: 'system', content: system }] : [];
+  return [...framing, ...messages.flatMap((message, index) => toChatMessage(message, index))];
 }
 
 /**

@@ -62,9 +62,12 @@ export function decodeTranscriptRecord(record: Pick<StoredRecord, 'payload' | 't
   return decodeStrict(transcriptPayloadSchema, record.payload, record.type);
 }
 
-/** Replays already loaded records, in stored order, into the message list. */
-export function replayRunLogRecords(records: readonly Pick<StoredRecord, 'payload' | 'type'>[]): Message[] {
-  let messages: Message[] = [];
+/**
+ * Applies records, in stored order, to the messages replayed so far (a transcript kept between
+ * steps takes only the records after those it has seen). The messages passed in are not changed.
+ */
+export function applyRunLogRecords(before: readonly Message[], records: readonly Pick<StoredRecord, 'payload' | 'type'>[]): Message[] {
+  let messages = [...before];
   for (const record of records) {
     if (!transcriptTypes.has(record.type)) continue;
     if (record.type === RecordType.TranscriptCompacted) {
@@ -80,14 +83,18 @@ export function replayRunLogRecords(records: readonly Pick<StoredRecord, 'payloa
   return messages;
 }
 
+/** Replays already loaded records, in stored order, into the message list. */
+export const replayRunLogRecords = (records: readonly Pick<StoredRecord, 'payload' | 'type'>[]): Message[] => applyRunLogRecords([], records);
+
 /**
- * Reads a run's whole log, page by page, oldest first. A page that makes no forward progress (an
- * unchanged cursor, or ids that do not increase) is refused rather than looped on.
+ * Reads a run's log, page by page, oldest first: all of it, or the records after the record id
+ * `after`. A page that makes no forward progress (an unchanged cursor, or ids that do not
+ * increase) is refused rather than looped on.
  */
-export async function readRunLog(store: Pick<RuntimeStore, 'listRunRecords'>, runId: string, pageSize = 500): Promise<StoredRecord[]> {
+export async function readRunLog(store: Pick<RuntimeStore, 'listRunRecords'>, runId: string, pageSize = 500, after = ''): Promise<StoredRecord[]> {
   const records: StoredRecord[] = [];
-  let cursor = '';
-  let lastId = 0n;
+  let cursor = after;
+  let lastId = after === '' ? 0n : BigInt(after);
   for (;;) {
     const page = await store.listRunRecords(runId, cursor, pageSize);
     for (const record of page.records) {

@@ -6,8 +6,8 @@ import { countMessageTokens } from '../../llm/tokenizer';
 import { costOf } from '../../llm/pricing';
 import type { ModelTier } from '../../orchestration/plan';
 import { listTaskSessionHistory } from '../../sessions/history';
-import type { RecordInput, StoredRecord } from '../../store';
-import { decodeTranscriptRecord, readRunLog, replayRunLogRecords, textOf, userText, type Message, type Part } from '../../transcript';
+import type { RecordInput, RuntimeStore, StoredRecord } from '../../store';
+import { decodeTranscriptRecord, runTranscripts, textOf, userText, type Message, type Part } from '../../transcript';
 import { appendTaskEvent } from '../../events/event-log';
 import { EventType } from '../../events/event-types';
 import { recordStepUsage } from '../task-usage';
@@ -91,8 +91,17 @@ async function conversationSoFar(pool: Pool, input: ModelStepInput): Promise<Mes
   return history.flatMap((m): Message[] => (m.role === 'system' || m.content === '' ? [] : [{ role: m.role, parts: [{ kind: 'text', text: m.content }] }]));
 }
 
+/** The outcome the model is given for a tool call: a person's resolution of an unknown outcome stands in for the call's result. */
+async function toolResultPart(store: RuntimeStore, owner: RunRef, id: string): Promise<Part> {
+  const [resolution, result] = await Promise.all([store.findRunRecord(owner.runId, toolResolutionKey(owner, id)), store.findRunRecord(owner.runId, toolResultKey(owner, id))]);
+  if (!result) throw new Error(`tool call ${id} has no stored result`);
+  const outcome = resolution ? decodeToolResolution(resolution) : decodeToolResult(result);
+  // A tool that returned nothing hands back null: a result always has content.
+  return { kind: 'tool_result', toolUseId: id, content: outcome.ok ? (outcome.content ?? null) : outcome.error, ...(outcome.ok ? {} : { isError: true }) };
+}
+
 /** What this step adds before the model's reply: the seed on step 0, the previous step's tool results after a tool step. */
-async function recordsBeforeReply(pool: Pool, input: ModelStepInput, log: StoredRecord[]): Promise<RecordInput[]> {
+async function recordsBeforeReply({ pool, store }: TaskRunDeps, input: ModelStepInput): Promise<RecordInput[]> {
   const owner = recordOwnerOf(input);
   const at = new Date(input.stepAtMs);
   const added: RecordInput[] = [];
@@ -100,15 +109,7 @@ async function recordsBeforeReply(pool: Pool, input: ModelStepInput, log: Stored
     added.push(seedRecord(owner, at, { messages: [...(await conversationSoFar(pool, input)), userText(input.seed)] }));
   }
   if (input.toolResultsFor && input.toolResultsFor.length > 0) {
-    const parts: Part[] = input.toolResultsFor.map((id) => {
-      // A person's resolution of an unknown outcome stands in for it.
-      const resolution = log.find((record) => record.key === toolResolutionKey(owner, id));
-      const result = log.find((record) => record.key === toolResultKey(owner, id));
-      if (!result) throw new Error(`tool call ${id} has no stored result`);
-      const outcome = resolution ? decodeToolResolution(resolution) : decodeToolResult(result);
-      // A tool that returned nothing hands back null: a result always has content.
-    return { kind: 'tool_result', toolUseId: id, content: outcome.ok ? (outcome.content ?? null) : outcome.error, ...(outcome.ok ? {} : { isError: true }) };
-    });
+    const parts = await Promise.all(input.toolResultsFor.map((id) => toolResultPart(store, owner, id)));
     added.push(toolResultsRecord(owner, input.step, at, { messages: [{ role: 'user', parts }] }));
   }
   return added;
@@ -149,6 +150,7 @@ async function reserveModelStep(deps: TaskRunDeps, input: ModelStepInput, owner:
 /** One model step of an agent: the transcript from the run log, one model call, the reply stored with its usage. */
 export function modelSteps(deps: TaskRunDeps) {
   const { store, pool, gateway, tools } = deps;
+  const transcripts = runTranscripts(store);
 
   /**
    * One LLM call. The transcript comes from the run log and the reply is appended to it, with its
@@ -158,8 +160,7 @@ export function modelSteps(deps: TaskRunDeps) {
   async function runModelStep(input: ModelStepInput, step: StepContext): Promise<ModelStepResult> {
     const owner = recordOwnerOf(input);
     const at = new Date(input.stepAtMs);
-    const log = await readRunLog(store, input.runId);
-    const stored = log.find((record) => record.key === stepReplyKey(owner, input.step));
+    const stored = await store.findRunRecord(input.runId, stepReplyKey(owner, input.step));
     if (stored) return storedReply(deps, input, stored);
     const copied = input.reuseFrom && (await recordedStep(store, input.reuseFrom, owner, input.step, at));
     if (copied) return reusedStep(deps, input, copied);
@@ -169,10 +170,10 @@ export function modelSteps(deps: TaskRunDeps) {
     if (already) return { kind: 'over_budget', reason: already };
 
     // Stored together with the reply, in one transaction.
-    const added = await recordsBeforeReply(pool, input, log);
+    const added = await recordsBeforeReply(deps, input);
     const tier = input.tier ?? 'MEDIUM';
     const system = input.system ? { system: input.system } : {};
-    let messages = [...replayRunLogRecords(log), ...added.flatMap((record) => decodeTranscriptRecord(record).messages)];
+    let messages = [...(await transcripts.messagesOf(input.runId)), ...added.flatMap((record) => decodeTranscriptRecord(record).messages)];
     const compression = input.history
       ? await step.keepAlive(() => compressHistory(gateway, { messages, tier, policy: input.history!, ...(step.signal ? { signal: step.signal } : {}), ...system }))
       : undefined;
