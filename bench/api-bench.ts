@@ -140,6 +140,9 @@ async function main(): Promise<void> {
       WEFT_HTTP_PORT: String(httpPort),
       WEFT_API_METRICS_PORT: '0',
       WEFT_RATE_LIMIT_PER_MINUTE: '0',
+      // No worker runs the submitted tasks: the tenant's quotas would refuse the front door's load.
+      WEFT_TENANT_SUBMITS_PER_MINUTE: '0',
+      WEFT_TENANT_MAX_RUNNING_TASKS: '0',
     },
     'api serving gRPC',
     process.env.BENCH_API_NODE_FLAGS !== undefined ? process.env.BENCH_API_NODE_FLAGS.split(' ').filter(Boolean) : apiNodeFlags,

@@ -11,7 +11,10 @@ export const capacityEnvSchema = z.object({
   // Unset: the Temporal SDK's defaults.
   WEFT_WORKER_ACTIVITY_SLOTS: z.coerce.number().int().positive().optional(),
   WEFT_WORKER_WORKFLOW_TASK_SLOTS: z.coerce.number().int().min(2).optional(),
-  WEFT_WORKER_CACHED_WORKFLOWS: z.coerce.number().int().nonnegative().optional(),
+  // Workflows kept in memory between their workflow tasks. The SDK's default grows with the heap
+  // limit (thousands), so memory grew with the tasks in flight; past this many, the least recently
+  // used one is evicted and replays its history when it next has work (bench/in-flight-bench.ts).
+  WEFT_WORKER_CACHED_WORKFLOWS: z.coerce.number().int().nonnegative().default(250),
   WEFT_WORKER_DEPLOYMENT: z.string().min(1).optional(),
   WEFT_WORKER_BUILD_ID: z.string().min(1).optional(),
 });
@@ -54,7 +57,7 @@ export function capacitySettingsOf(e: z.infer<typeof capacityEnvSchema>): Capaci
     worker: {
       ...(e.WEFT_WORKER_ACTIVITY_SLOTS ? { activitySlots: e.WEFT_WORKER_ACTIVITY_SLOTS } : {}),
       ...(e.WEFT_WORKER_WORKFLOW_TASK_SLOTS ? { workflowTaskSlots: e.WEFT_WORKER_WORKFLOW_TASK_SLOTS } : {}),
-      ...(e.WEFT_WORKER_CACHED_WORKFLOWS !== undefined ? { cachedWorkflows: e.WEFT_WORKER_CACHED_WORKFLOWS } : {}),
+      cachedWorkflows: e.WEFT_WORKER_CACHED_WORKFLOWS,
       ...versionOf(e.WEFT_WORKER_DEPLOYMENT, e.WEFT_WORKER_BUILD_ID),
     },
   };

@@ -95,12 +95,34 @@ function pathOfNul(value: unknown, at = 'request'): string | undefined {
   return undefined;
 }
 
+/**
+ * A server-streaming reply sent to many streams (one task's event to each of its watchers) is
+ * serialized once, its bytes kept while the message object lives: handlers never change a message
+ * once it is sent.
+ */
+function serializeOncePerMessage(definition: grpc.ServiceDefinition): grpc.ServiceDefinition {
+  return Object.fromEntries(
+    Object.entries(definition).map(([name, method]) => {
+      if (!method.responseStream) return [name, method];
+      const serialized = new WeakMap<object, Buffer>();
+      const responseSerialize = (message: object): Buffer => {
+        const known = serialized.get(message);
+        if (known) return known;
+        const bytes = method.responseSerialize(message);
+        serialized.set(message, bytes);
+        return bytes;
+      };
+      return [name, { ...method, responseSerialize }];
+    }),
+  );
+}
+
 function serviceDefinition(loaded: grpc.GrpcObject, fullName: string): grpc.ServiceDefinition {
   let node: unknown = loaded;
   for (const part of fullName.split('.')) node = (node as Record<string, unknown> | undefined)?.[part];
   const service = (node as { service?: grpc.ServiceDefinition } | undefined)?.service;
   if (!service) throw new Error(`service ${fullName} is not defined in the loaded protos`);
-  return service;
+  return serializeOncePerMessage(service);
 }
 
 /** One gRPC port: its services, server reflection (grpcurl needs no .proto files) and grpc.health.v1. */

@@ -29,8 +29,13 @@ function streamIdOf(event: TaskEvent): string {
   return isLiveOnly(event) ? '' : `${event.at.getTime()}-${event.seq}`;
 }
 
+// One update per event, whichever streams send it: the gRPC server then serializes it once.
+const updates = new WeakMap<TaskEvent, TaskUpdate>();
+
 function toUpdate(event: TaskEvent): TaskUpdate {
-  return {
+  const known = updates.get(event);
+  if (known) return known;
+  const update: TaskUpdate = {
     workflow_id: event.workflowId,
     type: event.type,
     agent_id: event.agentId,
@@ -39,6 +44,8 @@ function toUpdate(event: TaskEvent): TaskUpdate {
     seq: String(event.seq),
     stream_id: streamIdOf(event),
   };
+  updates.set(event, update);
+  return update;
 }
 
 /** The sequence number to resume after: last_event_id, or the seq inside last_stream_id. */
