@@ -62,7 +62,12 @@ export async function* tailTaskEvents(
   let notified: TaskEvent[] = [];
   let liveOnly: TaskEvent[] = [];
   let mustRead = true;
-  const onAbort = () => wake();
+  // Read once per abort, not per event: `aborted` of a combined signal is recomputed on each read.
+  let aborted = signal.aborted;
+  const onAbort = () => {
+    aborted = true;
+    wake();
+  };
   signal.addEventListener('abort', onAbort);
   const unsubscribe = deps.events.subscribe(workflowId, (event) => {
     if (event && isLiveOnly(event)) {
@@ -100,7 +105,7 @@ export async function* tailTaskEvents(
       onLive?.();
       onLive = undefined;
       for (const event of events) {
-        if (signal.aborted) return;
+        if (aborted) return;
         yield event;
         after = event.seq;
         if (finalEventTypes.has(event.type)) return;
@@ -108,10 +113,10 @@ export async function* tailTaskEvents(
       const passing = liveOnly;
       liveOnly = [];
       for (const event of passing) {
-        if (signal.aborted) return;
+        if (aborted) return;
         yield event;
       }
-      if (signal.aborted) return;
+      if (aborted) return;
       // A full page means more is waiting: read again at once.
       if (events.length === pageSize) {
         mustRead = true;
