@@ -12,10 +12,12 @@ export interface ManagedProcess {
 export const workerNodeFlags = ['--max-semi-space-size=1', '--optimize-for-size'];
 
 /**
- * Node flags the API runs with: a larger young generation means fewer scavenges, which were the
- * API's share of SubmitTask's p99 (bench/api-bench.ts: p99 24-26 ms with it, 18-77 ms without).
+ * Node flags the API runs with: Node's defaults. A 64 MB young generation (tried for SubmitTask's
+ * p99, which it did not change beyond the machine's noise) made each scavenge long once thousands
+ * of streams were open: bench/api-bench.ts with 10,000 streams, delivery p99 115-130 ms with it,
+ * 58-71 ms without.
  */
-export const apiNodeFlags = ['--max-semi-space-size=64'];
+export const apiNodeFlags: string[] = [];
 
 /** Runs a TypeScript entry point as a child process, its output prefixed with its name. */
 export function startProcess(name: string, entry: string, env: NodeJS.ProcessEnv, nodeFlags: string[] = []): ManagedProcess {
