@@ -13,27 +13,14 @@ import { startTestStack } from '../test/support/stack';
 import { submitTask, waitForFinish } from '../test/support/grpc';
 import { jsonToStruct } from '../api/grpc/struct';
 import { runsOf } from '../cli/history-checks';
+import { activityTimes, eventMillis } from './activity-times';
 
 const steps = Number(process.env.BENCH_STEPS ?? 500);
 // Steps on each side of a point whose median is its figure (single steps vary with the machine).
 const window = 10;
 
-type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
-const millis = (event: HistoryEvent) => Number(event.eventTime!.seconds) * 1000 + Math.floor((event.eventTime!.nanos ?? 0) / 1e6);
-
 /** Each runModelStep's scheduled-to-completed time, in step order, from the histories of every run. */
-function modelStepTimes(histories: HistoryEvent[][]): number[] {
-  return histories.flatMap((events) => {
-    const scheduled = new Map<number, number>();
-    const times: number[] = [];
-    for (const event of events) {
-      if (event.activityTaskScheduledEventAttributes?.activityType?.name === 'runModelStep') scheduled.set(Number(event.eventId), millis(event));
-      const done = event.activityTaskCompletedEventAttributes;
-      if (done && scheduled.has(Number(done.scheduledEventId))) times.push(millis(event) - scheduled.get(Number(done.scheduledEventId))!);
-    }
-    return times;
-  });
-}
+const modelStepTimes = (histories: temporal.api.history.v1.IHistoryEvent[][]) => histories.flatMap((events) => activityTimes(events, 'runModelStep'));
 
 const around = (times: number[], step: number) => {
   const slice = times.slice(Math.max(0, step - window), step + window).sort((a, b) => a - b);
@@ -53,7 +40,7 @@ async function main(): Promise<void> {
     const wallSeconds = (Date.now() - started) / 1000;
 
     const histories = await runsOf(stack.temporal, submitted.workflow_id);
-    histories.sort((a, b) => millis(a[0]!) - millis(b[0]!));
+    histories.sort((a, b) => eventMillis(a[0]!) - eventMillis(b[0]!));
     const times = modelStepTimes(histories);
     const { rows } = await stack.pool.query<{ n: string }>('SELECT count(*) AS n FROM runtime_run_records WHERE run_id = $1', [submitted.workflow_id]);
     const at10 = around(times, 10);

@@ -6,19 +6,16 @@
 // the COMPLEX task's wall time as a ratio to the slowest agent alone plus the task's plan (routing
 // and decomposition) and synthesis steps, all measured in this run.
 import { randomUUID } from 'node:crypto';
-import type { temporal } from '@temporalio/proto';
 import '../test/setup/quiet-logs';
 import { startTestServices } from '../test/setup/test-services';
 import { startTestStack, type TestStack } from '../test/support/stack';
 import { submitTask, waitForFinish } from '../test/support/grpc';
+import { activityTimes } from './activity-times';
 import type { SubmitTaskRequest } from '../protos/generated/shannon/orchestrator/SubmitTaskRequest';
 
 const agents = Number(process.env.BENCH_AGENTS ?? 10);
 const stepDelayMs = Number(process.env.BENCH_STEP_DELAY_MS ?? 800);
 const slowestDelayMs = stepDelayMs * 1.5;
-
-type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
-const millis = (event: HistoryEvent) => Number(event.eventTime!.seconds) * 1000 + Math.floor((event.eventTime!.nanos ?? 0) / 1e6);
 
 /** An agent's (or a lone task's) two model steps around a calculator call, each reply after `delayMs`. */
 function scriptAgent(stack: TestStack, prompt: string, delayMs: number): void {
@@ -33,18 +30,6 @@ async function wallTime(stack: TestStack, request: SubmitTaskRequest): Promise<{
   const submitted = await submitTask(stack.orchestrator, request);
   const finished = await waitForFinish(stack.orchestrator, submitted.task_id, 10 * 60_000);
   return { ms: performance.now() - started, workflowId: submitted.workflow_id, status: finished.status };
-}
-
-/** Scheduled-to-completed time of each of a history's activities of a type, in order. */
-function activityTimes(events: HistoryEvent[], type: string): number[] {
-  const scheduled = new Map<number, number>();
-  const times: number[] = [];
-  for (const event of events) {
-    if (event.activityTaskScheduledEventAttributes?.activityType?.name === type) scheduled.set(Number(event.eventId), millis(event));
-    const done = event.activityTaskCompletedEventAttributes;
-    if (done && scheduled.has(Number(done.scheduledEventId))) times.push(millis(event) - scheduled.get(Number(done.scheduledEventId))!);
-  }
-  return times;
 }
 
 async function wideTask(stack: TestStack) {
