@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -73,6 +73,7 @@ export async function startTestServices(): Promise<TestServices> {
     async stop() {
       await temporal.stop();
       await dropDatabase(dbName);
+      rmSync(bundlePath, { force: true });
     },
   };
 }
