@@ -36,7 +36,9 @@ export function runTranscripts(store: Pick<RuntimeStore, 'listRunRecords'>, opti
   const replayed = new LRUCache<string, Replayed>({
     maxSize: options.maxBytes,
     sizeCalculation: (entry) => Math.max(1, entry.bytes),
+    // An idle run's messages (a finished task's conversation) leave memory, not only when crowded out.
     ttl: options.idleMs,
+    ttlAutopurge: true,
     updateAgeOnGet: true,
   });
 
