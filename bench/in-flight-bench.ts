@@ -59,13 +59,16 @@ async function main(): Promise<void> {
   const taskQueue = `bench-in-flight-${randomUUID()}`;
   const port = await freePort();
   const shared = { WEFT_TASK_QUEUE: taskQueue, WEFT_LLM_BASE_URL: model.baseURL, WEFT_LLM_MODEL: 'bench-model' };
-  const worker = await startReadyProcess('workers/main.ts', { ...shared, WEFT_WORKSPACE_DIR: '.state/bench-workspaces', WEFT_WORKFLOW_BUNDLE: process.env.WEFT_TEST_WORKFLOW_BUNDLE! }, 'worker polling task queue', workerNodeFlags);
-  const api = await startReadyProcess(
-    'api/main.ts',
-    { ...shared, WEFT_GRPC_HOST: '127.0.0.1', WEFT_GRPC_PORT: String(port), WEFT_AGENT_GRPC_PORT: String(await freePort()), WEFT_LLM_GRPC_PORT: String(await freePort()), WEFT_HTTP_PORT: String(await freePort()), WEFT_API_METRICS_PORT: '0', WEFT_RATE_LIMIT_PER_MINUTE: '0', WEFT_TENANT_SUBMITS_PER_MINUTE: '0', WEFT_TENANT_MAX_RUNNING_TASKS: '0' },
-    'api serving gRPC',
-    apiNodeFlags,
+  const worker = await startReadyProcess(
+    'workers/main.ts',
+    { ...shared, WEFT_WORKSPACE_DIR: '.state/bench-workspaces', WEFT_WORKFLOW_BUNDLE: process.env.WEFT_TEST_WORKFLOW_BUNDLE! },
+    'worker polling task queue',
+    workerNodeFlags,
   );
+  const apiPorts = { WEFT_GRPC_PORT: String(port), WEFT_AGENT_GRPC_PORT: String(await freePort()), WEFT_LLM_GRPC_PORT: String(await freePort()), WEFT_HTTP_PORT: String(await freePort()) };
+  // One tenant submits all of them: its quotas would refuse the load the bench is about.
+  const noQuotas = { WEFT_RATE_LIMIT_PER_MINUTE: '0', WEFT_TENANT_SUBMITS_PER_MINUTE: '0', WEFT_TENANT_MAX_RUNNING_TASKS: '0' };
+  const api = await startReadyProcess('api/main.ts', { ...shared, ...apiPorts, ...noQuotas, WEFT_GRPC_HOST: '127.0.0.1', WEFT_API_METRICS_PORT: '0' }, 'api serving gRPC', apiNodeFlags);
   const tenantId = `bench-${randomUUID()}`;
   const orchestrator = createOrchestratorClient(`127.0.0.1:${port}`, { apiKey: await createApiKey(pool, { tenantId, userId: 'bench', roles: ['approver'] }) });
   try {
