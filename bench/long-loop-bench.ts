@@ -2,9 +2,10 @@
 // One STANDARD task whose agent takes BENCH_STEPS model steps, a calculator call after each, with
 // continue-as-new every WEFT_STEPS_PER_HISTORY (50) steps, against its own Temporal dev server and
 // database; the model is the scripted server and answers at once, so a model step's activity time
-// is Weft's own per-step overhead (transcript rebuild, store reads and writes, events). Prints that
-// overhead around steps 10, 100 and the last, as a ratio to step 10's in the same run, and the
-// history sizes, continue-as-new count and store rows per step.
+// is Weft's own per-step overhead (transcript rebuild, store reads and writes, events), with and
+// without the model server's own time to answer. Prints both around steps 10, 100 and the last,
+// as ratios to step 10's in the same run, and the history sizes, continue-as-new count and store
+// rows per step.
 import { randomUUID } from 'node:crypto';
 import type { temporal } from '@temporalio/proto';
 import '../test/setup/quiet-logs';
@@ -47,8 +48,17 @@ async function main(): Promise<void> {
     console.log(`task ${status.status} after ${times.length} model steps in ${wallSeconds.toFixed(1)} s; ${histories.length - 1} continue-as-new`);
     console.log(`history events per run: ${histories.map((h) => h.length).join(', ')}`);
     console.log(`store rows (run records) per step: ${(Number(rows[0]!.n) / times.length).toFixed(2)}`);
+    // The scripted server's own time (reading, matching and answering a growing request) is the
+    // test double's, not Weft's: taken out of each step, what is left is Weft's per-step overhead.
+    const answered = stack.model.requests.filter((r) => r.path === '/v1/chat/completions' && JSON.stringify(r.body.messages).includes(query));
+    if (answered.length !== times.length) throw new Error(`${answered.length} model requests for ${times.length} model steps`);
+    const overheads = times.map((ms, i) => ms - (answered[i]!.answeredAt! - answered[i]!.arrivedAt));
+    const overheadAt10 = around(overheads, 10);
     for (const step of [10, 100, times.length - window].filter((step) => step <= times.length - window)) {
-      console.log(`model step activity around step ${step} (median): ${around(times, step).toFixed(1)} ms (ratio to step 10: ${(around(times, step) / at10).toFixed(2)})`);
+      console.log(
+        `around step ${step} (medians): model step activity ${around(times, step).toFixed(1)} ms (${(around(times, step) / at10).toFixed(2)}x step 10's), ` +
+          `outside the model server's answer ${around(overheads, step).toFixed(1)} ms (${(around(overheads, step) / overheadAt10).toFixed(2)}x step 10's)`,
+      );
     }
   } finally {
     await stack.stop();

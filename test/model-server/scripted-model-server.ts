@@ -30,6 +30,8 @@ export interface RecordedRequest {
   path: string;
   /** performance.now() when the request's headers arrived, for latency measurements in the same process. */
   arrivedAt: number;
+  /** performance.now() once the whole answer was written: with arrivedAt, the time the server took. */
+  answeredAt?: number;
   body: Record<string, unknown>;
   headers: IncomingMessage['headers'];
 }
@@ -139,7 +141,9 @@ export class ScriptedModelServer {
     }
     if (req.method !== 'POST') return sendJson(res, 405, { error: { message: 'method not allowed' } });
     const body = JSON.parse(await readBody(req)) as Record<string, unknown>;
-    this.requests.push({ path, arrivedAt, body, headers: req.headers });
+    const recorded: RecordedRequest = { path, arrivedAt, body, headers: req.headers };
+    this.requests.push(recorded);
+    res.once('finish', () => (recorded.answeredAt = performance.now()));
     if (path === '/v1/chat/completions') return this.chat(body, res);
     if (path === '/v1/embeddings') return this.embeddings(body, res);
     sendJson(res, 404, { error: { message: `unknown path ${path}` } });
