@@ -8,7 +8,7 @@ import type { ToolOutcome } from '../core/tools/tool';
 import { modelActivities, storeActivities, toolActivities } from './activity-stubs';
 import type { ApprovalRequest, AwaitApproval } from './approval-gate';
 import type { TaskScope } from './task-scope';
-import type { PromptParams } from '../core/orchestration/task-settings';
+import type { PromptParams } from '../core/tools/tool';
 
 // The agent loop shared by a single-agent task and each agent of a COMPLEX task: one activity per
 // model step, one per tool call, results fed back, until a final answer or max iterations.

@@ -30,8 +30,6 @@ export async function describeTaskWorkflow(temporal: Client, workflowId: string)
 /** The memo field a task's workflow keeps its submission's fingerprint in. */
 export const requestFingerprintMemo = 'weftRequestFingerprint';
 
-
-
 export interface OwnTask {
   taskId: string;
   workflowId: string;

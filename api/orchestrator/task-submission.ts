@@ -10,7 +10,7 @@ import { pathSafeIdOf } from '../grpc/field-limits';
 import { actingUser } from '../grpc/acting-user';
 import { modelTierOf } from '../llm/model-tiers';
 import { structToJson } from '../grpc/struct';
-import type { PromptParams } from '../../core/orchestration/task-settings';
+import type { PromptParams } from '../../core/tools/tool';
 import { requestLimit } from '../../core/budget-settings';
 
 export interface SubmissionLimits {

@@ -1,4 +1,5 @@
 import type { HistoryPolicy } from '../llm/history-compression';
+import type { PromptParams } from '../tools/tool';
 
 /** Limits a task runs under: from the request and the API's configuration, fixed at submit time. */
 export interface TaskSettings {
@@ -24,6 +25,3 @@ export interface TaskSettings {
   /** The caller's context.prompt_params, which vendor adapters may put into requests (an account id, say). */
   promptParams?: PromptParams;
 }
-
-/** Named scalar values a task carries to its tools' vendor adapters. */
-export type PromptParams = Record<string, string | number | boolean>;

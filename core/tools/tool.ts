@@ -55,6 +55,9 @@ export function toolMetadata(metadata: Pick<ToolMetadata, 'name' | 'version' | '
   };
 }
 
+/** Named scalar values a task carries to its tools' vendor adapters (context.prompt_params). */
+export type PromptParams = Record<string, string | number | boolean>;
+
 export interface ToolContext {
   tenantId: string;
   /** The user whose task calls the tool, and their roles (the policy and per-user credentials read them). */
@@ -67,7 +70,7 @@ export interface ToolContext {
   /** The same for every attempt of one tool call: a keyed tool sends it so a repeat is recognised. */
   idempotencyKey?: string;
   /** The task's context.prompt_params, which vendor adapters may put into requests. */
-  promptParams?: Readonly<Record<string, string | number | boolean>>;
+  promptParams?: Readonly<PromptParams>;
   signal?: AbortSignal;
 }
 

@@ -23,7 +23,7 @@ import { appendEvents, taskEvent } from './task-events';
 import { sessionHasEnded } from './session-state';
 import type { RunRef, TaskRef } from './task-ref';
 import type { StepContext, TaskRunDeps } from './task-run-deps';
-import type { PromptParams } from '../../orchestration/task-settings';
+import type { PromptParams } from '../../tools/tool';
 import { hasBudget, reserveStep, settleReservations } from './budget-reservations';
 import type { Budget } from './budget';
 

@@ -1,3 +1,5 @@
+import type { PromptParams } from '../tool';
+
 // Vendor adapters reshape one vendor's requests and responses (renamed fields, envelopes, extra
 // defaults, values from the task's context.prompt_params such as an account id) without touching
 // the OpenAPI tool code: an OpenAPI source names its adapter (`vendor`), and code registers adapters
@@ -13,7 +15,7 @@ export interface OutgoingRequest {
 
 export interface VendorAdapter {
   /** `promptParams`: the task's context.prompt_params ({} when it gave none). */
-  request?(operationId: string, request: OutgoingRequest, promptParams: Readonly<Record<string, string | number | boolean>>): OutgoingRequest;
+  request?(operationId: string, request: OutgoingRequest, promptParams: Readonly<PromptParams>): OutgoingRequest;
   response?(operationId: string, body: unknown): unknown;
 }
 
