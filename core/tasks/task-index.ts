@@ -71,19 +71,47 @@ export async function insertTask(tx: Queryable, task: NewTask): Promise<void> {
   );
 }
 
+/** A finished task as its end is reported: what it spent, and whose task in which mode it was. */
+export interface EndedTask {
+  tokens: number;
+  costUsd: number;
+  mode: string;
+  createdAt: Date;
+  tenantId: string;
+  userId: string;
+}
+
+type EndedTaskRow = { total_tokens: number; cost_usd: number; mode: string; created_at: Date; tenant_id: string; user_id: string };
+const endedTaskColumns = 'total_tokens, cost_usd, mode, created_at, tenant_id, user_id';
+const toEndedTask = (row: EndedTaskRow): EndedTask => ({
+  tokens: row.total_tokens,
+  costUsd: row.cost_usd,
+  mode: row.mode,
+  createdAt: row.created_at,
+  tenantId: row.tenant_id,
+  userId: row.user_id,
+});
+
 /**
  * The task's end, with its usage summed from every recorded step. The row is locked first, so the
  * sum (a statement of its own, with a snapshot taken after the lock) sees every step committed
  * before it, and a step committing later sums again (recordStepUsage).
  */
-export async function recordTaskOutcome(tx: Queryable, taskId: string, outcome: TaskOutcome): Promise<void> {
+export async function recordTaskOutcome(tx: Queryable, taskId: string, outcome: TaskOutcome): Promise<EndedTask | undefined> {
   await tx.query('SELECT 1 FROM tasks WHERE task_id = $1 FOR UPDATE', [taskId]);
-  await tx.query(
+  const { rows } = await tx.query<EndedTaskRow>(
     `UPDATE tasks SET status = $2, result = $3, error_message = $4, model = $5, completed_at = $6, progress = 1,
                       ${usageTotalsFromSteps}
-     WHERE task_id = $1`,
+     WHERE task_id = $1 RETURNING ${endedTaskColumns}`,
     [taskId, outcome.status, outcome.result, outcome.errorMessage, outcome.model, outcome.completedAt],
   );
+  return rows[0] && toEndedTask(rows[0]);
+}
+
+/** A task's end as recordTaskOutcome reported it, read again (an end recorded by an earlier attempt). */
+export async function findEndedTask(db: Queryable, taskId: string): Promise<EndedTask | undefined> {
+  const { rows } = await db.query<EndedTaskRow>(`SELECT ${endedTaskColumns} FROM tasks WHERE task_id = $1`, [taskId]);
+  return rows[0] && toEndedTask(rows[0]);
 }
 
 export async function recordTaskMode(tx: Queryable, taskId: string, mode: ExecutionMode): Promise<void> {

@@ -99,6 +99,24 @@ it('aborts the model call when the activity is cancelled, and stores nothing', a
   expect(log.records.map((record) => record.type)).toEqual(['run_started']);
 });
 
+it('finishing a task returns what it spent; the same end proposed again later returns it again and changes nothing', async () => {
+  const task = await startedTask();
+  model.on('what did it cost', { content: 'this much', usage: { prompt_tokens: 30, completion_tokens: 12 } });
+  const step = await new MockActivityEnvironment().run(activities.runModelStep, stepOf(task, 'what did it cost'));
+  expect(step).toMatchObject({ kind: 'reply', usage: { totalTokens: 42 } });
+
+  const end = { taskId: task.taskId, runId: task.workflowId, sessionId: '', status: 'COMPLETED' as const, result: 'this much', errorMessage: '', model: 'm', finishedAtMs: Date.now() };
+  const spent = (await new MockActivityEnvironment().run(activities.finishTask, end)) as { tokens: number; costUsd: number };
+  expect(spent.tokens).toBe(42);
+  const events = await pool.query('SELECT count(*)::int AS n FROM task_events WHERE workflow_id = $1', [task.workflowId]);
+
+  // A local activity after a failed workflow task proposes the end again, with a later time.
+  const again = await new MockActivityEnvironment({ attempt: 2 }).run(activities.finishTask, { ...end, finishedAtMs: end.finishedAtMs + 5_000 });
+  expect(again).toEqual(spent);
+  expect((await pool.query('SELECT count(*)::int AS n FROM task_events WHERE workflow_id = $1', [task.workflowId])).rows).toEqual(events.rows);
+  expect((await pool.query('SELECT completed_at FROM tasks WHERE task_id = $1', [task.taskId])).rows[0].completed_at).toEqual(new Date(end.finishedAtMs));
+});
+
 it('runs a tool once: a retried call returns the stored outcome', async () => {
   const task = await startedTask();
   const input = { ...task, runId: task.workflowId, agentId: 'main', call: { id: 'call-1', name: 'counter', arguments: {} }, atMs: Date.now() };

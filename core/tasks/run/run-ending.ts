@@ -12,15 +12,17 @@ export interface RunEnding {
 /**
  * Ends a run with one of the three valid cancellation provenances: an explicit reason is recorded as
  * the intent first (a reason already requested wins), and a cancellation without any request is the
- * engine's.
+ * engine's. False when an earlier call recorded this ending and this one wrote nothing.
  */
-export async function endRun(store: RuntimeStore, owner: RecordOwner, ending: RunEnding, alsoWrite?: AlsoWrite<RecordWrite>): Promise<void> {
+export async function endRun(store: RuntimeStore, owner: RecordOwner, ending: RunEnding, alsoWrite?: AlsoWrite<RecordWrite>): Promise<boolean> {
   try {
     await writeEnding(store, owner, ending, alsoWrite);
+    return true;
   } catch (err) {
     // Proposed again (a local activity after a failed workflow task) with a later time: the same
     // ending is already recorded, with everything that commits with it. Any other conflict stands.
     if (!(err instanceof EventConflictError) || (await store.loadRun(owner.runId)).status !== ending.status) throw err;
+    return false;
   }
 }
 

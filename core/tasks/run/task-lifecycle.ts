@@ -7,9 +7,9 @@ import { EventType } from '../../events/event-types';
 import { endIfExpired } from '../../sessions/conversations';
 import { recordTaskTurnIn } from '../../sessions/history';
 import { SessionEndedError, type RuntimeStore } from '../../store';
-import { insertTask, recordTaskOutcome } from '../task-index';
+import { findEndedTask, insertTask, recordTaskOutcome, type EndedTask } from '../task-index';
 import { TaskStatus, type ExecutionMode } from '../task-status';
-import { spendOf, usageTotals, type Spend } from '../task-usage';
+import { usageTotals, type Spend } from '../task-usage';
 import type { TaskFork } from './forked-steps';
 import { endRun } from './run-ending';
 import { cancellationIntentRecord, runStartedRecord, sessionEndedRecord } from './run-records';
@@ -128,15 +128,10 @@ async function startTask({ store, pool, tools }: TaskRunDeps, input: StartTaskIn
 }
 
 /** One log line per task end, and the end in the metrics (a retried end may be told twice: a log's and a counter's rounding, not a record). */
-async function reportTaskEnd({ pool, observer }: TaskRunDeps, input: FinishTaskInput, spent: Spend): Promise<void> {
-  const { rows } = await pool.query<{ mode: string; created_at: Date; tenant_id: string; user_id: string }>(
-    'SELECT mode, created_at, tenant_id, user_id FROM tasks WHERE task_id = $1',
-    [input.taskId],
-  );
-  const task = rows[0];
-  if (!task) return;
-  const seconds = Math.max(0, input.finishedAtMs - task.created_at.getTime()) / 1000;
-  const line = { taskId: input.taskId, workflowId: workflowOfTaskRun(taskRunOf(input.runId)), tenantId: task.tenant_id, userId: task.user_id, status: input.status, mode: task.mode, seconds, ...spent };
+function reportTaskEnd({ observer }: TaskRunDeps, input: FinishTaskInput, task: EndedTask): void {
+  const seconds = Math.max(0, input.finishedAtMs - task.createdAt.getTime()) / 1000;
+  const spent = { tokens: task.tokens, costUsd: task.costUsd };
+  const line = { taskId: input.taskId, workflowId: workflowOfTaskRun(taskRunOf(input.runId)), tenantId: task.tenantId, userId: task.userId, status: input.status, mode: task.mode, seconds, ...spent };
   log().info(input.errorMessage ? { ...line, error: input.errorMessage } : line, 'task ended');
   observer?.taskEnded({ status: input.status, mode: task.mode, seconds });
 }
@@ -155,10 +150,11 @@ export function taskLifecycle(deps: TaskRunDeps) {
 
     /** Records the end; what the task spent, as the store recorded it (every model call: routing, planning, agents, synthesis). */
     async finish(input: FinishTaskInput): Promise<Spend> {
-      await recordTaskEnd(store, input);
-      const spent = await spendOf(deps.pool, input.taskId);
-      await reportTaskEnd(deps, input, spent);
-      return spent;
+      // An end an earlier attempt recorded is read back, and reported again.
+      const task = (await recordTaskEnd(store, input)) ?? (await findEndedTask(deps.pool, input.taskId));
+      if (!task) return { tokens: 0, costUsd: 0 };
+      reportTaskEnd(deps, input, task);
+      return { tokens: task.tokens, costUsd: task.costUsd };
     },
   };
 }
@@ -166,9 +162,10 @@ export function taskLifecycle(deps: TaskRunDeps) {
 /**
  * Records the run's terminal status (run_completed), the task's outcome, its session turn, and
  * its final events, in one transaction. Proposed again with a later time (a local activity after
- * a failed workflow task), the recorded ending stands.
+ * a failed workflow task), the recorded ending stands and nothing is returned; otherwise the
+ * task as it ended.
  */
-export async function recordTaskEnd(store: RuntimeStore, input: FinishTaskInput): Promise<void> {
+export async function recordTaskEnd(store: RuntimeStore, input: FinishTaskInput): Promise<EndedTask | undefined> {
   const at = new Date(input.finishedAtMs);
   const run = taskRunOf(input.runId);
   const workflowId = workflowOfTaskRun(run);
@@ -179,8 +176,9 @@ export async function recordTaskEnd(store: RuntimeStore, input: FinishTaskInput)
     ...(error ? { error } : {}),
     ...(input.cancellationReason ? { cancellationReason: input.cancellationReason } : {}),
   };
-  await endRun(store, { ...run, sessionId: input.sessionId }, ending, async (tx) => {
-    await recordTaskOutcome(tx, input.taskId, { status: input.status, result: input.result, errorMessage: error, model: input.model, completedAt: at });
+  let ended: EndedTask | undefined;
+  const recorded = await endRun(store, { ...run, sessionId: input.sessionId }, ending, async (tx) => {
+    ended = await recordTaskOutcome(tx, input.taskId, { status: input.status, result: input.result, errorMessage: error, model: input.model, completedAt: at });
     // Nothing of a finished task stays open: no approval waits, no agent runs on.
     await expirePendingApprovalsOf(tx, input.taskId, at);
     await recordMainAgentEnd(tx, { taskId: input.taskId, workflowId }, { status: input.status, result: input.result, error: error ?? '', at });
@@ -197,4 +195,5 @@ export async function recordTaskEnd(store: RuntimeStore, input: FinishTaskInput)
     const message = input.status === 'COMPLETED' ? 'task completed' : `task ${input.status.toLowerCase()}${error ? `: ${error}` : ''}`;
     await appendTaskEvent(tx, taskEvent(workflowId, 'finished', finalEventOf[input.status], at, { message, payload: { status: input.status } }));
   });
+  return recorded ? ended : undefined;
 }
