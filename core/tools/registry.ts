@@ -52,14 +52,17 @@ export interface RegistryOptions {
 export function createToolRegistry(tools: ToolDefinition[], { rateLimits = {}, observer, policy = allowEveryTool, errorRate }: RegistryOptions = {}): ToolRegistry {
   const breakers = errorRate ? errorRateBreakers(errorRate) : undefined;
   const ajv = new Ajv({ allErrors: true, strict: false });
-  const byName = new Map<string, { tool: ToolDefinition; validate: ValidateFunction; limit?: TokenBuckets }>();
-  const metadataOf = ({ execute: _execute, ...metadata }: ToolDefinition): ToolMetadata => metadata;
+  // Each tool's metadata is made once: tasks read the list at every start and step.
+  const byName = new Map<string, { tool: ToolDefinition; metadata: ToolMetadata; validate: ValidateFunction; limit?: TokenBuckets }>();
+  const metadataOf = ({ execute: _execute, ...metadata }: ToolDefinition): ToolMetadata => Object.freeze(metadata);
   const add = (more: readonly ToolDefinition[]) => {
     for (const tool of more) {
       if (byName.has(tool.name)) throw new Error(`a tool named ${tool.name} is already registered`);
       const perMinute = rateLimits[rateLimitSettingOf(tool.name)] ?? tool.rateLimitPerMinute;
+      const registered = { ...tool, rateLimitPerMinute: perMinute };
       byName.set(tool.name, {
-        tool: { ...tool, rateLimitPerMinute: perMinute },
+        tool: registered,
+        metadata: metadataOf(registered),
         validate: ajv.compile(withoutDialect(tool.parameters)),
         ...(perMinute > 0 ? { limit: tokenBuckets(perMinute) } : {}),
       });
@@ -72,9 +75,9 @@ export function createToolRegistry(tools: ToolDefinition[], { rateLimits = {}, o
     remove: (names) => names.forEach((name) => byName.delete(name)),
     get: (name, tenantId) => {
       const entry = byName.get(name);
-      return entry && (tenantId === undefined || isVisibleTo(entry.tool, tenantId)) ? metadataOf(entry.tool) : undefined;
+      return entry && (tenantId === undefined || isVisibleTo(entry.tool, tenantId)) ? entry.metadata : undefined;
     },
-    list: (tenantId) => [...byName.values()].filter((entry) => tenantId === undefined || isVisibleTo(entry.tool, tenantId)).map((entry) => metadataOf(entry.tool)),
+    list: (tenantId) => [...byName.values()].filter((entry) => tenantId === undefined || isVisibleTo(entry.tool, tenantId)).map((entry) => entry.metadata),
     checkArguments(name, args) {
       const entry = byName.get(name);
       if (!entry) return `unknown tool ${name}`;
