@@ -152,7 +152,7 @@ export function taskLifecycle(deps: TaskRunDeps) {
     async finish(input: FinishTaskInput): Promise<Spend> {
       // An end an earlier attempt recorded is read back, and reported again.
       const task = (await recordTaskEnd(store, input)) ?? (await findEndedTask(deps.pool, input.taskId));
-      if (!task) return { tokens: 0, costUsd: 0 };
+      if (!task) throw new Error(`task ${input.taskId} ended, but the task index has no row for it`);
       reportTaskEnd(deps, input, task);
       return { tokens: task.tokens, costUsd: task.costUsd };
     },
