@@ -2,7 +2,8 @@
 // server and database (as `make test` does), then measures, in the same run:
 // - end-to-end latency of a STANDARD task with one model call (gRPC SubmitTask -> result) and of a
 //   bare Temporal workflow with the same three activity round trips;
-// - throughput of both over BENCH_SECONDS (default 60) with BENCH_CONCURRENCY tasks in flight;
+// - throughput of both over BENCH_SECONDS each (default 60) with BENCH_CONCURRENCY tasks in flight,
+//   in BENCH_SLICES alternating slices (default 6) so that the machine's drifting speed weighs on both;
 // - the Weft worker's RSS with 100 tasks in flight;
 // - for each throughput phase, the CPU each part used per task (Temporal, Postgres, the worker,
 //   the bench's own process with the API): on this 2-core machine throughput follows CPU per task.
@@ -28,23 +29,50 @@ import { countCpu, printCpuPerOperation, type CpuPart } from './cpu-accounting';
 const latencyRuns = Number(process.env.BENCH_RUNS ?? 50);
 const seconds = Number(process.env.BENCH_SECONDS ?? 60);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const slices = Number(process.env.BENCH_SLICES ?? 6);
 const inFlight = 100;
 const temporalCpu = { name: 'Temporal', commandHolds: 'temporal server start-dev' };
 const postgresCpu = { name: 'Postgres', commandHolds: 'postgres:' };
 
-async function closedLoop(name: string, runOne: () => Promise<unknown>, cpuParts: CpuPart[]): Promise<Summary> {
-  const latencies: number[] = [];
-  const cpuUsed = countCpu(cpuParts);
-  const deadline = Date.now() + seconds * 1000;
+/** One side of the throughput comparison, and what it has measured so far. */
+interface LoadSide {
+  name: string;
+  runOne: () => Promise<unknown>;
+  cpuParts: CpuPart[];
+  latencies: number[];
+  seconds: number;
+  cpuMs: Map<string, number>;
+}
+
+const loadSide = (name: string, runOne: () => Promise<unknown>, cpuParts: CpuPart[]): LoadSide => ({ name, runOne, cpuParts, latencies: [], seconds: 0, cpuMs: new Map() });
+
+/** BENCH_CONCURRENCY at a time, each starting when one ends, for a slice of the run; adds to the side's tallies. */
+async function runSlice(side: LoadSide, sliceSeconds: number): Promise<void> {
+  const cpuUsed = countCpu(side.cpuParts);
   const begin = Date.now();
+  const deadline = begin + sliceSeconds * 1000;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (Date.now() < deadline) await timed(latencies, runOne);
+      while (Date.now() < deadline) await timed(side.latencies, side.runOne);
     }),
   );
-  const summary = summarize(name, latencies, (Date.now() - begin) / 1000);
-  printCpuPerOperation(name, cpuUsed(), summary.count);
-  return summary;
+  side.seconds += (Date.now() - begin) / 1000;
+  for (const [part, ms] of cpuUsed()) side.cpuMs.set(part, (side.cpuMs.get(part) ?? 0) + ms);
+}
+
+/**
+ * Both sides for BENCH_SECONDS each, in alternating slices (A B, B A, A B, ...): the machine's speed
+ * drifts by up to 3x over minutes, and interleaving makes the drift weigh on both sides alike.
+ */
+async function interleavedThroughput(sides: [LoadSide, LoadSide]): Promise<Summary[]> {
+  for (let slice = 0; slice < slices; slice++) {
+    for (const side of slice % 2 === 0 ? sides : [...sides].reverse()) await runSlice(side, seconds / slices);
+  }
+  return sides.map((side) => {
+    const summary = summarize(side.name, side.latencies, side.seconds);
+    printCpuPerOperation(side.name, side.cpuMs, summary.count);
+    return summary;
+  });
 }
 
 async function main(): Promise<void> {
@@ -96,9 +124,11 @@ async function main(): Promise<void> {
 
     // The bench's process holds the API, the clients and the scripted model server.
     const shared = [temporalCpu, postgresCpu, { name: 'bench process', pids: [process.pid] }];
-    const weftThroughput = await closedLoop(`throughput: STANDARD tasks, ${concurrency} in flight`, () => standardTask(), [...shared, { name: 'worker', pids: [weftWorker.pid!] }]);
-    const bareThroughput = await closedLoop(`throughput: bare workflows, ${concurrency} in flight`, bare, [...shared, { name: 'worker', pids: [bareWorker.pid!] }]);
-    rows.push(weftThroughput, bareThroughput);
+    const [weftThroughput, bareThroughput] = await interleavedThroughput([
+      loadSide(`throughput: STANDARD tasks, ${concurrency} in flight`, () => standardTask(), [...shared, { name: 'worker', pids: [weftWorker.pid!] }]),
+      loadSide(`throughput: bare workflows, ${concurrency} in flight`, bare, [...shared, { name: 'worker', pids: [bareWorker.pid!] }]),
+    ]);
+    rows.push(weftThroughput!, bareThroughput!);
 
     let peakRss = rssMb(weftWorker.pid!);
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMb(weftWorker.pid!))), 100);
@@ -108,7 +138,7 @@ async function main(): Promise<void> {
     console.log('');
     printTable(rows.map((r) => (r.name.startsWith('latency') ? { ...r, opsPerSecond: NaN } : r)));
     console.log(`\nlatency ratio (p50 STANDARD / p50 bare): ${(weftLatency.p50 / bareLatency.p50).toFixed(2)} (target <= 1.1)`);
-    console.log(`throughput ratio (STANDARD / bare): ${(weftThroughput.opsPerSecond / bareThroughput.opsPerSecond).toFixed(2)} (target >= 0.85)`);
+    console.log(`throughput ratio (STANDARD / bare): ${(weftThroughput!.opsPerSecond / bareThroughput!.opsPerSecond).toFixed(2)} (target >= 0.85)`);
     console.log(`worker RSS: ${idleRss.toFixed(0)} MB idle, peak ${peakRss.toFixed(0)} MB with ${inFlight} tasks in flight (target <= 300 MB)`);
   } finally {
     orchestrator.close();

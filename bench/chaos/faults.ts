@@ -20,6 +20,19 @@ export async function killWorkers(stack: ChaosStack, kills: number, spanMs: numb
 }
 
 /**
+ * The tasks that wait for a decision once one does (approvals are held): a loaded machine may take
+ * many seconds to bring the first approval task to its approval. None within a minute: none.
+ */
+async function tasksWaitingForApproval(stack: ChaosStack): Promise<string[]> {
+  const giveUpAt = Date.now() + 60_000;
+  for (;;) {
+    await pause(1_000);
+    const waiting = (await untilAnswered(() => pendingApprovals(stack.client))).approvals.map((approval) => approval.workflow_id);
+    if (waiting.length > 0 || Date.now() > giveUpAt) return waiting;
+  }
+}
+
+/**
  * R2: with approvals held (their tasks stay live), `streams` streams are opened on tasks that wait,
  * then the API is SIGKILLed and started again. Returns the API's downtime in ms; the streams join `followed`.
  */
@@ -31,8 +44,7 @@ export async function restartApiUnderStreams(
 ): Promise<number> {
   await approver.hold(true);
   try {
-    await pause(2_000);
-    const waiting = (await untilAnswered(() => pendingApprovals(stack.client))).approvals.map((approval) => approval.workflow_id);
+    const waiting = await tasksWaitingForApproval(stack);
     const live = waiting.length > 0 ? waiting : options.recentWorkflows;
     for (let s = 0; s < options.streams; s++) followed.push(followStream(stack.address, stack.apiKey, live[s % live.length]!, options.deadline));
     await pause(1_000);
