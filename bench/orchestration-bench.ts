@@ -64,15 +64,16 @@ async function runSlice(side: LoadSide, sliceSeconds: number): Promise<void> {
  * Both sides for BENCH_SECONDS each, in alternating slices (A B, B A, A B, ...): the machine's speed
  * drifts by up to 3x over minutes, and interleaving makes the drift weigh on both sides alike.
  */
-async function interleavedThroughput(sides: [LoadSide, LoadSide]): Promise<Summary[]> {
+async function interleavedThroughput(sides: [LoadSide, LoadSide]): Promise<[Summary, Summary]> {
   for (let slice = 0; slice < slices; slice++) {
     for (const side of slice % 2 === 0 ? sides : [...sides].reverse()) await runSlice(side, seconds / slices);
   }
-  return sides.map((side) => {
+  const summaryOf = (side: LoadSide) => {
     const summary = summarize(side.name, side.latencies, side.seconds);
     printCpuPerOperation(side.name, side.cpuMs, summary.count);
     return summary;
-  });
+  };
+  return [summaryOf(sides[0]), summaryOf(sides[1])];
 }
 
 async function main(): Promise<void> {
@@ -128,7 +129,7 @@ async function main(): Promise<void> {
       loadSide(`throughput: STANDARD tasks, ${concurrency} in flight`, () => standardTask(), [...shared, { name: 'worker', pids: [weftWorker.pid!] }]),
       loadSide(`throughput: bare workflows, ${concurrency} in flight`, bare, [...shared, { name: 'worker', pids: [bareWorker.pid!] }]),
     ]);
-    rows.push(weftThroughput!, bareThroughput!);
+    rows.push(weftThroughput, bareThroughput);
 
     let peakRss = rssMb(weftWorker.pid!);
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMb(weftWorker.pid!))), 100);
@@ -138,7 +139,7 @@ async function main(): Promise<void> {
     console.log('');
     printTable(rows.map((r) => (r.name.startsWith('latency') ? { ...r, opsPerSecond: NaN } : r)));
     console.log(`\nlatency ratio (p50 STANDARD / p50 bare): ${(weftLatency.p50 / bareLatency.p50).toFixed(2)} (target <= 1.1)`);
-    console.log(`throughput ratio (STANDARD / bare): ${(weftThroughput!.opsPerSecond / bareThroughput!.opsPerSecond).toFixed(2)} (target >= 0.85)`);
+    console.log(`throughput ratio (STANDARD / bare): ${(weftThroughput.opsPerSecond / bareThroughput.opsPerSecond).toFixed(2)} (target >= 0.85)`);
     console.log(`worker RSS: ${idleRss.toFixed(0)} MB idle, peak ${peakRss.toFixed(0)} MB with ${inFlight} tasks in flight (target <= 300 MB)`);
   } finally {
     orchestrator.close();
