@@ -4,6 +4,7 @@
 // that all of them are in flight at once, waiting in the worker's workflow cache; then approves
 // them all and waits for every one to complete. Prints the worker's and the API's RSS (idle, and
 // peak while the tasks are in flight and finishing) and the store's bytes per finished task.
+// BENCH_WORKER_NODE_FLAGS (space-separated) runs the worker with other Node flags than `make up`'s.
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { createApiKey } from '../core/auth/api-keys';
@@ -63,7 +64,7 @@ async function main(): Promise<void> {
     'workers/main.ts',
     { ...shared, WEFT_WORKSPACE_DIR: '.state/bench-workspaces', WEFT_WORKFLOW_BUNDLE: process.env.WEFT_TEST_WORKFLOW_BUNDLE! },
     'worker polling task queue',
-    workerNodeFlags,
+    process.env.BENCH_WORKER_NODE_FLAGS?.split(' ') ?? workerNodeFlags,
   );
   const apiPorts = { WEFT_GRPC_PORT: String(port), WEFT_AGENT_GRPC_PORT: String(await freePort()), WEFT_LLM_GRPC_PORT: String(await freePort()), WEFT_HTTP_PORT: String(await freePort()) };
   // One tenant submits all of them: its quotas would refuse the load the bench is about.
