@@ -2,7 +2,7 @@ import type { Queryable } from '../db/transaction';
 import type { TaskRef } from './run/task-ref';
 import type { TokenCounts } from '../llm/chat-model';
 import type { ExecutionMode, TaskStatus } from './task-status';
-import { usageTotalsFromSteps } from './task-usage';
+import { usageTotalsFromSteps, type Spend } from './task-usage';
 
 // The task index: one row per task, written in the same transactions as the run's lifecycle
 // records, read by GetTaskStatus and ListTasks.
@@ -73,8 +73,7 @@ export async function insertTask(tx: Queryable, task: NewTask): Promise<void> {
 
 /** A finished task as its end is reported: what it spent, and whose task in which mode it was. */
 export interface EndedTask {
-  tokens: number;
-  costUsd: number;
+  spent: Spend;
   mode: string;
   createdAt: Date;
   tenantId: string;
@@ -84,8 +83,7 @@ export interface EndedTask {
 type EndedTaskRow = { total_tokens: number; cost_usd: number; mode: string; created_at: Date; tenant_id: string; user_id: string };
 const endedTaskColumns = 'total_tokens, cost_usd, mode, created_at, tenant_id, user_id';
 const toEndedTask = (row: EndedTaskRow): EndedTask => ({
-  tokens: row.total_tokens,
-  costUsd: row.cost_usd,
+  spent: { tokens: row.total_tokens, costUsd: row.cost_usd },
   mode: row.mode,
   createdAt: row.created_at,
   tenantId: row.tenant_id,

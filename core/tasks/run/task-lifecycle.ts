@@ -130,8 +130,7 @@ async function startTask({ store, pool, tools }: TaskRunDeps, input: StartTaskIn
 /** One log line per task end, and the end in the metrics (a retried end may be told twice: a log's and a counter's rounding, not a record). */
 function reportTaskEnd({ observer }: TaskRunDeps, input: FinishTaskInput, task: EndedTask): void {
   const seconds = Math.max(0, input.finishedAtMs - task.createdAt.getTime()) / 1000;
-  const spent = { tokens: task.tokens, costUsd: task.costUsd };
-  const line = { taskId: input.taskId, workflowId: workflowOfTaskRun(taskRunOf(input.runId)), tenantId: task.tenantId, userId: task.userId, status: input.status, mode: task.mode, seconds, ...spent };
+  const line = { taskId: input.taskId, workflowId: workflowOfTaskRun(taskRunOf(input.runId)), tenantId: task.tenantId, userId: task.userId, status: input.status, mode: task.mode, seconds, ...task.spent };
   log().info(input.errorMessage ? { ...line, error: input.errorMessage } : line, 'task ended');
   observer?.taskEnded({ status: input.status, mode: task.mode, seconds });
 }
@@ -154,7 +153,7 @@ export function taskLifecycle(deps: TaskRunDeps) {
       const task = (await recordTaskEnd(store, input)) ?? (await findEndedTask(deps.pool, input.taskId));
       if (!task) throw new Error(`task ${input.taskId} ended, but the task index has no row for it`);
       reportTaskEnd(deps, input, task);
-      return { tokens: task.tokens, costUsd: task.costUsd };
+      return task.spent;
     },
   };
 }
