@@ -10,9 +10,9 @@ import type { RuntimeStore, StoredRecord } from '../core/store';
 import { readRunLog } from '../core/transcript';
 
 // `weft verify`'s reading of Temporal's histories: every model step and tool call an activity
-// completed has its record in the store (with the usage the step reported), no record lacks its
-// activity, every agent's run is linked to its task's run, and no agent is RUNNING once its child
-// workflow has closed.
+// completed has its record in the store (with the usage the step reported), no record lacks an
+// activity that completed or was abandoned while it ran, every agent's run is linked to its task's
+// run, and no agent is RUNNING once its child workflow has closed.
 
 type HistoryEvent = proto.api.history.v1.IHistoryEvent;
 
@@ -37,26 +37,49 @@ export async function runsOf(temporal: Client, workflowId: string, latestRunId?:
   return Promise.all([...runIds].map(async (runId) => (await temporal.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? []));
 }
 
-/** The model steps and tool calls one run's history completed. */
-function completedSteps(events: HistoryEvent[]): CompletedStep[] {
+/** The record a model step or tool call activity writes, if it writes one. */
+function stepOf(activity: proto.api.history.v1.IActivityTaskScheduledEventAttributes): Omit<CompletedStep, 'tokens'> | undefined {
+  const type = activity.activityType?.name;
+  if (type === 'runModelStep') {
+    const input = decode<ModelStepInput>(activity.input)!;
+    return { runId: input.runId, key: stepReplyKey(runOf(input), input.step), what: `model step ${input.step + 1} of ${input.runId}` };
+  }
+  const call = type === 'runToolCall' || type === 'resolveToolOutcome' ? decode<ToolOutcomeResolutionInput>(activity.input)! : undefined;
+  if (!call || (type === 'resolveToolOutcome' && call.resolution !== 'run_again')) return undefined;
+  // A call run again at a person's word is stored as its own attempt.
+  const id = type === 'runToolCall' ? call.call.id : `${call.call.id}.again`;
+  return { runId: call.runId, key: toolResultKey(runOf(call), id), what: `tool call ${id} of ${call.runId}` };
+}
+
+/**
+ * One run's model steps and tool calls: those an activity completed, whose records the store must
+ * hold, and the keys of those a cancel or the run's end abandoned while they ran. An abandoned
+ * step's activity may still have finished its call and recorded it: the call was made and paid for,
+ * so its record may stand although Temporal never took the result.
+ */
+function stepsOf(events: HistoryEvent[]): { completed: CompletedStep[]; abandoned: string[] } {
   const scheduled = new Map(events.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => [String(e.eventId), e.activityTaskScheduledEventAttributes!]));
-  return events.flatMap((event): CompletedStep[] => {
-    const completed = event.activityTaskCompletedEventAttributes;
-    const activity = completed && scheduled.get(String(completed.scheduledEventId));
-    if (!activity) return [];
-    const type = activity.activityType?.name;
-    if (type === 'runModelStep') {
-      const input = decode<ModelStepInput>(activity.input)!;
-      const result = decode<ModelStepResult>(completed.result);
-      if (result?.kind !== 'reply') return [];
-      return [{ runId: input.runId, key: stepReplyKey(runOf(input), input.step), what: `model step ${input.step + 1} of ${input.runId}`, tokens: result.usage.totalTokens }];
-    }
-    const call = type === 'runToolCall' || type === 'resolveToolOutcome' ? decode<ToolOutcomeResolutionInput>(activity.input)! : undefined;
-    if (!call || (type === 'resolveToolOutcome' && call.resolution !== 'run_again')) return [];
-    // A call run again at a person's word is stored as its own attempt.
-    const id = type === 'runToolCall' ? call.call.id : `${call.call.id}.again`;
-    return [{ runId: call.runId, key: toolResultKey(runOf(call), id), what: `tool call ${id} of ${call.runId}` }];
+  const closedWithin = new Set(
+    events.flatMap((e) => {
+      const closing = e.activityTaskFailedEventAttributes ?? e.activityTaskTimedOutEventAttributes;
+      return closing ? [String(closing.scheduledEventId)] : [];
+    }),
+  );
+  const completed = events.flatMap((event): CompletedStep[] => {
+    const done = event.activityTaskCompletedEventAttributes;
+    const activity = done && scheduled.get(String(done.scheduledEventId));
+    const step = activity && stepOf(activity);
+    if (!step) return [];
+    closedWithin.add(String(done.scheduledEventId));
+    if (activity.activityType?.name !== 'runModelStep') return [step];
+    const result = decode<ModelStepResult>(done.result);
+    return result?.kind === 'reply' ? [{ ...step, tokens: result.usage.totalTokens }] : [];
   });
+  const abandoned = [...scheduled].flatMap(([eventId, activity]) => {
+    const step = !closedWithin.has(eventId) && stepOf(activity);
+    return step ? [step.key] : [];
+  });
+  return { completed, abandoned };
 }
 
 const runOf = (input: { runId: string; runAgentId?: string }) => ({ runId: input.runId, runAgentId: input.runAgentId ?? TASK_RUN_AGENT_ID });
@@ -80,7 +103,8 @@ export async function historyProblems(deps: { pool: Pool; store: RuntimeStore; t
   const taskRuns = await runsOf(deps.temporal, task.workflowId, task.latestRunId);
   const children = [...new Set(taskRuns.flatMap(childWorkflowsOf))];
   const childRuns = await Promise.all(children.map((child) => runsOf(deps.temporal, child)));
-  const steps = [...taskRuns, ...childRuns.flat()].flatMap(completedSteps);
+  const runs = [...taskRuns, ...childRuns.flat()].map(stepsOf);
+  const steps = runs.flatMap((run) => run.completed);
   const runIds = [...new Set([task.runId, ...steps.map((step) => step.runId), ...children])];
   const logs = new Map(await Promise.all(runIds.map(async (runId) => [runId, runId === task.runId ? task.taskLog : await readRunLog(deps.store, runId)] as const)));
   const problems: string[] = [];
@@ -93,7 +117,7 @@ export async function historyProblems(deps: { pool: Pool; store: RuntimeStore; t
   }
   // A record written by an activity still running (or retried) has no completion yet.
   if (closed) {
-    const expected = new Set(steps.map((step) => step.key));
+    const expected = new Set([...steps.map((step) => step.key), ...runs.flatMap((run) => run.abandoned)]);
     for (const [runId, log] of logs) {
       for (const record of log) if (isStepRecord(runId, record.key) && !expected.has(record.key)) problems.push(`record ${record.key} has no completed activity in Temporal's history`);
     }
