@@ -1,11 +1,13 @@
 import { Client, Pool } from 'pg';
 import { log } from '../telemetry/logger';
 import type { PoolSettings } from '../capacity-settings';
+import { PreparingClient } from './prepared-statements';
 
 /** A connection pool (WEFT_DB_POOL_SIZE and the timeouts in a process; a script names its size). */
 export function createPool(databaseUrl: string, settings: Partial<PoolSettings> = {}): Pool {
   const pool = new Pool({
     connectionString: databaseUrl,
+    Client: PreparingClient,
     max: settings.size ?? 10,
     // Unset: pg's defaults (wait as long as it takes for a connection; idle ones close after 10 s).
     ...(settings.connectTimeoutMs !== undefined ? { connectionTimeoutMillis: settings.connectTimeoutMs } : {}),

@@ -7,7 +7,8 @@ import {
   RunNotActiveError,
   RunNotFoundError,
 } from './errors';
-import type { RecordInput, RecordWrite, StoredRecord } from './records';
+import type { RecordInput, RecordWrite, RunStatus, StoredRecord } from './records';
+import type { LifecycleChange } from './run-table';
 
 interface RecordRow {
   record_id: string;
@@ -63,7 +64,7 @@ export function requireExactRetry(stored: RecordRow, record: RecordInput): Recor
   return { recordId: String(stored.record_id), inserted: false };
 }
 
-/** A record's columns in the order both insert paths take them. */
+/** A record's columns in the order both write paths take them. */
 const recordParams = (record: RecordInput) => [
   record.runId,
   record.key,
@@ -75,23 +76,47 @@ const recordParams = (record: RecordInput) => [
   record.timestamp,
 ];
 
+/** What a lifecycle change does to its run's row besides proving it with a record. */
+export type RunRowChange = { status: RunStatus } | { cancellationReason: string };
+
 /**
- * Inserts a record unique per (run, key). An exact retry returns the original id with inserted=false;
- * any difference is an event conflict. Callers hold the run's row lock, so ids follow commit order.
+ * Inserts the record that proves a lifecycle change, remembers it as the change's first record, and
+ * applies the change to the run's row: one statement. Callers hold the run's row lock and have
+ * found the change unrecorded, so the record's key must be new: a key in use is an event conflict
+ * (naming the first field that differs, when one does).
  */
-export async function insertRecord(tx: Queryable, record: RecordInput): Promise<RecordWrite> {
+export async function insertLifecycleRecord(
+  tx: Queryable,
+  record: RecordInput,
+  lifecycle: { change: LifecycleChange; subject?: string; runRow?: RunRowChange },
+): Promise<RecordWrite> {
+  const row = lifecycle.runRow;
   const inserted = await tx.query<{ record_id: string }>(
-    `INSERT INTO runtime_run_records (run_id, event_key, agent_id, session_id, turn_id, record_type, payload, recorded_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-     ON CONFLICT (run_id, event_key) DO NOTHING
-     RETURNING record_id`,
-    recordParams(record),
+    `WITH written AS (
+       INSERT INTO runtime_run_records (run_id, event_key, agent_id, session_id, turn_id, record_type, payload, recorded_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       ON CONFLICT (run_id, event_key) DO NOTHING
+       RETURNING record_id
+     ), remembered AS (
+       INSERT INTO runtime_run_lifecycle (run_id, change, subject, record_id) SELECT $1, $9, $10, record_id FROM written
+     ), changed AS (
+       UPDATE runtime_runs SET status = coalesce($11::text, status), cancellation_reason = coalesce($12::text, cancellation_reason), updated_at = $8
+       WHERE run_id = $1 AND ($11::text IS NOT NULL OR $12::text IS NOT NULL) AND EXISTS (SELECT 1 FROM written)
+     )
+     SELECT record_id FROM written`,
+    [
+      ...recordParams(record),
+      lifecycle.change,
+      lifecycle.subject ?? '',
+      row && 'status' in row ? row.status : null,
+      row && 'cancellationReason' in row ? row.cancellationReason : null,
+    ],
   );
-  const row = inserted.rows[0];
-  if (row) return { recordId: String(row.record_id), inserted: true };
+  const written = inserted.rows[0];
+  if (written) return { recordId: String(written.record_id), inserted: true };
   const stored = await findRecordByKey(tx, record.runId, record.key);
-  if (!stored) throw new EventConflictError(`key ${record.key} vanished during insert`);
-  return requireExactRetry(stored, record);
+  if (stored) requireExactRetry(stored, record);
+  throw new EventConflictError(`key ${record.key} is already used`);
 }
 
 type AppendOutcome = 'inserted' | 'exists' | 'run_not_found' | 'owner_mismatch' | 'run_not_active';
@@ -102,7 +127,7 @@ type AppendOutcome = 'inserted' | 'exists' | 'run_not_found' | 'owner_mismatch' 
  */
 export async function appendRecord(db: Queryable, record: RecordInput): Promise<RecordWrite> {
   const result = await db.query<Omit<RecordRow, 'run_id' | 'event_key'> & { outcome: AppendOutcome }>(
-    'SELECT * FROM weft_append_run_record($1, $2, $3, $4, $5, $6, $7, $8)',
+    'SELECT outcome, record_id, agent_id, session_id, turn_id, record_type, payload, recorded_at FROM weft_append_run_record($1, $2, $3, $4, $5, $6, $7, $8)',
     recordParams(record),
   );
   const row = result.rows[0]!;

@@ -9,7 +9,7 @@ import {
   RunSuspensionNotFoundError,
   RunTerminalOutcomeConflictError,
 } from './errors';
-import { findRecordByKey, insertRecord, requireExactRetry } from './record-table';
+import { findRecordByKey, insertLifecycleRecord, requireExactRetry } from './record-table';
 import {
   RecordType,
   cancellationIntentPayload,
@@ -20,15 +20,7 @@ import {
   type RecordWrite,
   type TerminalStatus,
 } from './records';
-import {
-  findLifecycleRecordId,
-  lockRunForWrite,
-  rememberLifecycleRecord,
-  requireRun,
-  updateRunStatus,
-  type LifecycleChange,
-  type RunMeta,
-} from './run-table';
+import { lockRunForChange, requireRun, type LifecycleChange, type StoredRun } from './run-table';
 import { requireId, requireOwner, requireRecordType, validateRecordShape } from './validation';
 
 export const ENGINE_CANCELED_REASON = 'engine_canceled';
@@ -75,10 +67,11 @@ async function replayChange(tx: Queryable, firstId: string, change: LifecycleCha
   return requireExactRetry(stored, record);
 }
 
-async function lockOwnedRun(tx: Queryable, runId: string, record: RecordInput): Promise<RunMeta> {
-  const run = await lockRunForWrite(tx, runId);
-  requireOwner(record, run, () => new RecordOwnerMismatchError());
-  return run;
+/** The run, locked for `change`, and the record that first proved it; the record must be the run's agent's. */
+async function lockOwnedRun(tx: Queryable, runId: string, record: RecordInput, change: LifecycleChange): Promise<{ run: StoredRun; firstRecordId?: string }> {
+  const locked = await lockRunForChange(tx, runId, change);
+  requireOwner(record, locked.run, () => new RecordOwnerMismatchError());
+  return locked;
 }
 
 export function validateCancellation(cmd: RunCancellationCommand): void {
@@ -90,19 +83,11 @@ export function validateCancellation(cmd: RunCancellationCommand): void {
 
 /** Stores the first cancellation reason and its intent record; the run's status does not change. */
 export async function recordCancellationIn(tx: Queryable, cmd: RunCancellationCommand): Promise<RecordWrite> {
-  const run = await lockOwnedRun(tx, cmd.runId, cmd.record);
+  const { run, firstRecordId } = await lockOwnedRun(tx, cmd.runId, cmd.record, 'cancellation');
   if (run.cancellationReason && run.cancellationReason !== cmd.reason) throw new RunCancellationReasonConflictError();
-  const firstId = await findLifecycleRecordId(tx, run.runId, 'cancellation');
-  if (firstId) return replayChange(tx, firstId, 'cancellation', cmd.record);
+  if (firstRecordId) return replayChange(tx, firstRecordId, 'cancellation', cmd.record);
   if (run.status !== 'running' && run.status !== 'suspended') throw new RunNotActiveError();
-  const written = await insertRecord(tx, cmd.record);
-  await tx.query('UPDATE runtime_runs SET cancellation_reason = $2, updated_at = $3 WHERE run_id = $1', [
-    cmd.runId,
-    cmd.reason,
-    cmd.record.timestamp,
-  ]);
-  await rememberLifecycleRecord(tx, cmd.runId, 'cancellation', written.recordId);
-  return written;
+  return insertLifecycleRecord(tx, cmd.record, { change: 'cancellation', runRow: { cancellationReason: cmd.reason } });
 }
 
 export function validateSuspension(cmd: RunSuspensionCommand): void {
@@ -113,23 +98,20 @@ export function validateSuspension(cmd: RunSuspensionCommand): void {
 
 /** Stores the checkpoint, the run_suspended record and the suspended status together. */
 export async function recordSuspensionIn(tx: Queryable, cmd: RunSuspensionCommand): Promise<RecordWrite> {
-  const run = await lockOwnedRun(tx, cmd.runId, cmd.record);
+  const { run, firstRecordId } = await lockOwnedRun(tx, cmd.runId, cmd.record, 'suspension');
   const stored = await tx.query<{ checkpoint: Buffer }>('SELECT checkpoint FROM runtime_run_checkpoints WHERE run_id = $1', [
     cmd.runId,
   ]);
   const first = stored.rows[0];
   if (first && !first.checkpoint.equals(Buffer.from(cmd.checkpoint))) throw new RunSuspensionConflictError();
-  const firstId = await findLifecycleRecordId(tx, run.runId, 'suspension');
-  if (firstId) return replayChange(tx, firstId, 'suspension', cmd.record);
+  if (firstRecordId) return replayChange(tx, firstRecordId, 'suspension', cmd.record);
   if (run.status !== 'running') throw new RunNotActiveError();
-  const written = await insertRecord(tx, cmd.record);
+  const written = await insertLifecycleRecord(tx, cmd.record, { change: 'suspension', runRow: { status: 'suspended' } });
   await tx.query('INSERT INTO runtime_run_checkpoints (run_id, record_id, checkpoint) VALUES ($1, $2, $3)', [
     cmd.runId,
     written.recordId,
     Buffer.from(cmd.checkpoint),
   ]);
-  await updateRunStatus(tx, cmd.runId, 'suspended', cmd.record.timestamp);
-  await rememberLifecycleRecord(tx, cmd.runId, 'suspension', written.recordId);
   return written;
 }
 
@@ -166,22 +148,18 @@ export function validateTerminal(cmd: RunTerminalCommand): string | undefined {
  * a start on an ended session (written by the start itself), or an engine cancellation with no
  * request (empty meta reason, terminal reason engine_canceled).
  */
-function requireCancellationProvenance(run: RunMeta, payloadReason: string | undefined): void {
+function requireCancellationProvenance(run: StoredRun, payloadReason: string | undefined): void {
   const expected = run.cancellationReason === '' ? ENGINE_CANCELED_REASON : run.cancellationReason;
   if (payloadReason !== expected) throw new RunCancellationReasonConflictError();
 }
 
 /** Stores the final status and run_completed together. */
 export async function recordTerminalIn(tx: Queryable, cmd: RunTerminalCommand, payloadReason: string | undefined): Promise<RecordWrite> {
-  const run = await lockOwnedRun(tx, cmd.runId, cmd.record);
-  const firstId = await findLifecycleRecordId(tx, cmd.runId, 'terminal');
-  if (firstId) {
+  const { run, firstRecordId } = await lockOwnedRun(tx, cmd.runId, cmd.record, 'terminal');
+  if (firstRecordId) {
     if (run.status !== cmd.status) throw new RunTerminalOutcomeConflictError();
-    return replayChange(tx, firstId, 'terminal', cmd.record);
+    return replayChange(tx, firstRecordId, 'terminal', cmd.record);
   }
   if (cmd.status === 'canceled') requireCancellationProvenance(run, payloadReason);
-  const written = await insertRecord(tx, cmd.record);
-  await updateRunStatus(tx, cmd.runId, cmd.status, cmd.record.timestamp);
-  await rememberLifecycleRecord(tx, cmd.runId, 'terminal', written.recordId);
-  return written;
+  return insertLifecycleRecord(tx, cmd.record, { change: 'terminal', runRow: { status: cmd.status } });
 }

@@ -8,7 +8,7 @@ import {
   RunNotFoundError,
   RunSuspensionNotFoundError,
 } from './errors';
-import { findRecordByKey, insertRecord, requireExactRetry } from './record-table';
+import { findRecordByKey, insertLifecycleRecord, requireExactRetry } from './record-table';
 import {
   RecordType,
   childRunLinkedPayload,
@@ -23,7 +23,6 @@ import {
   findRun,
   insertRun,
   lockRunForWrite,
-  rememberLifecycleRecord,
   requireLiveSession,
   type StoredRun,
 } from './run-table';
@@ -198,8 +197,7 @@ async function writeStart(tx: Queryable, cmd: RunStartCommand, stop: boolean): P
     startedAt: cmd.startedAt,
     updatedAt: stop ? cmd.canceled.timestamp : cmd.startedAt,
   });
-  const started = await insertRecord(tx, cmd.started);
-  await rememberLifecycleRecord(tx, cmd.runId, 'start', started.recordId);
+  const started = await insertLifecycleRecord(tx, cmd.started, { change: 'start' });
   const result: RunStartResult = {
     decision: stop ? 'stop' : 'proceed',
     status: stop ? 'canceled' : 'running',
@@ -207,8 +205,7 @@ async function writeStart(tx: Queryable, cmd: RunStartCommand, stop: boolean): P
     inserted: true,
   };
   if (stop) {
-    const canceled = await insertRecord(tx, cmd.canceled);
-    await rememberLifecycleRecord(tx, cmd.runId, 'terminal', canceled.recordId);
+    const canceled = await insertLifecycleRecord(tx, cmd.canceled, { change: 'terminal' });
     result.canceledRecordId = canceled.recordId;
   }
   return result;
@@ -238,10 +235,7 @@ export async function startRunIn(
   if (cmd.predecessorRunId) await admitContinuation(tx, cmd);
   if (parent) {
     const link = (cmd as ChildRunStartCommand).link;
-    const written = await insertRecord(tx, link);
-    if (!written.inserted) throw new EventConflictError(`key ${link.key} is already used on the parent run`);
-    await rememberLifecycleRecord(tx, parent.runId, 'link', written.recordId, cmd.runId);
-    linkRecordId = written.recordId;
+    linkRecordId = (await insertLifecycleRecord(tx, link, { change: 'link', subject: cmd.runId })).recordId;
   }
   const result = await writeStart(tx, cmd, session?.status === 'ended');
   return linkRecordId ? { ...result, linkRecordId } : result;

@@ -133,11 +133,29 @@ export async function requireRun(tx: Queryable, runId: string, lock = false): Pr
  * then the run row. Session-wide record ids therefore follow commit order.
  */
 export async function lockRunForWrite(tx: Queryable, runId: string): Promise<StoredRun> {
+  await lockSessionOfRun(tx, runId);
+  return requireRun(tx, runId, true);
+}
+
+/** A run locked for a lifecycle change, and the record that first proved that change, if one did. */
+export async function lockRunForChange(tx: Queryable, runId: string, change: LifecycleChange): Promise<{ run: StoredRun; firstRecordId?: string }> {
+  await lockSessionOfRun(tx, runId);
+  const found = await tx.query<RunRow & { first_record_id: string | null }>(
+    `SELECT ${runColumns},
+            (SELECT record_id FROM runtime_run_lifecycle WHERE run_id = $1 AND change = $2 AND subject = '') AS first_record_id
+     FROM runtime_runs WHERE run_id = $1 FOR UPDATE`,
+    [runId, change],
+  );
+  const row = found.rows[0];
+  if (!row) throw new RunNotFoundError();
+  return { run: toStoredRun(row), ...(row.first_record_id !== null ? { firstRecordId: String(row.first_record_id) } : {}) };
+}
+
+async function lockSessionOfRun(tx: Queryable, runId: string): Promise<void> {
   await tx.query(
     'SELECT 1 FROM runtime_sessions WHERE session_id = (SELECT session_id FROM runtime_runs WHERE run_id = $1) FOR UPDATE',
     [runId],
   );
-  return requireRun(tx, runId, true);
 }
 
 export async function insertRun(tx: Queryable, run: StoredRun): Promise<void> {
@@ -161,10 +179,6 @@ export async function insertRun(tx: Queryable, run: StoredRun): Promise<void> {
   );
 }
 
-export async function updateRunStatus(tx: Queryable, runId: string, status: RunStatus, at: Date): Promise<void> {
-  await tx.query('UPDATE runtime_runs SET status = $2, updated_at = $3 WHERE run_id = $1', [runId, status, at]);
-}
-
 export type LifecycleChange = 'start' | 'link' | 'cancellation' | 'suspension' | 'terminal';
 
 /** The record that first proved a lifecycle change of a run (subject distinguishes child links). */
@@ -179,17 +193,4 @@ export async function findLifecycleRecordId(
     [runId, change, subject],
   );
   return found.rows[0] ? String(found.rows[0].record_id) : undefined;
-}
-
-export async function rememberLifecycleRecord(
-  tx: Queryable,
-  runId: string,
-  change: LifecycleChange,
-  recordId: string,
-  subject = '',
-): Promise<void> {
-  await tx.query(
-    'INSERT INTO runtime_run_lifecycle (run_id, change, subject, record_id) VALUES ($1, $2, $3, $4)',
-    [runId, change, subject, recordId],
-  );
 }
