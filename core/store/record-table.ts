@@ -120,17 +120,12 @@ export async function insertLifecycleRecord(
 }
 
 type AppendOutcome = 'inserted' | 'exists' | 'run_not_found' | 'owner_mismatch' | 'run_not_active';
+type AppendRow = Omit<RecordRow, 'run_id' | 'event_key'> & { outcome: AppendOutcome };
 
-/**
- * appendRunRecord's rules in one round trip (see migration 002): lock session and run, check the
- * owner, return an existing record for exact-retry comparison, refuse a stopped run, insert.
- */
-export async function appendRecord(db: Queryable, record: RecordInput): Promise<RecordWrite> {
-  const result = await db.query<Omit<RecordRow, 'run_id' | 'event_key'> & { outcome: AppendOutcome }>(
-    'SELECT outcome, record_id, agent_id, session_id, turn_id, record_type, payload, recorded_at FROM weft_append_run_record($1, $2, $3, $4, $5, $6, $7, $8)',
-    recordParams(record),
-  );
-  const row = result.rows[0]!;
+const appendColumns = 'outcome, record_id, agent_id, session_id, turn_id, record_type, payload, recorded_at';
+
+/** What weft_append_run_record said about one record, as the write or the store's typed error. */
+function appendedWrite(row: AppendRow, record: RecordInput): RecordWrite {
   switch (row.outcome) {
     case 'inserted':
       return { recordId: String(row.record_id), inserted: true };
@@ -143,6 +138,35 @@ export async function appendRecord(db: Queryable, record: RecordInput): Promise<
     case 'run_not_active':
       throw new RunNotActiveError();
   }
+}
+
+/**
+ * appendRunRecord's rules in one round trip (see migration 002): lock session and run, check the
+ * owner, return an existing record for exact-retry comparison, refuse a stopped run, insert.
+ */
+export async function appendRecord(db: Queryable, record: RecordInput): Promise<RecordWrite> {
+  const result = await db.query<AppendRow>(`SELECT ${appendColumns} FROM weft_append_run_record($1, $2, $3, $4, $5, $6, $7, $8)`, recordParams(record));
+  return appendedWrite(result.rows[0]!, record);
+}
+
+/**
+ * Several records appended in order, in one round trip: the same function called once per record,
+ * in the order given (a lateral call per array element), so their ids follow that order.
+ */
+export async function appendRecords(db: Queryable, records: RecordInput[]): Promise<RecordWrite[]> {
+  if (records.length === 0) return [];
+  const rows = records.map(recordParams);
+  // One array per column, each in the records' order.
+  const columns = rows[0]!.map((_, column) => rows.map((row) => row[column]));
+  const result = await db.query<AppendRow>(
+    `SELECT a.outcome, a.record_id, a.agent_id, a.session_id, a.turn_id, a.record_type, a.payload, a.recorded_at
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bytea[], $8::timestamptz[])
+          WITH ORDINALITY AS r(run_id, event_key, agent_id, session_id, turn_id, record_type, payload, recorded_at, position)
+     CROSS JOIN LATERAL weft_append_run_record(r.run_id, r.event_key, r.agent_id, r.session_id, r.turn_id, r.record_type, r.payload, r.recorded_at) AS a
+     ORDER BY r.position`,
+    columns,
+  );
+  return result.rows.map((row, index) => appendedWrite(row, records[index]!));
 }
 
 export interface RecordPage {

@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import type { Queryable } from '../db/transaction';
 import { InvalidStoreInputError } from './errors';
-import { appendRecord, findRecordByKey, listRecordPage, toStoredRecord, type RecordPage } from './record-table';
+import { appendRecord, appendRecords, findRecordByKey, listRecordPage, toStoredRecord, type RecordPage } from './record-table';
 import { lifecycleRecordTypes, type RecordInput, type RecordWrite, type RunStatus, type StoredRecord } from './records';
 import {
   loadSuspensionIn,
@@ -226,8 +226,7 @@ export function createRuntimeStore(pool: Pool): RuntimeStore {
       if (new Set(records.map((r) => r.runId)).size > 1) throw new InvalidStoreInputError('a batch holds the records of one run');
       requireDistinctKeys(records);
       return storeTransaction(pool, async (tx) => {
-        const written: RecordWrite[] = [];
-        for (const record of records) written.push(await appendRecord(tx, record));
+        const written = await appendRecords(tx, records);
         if (written.some((w) => w.inserted)) await alsoWrite?.(tx, written);
         return written;
       });

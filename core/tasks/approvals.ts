@@ -109,11 +109,6 @@ export async function decideApproval(tx: Queryable, approvalId: string, decision
   return (updated.rowCount ?? 0) > 0;
 }
 
-/** A finished task's approvals that were still pending expire with it (nobody can decide them any more). */
-export async function expirePendingApprovalsOf(tx: Queryable, taskId: string, at: Date): Promise<void> {
-  await tx.query(`UPDATE approvals SET status = 'expired', decided_at = $2 WHERE task_id = $1 AND status = 'pending'`, [taskId, at]);
-}
-
 export async function findApproval(db: Queryable, approvalId: string): Promise<Approval | undefined> {
   const rows = await db.query<ApprovalRow>('SELECT * FROM approvals WHERE approval_id = $1', [approvalId]);
   return rows.rows[0] ? toApproval(rows.rows[0]) : undefined;

@@ -49,14 +49,6 @@ export async function recordRunningAgentOutcome(
   return (updated.rowCount ?? 0) > 0;
 }
 
-/**
- * A finished task's agents still marked RUNNING end with it (cancelled, as the engine closes their
- * child workflows with the parent); an agent's own later outcome still replaces this.
- */
-export async function closeRunningAgentsOf(tx: Queryable, taskId: string, at: Date): Promise<void> {
-  await tx.query(`UPDATE task_agents SET status = 'CANCELLED', error = 'the task ended first', completed_at = $2 WHERE task_id = $1 AND status = 'RUNNING'`, [taskId, at]);
-}
-
 export async function listTaskAgents(db: Queryable, taskId: string): Promise<AgentRecord[]> {
   const rows = await db.query<{
     agent_id: string;

@@ -27,19 +27,24 @@ export const usageTotalsFromSteps = `prompt_tokens = u.p, completion_tokens = u.
            FROM task_usage WHERE task_id = $1) u`;
 
 /**
- * Records a step's usage. The task's row is locked first, as the task's end locks it before summing
- * the steps: a step that commits after its task ended (a cancelled agent's call that finished
- * anyway) sums the ended task's totals again, so they never miss it.
+ * Records a step's usage, with the task's row locked as the task's end locks it before summing the
+ * steps: a step that commits after its task ended (a cancelled agent's call that finished anyway)
+ * sums the ended task's totals again, so they never miss it. The lock and the insert are one
+ * statement; whichever of the two waits, the status it reads is the one current when it got the lock.
  */
 export async function recordStepUsage(tx: Queryable, usage: StepUsage): Promise<void> {
-  const task = await tx.query<{ status: string }>('SELECT status FROM tasks WHERE task_id = $1 FOR UPDATE', [usage.taskId]);
-  const inserted = await tx.query(
-    `INSERT INTO task_usage (task_id, step_key, agent_id, model, prompt_tokens, completion_tokens, total_tokens, cost_usd, cache_hit, recorded_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (task_id, step_key) DO NOTHING`,
+  const { rows } = await tx.query<{ status: string | null; inserted: boolean }>(
+    `WITH task AS (SELECT status FROM tasks WHERE task_id = $1 FOR UPDATE),
+          added AS (
+            INSERT INTO task_usage (task_id, step_key, agent_id, model, prompt_tokens, completion_tokens, total_tokens, cost_usd, cache_hit, recorded_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (task_id, step_key) DO NOTHING RETURNING 1
+          )
+     SELECT (SELECT status FROM task) AS status, EXISTS (SELECT 1 FROM added) AS inserted`,
     [usage.taskId, usage.stepKey, usage.agentId, usage.model, usage.promptTokens, usage.completionTokens, usage.totalTokens, usage.costUsd, usage.cacheHit ?? false, usage.at],
   );
-  const ended = task.rows[0] && !['QUEUED', 'RUNNING'].includes(task.rows[0].status);
-  if (inserted.rowCount && ended) await tx.query(`UPDATE tasks SET ${usageTotalsFromSteps} WHERE task_id = $1`, [usage.taskId]);
+  const { status, inserted } = rows[0]!;
+  const ended = status !== null && !['QUEUED', 'RUNNING'].includes(status);
+  if (inserted && ended) await tx.query(`UPDATE tasks SET ${usageTotalsFromSteps} WHERE task_id = $1`, [usage.taskId]);
 }
 
 /** What a task (or one of its agents) has spent so far. */

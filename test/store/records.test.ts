@@ -49,12 +49,15 @@ describe('appendRunRecord and exact retries', () => {
 describe('appendRunRecords', () => {
   it('writes a batch in order in one transaction; a retry of the batch returns the originals', async () => {
     const { run } = await runningRoot(store);
-    const batch = [note(run, 'one'), note(run, 'two')];
+    const texts = ['one', 'two', 'three', 'four', 'five'];
+    const batch = texts.map((text) => note(run, text));
     const first = await store.appendRunRecords(batch);
-    expect(first.map((w) => w.inserted)).toEqual([true, true]);
+    expect(first.map((w) => w.inserted)).toEqual(texts.map(() => true));
+    // Ids follow the batch's order, as the log's readers page by id.
+    expect(first.map((w) => BigInt(w.recordId))).toEqual(first.map((w) => BigInt(w.recordId)).sort((a, b) => (a < b ? -1 : 1)));
     expect(await store.appendRunRecords(batch)).toEqual(first.map((w) => ({ ...w, inserted: false })));
-    const texts = (await store.listRunRecords(run.runId, '', 10)).records.slice(1).map((r) => JSON.parse(Buffer.from(r.payload).toString()).text);
-    expect(texts).toEqual(['one', 'two']);
+    const stored = (await store.listRunRecords(run.runId, '', 10)).records.slice(1).map((r) => JSON.parse(Buffer.from(r.payload).toString()).text);
+    expect(stored).toEqual(texts);
   });
 
   it('writes nothing when one record of the batch is refused', async () => {

@@ -88,7 +88,7 @@ export function reserveStep(pool: Pool, step: StepReservation, budget: Budget): 
   });
 }
 
-/** In the transaction that records the step's usage (or the task's end): its reservations count no more. */
-export async function settleReservations(tx: Queryable, taskId: string, at: Date, stepKey?: string): Promise<void> {
-  await tx.query('UPDATE budget_reservations SET settled_at = $3 WHERE task_id = $1 AND ($2::text IS NULL OR step_key = $2) AND settled_at IS NULL', [taskId, stepKey ?? null, at]);
+/** In the transaction that records the step's usage: its reservation counts no more (a task's end settles the rest, closeTaskLeftovers). */
+export async function settleReservations(tx: Queryable, taskId: string, at: Date, stepKey: string): Promise<void> {
+  await tx.query('UPDATE budget_reservations SET settled_at = $3 WHERE task_id = $1 AND step_key = $2 AND settled_at IS NULL', [taskId, stepKey, at]);
 }

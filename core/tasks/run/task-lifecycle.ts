@@ -1,7 +1,5 @@
-import { expirePendingApprovalsOf } from '../approvals';
-import { closeRunningAgentsOf } from '../task-agents';
+import { closeTaskLeftovers } from '../task-leftovers';
 import { recordMainAgentEnd } from './main-agent';
-import { settleReservations } from './budget-reservations';
 import { appendTaskEvent } from '../../events/event-log';
 import { EventType } from '../../events/event-types';
 import { endIfExpired } from '../../sessions/conversations';
@@ -178,11 +176,9 @@ export async function recordTaskEnd(store: RuntimeStore, input: FinishTaskInput)
   let ended: EndedTask | undefined;
   const recorded = await endRun(store, { ...run, sessionId: input.sessionId }, ending, async (tx) => {
     ended = await recordTaskOutcome(tx, input.taskId, { status: input.status, result: input.result, errorMessage: error, model: input.model, completedAt: at });
-    // Nothing of a finished task stays open: no approval waits, no agent runs on.
-    await expirePendingApprovalsOf(tx, input.taskId, at);
+    // The main agent ends as the task did; what else is left open is closed after it.
     await recordMainAgentEnd(tx, { taskId: input.taskId, workflowId }, { status: input.status, result: input.result, error: error ?? '', at });
-    await closeRunningAgentsOf(tx, input.taskId, at);
-    await settleReservations(tx, input.taskId, at);
+    await closeTaskLeftovers(tx, input.taskId, at);
     if (input.status === 'COMPLETED' && input.sessionId) {
       await recordTaskTurnIn(tx, { taskId: input.taskId, sessionId: input.sessionId, answer: input.result, at });
     }
