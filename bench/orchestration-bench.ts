@@ -1,7 +1,8 @@
 // Orchestration benchmark: `npx tsx bench/orchestration-bench.ts`. Starts its own Temporal dev
 // server and database (as `make test` does), then measures, in the same run:
 // - end-to-end latency of a STANDARD task with one model call (gRPC SubmitTask -> result) and of a
-//   bare Temporal workflow with the same three activity round trips;
+//   bare Temporal workflow with the same three activity round trips; and, to tell Weft's own cost
+//   from the model call's, of a bare workflow whose middle activity makes the same model call;
 // - throughput of both over BENCH_SECONDS each (default 60) with BENCH_CONCURRENCY tasks in flight,
 //   in BENCH_SLICES alternating slices (default 6) so that the machine's drifting speed weighs on both;
 // - the Weft worker's RSS with 100 tasks in flight;
@@ -19,7 +20,7 @@ import type { SubmitTaskResponse__Output } from '../protos/generated/shannon/orc
 import { ScriptedModelServer } from '../test/model-server/scripted-model-server';
 import '../test/setup/quiet-logs';
 import { startTestServices } from '../test/setup/test-services';
-import type { bareWorkflow } from './bare-workflows';
+import type { bareModelWorkflow, bareWorkflow } from './bare-workflows';
 import { workerNodeFlags } from '../infra/processes';
 import { rssMb, startReadyProcess, stop } from '../test/support/processes';
 import { startBenchApi } from './bench-api';
@@ -76,6 +77,16 @@ async function interleavedThroughput(sides: [LoadSide, LoadSide]): Promise<[Summ
   return [summaryOf(sides[0]), summaryOf(sides[1])];
 }
 
+/** Each path run BENCH_RUNS times, one at a time, taking turns (after five warm-up rounds). */
+async function sequentialLatencies(paths: Array<[name: string, runOne: () => Promise<unknown>]>): Promise<Summary[]> {
+  for (let i = 0; i < 5; i++) await Promise.all(paths.map(([, runOne]) => runOne()));
+  const latencies = paths.map((): number[] => []);
+  for (let i = 0; i < latencyRuns; i++) {
+    for (const [index, [, runOne]] of paths.entries()) await timed(latencies[index]!, runOne);
+  }
+  return paths.map(([name], index) => summarize(name, latencies[index]!, 1));
+}
+
 async function main(): Promise<void> {
   const services = await startTestServices();
   const pool = createPool(process.env.DATABASE_URL!, { size: 20 });
@@ -98,7 +109,7 @@ async function main(): Promise<void> {
     process.env.BENCH_WORKER_NODE_FLAGS?.split(' ') ?? workerNodeFlags,
   );
   const idleRss = rssMb(weftWorker.pid!);
-  const bareWorker = await startReadyProcess('bench/bare-worker.ts', { WEFT_TASK_QUEUE: bareQueue });
+  const bareWorker = await startReadyProcess('bench/bare-worker.ts', { WEFT_TASK_QUEUE: bareQueue, WEFT_LLM_BASE_URL: model.baseURL });
   const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const temporal = new Client({ connection });
   const { api, stop: stopApi } = await startBenchApi(temporal, pool, weftQueue, model.baseURL);
@@ -109,19 +120,16 @@ async function main(): Promise<void> {
     return temporal.workflow.getHandle(submitted.workflow_id).result();
   };
   const bare = () => temporal.workflow.execute<typeof bareWorkflow>('bareWorkflow', { taskQueue: bareQueue, workflowId: `bare-${randomUUID()}` });
+  const bareWithModel = () =>
+    temporal.workflow.execute<typeof bareModelWorkflow>('bareModelWorkflow', { taskQueue: bareQueue, workflowId: `bare-${randomUUID()}`, args: [`bench question ${randomUUID()}`] });
 
   try {
-    for (let i = 0; i < 5; i++) await Promise.all([standardTask(), bare()]); // warm up both paths
-    const rows: Summary[] = [];
-    const weftLatencies: number[] = [];
-    const bareLatencies: number[] = [];
-    for (let i = 0; i < latencyRuns; i++) {
-      await timed(weftLatencies, () => standardTask());
-      await timed(bareLatencies, bare);
-    }
-    const weftLatency = summarize('latency: STANDARD task, 1 model call', weftLatencies, 1);
-    const bareLatency = summarize('latency: bare workflow, 3 activities', bareLatencies, 1);
-    rows.push(weftLatency, bareLatency);
+    const [weftLatency, bareLatency, bareModelLatency] = await sequentialLatencies([
+      ['latency: STANDARD task, 1 model call', () => standardTask()],
+      ['latency: bare workflow, 3 activities', bare],
+      ['latency: bare workflow + the model call', bareWithModel],
+    ]);
+    const rows: Summary[] = [weftLatency!, bareLatency!, bareModelLatency!];
 
     // The bench's process holds the API, the clients and the scripted model server.
     const shared = [temporalCpu, postgresCpu, { name: 'bench process', pids: [process.pid] }];
@@ -138,7 +146,8 @@ async function main(): Promise<void> {
 
     console.log('');
     printTable(rows.map((r) => (r.name.startsWith('latency') ? { ...r, opsPerSecond: NaN } : r)));
-    console.log(`\nlatency ratio (p50 STANDARD / p50 bare): ${(weftLatency.p50 / bareLatency.p50).toFixed(2)} (target <= 1.1)`);
+    console.log(`\nlatency ratio (p50 STANDARD / p50 bare): ${(weftLatency!.p50 / bareLatency!.p50).toFixed(2)} (target <= 1.1)`);
+    console.log(`latency ratio with the model call on both sides (p50 STANDARD / p50 bare + the model call): ${(weftLatency!.p50 / bareModelLatency!.p50).toFixed(2)}`);
     console.log(`throughput ratio (STANDARD / bare): ${(weftThroughput.opsPerSecond / bareThroughput.opsPerSecond).toFixed(2)} (target >= 0.85)`);
     console.log(`worker RSS: ${idleRss.toFixed(0)} MB idle, peak ${peakRss.toFixed(0)} MB with ${inFlight} tasks in flight (target <= 300 MB)`);
   } finally {
