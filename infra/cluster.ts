@@ -9,7 +9,7 @@ import { createSupervisor } from './supervisor';
 import { clusterDatabases, startTemporalCluster } from './temporal-cluster';
 import type { ClusterPorts } from './temporal-cluster-config';
 import { stateDir } from './temporal-dev-server';
-import { modelsLine, needsDemoModel, prepareWeft, startDemoModel, startPostgres, startWeftProcesses } from './weft-launch';
+import { modelsLine, needsDemoModel, prepareWeft, startDemoModel, startPostgres, startWeftProcesses, untilReady } from './weft-launch';
 
 const log = (line: string) => console.log(`[cluster] ${line}`);
 const ports: ClusterPorts = {
@@ -47,11 +47,11 @@ async function main(): Promise<void> {
     const demo = needsDemoModel(env);
     if (demo) startDemoModel(env, supervisor);
     const devKey = await prepareWeft(env, log);
-    startWeftProcesses(env, supervisor, { workers: [{}, { WEFT_METRICS_PORT: '9474' }], apis: [{}, secondApi] });
+    const ready = await untilReady(startWeftProcesses(env, supervisor, { workers: [{}, { WEFT_METRICS_PORT: '9474' }], apis: [{}, secondApi] }), log);
     console.log(
       [
         '',
-        'Weft is starting on a Temporal cluster:',
+        ready ? 'Weft is ready on a Temporal cluster:' : 'Weft is still starting on a Temporal cluster (see above):',
         `  Temporal frontend        ${cluster.address}   (history :${ports.history[0].grpc} and :${ports.history[1].grpc}, matching :${ports.matching.grpc}, worker :${ports.worker.grpc}; logs in .state/cluster/logs)`,
         `  Temporal Web UI          ${cluster.uiUrl}`,
         `  Postgres                 ${redactUrl(postgres.databaseUrl)} (Weft), databases temporal and temporal_visibility (Temporal)`,

@@ -6,15 +6,15 @@ import path from 'node:path';
 import { loadConfig, type WeftConfig } from '../core/config';
 import { redactUrl } from '../core/db/database';
 import { createSupervisor } from './supervisor';
-import { modelsLine, needsDemoModel, prepareWeft, startDemoModel, startPostgres, startWeftProcesses } from './weft-launch';
+import { modelsLine, needsDemoModel, prepareWeft, startDemoModel, startPostgres, startWeftProcesses, untilReady } from './weft-launch';
 import { ensureSearchAttributes, startDevServer, stateDir, type RunningDevServer } from './temporal-dev-server';
 
 const log = (line: string) => console.log(`[up] ${line}`);
-/** What `make up` prints once everything is starting: endpoints, the model in use, the development key. */
-function banner({ config, temporalUi, embeddedPostgres, demo, devKey }: { config: WeftConfig; temporalUi: string; embeddedPostgres: boolean; demo: boolean; devKey: string }): string {
+/** What `make up` prints once everything is ready (or has had its time): endpoints, the model in use, the development key. */
+function banner({ config, temporalUi, embeddedPostgres, demo, devKey, ready }: { config: WeftConfig; temporalUi: string; embeddedPostgres: boolean; demo: boolean; devKey: string; ready: boolean }): string {
   return [
     '',
-    'Weft is starting:',
+    ready ? 'Weft is ready:' : 'Weft is still starting (see above):',
     `  gRPC API                 127.0.0.1:${config.listen.port} (Orchestrator, Streaming, Session, ai.AIService)`,
     `                           127.0.0.1:${config.listen.agentPort} (AgentService), 127.0.0.1:${config.listen.llmPort} (LLMService)`,
     `  REST and SSE             http://127.0.0.1:${config.listen.httpPort}/api/v1  (OpenAPI: /openapi.json)`,
@@ -64,8 +64,8 @@ async function main(): Promise<void> {
     const demo = needsDemoModel(env);
     if (demo) startDemoModel(env, supervisor);
     const devKey = await prepareWeft(env, log);
-    startWeftProcesses(env, supervisor, { workers: [{}], apis: [{}] });
-    console.log(banner({ config: loadConfig(env), temporalUi, embeddedPostgres: postgres.embedded, demo, devKey }));
+    const ready = await untilReady(startWeftProcesses(env, supervisor, { workers: [{}], apis: [{}] }), log);
+    console.log(banner({ config: loadConfig(env), temporalUi, embeddedPostgres: postgres.embedded, demo, devKey, ready }));
   } catch (err) {
     log(err instanceof Error ? err.message : String(err));
     await supervisor.stopAll(1);

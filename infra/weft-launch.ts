@@ -1,3 +1,4 @@
+import { setTimeout } from 'node:timers/promises';
 import { loadConfig } from '../core/config';
 import type { ModelCatalog } from '../core/llm/model-catalog';
 import { ensurePostgres, type PostgresHandle } from './postgres';
@@ -39,11 +40,36 @@ export async function prepareWeft(env: NodeJS.ProcessEnv, log: (line: string) =>
   return ensureDevApiKey(env.DATABASE_URL!);
 }
 
-/** Starts workers and APIs, each with its own settings on top of `env`; any of them exiting stops everything. */
-export function startWeftProcesses(env: NodeJS.ProcessEnv, supervisor: Supervisor, processes: { workers: Array<Record<string, string>>; apis: Array<Record<string, string>> }): void {
+/**
+ * Starts workers and APIs, each with its own settings on top of `env`; any of them exiting stops
+ * everything. The URL of each one's readiness probe (GET /readyz on its metrics port).
+ */
+export function startWeftProcesses(env: NodeJS.ProcessEnv, supervisor: Supervisor, processes: { workers: Array<Record<string, string>>; apis: Array<Record<string, string>> }): string[] {
   const named = (kind: string, i: number, count: number) => (count > 1 ? `${kind}-${i + 1}` : kind);
   processes.workers.forEach((own, i) => supervisor.add(startProcess(named('worker', i, processes.workers.length), 'workers/main.ts', { ...env, ...own }, workerNodeFlags), { essential: true }));
   processes.apis.forEach((own, i) => supervisor.add(startProcess(named('api', i, processes.apis.length), 'api/main.ts', { ...env, ...own }, apiNodeFlags), { essential: true }));
+  const probe = (port: number) => `http://127.0.0.1:${port}/readyz`;
+  return [
+    ...processes.workers.map((own) => probe(loadConfig({ ...env, ...own }).metricsPort)),
+    ...processes.apis.map((own) => probe(loadConfig({ ...env, ...own }).apiMetricsPort)),
+  ];
+}
+
+/**
+ * Waits (up to two minutes) until every probe answers 200: a worker once it polls its task queue,
+ * an API once Postgres and Temporal answer it. So the commands printed next work when pasted at
+ * once. Whether all of them became ready; the ones that did not are logged.
+ */
+export async function untilReady(probes: string[], log: (line: string) => void, timeoutMs = 120_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  let waiting = probes;
+  while (waiting.length > 0 && Date.now() < deadline) {
+    const answers = await Promise.all(waiting.map(async (url) => ({ url, ready: await fetch(url).then((res) => res.ok, () => false) })));
+    waiting = answers.filter((answer) => !answer.ready).map((answer) => answer.url);
+    if (waiting.length > 0) await setTimeout(500);
+  }
+  if (waiting.length > 0) log(`not ready after ${timeoutMs / 1000} s: ${waiting.join(', ')} (their lines above say why)`);
+  return waiting.length === 0;
 }
 
 /** The models line of the banner. */
