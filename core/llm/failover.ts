@@ -16,6 +16,14 @@ export interface Target {
   tokenizer?: CatalogModel['tokenizer'];
 }
 
+/**
+ * A retry after a provider's wait goes this much later. A timer counts from the event loop's cached
+ * time, which lags the clock by however long the loop has been busy, so it can fire before
+ * Date.now() says the wait is over; a round that comes early finds the provider still cooling down
+ * and is refused again without asking it (seen on a loaded CI machine).
+ */
+const retryAfterSlackMs = 50;
+
 /** Waits the backoff's delay, or longer when the providers asked for more (Retry-After). */
 function honouringRetryAfter(backoff: IBackoffFactory<IRetryBackoffContext<unknown>>): IBackoffFactory<IRetryBackoffContext<unknown>> {
   return {
@@ -23,7 +31,7 @@ function honouringRetryAfter(backoff: IBackoffFactory<IRetryBackoffContext<unkno
       const step = backoff.next(context);
       const error = 'error' in context.result ? context.result.error : undefined;
       const asked = error instanceof ModelUnavailableError ? (error.retryAfterMs ?? 0) : 0;
-      return { duration: Math.max(step.duration, asked), next: (later) => honouringRetryAfter(step).next(later) };
+      return { duration: Math.max(step.duration, asked > 0 ? asked + retryAfterSlackMs : 0), next: (later) => honouringRetryAfter(step).next(later) };
     },
   };
 }
