@@ -11,7 +11,10 @@ import { printTable, summarize, timed, type Summary } from './stats';
 
 const lifecycleRuns = Number(process.env.BENCH_RUNS ?? 1000);
 const writers = Number(process.env.BENCH_WRITERS ?? 8);
-const appendsPerWriter = Number(process.env.BENCH_APPENDS ?? 1500);
+const appendsPerWriter = Number(process.env.BENCH_APPENDS ?? 500);
+// Appends and their baseline alternate round by round, so a change in the machine's speed during
+// the run weighs on both alike.
+const appendRounds = Number(process.env.BENCH_ROUNDS ?? 4);
 const pageSize = 100;
 
 let clock = Date.now();
@@ -45,7 +48,12 @@ async function lifecycle(store: RuntimeStore, sessionId: string): Promise<Summar
   return [summarize('lifecycle: startRootRun', starts, seconds), summarize('lifecycle: recordRunTerminal', terminals, seconds)];
 }
 
-async function appends(store: RuntimeStore): Promise<{ summary: Summary; runId: string }> {
+interface Round {
+  latencies: number[];
+  seconds: number;
+}
+
+async function appends(store: RuntimeStore): Promise<Round & { runId: string }> {
   const runs = [];
   for (let w = 0; w < writers; w++) {
     const sessionId = randomUUID();
@@ -60,11 +68,10 @@ async function appends(store: RuntimeStore): Promise<{ summary: Summary; runId: 
       for (let i = 0; i < appendsPerWriter; i++) await timed(latencies, () => store.appendRunRecord(rec(run, 'bench.note', payload)));
     }),
   );
-  const seconds = Number(process.hrtime.bigint() - begin) / 1e9;
-  return { summary: summarize(`appendRunRecord, ${writers} writers`, latencies, seconds), runId: runs[0]!.runId };
+  return { latencies, seconds: Number(process.hrtime.bigint() - begin) / 1e9, runId: runs[0]!.runId };
 }
 
-async function plainInserts(pool: Pool): Promise<Summary> {
+async function plainInserts(pool: Pool): Promise<Round> {
   await pool.query(`CREATE TABLE IF NOT EXISTS bench_plain (id bigserial PRIMARY KEY, run_id text NOT NULL, event_key text NOT NULL,
     agent_id text NOT NULL, session_id text, record_type text NOT NULL, payload bytea NOT NULL, recorded_at timestamptz NOT NULL)`);
   const latencies: number[] = [];
@@ -83,8 +90,12 @@ async function plainInserts(pool: Pool): Promise<Summary> {
       }
     }),
   );
-  const seconds = Number(process.hrtime.bigint() - begin) / 1e9;
-  return summarize(`plain INSERT baseline, ${writers} writers`, latencies, seconds);
+  return { latencies, seconds: Number(process.hrtime.bigint() - begin) / 1e9 };
+}
+
+function summarizeRounds(name: string, rounds: Round[]): Summary {
+  const seconds = rounds.reduce((sum, round) => sum + round.seconds, 0);
+  return summarize(`${name}, ${rounds.length} rounds`, rounds.flatMap((round) => round.latencies), seconds);
 }
 
 async function pageReads(store: RuntimeStore, runId: string): Promise<Summary> {
@@ -106,9 +117,18 @@ async function bench(databaseUrl: string): Promise<void> {
     const sessionId = randomUUID();
     await store.createSession(sessionId, tick());
     const rows = await lifecycle(store, sessionId);
-    const baseline = await plainInserts(pool);
-    const appended = await appends(store);
-    rows.push(appended.summary, baseline, await pageReads(store, appended.runId));
+    const baselineRounds: Round[] = [];
+    const appendRoundsDone: Round[] = [];
+    let runId = '';
+    for (let round = 0; round < appendRounds; round++) {
+      baselineRounds.push(await plainInserts(pool));
+      const appended = await appends(store);
+      appendRoundsDone.push(appended);
+      runId = appended.runId;
+    }
+    const baseline = summarizeRounds(`plain INSERT baseline, ${writers} writers`, baselineRounds);
+    const appended = { summary: summarizeRounds(`appendRunRecord, ${writers} writers`, appendRoundsDone) };
+    rows.push(appended.summary, baseline, await pageReads(store, runId));
     printTable(rows);
     const ratio = appended.summary.opsPerSecond / baseline.opsPerSecond;
     const lifecycleP99 = Math.max(rows[0]!.p99, rows[1]!.p99);

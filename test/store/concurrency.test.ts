@@ -13,6 +13,31 @@ const { pool, store } = openStore();
 afterAll(() => pool.end());
 
 const settle = <T>(promises: Promise<T>[]) => Promise.allSettled(promises);
+/** A write whose transaction stays open (holding its locks) until release() is called. */
+function heldOpen() {
+  let entered!: () => void;
+  let release!: () => void;
+  const inside = new Promise<void>((resolve) => (entered = resolve));
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const alsoWrite = async () => {
+    entered();
+    await released;
+  };
+  return { alsoWrite, inside, release };
+}
+
+/** Resolves once some statement on this database waits for a lock another transaction holds. */
+async function untilSomeoneWaitsForALock(): Promise<void> {
+  for (let tries = 0; tries < 200; tries++) {
+    const { rows } = await pool.query<{ waiting: number }>(
+      `SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+    );
+    if (rows[0]!.waiting > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error('no statement ever waited for a lock');
+}
+
 const rejectedWith = (results: PromiseSettledResult<unknown>[]) =>
   results.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => r.reason as Error);
 
@@ -103,5 +128,36 @@ describe('racing writers', () => {
     const page = await store.listSessionRunRecords(sessionId, '', 1000);
     expect(page.records).toHaveLength(41);
     expect(new Set(page.records.map((r) => r.key)).size).toBe(41);
+  });
+
+  it('an append that waited while its run ended is refused: nothing follows the terminal record', async () => {
+    const { run } = await runningRoot(store);
+    const end = heldOpen();
+    const ending = store.recordRunTerminal(terminal(run, 'completed'), end.alsoWrite);
+    await end.inside;
+    const append = store.appendRunRecord(note(run, 'too late'));
+    await untilSomeoneWaitsForALock();
+    end.release();
+    await ending;
+    await expect(append).rejects.toBeInstanceOf(RunNotActiveError);
+    const log = (await store.listRunRecords(run.runId, '', 100)).records;
+    expect(log.at(-1)!.type).toBe(RecordType.RunCompleted);
+  });
+
+  it("appends to two runs of one session wait for each other, so a session reader never sees a later id first", async () => {
+    const { run: parent } = await runningRoot(store);
+    const child = { runId: uid('child'), agentId: 'c', sessionId: parent.sessionId };
+    await store.startChildRun(childCommand(parent, child));
+    const first = heldOpen();
+    const childWrite = store.appendRunRecord(note(child, 'first'), first.alsoWrite);
+    await first.inside;
+    let parentDone = false;
+    const parentWrite = store.appendRunRecord(note(parent, 'second')).finally(() => (parentDone = true));
+    await untilSomeoneWaitsForALock();
+    // While the child's record is uncommitted, a record with a later id cannot commit in its session.
+    expect(parentDone).toBe(false);
+    first.release();
+    const [childId, parentId] = (await Promise.all([childWrite, parentWrite])).map((w) => BigInt(w.recordId));
+    expect(parentId! > childId!).toBe(true);
   });
 });
