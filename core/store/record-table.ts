@@ -126,9 +126,9 @@ export async function insertLifecycleRecord(
  * version, so a terminal change that committed while this statement waited stops it. Inserted
  * rows take their ids in the records' order.
  *
- * Migration 002's weft_append_run_record did this in PL/pgSQL, at about 15 % more per append; it stays in
- * the schema, with the same locks in the same order, for processes of earlier releases during a
- * rolling deploy.
+ * Migration 002's weft_append_run_record did this in PL/pgSQL, at about 15 % more per append. It
+ * stays in the schema, taking the same locks in the same order, for processes of earlier releases
+ * during a rolling deploy.
  */
 async function insertAppends(db: Queryable, records: RecordInput[]): Promise<Map<string, string>> {
   const result = await db.query<{ event_key: string; record_id: string }>(
