@@ -12,9 +12,9 @@ import { printTable, summarize, timed, type Summary } from './stats';
 const lifecycleRuns = Number(process.env.BENCH_RUNS ?? 1000);
 const writers = Number(process.env.BENCH_WRITERS ?? 8);
 const appendsPerWriter = Number(process.env.BENCH_APPENDS ?? 500);
-// Appends and their baseline alternate round by round, so a change in the machine's speed during
-// the run weighs on both alike.
-const appendRounds = Number(process.env.BENCH_ROUNDS ?? 4);
+// Lifecycle changes, appends and their baseline alternate round by round, so a change in the
+// machine's speed during the run weighs on all alike.
+const rounds = Number(process.env.BENCH_ROUNDS ?? 4);
 const pageSize = 100;
 
 let clock = Date.now();
@@ -36,21 +36,22 @@ async function startRun(store: RuntimeStore, sessionId: string) {
   return run;
 }
 
-async function lifecycle(store: RuntimeStore, sessionId: string): Promise<Summary[]> {
-  const starts: number[] = [];
-  const terminals: number[] = [];
-  const begin = Date.now();
-  for (let i = 0; i < lifecycleRuns; i++) {
-    const run = await timed(starts, () => startRun(store, sessionId));
-    await timed(terminals, () => store.recordRunTerminal({ runId: run.runId, status: 'completed', record: rec(run, RecordType.RunCompleted, { status: 'completed' }) }));
-  }
-  const seconds = (Date.now() - begin) / 1000;
-  return [summarize('lifecycle: startRootRun', starts, seconds), summarize('lifecycle: recordRunTerminal', terminals, seconds)];
-}
-
 interface Round {
   latencies: number[];
   seconds: number;
+}
+
+/** One round's share of the runs: each started, then ended; both timed. */
+async function lifecycleRound(store: RuntimeStore, sessionId: string): Promise<{ starts: Round; terminals: Round }> {
+  const starts: number[] = [];
+  const terminals: number[] = [];
+  const begin = process.hrtime.bigint();
+  for (let i = 0; i < Math.ceil(lifecycleRuns / rounds); i++) {
+    const run = await timed(starts, () => startRun(store, sessionId));
+    await timed(terminals, () => store.recordRunTerminal({ runId: run.runId, status: 'completed', record: rec(run, RecordType.RunCompleted, { status: 'completed' }) }));
+  }
+  const seconds = Number(process.hrtime.bigint() - begin) / 1e9;
+  return { starts: { latencies: starts, seconds }, terminals: { latencies: terminals, seconds } };
 }
 
 async function appends(store: RuntimeStore): Promise<Round & { runId: string }> {
@@ -116,19 +117,26 @@ async function bench(databaseUrl: string): Promise<void> {
   try {
     const sessionId = randomUUID();
     await store.createSession(sessionId, tick());
-    const rows = await lifecycle(store, sessionId);
-    const baselineRounds: Round[] = [];
-    const appendRoundsDone: Round[] = [];
+    const measured = { starts: [] as Round[], terminals: [] as Round[], baseline: [] as Round[], appends: [] as Round[] };
     let runId = '';
-    for (let round = 0; round < appendRounds; round++) {
-      baselineRounds.push(await plainInserts(pool));
+    for (let round = 0; round < rounds; round++) {
+      const lifecycle = await lifecycleRound(store, sessionId);
+      measured.starts.push(lifecycle.starts);
+      measured.terminals.push(lifecycle.terminals);
+      measured.baseline.push(await plainInserts(pool));
       const appended = await appends(store);
-      appendRoundsDone.push(appended);
+      measured.appends.push(appended);
       runId = appended.runId;
     }
-    const baseline = summarizeRounds(`plain INSERT baseline, ${writers} writers`, baselineRounds);
-    const appended = { summary: summarizeRounds(`appendRunRecord, ${writers} writers`, appendRoundsDone) };
-    rows.push(appended.summary, baseline, await pageReads(store, runId));
+    const baseline = summarizeRounds(`plain INSERT baseline, ${writers} writers`, measured.baseline);
+    const appended = { summary: summarizeRounds(`appendRunRecord, ${writers} writers`, measured.appends) };
+    const rows = [
+      summarizeRounds('lifecycle: startRootRun', measured.starts),
+      summarizeRounds('lifecycle: recordRunTerminal', measured.terminals),
+      appended.summary,
+      baseline,
+      await pageReads(store, runId),
+    ];
     printTable(rows);
     const ratio = appended.summary.opsPerSecond / baseline.opsPerSecond;
     const lifecycleP99 = Math.max(rows[0]!.p99, rows[1]!.p99);
