@@ -5,6 +5,7 @@ import {
   RunNotActiveError,
   RunTerminalOutcomeConflictError,
 } from '../../core/store';
+import type { Queryable } from '../../core/db/transaction';
 import { childCommand, note, openStore, record, runningRoot, startCommand, terminal, uid } from './fixtures';
 
 // Races against real Postgres: every contender runs in its own transaction on its own connection.
@@ -13,29 +14,34 @@ const { pool, store } = openStore();
 afterAll(() => pool.end());
 
 const settle = <T>(promises: Promise<T>[]) => Promise.allSettled(promises);
-/** A write whose transaction stays open (holding its locks) until release() is called. */
+/**
+ * A write whose transaction stays open, holding its locks, until release() is called; `inside`
+ * resolves with the server process that holds them.
+ */
 function heldOpen() {
-  let entered!: () => void;
+  let entered!: (holder: number) => void;
   let release!: () => void;
-  const inside = new Promise<void>((resolve) => (entered = resolve));
+  const inside = new Promise<number>((resolve) => (entered = resolve));
   const released = new Promise<void>((resolve) => (release = resolve));
-  const alsoWrite = async () => {
-    entered();
+  const alsoWrite = async (tx: Queryable) => {
+    const { rows } = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    entered(rows[0]!.pid);
     await released;
   };
   return { alsoWrite, inside, release };
 }
 
-/** Resolves once some statement on this database waits for a lock another transaction holds. */
-async function untilSomeoneWaitsForALock(): Promise<void> {
+/** Resolves once another statement waits for a lock that the `holder` server process holds. */
+async function untilBlockedBy(holder: number): Promise<void> {
   for (let tries = 0; tries < 200; tries++) {
     const { rows } = await pool.query<{ waiting: number }>(
-      `SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+      'SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))',
+      [holder],
     );
     if (rows[0]!.waiting > 0) return;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
-  throw new Error('no statement ever waited for a lock');
+  throw new Error(`no statement ever waited for the locks of server process ${holder}`);
 }
 
 const rejectedWith = (results: PromiseSettledResult<unknown>[]) =>
@@ -134,9 +140,9 @@ describe('racing writers', () => {
     const { run } = await runningRoot(store);
     const end = heldOpen();
     const ending = store.recordRunTerminal(terminal(run, 'completed'), end.alsoWrite);
-    await end.inside;
+    const holder = await end.inside;
     const append = store.appendRunRecord(note(run, 'too late'));
-    await untilSomeoneWaitsForALock();
+    await untilBlockedBy(holder);
     end.release();
     await ending;
     await expect(append).rejects.toBeInstanceOf(RunNotActiveError);
@@ -150,10 +156,10 @@ describe('racing writers', () => {
     await store.startChildRun(childCommand(parent, child));
     const first = heldOpen();
     const childWrite = store.appendRunRecord(note(child, 'first'), first.alsoWrite);
-    await first.inside;
+    const holder = await first.inside;
     let parentDone = false;
     const parentWrite = store.appendRunRecord(note(parent, 'second')).finally(() => (parentDone = true));
-    await untilSomeoneWaitsForALock();
+    await untilBlockedBy(holder);
     // While the child's record is uncommitted, a record with a later id cannot commit in its session.
     expect(parentDone).toBe(false);
     first.release();
