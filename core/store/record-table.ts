@@ -9,6 +9,7 @@ import {
 } from './errors';
 import type { RecordInput, RecordWrite, RunStatus, StoredRecord } from './records';
 import { findRun, type LifecycleChange } from './run-table';
+import { requireOwner } from './validation';
 
 interface RecordRow {
   record_id: string;
@@ -169,17 +170,21 @@ function recordColumnArrays(records: RecordInput[]): unknown[][] {
 async function explainSkipped(db: Queryable, records: RecordInput[], insertedIds: Map<string, string>): Promise<RecordWrite[]> {
   const run = await findRun(db, records[0]!.runId);
   if (!run) throw new RunNotFoundError();
-  const writes: RecordWrite[] = [];
-  for (const record of records) {
-    if (record.agentId !== run.agentId || (record.sessionId ?? '') !== (run.sessionId ?? '')) throw new RecordOwnerMismatchError();
+  const skippedKeys = records.map((record) => record.key).filter((key) => !insertedIds.has(key));
+  const stored = await db.query<RecordRow>(
+    `SELECT ${recordColumns} FROM runtime_run_records WHERE run_id = $1 AND event_key = ANY($2::text[])`,
+    [run.runId, skippedKeys],
+  );
+  const storedByKey = new Map(stored.rows.map((row) => [row.event_key, row]));
+  return records.map((record) => {
+    requireOwner(record, run, () => new RecordOwnerMismatchError());
     const inserted = insertedIds.get(record.key);
-    const stored = inserted ? undefined : await findRecordByKey(db, record.runId, record.key);
-    if (inserted) writes.push({ recordId: inserted, inserted: true });
-    else if (stored) writes.push(requireExactRetry(stored, record));
-    else if (run.status !== 'running') throw new RunNotActiveError();
-    else throw new EventConflictError(`key ${record.key} is already used`);
-  }
-  return writes;
+    if (inserted) return { recordId: inserted, inserted: true };
+    const earlier = storedByKey.get(record.key);
+    if (earlier) return requireExactRetry(earlier, record);
+    if (run.status !== 'running') throw new RunNotActiveError();
+    throw new EventConflictError(`key ${record.key} is already used`);
+  });
 }
 
 /** Appends one record of a run in one round trip (see insertAppends). */
