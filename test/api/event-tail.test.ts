@@ -3,7 +3,7 @@ import { tailTaskEvents } from '../../api/streaming/task-event-tail';
 import { createPool } from '../../core/db/database';
 import { withTransaction } from '../../core/db/transaction';
 import { startEventFeed, type EventFeed } from '../../core/events/event-feed';
-import { appendTaskEvent, type TaskEvent } from '../../core/events/event-log';
+import { appendTaskEvent, appendTaskEvents, listTaskEvents, type TaskEvent } from '../../core/events/event-log';
 import { EventType } from '../../core/events/event-types';
 
 // Live events come from the append notifications; one too large for a notification (8,000 bytes)
@@ -63,4 +63,22 @@ it('keeps delivering after the feed\'s connection is cut: it listens again and r
   // Well before the 30 s safety re-read: the reconnect woke the reader.
   expect(Date.now() - startedAt).toBeLessThan(5_000);
   expect(received.map((e) => e.message)).toEqual(['before the cut', 'during the cut', 'after the cut']);
+});
+
+it('appends a batch of events in the order given, in one statement, and a retried batch appends none twice', async () => {
+  const workflowId = `batch-${randomUUID()}`;
+  // Keys in descending order: an append in key order would reverse them.
+  const events = Array.from({ length: 30 }, (_, i) => ({ workflowId, key: `${workflowId}/${String(99 - i)}`, type: EventType.StatusUpdate, message: `event ${i}`, at: new Date() }));
+  const received: TaskEvent[] = [];
+  const tail = (async () => {
+    for await (const event of tailTaskEvents({ pool, events: feed }, workflowId, 0, new AbortController().signal)) received.push(event);
+  })();
+  await new Promise((resolve) => setTimeout(resolve, 200)); // the tail is listening
+  await appendTaskEvents(pool, events);
+  await appendTaskEvents(pool, [events[3]!, ...events.slice(10, 12)]);
+  await appendTaskEvents(pool, [{ workflowId, key: `${workflowId}/end`, type: EventType.WorkflowCompleted, message: 'done', at: new Date() }]);
+  await tail;
+  const expected = [...events.map((event, i) => [i + 1, event.message]), [31, 'done']];
+  expect(received.map((e) => [e.seq, e.message])).toEqual(expected);
+  expect((await listTaskEvents(pool, workflowId)).map((e) => [e.seq, e.message])).toEqual(expected);
 });

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/transaction';
-import { appendTaskEvent } from '../../events/event-log';
+import { appendTaskEvent, type NewTaskEvent } from '../../events/event-log';
 import { recordAgentStarted, recordRunningAgentOutcome } from '../task-agents';
 import type { TaskStatus } from '../task-status';
 import { agentFinishedEvent, agentStartedEvent } from './agent-events';
@@ -17,7 +17,10 @@ export async function recordMainAgentStep(tx: Queryable, task: { taskId: string;
   if (await recordAgentStarted(tx, task.taskId, TaskAgent.Main, task.runId, at)) await appendTaskEvent(tx, agentStartedEvent(task.workflowId, TaskAgent.Main, at));
 }
 
-/** In the transaction of the task's end, before its final event: the main agent ends as the task did. */
-export async function recordMainAgentEnd(tx: Queryable, task: { taskId: string; workflowId: string }, outcome: { status: TaskStatus; result: string; error: string; at: Date }): Promise<void> {
-  if (await recordRunningAgentOutcome(tx, task.taskId, TaskAgent.Main, outcome)) await appendTaskEvent(tx, agentFinishedEvent(task.workflowId, TaskAgent.Main, outcome));
+/**
+ * In the transaction of the task's end: the main agent ends as the task did. Its event, when it was
+ * still running, for the caller to append before the task's final event.
+ */
+export async function recordMainAgentEnd(tx: Queryable, task: { taskId: string; workflowId: string }, outcome: { status: TaskStatus; result: string; error: string; at: Date }): Promise<NewTaskEvent | undefined> {
+  return (await recordRunningAgentOutcome(tx, task.taskId, TaskAgent.Main, outcome)) ? agentFinishedEvent(task.workflowId, TaskAgent.Main, outcome) : undefined;
 }

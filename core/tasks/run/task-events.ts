@@ -1,5 +1,4 @@
-import type { Pool } from 'pg';
-import { withTransaction, type Queryable } from '../../db/transaction';
+import type { Queryable } from '../../db/transaction';
 import { appendTaskEvent, type NewTaskEvent } from '../../events/event-log';
 import type { EventType } from '../../events/event-types';
 import { findTaskByWorkflow, lockedTaskStatus } from '../task-index';
@@ -14,13 +13,6 @@ export function taskEvent(
   details: { message?: string; agentId?: string; payload?: Record<string, unknown> } = {},
 ): NewTaskEvent {
   return { workflowId, key: `${workflowId}/${key}`, type, at, ...details };
-}
-
-/** For events that describe no store write of their own. */
-export function appendEvents(pool: Pool, events: NewTaskEvent[]): Promise<void> {
-  return withTransaction(pool, async (tx) => {
-    for (const event of events) await appendTaskEvent(tx, event);
-  });
 }
 
 /**

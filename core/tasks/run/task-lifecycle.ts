@@ -1,6 +1,6 @@
 import { closeTaskLeftovers } from '../task-leftovers';
 import { recordMainAgentEnd } from './main-agent';
-import { appendTaskEvent } from '../../events/event-log';
+import { appendTaskEvents } from '../../events/event-log';
 import { EventType } from '../../events/event-types';
 import { endIfExpired } from '../../sessions/conversations';
 import { recordTaskTurnIn } from '../../sessions/history';
@@ -116,10 +116,10 @@ async function startTask({ store, pool, tools }: TaskRunDeps, input: StartTaskIn
       status: proceed ? TaskStatus.Running : TaskStatus.Cancelled,
       createdAt: at,
     });
-    await appendTaskEvent(tx, taskEvent(input.workflowId, 'started', EventType.WorkflowStarted, at, { message: startedMessage }));
-    if (!proceed) {
-      await appendTaskEvent(tx, taskEvent(input.workflowId, 'finished', EventType.WorkflowCancelled, at, { message: 'session ended before the task started' }));
-    }
+    await appendTaskEvents(tx, [
+      taskEvent(input.workflowId, 'started', EventType.WorkflowStarted, at, { message: startedMessage }),
+      ...(proceed ? [] : [taskEvent(input.workflowId, 'finished', EventType.WorkflowCancelled, at, { message: 'session ended before the task started' })]),
+    ]);
   });
   const offered = tools.list(input.tenantId).filter((tool) => !input.allowedTools || input.allowedTools.includes(tool.name));
   return { proceed: result.decision === 'proceed', tools: offered.map((tool) => ({ name: tool.name, dangerous: tool.dangerous })) };
@@ -177,18 +177,20 @@ export async function recordTaskEnd(store: RuntimeStore, input: FinishTaskInput)
   const recorded = await endRun(store, { ...run, sessionId: input.sessionId }, ending, async (tx) => {
     ended = await recordTaskOutcome(tx, input.taskId, { status: input.status, result: input.result, errorMessage: error, model: input.model, completedAt: at });
     // The main agent ends as the task did; what else is left open is closed after it.
-    await recordMainAgentEnd(tx, { taskId: input.taskId, workflowId }, { status: input.status, result: input.result, error: error ?? '', at });
+    const agentEnded = await recordMainAgentEnd(tx, { taskId: input.taskId, workflowId }, { status: input.status, result: input.result, error: error ?? '', at });
     await closeTaskLeftovers(tx, input.taskId, at);
     if (input.status === 'COMPLETED' && input.sessionId) {
       await recordTaskTurnIn(tx, { taskId: input.taskId, sessionId: input.sessionId, answer: input.result, at });
     }
+    const events = agentEnded ? [agentEnded] : [];
     if (input.code === 'BUDGET_EXCEEDED') {
       const usage = await usageTotals(tx, input.taskId);
-      await appendTaskEvent(tx, taskEvent(workflowId, 'budget-exceeded', EventType.BudgetExceeded, at, { message: input.errorMessage, payload: { ...usage } }));
+      events.push(taskEvent(workflowId, 'budget-exceeded', EventType.BudgetExceeded, at, { message: input.errorMessage, payload: { ...usage } }));
     }
-    if (error) await appendTaskEvent(tx, taskEvent(workflowId, 'error', EventType.ErrorOccurred, at, { message: error }));
+    if (error) events.push(taskEvent(workflowId, 'error', EventType.ErrorOccurred, at, { message: error }));
     const message = input.status === 'COMPLETED' ? 'task completed' : `task ${input.status.toLowerCase()}${error ? `: ${error}` : ''}`;
-    await appendTaskEvent(tx, taskEvent(workflowId, 'finished', finalEventOf[input.status], at, { message, payload: { status: input.status } }));
+    events.push(taskEvent(workflowId, 'finished', finalEventOf[input.status], at, { message, payload: { status: input.status } }));
+    await appendTaskEvents(tx, events);
   });
   return recorded ? ended : undefined;
 }

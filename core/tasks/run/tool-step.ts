@@ -19,7 +19,7 @@ import {
   type RecordOwner,
   type ToolResolution,
 } from './run-records';
-import { appendEvents, taskEvent } from './task-events';
+import { taskEvent } from './task-events';
 import { sessionHasEnded } from './session-state';
 import type { RunRef, TaskRef } from './task-ref';
 import type { StepContext, TaskRunDeps } from './task-run-deps';
@@ -163,13 +163,15 @@ export function toolSteps(deps: TaskRunDeps) {
       if (started) return recordOutcome(deps, input, owner, unknownOutcome(decodeToolStarted(started).name), 0);
       await store.appendRunRecord(toolStartedRecord(owner, input.call, at));
     }
-    await appendEvents(pool, [
+    // An event that describes no store write of its own: one statement, atomic without a transaction.
+    await appendTaskEvent(
+      pool,
       taskEvent(input.workflowId, `${eventKey}/invoked`, EventType.ToolInvoked, at, {
         agentId: input.agentId,
         message: `calling ${name}`,
         payload: { tool: name, tool_call_id: input.call.id, arguments: args, idempotency },
       }),
-    ]);
+    );
     const startedAt = performance.now();
     const outcome = await step.keepAlive(() =>
       tools.execute(name, args, {
