@@ -101,7 +101,9 @@ describe('a tenant\'s daily budget', () => {
 
   it('caps the sum of its tasks: once they have spent it, the next task is refused before its model call', async () => {
     const query = `tenant spends ${randomUUID()}`;
-    stack.model.on(query, { content: 'first answer', usage: { prompt_tokens: 80, completion_tokens: 40 } });
+    // $0.14 spent leaves $0.01: less than any next step's prompt (its query alone is over 10 tokens;
+    // $0.12 left $0.03, which a short tokenization of the query's uuid could fit under).
+    stack.model.on(query, { content: 'first answer', usage: { prompt_tokens: 100, completion_tokens: 40 } });
     const first = await submitTask(stack.orchestrator, { query });
     expect(await waitForFinish(stack.orchestrator, first.task_id)).toMatchObject({ status: 'TASK_STATUS_COMPLETED' });
 
@@ -110,7 +112,7 @@ describe('a tenant\'s daily budget', () => {
     const second = await submitTask(stack.orchestrator, { query: next });
     expect(await waitForFinish(stack.orchestrator, second.task_id)).toMatchObject({
       status: 'TASK_STATUS_FAILED',
-      error_message: expect.stringMatching(/^BUDGET_EXCEEDED: tenant spent \$0\.1200 of its \$0\.15 daily budget; the next step needs about \$0\.0\d+$/),
+      error_message: expect.stringMatching(/^BUDGET_EXCEEDED: tenant spent \$0\.1400 of its \$0\.15 daily budget; the next step needs about \$0\.0\d+$/),
     });
     expect(stack.model.requests.filter((r) => JSON.stringify(r.body).includes(next))).toHaveLength(0);
   });
