@@ -4,7 +4,7 @@ import type { temporal as proto } from '@temporalio/proto';
 import type { Pool } from 'pg';
 import type { ModelStepInput, ModelStepResult } from '../core/tasks/run/model-step';
 import { stepReplyKey, toolResultKey } from '../core/tasks/run/run-records';
-import { TASK_RUN_AGENT_ID } from '../core/tasks/run/task-ref';
+import { TASK_RUN_AGENT_ID, agentRunIdOf } from '../core/tasks/run/task-ref';
 import type { ToolOutcomeResolutionInput } from '../core/tasks/run/tool-step';
 import type { RuntimeStore, StoredRecord } from '../core/store';
 import { readRunLog } from '../core/transcript';
@@ -90,13 +90,28 @@ const childWorkflowsOf = (events: HistoryEvent[]) =>
 /** The store's records that stand for a completed activity: model replies and tool results. */
 const isStepRecord = (runId: string, key: string) => new RegExp(`^${runId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/(step-\\d+/reply|tool/[^/]+)$`).test(key);
 
-/** The task as verify has read it already: its run's log, and the latest run of its workflow. */
+/** The task as verify has read it already: its run's log, the runs a reset gave it (newest first), and the latest run of its workflow. */
 interface VerifiedTask {
   taskId: string;
   workflowId: string;
   runId: string;
   taskLog: StoredRecord[];
+  /** The task's store runs, its current one first, each followed by the one it was reset from. */
+  runChain: string[];
   latestRunId: string;
+}
+
+/**
+ * The keys a completed step's record has in the runs that reset copied it into: a reset's run
+ * starts with its predecessor's records of the steps before the reset point, under its own run.
+ */
+function withResetCopies(keys: Set<string>, runChain: string[]): Set<string> {
+  const expected = new Set(keys);
+  for (let i = runChain.length - 1; i > 0; i--) {
+    const [from, to] = [runChain[i]!, runChain[i - 1]!];
+    for (const key of [...expected]) if (key.startsWith(`${from}/`)) expected.add(`${to}${key.slice(from.length)}`);
+  }
+  return expected;
 }
 
 export async function historyProblems(deps: { pool: Pool; store: RuntimeStore; temporal: Client }, task: VerifiedTask, closed: boolean): Promise<string[]> {
@@ -105,7 +120,9 @@ export async function historyProblems(deps: { pool: Pool; store: RuntimeStore; t
   const childRuns = await Promise.all(children.map((child) => runsOf(deps.temporal, child)));
   const runs = [...taskRuns, ...childRuns.flat()].map(stepsOf);
   const steps = runs.flatMap((run) => run.completed);
-  const runIds = [...new Set([task.runId, ...steps.map((step) => step.runId), ...children])];
+  // An agent's run is its child workflow's id, in the scope of the task's run that started it.
+  const agentRuns = children.flatMap((child) => task.runChain.map((taskRun) => agentRunIdOf(child, taskRun)));
+  const runIds = [...new Set([...task.runChain, ...steps.map((step) => step.runId), ...agentRuns])];
   const logs = new Map(await Promise.all(runIds.map(async (runId) => [runId, runId === task.runId ? task.taskLog : await readRunLog(deps.store, runId)] as const)));
   const problems: string[] = [];
 
@@ -117,19 +134,22 @@ export async function historyProblems(deps: { pool: Pool; store: RuntimeStore; t
   }
   // A record written by an activity still running (or retried) has no completion yet.
   if (closed) {
-    const expected = new Set([...steps.map((step) => step.key), ...runs.flatMap((run) => run.abandoned)]);
+    const expected = withResetCopies(new Set([...steps.map((step) => step.key), ...runs.flatMap((run) => run.abandoned)]), task.runChain);
     for (const [runId, log] of logs) {
       for (const record of log) if (isStepRecord(runId, record.key) && !expected.has(record.key)) problems.push(`record ${record.key} has no completed activity in Temporal's history`);
     }
   }
-  const taskLog = logs.get(task.runId)!;
   // A child cancelled before its first activity never started a run: there is nothing to link.
-  for (const child of children.filter((id) => logs.get(id)!.length > 0)) {
-    if (!taskLog.some((record) => record.key === `${task.runId}/link/${child}`)) problems.push(`agent run ${child} is not linked to the task's run`);
+  for (const taskRun of task.runChain) {
+    const taskLog = logs.get(taskRun)!;
+    for (const agentRun of children.map((child) => agentRunIdOf(child, taskRun)).filter((id) => logs.get(id)!.length > 0)) {
+      if (!taskLog.some((record) => record.key === `${taskRun}/link/${agentRun}`)) problems.push(`agent run ${agentRun} is not linked to the task's run ${taskRun}`);
+    }
   }
   const { rows: running } = await deps.pool.query<{ run_id: string }>(`SELECT run_id FROM task_agents WHERE task_id = $1 AND status = 'RUNNING'`, [task.taskId]);
   for (const { run_id: runId } of running) {
-    if (children.includes(runId) && (await deps.temporal.workflow.getHandle(runId).describe()).status.name !== 'RUNNING') problems.push(`agent run ${runId} is RUNNING in the store, its workflow has closed`);
+    const child = children.find((id) => task.runChain.some((taskRun) => agentRunIdOf(id, taskRun) === runId));
+    if (child && (await deps.temporal.workflow.getHandle(child).describe()).status.name !== 'RUNNING') problems.push(`agent run ${runId} is RUNNING in the store, its workflow has closed`);
   }
   return problems;
 }

@@ -45,6 +45,27 @@ async function storeProblems(pool: Pool, task: TaskRecord, records: StoredRecord
   return problems;
 }
 
+/** The task's store runs, its current one first, each followed by the run a Temporal reset continued (the `reset_from_run` label). */
+async function runChainOf(store: RuntimeStore, runId: string): Promise<string[]> {
+  const chain = [runId];
+  for (let from = (await store.loadRun(runId)).labels.reset_from_run; from && !chain.includes(from); from = (await store.loadRun(from)).labels.reset_from_run) chain.push(from);
+  return chain;
+}
+
+/** A run a reset replaced was started once and ended once (by its own end, or by the handover). */
+async function replacedRunProblems(store: RuntimeStore, runIds: string[]): Promise<string[]> {
+  const problems = await Promise.all(
+    runIds.map(async (runId) => {
+      const records = await readRunLog(store, runId);
+      const count = (type: string) => records.filter((record) => record.type === type).length;
+      const started = count(RecordType.RunStarted);
+      const ended = count(RecordType.RunCompleted);
+      return started === 1 && ended === 1 ? [] : [`run ${runId}, which a reset replaced, has ${started} run_started and ${ended} run_completed records (one each expected)`];
+    }),
+  );
+  return problems.flat();
+}
+
 /** Every disagreement for one task, as lines; none means it verifies clean. */
 export async function verifyTask(deps: { pool: Pool; store: RuntimeStore; temporal: Client }, taskId: string): Promise<string[]> {
   const task = await findTask(deps.pool, taskId);
@@ -62,7 +83,12 @@ export async function verifyTask(deps: { pool: Pool; store: RuntimeStore; tempor
   if (!agreeing.includes(task.status)) problems.push(`Temporal says ${temporalStatus}, the store says ${task.status}`);
   const closed = temporalStatus !== 'RUNNING';
   const taskLog = await readRunLog(deps.store, task.runId);
-  problems.push(...(await storeProblems(deps.pool, task, taskLog, closed)), ...(await historyProblems(deps, { ...task, taskLog, latestRunId: latest.runId }, closed)));
+  const runChain = await runChainOf(deps.store, task.runId);
+  problems.push(
+    ...(await storeProblems(deps.pool, task, taskLog, closed)),
+    ...(await replacedRunProblems(deps.store, runChain.slice(1))),
+    ...(await historyProblems(deps, { ...task, taskLog, runChain, latestRunId: latest.runId }, closed)),
+  );
   return problems.map((problem) => `${taskId}: ${problem}`);
 }
 

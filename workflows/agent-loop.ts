@@ -1,4 +1,4 @@
-import { patched } from '@temporalio/workflow';
+import { patched, workflowInfo } from '@temporalio/workflow';
 import type { HistoryPolicy } from '../core/llm/history-compression';
 import type { ModelTier } from '../core/orchestration/plan';
 import type { Budget } from '../core/tasks/run/budget';
@@ -7,7 +7,7 @@ import type { ToolCallInput } from '../core/tasks/run/tool-step';
 import type { ToolOutcome } from '../core/tools/tool';
 import { modelActivities, storeActivities, toolActivities } from './activity-stubs';
 import type { ApprovalRequest, AwaitApproval } from './approval-gate';
-import type { TaskScope } from './task-scope';
+import { handoverOf, taskRunIdOf, type TaskScope } from './task-scope';
 import type { PromptParams } from '../core/tools/tool';
 
 // The agent loop shared by a single-agent task and each agent of a COMPLEX task: one activity per
@@ -101,6 +101,7 @@ function modelStepInput(params: AgentLoopParams, state: AgentLoopState): ModelSt
     ...(params.cacheModelSteps ? { cacheFor: params.task.tenantId } : {}),
     ...reuseFor(params, state.step),
     stepAtMs: Date.now(),
+    ...handoverOf(params.task),
   };
 }
 
@@ -123,6 +124,7 @@ function toolCallInput(params: AgentLoopParams, call: ToolCallRequest): ToolCall
     agentId: params.agentId,
     call,
     atMs: Date.now(),
+    ...handoverOf(task),
   };
 }
 
@@ -143,7 +145,25 @@ function toolApproval(params: AgentLoopParams, approvalId: string, proposedActio
     proposedAction,
     reason,
     timeoutMs: params.approvalTimeoutMs,
+    ...handoverOf(task),
   };
+}
+
+/**
+ * A tool call's approval: named by the workflow that asks (the run it writes was keyed by it until
+ * a reset could give the task another run), so a reset's history matches the decisions it kept.
+ */
+const approvalIdOf = (call: ToolCallRequest) => `${workflowInfo().workflowId}/tool/${call.id}`;
+
+/**
+ * In a reset's run, the task's own loop keeps its place up to date: what the first activity of the
+ * reset's own to run finds done (steps, and this step's tool calls) comes from the earlier run.
+ */
+function noteProgress(params: AgentLoopParams, state: AgentLoopState, toolCallsDone: string[]): void {
+  const { reset } = params.task;
+  if (!reset || params.run.runId !== taskRunIdOf(params.task)) return;
+  reset.belowStep = state.step;
+  reset.toolCalls = toolCallsDone;
 }
 
 type Approved = { kind: 'approved'; calls: ToolCallRequest[] } | Extract<AgentLoopResult, { kind: 'rejected' | 'approval_timeout' }>;
@@ -162,7 +182,7 @@ async function approvedCalls(params: AgentLoopParams, requested: ToolCallRequest
       continue;
     }
     const decision = await params.awaitApproval(
-      toolApproval(params, `${params.run.runId}/tool/${call.id}`, { tool: call.name, arguments: call.arguments }, `${call.name} is a dangerous tool`),
+      toolApproval(params, approvalIdOf(call), { tool: call.name, arguments: call.arguments }, `${call.name} is a dangerous tool`),
       async (modified) => {
         const check = await checkToolArguments({ tool: call.name, argumentsText: modified });
         return check.ok ? undefined : check.error;
@@ -187,7 +207,7 @@ async function reviewUnknownOutcome(params: AgentLoopParams, call: ToolCallReque
   const decision = await params.awaitApproval(
     toolApproval(
       params,
-      `${params.run.runId}/tool/${call.id}/outcome`,
+      `${approvalIdOf(call)}/outcome`,
       { tool: call.name, arguments: call.arguments, outcome: 'unknown', resolve: 'approve: it took effect; reject: it did not; approve with modified_action {"run_again": true}: run it again' },
       `${call.name} was interrupted after its request may have been sent: did it take effect?`,
     ),
@@ -214,6 +234,7 @@ export async function runAgentLoop(params: AgentLoopParams, from: AgentLoopState
   let stepsHere = 0;
   for (;;) {
     if (stepsHere >= params.stepsPerHistory) return { kind: 'continue', state };
+    noteProgress(params, state, state.toolResultsFor);
     const step = await runModelStep.executeWithOptions({ summary: modelStepSummary(params, state.step) }, [modelStepInput(params, state)]);
     if (step.kind === 'session_ended') return { kind: 'session_ended', state };
     if (step.kind === 'over_budget') return { kind: 'over_budget', reason: step.reason, state };
@@ -222,6 +243,7 @@ export async function runAgentLoop(params: AgentLoopParams, from: AgentLoopState
     state.tokens += step.usage.totalTokens;
     state.costUsd += step.costUsd;
     state.model = step.model;
+    noteProgress(params, state, []);
     params.onUsage?.(step.usage.totalTokens, step.costUsd);
     if (step.overBudget) return { kind: 'over_budget', reason: step.overBudget, state };
     if (step.toolCalls.length === 0) return { kind: 'answered', text: step.text, state };
@@ -231,7 +253,13 @@ export async function runAgentLoop(params: AgentLoopParams, from: AgentLoopState
     const approved = await approvedCalls(params, step.toolCalls, state);
     if (approved.kind !== 'approved') return approved;
     const reuse = reuseFor(params, state.step - 1);
-    const outcomes = await inBatches(approved.calls, params.toolParallelism, (call) => runToolCall.executeWithOptions({ summary: `tool ${call.name} (${call.id}) of agent ${params.agentId}` }, [{ ...toolCallInput(params, call), ...reuse }]));
+    const done: string[] = [];
+    const outcomes = await inBatches(approved.calls, params.toolParallelism, async (call) => {
+      const outcome = await runToolCall.executeWithOptions({ summary: `tool ${call.name} (${call.id}) of agent ${params.agentId}` }, [{ ...toolCallInput(params, call), ...reuse }]);
+      done.push(call.id);
+      noteProgress(params, state, [...done]);
+      return outcome;
+    });
     const unknown = approved.calls.filter((_call, i) => isUnknown(outcomes[i]!));
     if (unknown.length > 0 && patched(outcomeReviewPatch)) {
       for (const call of unknown) await reviewUnknownOutcome(params, call);

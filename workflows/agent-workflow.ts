@@ -2,10 +2,11 @@ import { CancellationScope, continueAsNew, isCancellation, workflowInfo } from '
 import type { HistoryPolicy } from '../core/llm/history-compression';
 import type { AgentTask } from '../core/orchestration/plan';
 import type { AgentRunInput } from '../core/tasks/run/agent-runs';
+import { agentRunIdOf } from '../core/tasks/run/task-ref';
 import { storeActivities } from './activity-stubs';
 import { createApprovalGate } from './approval-gate';
 import { initialLoopState, runAgentLoop, type AgentLoopResult, type AgentLoopState } from './agent-loop';
-import { taskScopeOf, type TaskScope } from './task-scope';
+import { handoverOf, taskRunIdOf, taskScopeOf, type TaskScope } from './task-scope';
 import { loopSettingsOf, type TaskSettings } from './settings';
 
 const { startAgent, finishAgent } = storeActivities;
@@ -35,14 +36,15 @@ function seedFor(input: AgentWorkflowInput): string {
 
 /** One agent of a COMPLEX task: its own child run in the store, its own loop, its own approvals. */
 export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWorkflowResult> {
-  // The agent's own run is keyed by its child workflow's id.
-  const runId = workflowInfo().workflowId;
-  const agentRun: Omit<AgentRunInput, 'atMs'> = { taskId: input.taskId, workflowId: input.taskWorkflowId, sessionId: input.sessionId, agentId: input.agent.id, runId };
+  // The agent's own run is keyed by its child workflow's id, in the scope of the task's run (a reset's run starts agents of its own).
+  const taskRunId = taskRunIdOf(input);
+  const runId = agentRunIdOf(workflowInfo().workflowId, taskRunId);
+  const agentRun: Omit<AgentRunInput, 'atMs'> = { taskId: input.taskId, workflowId: input.taskWorkflowId, taskRunId, sessionId: input.sessionId, agentId: input.agent.id, runId };
   const awaitApproval = createApprovalGate({}, { taskWorkflowId: input.taskWorkflowId });
 
   let runAgentId = input.resume?.runAgentId ?? '';
   if (!input.resume) {
-    const started = await startAgent({ ...agentRun, atMs: Date.now() });
+    const started = await startAgent({ ...agentRun, atMs: Date.now(), ...handoverOf(input) });
     if (!started.proceed) return { kind: 'session_ended', state: initialLoopState };
     runAgentId = started.runAgentId;
   }

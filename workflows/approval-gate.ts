@@ -56,6 +56,7 @@ function recordDecision(request: ApprovalRequest, status: 'approved' | 'rejected
     modifiedAction: decision?.modifiedAction ?? '',
     ...(decision?.channel ? { channel: decision.channel } : {}),
     atMs: Date.now(),
+    ...(request.handover ? { handover: request.handover } : {}),
   });
 }
 

@@ -1,11 +1,11 @@
 import type { Plan } from '../core/orchestration/plan';
-import { TaskAgent, taskRunOf } from '../core/tasks/run/task-ref';
+import { TaskAgent } from '../core/tasks/run/task-ref';
 import { modelActivities, storeActivities } from './activity-stubs';
 import { initialLoopState } from './agent-loop';
 import { runPlan } from './plan-runner';
 import { budgetOf } from './settings';
 import { completed, failed, loopOutcome, type TaskOutcome } from './task-outcomes';
-import { routingInputOf } from './task-scope';
+import { handoverOf, routingInputOf, taskRunIdOf } from './task-scope';
 import type { TaskContext } from './task-workflow-types';
 
 const { recordPlan } = storeActivities;
@@ -34,8 +34,17 @@ export async function runPlanned(ctx: TaskContext, plan: Plan, record: boolean):
     ...outcome.results.map((r) => `## Result of ${r.agentId}\n${r.result}`),
     'Combine these results into one final answer to the task.',
   ].join('\n\n');
-  const { runId } = taskRunOf(task.taskWorkflowId);
-  const synthesisInput = { taskId: task.taskId, runId, sessionId: task.sessionId, agentId: TaskAgent.Synthesis, step: 0, seed, budget: budgetOf(input.settings), stepAtMs: Date.now() };
+  const synthesisInput = {
+    taskId: task.taskId,
+    runId: taskRunIdOf(task),
+    sessionId: task.sessionId,
+    agentId: TaskAgent.Synthesis,
+    step: 0,
+    seed,
+    budget: budgetOf(input.settings),
+    stepAtMs: Date.now(),
+    ...handoverOf(task),
+  };
   const synthesis = await runModelStep.executeWithOptions({ summary: `synthesis of ${outcome.results.length} agents' results` }, [synthesisInput]);
   if (synthesis.kind === 'session_ended') return loopOutcome({ kind: 'session_ended', state: initialLoopState });
   if (synthesis.kind === 'over_budget') return loopOutcome({ kind: 'over_budget', reason: synthesis.reason, state: initialLoopState });

@@ -1,12 +1,12 @@
 import { continueAsNew } from '@temporalio/workflow';
 import type { ExecutionMode } from '../core/orchestration/complexity';
 import type { Plan } from '../core/orchestration/plan';
-import { TaskAgent, taskRefOf, taskRunOf } from '../core/tasks/run/task-ref';
+import { TaskAgent, taskRefOf } from '../core/tasks/run/task-ref';
 import { modelActivities, storeActivities, toolActivities } from './activity-stubs';
 import { initialLoopState, runAgentLoop, type AgentLoopState } from './agent-loop';
 import { runPlanned } from './planned-task';
 import { completed, failed, loopOutcome, type TaskOutcome } from './task-outcomes';
-import { routingInputOf } from './task-scope';
+import { handoverOf, routingInputOf, taskRunIdOf } from './task-scope';
 import { loopSettingsOf } from './settings';
 import type { TaskContext, TaskWorkflowFunction } from './task-workflow-types';
 
@@ -60,7 +60,7 @@ async function approvePlan(ctx: TaskContext, route: Extract<Route, { kind: 'run'
       approvalId: `${task.taskWorkflowId}/plan`,
       taskId: task.taskId,
       taskWorkflowId: task.taskWorkflowId,
-      runId: taskRunOf(task.taskWorkflowId).runId,
+      runId: taskRunIdOf(task),
       tenantId: task.tenantId,
       userId: task.userId,
       sessionId: task.sessionId,
@@ -69,6 +69,7 @@ async function approvePlan(ctx: TaskContext, route: Extract<Route, { kind: 'run'
       proposedAction: route.plan ? { mode: route.mode, plan: route.plan } : { mode: route.mode, query: task.query },
       reason: reasons.join('; '),
       timeoutMs: ctx.input.settings.approvalTimeoutMs,
+      ...handoverOf(task),
     },
     // A modified plan is validated like a model's; without a plan, the modification is the query.
     route.plan
@@ -116,8 +117,8 @@ export async function runTask(ctx: TaskContext): Promise<TaskOutcome> {
   if (approval.plan) return runPlanned(ctx, approval.plan, approval.planChanged);
   if (route.mode === 'SIMPLE' && route.directTool) {
     const call = { id: 'direct', ...route.directTool };
-    const { runId } = taskRunOf(task.taskWorkflowId);
-    const outcome = await runToolCall.executeWithOptions({ summary: `tool ${call.name}, answering the task directly` }, [{ ...taskRefOf(task), workflowId: task.taskWorkflowId, runId, agentId: TaskAgent.Main, call, atMs: Date.now() }]);
+    const direct = { ...taskRefOf(task), workflowId: task.taskWorkflowId, runId: taskRunIdOf(task), agentId: TaskAgent.Main, call, atMs: Date.now(), ...handoverOf(task) };
+    const outcome = await runToolCall.executeWithOptions({ summary: `tool ${call.name}, answering the task directly` }, [direct]);
     return outcome.ok ? completed(outputText(outcome.content), call.name) : failed(`${outcome.error.category} error: ${outcome.error.message}`);
   }
   return runSingleAgent(ctx, approval.query, initialLoopState);
@@ -130,7 +131,7 @@ async function runSingleAgent(ctx: TaskContext, query: string, from: AgentLoopSt
   const loop = await runAgentLoop(
     {
       task: { ...ctx.task, query },
-      run: { runId: taskRunOf(ctx.task.taskWorkflowId).runId },
+      run: { runId: taskRunIdOf(ctx.task) },
       agentId: TaskAgent.Main,
       seed: query,
       tools: ctx.tools.map((t) => t.name),
@@ -147,7 +148,7 @@ async function runSingleAgent(ctx: TaskContext, query: string, from: AgentLoopSt
     from,
   );
   if (loop.kind === 'continue') {
-    return continueAsNew<TaskWorkflowFunction>({ ...input, query, resume: { tools: ctx.tools, loop: loop.state } });
+    return continueAsNew<TaskWorkflowFunction>({ ...input, query, resume: { tools: ctx.tools, loop: loop.state, runId: taskRunIdOf(ctx.task) } });
   }
   return loopOutcome(loop);
 }

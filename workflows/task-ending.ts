@@ -5,14 +5,14 @@ import { taskFailedType, type TaskView } from './messages';
 import { taskStatusKey } from './search-attributes';
 import { failed, failureMessageOf, type TaskOutcome } from './task-outcomes';
 import type { TaskWorkflowInput, TaskWorkflowResult } from './task-workflow-types';
+import { handoverOf, taskRunIdOf, type TaskScope } from './task-scope';
 
 const { finishTask } = lifecycleActivities;
 const unrecordableEndPatch = 'unrecordable-end-fails-task';
 
 interface EndingTask {
   input: TaskWorkflowInput;
-  /** The task's own run. */
-  runId: string;
+  task: TaskScope;
   view: TaskView;
 }
 
@@ -50,8 +50,9 @@ export async function finishTaskRun(task: EndingTask, outcome: TaskOutcome): Pro
  * activities' retry budget spent) is replaced by a failure naming why, so the store never keeps a
  * finished task RUNNING; when even that cannot be recorded, the workflow fails.
  */
-async function recordEnd({ input, runId }: EndingTask, end: TaskOutcome): Promise<{ end: TaskOutcome; spent: Spend | undefined }> {
-  const record = (outcome: TaskOutcome) => finishTask({ taskId: input.taskId, runId, sessionId: input.sessionId, ...outcome, finishedAtMs: Date.now() });
+async function recordEnd({ input, task }: EndingTask, end: TaskOutcome): Promise<{ end: TaskOutcome; spent: Spend | undefined }> {
+  const run = { runId: taskRunIdOf(task), workflowId: task.taskWorkflowId };
+  const record = (outcome: TaskOutcome) => finishTask({ taskId: input.taskId, ...run, sessionId: input.sessionId, ...outcome, finishedAtMs: Date.now(), ...handoverOf(task) });
   try {
     return { end, spent: await record(end) };
   } catch (err) {

@@ -25,8 +25,8 @@ export interface TaskWorkflowInput extends TaskRef {
   allowedTools?: string[];
   /** Set when the task is a fork of another: its steps before fork.fromStep reuse what that task recorded. */
   fork?: TaskFork;
-  /** Set when a single-agent task continues in a fresh history. */
-  resume?: { tools: ToolSummary[]; loop: AgentLoopState };
+  /** Set when a single-agent task continues in a fresh history; `runId` is the task's store run (absent from before a reset could make it other than the workflow's id). */
+  resume?: { tools: ToolSummary[]; loop: AgentLoopState; runId?: string };
 }
 
 export interface TaskWorkflowResult {
@@ -43,7 +43,7 @@ export interface TaskWorkflowResult {
 /** What the parts of a task's run share. */
 export interface TaskContext {
   input: TaskWorkflowInput;
-  /** The task, its caller, and its workflow (whose id also keys the task's own run). */
+  /** The task, its caller, its workflow and the store run this workflow run writes. */
   task: TaskScope;
   tools: ToolSummary[];
   view: TaskView;

@@ -8,10 +8,11 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ExecutionMode } from '../core/orchestration/complexity';
-import { taskRefOf, taskRunOf } from '../core/tasks/run/task-ref';
+import { taskRefOf } from '../core/tasks/run/task-ref';
 import { lifecycleActivities, storeActivities } from './activity-stubs';
 import { createApprovalGate } from './approval-gate';
-import type { TaskScope } from './task-scope';
+import { handoverOf, type TaskScope } from './task-scope';
+import { taskRunOfThisRun } from './reset-run';
 import { cancelTaskSignal, handlerDescriptions, taskStatusQuery, type CancelRequest, type TaskView } from './messages';
 import { executionModeKey, taskStatusKey } from './search-attributes';
 import { failed, failureMessageOf, type TaskOutcome } from './task-outcomes';
@@ -30,8 +31,9 @@ const { startTask } = lifecycleActivities;
  */
 export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkflowResult> {
   const { workflowId, startTime } = workflowInfo();
-  const task: TaskScope = { ...taskRefOf(input), taskWorkflowId: workflowId, query: input.query };
-  const { runId } = taskRunOf(workflowId);
+  const run = taskRunOfThisRun(input.resume?.runId);
+  const task: TaskScope = { ...taskRefOf(input), taskWorkflowId: workflowId, taskRunId: run.taskRunId, ...(run.reset ? { reset: run.reset } : {}), query: input.query };
+  const runId = run.taskRunId;
   const view: TaskView = { status: 'RUNNING', mode: '', progress: 0, agents: [], tokens: 0, costUsd: 0 };
   setHandler(taskStatusQuery, () => view, { description: handlerDescriptions.taskStatus });
   const awaitApproval = createApprovalGate(view, { taskWorkflowId: workflowId });
@@ -45,7 +47,7 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkfl
     upsertSearchAttributes([{ key: taskStatusKey, value: 'RUNNING' }]);
     const allowed = input.allowedTools ? { allowedTools: input.allowedTools } : {};
     const fork = input.fork ? { fork: input.fork } : {};
-    const started = await startTask({ ...taskRefOf(input), workflowId, query: input.query, mode: 'STANDARD', startedAtMs: startTime.getTime(), ...allowed, ...fork });
+    const started = await startTask({ ...taskRefOf(input), workflowId, query: input.query, mode: 'STANDARD', startedAtMs: startTime.getTime(), ...allowed, ...fork, ...handoverOf(task) });
     if (!started.proceed) {
       view.status = 'CANCELLED';
       upsertSearchAttributes([{ key: taskStatusKey, value: 'CANCELLED' }]);
@@ -62,7 +64,7 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkfl
   setHandler(cancelTaskSignal, (request) => {
     if (cancelRequest || finishing) return;
     cancelRequest = request;
-    cancelling = recordCancellationRequest({ runId, sessionId: input.sessionId, reason: request.reason, atMs: Date.now() }).then(
+    cancelling = recordCancellationRequest({ runId, sessionId: input.sessionId, reason: request.reason, atMs: Date.now(), ...handoverOf(task) }).then(
       () => work.cancel(),
       // Handled here: a rejection nobody awaits yet would fail the workflow task.
       (err: unknown) => log.warn('recording the cancellation request failed', { error: String(err) }),
@@ -81,11 +83,11 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkfl
       outcome = { status: 'CANCELLED', result: '', errorMessage: `cancelled: ${cancelRequest.reason}`, model: '' };
     } else {
       // The engine cancelled the workflow (no CancelTask): record it as such, then end as cancelled.
-      await CancellationScope.nonCancellable(() => finishTaskRun({ input, runId, view }, { status: 'CANCELLED', result: '', errorMessage: 'cancelled', model: '' }));
+      await CancellationScope.nonCancellable(() => finishTaskRun({ input, task, view }, { status: 'CANCELLED', result: '', errorMessage: 'cancelled', model: '' }));
       throw err;
     }
   }
   finishing = true;
   await cancelling;
-  return finishTaskRun({ input, runId, view }, outcome);
+  return finishTaskRun({ input, task, view }, outcome);
 }

@@ -6,7 +6,6 @@ import { recordTaskEnd, type FinishedStatus } from '../../core/tasks/run/task-li
 import { withTransaction } from '../../core/db/transaction';
 import { EventType } from '../../core/events/event-types';
 import { appendWhileTaskRuns, taskEvent } from '../../core/tasks/run/task-events';
-import { taskRunOf } from '../../core/tasks/run/task-ref';
 import { findTaskByWorkflow } from '../../core/tasks/task-index';
 import { taskStatusKey } from '../../workflows/search-attributes';
 import { log } from '../../core/telemetry/logger';
@@ -63,7 +62,8 @@ export function startEngineEndings(deps: { temporal: Client; pool: Pool; store: 
     if (!task || (task.status !== 'RUNNING' && task.status !== 'QUEUED')) return false;
     await recordTaskEnd(deps.store, {
       taskId: task.taskId,
-      runId: taskRunOf(closed.workflowId).runId,
+      runId: task.runId,
+      workflowId: closed.workflowId,
       sessionId: task.sessionId,
       status: ending.status,
       result: '',

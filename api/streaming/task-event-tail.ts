@@ -43,8 +43,9 @@ function continuing(notified: TaskEvent[], after: number): TaskEvent[] | undefin
 
 /**
  * A task's events after sequence `after`, in order, from the durable log and then live as they are
- * appended, until the task's final event or until `signal` aborts. No gaps and no duplicates: live
- * events come from the append notifications while they continue the sequence exactly; otherwise
+ * appended, until the task's final event (its last: a reset may reopen a finished task) or until
+ * `signal` aborts. No gaps and no duplicates: live events come from the append notifications while
+ * they continue the sequence exactly; otherwise
  * (a gap, a notification too large to carry its event, the periodic safety re-read) the log is read
  * from the last sequence yielded. Live-only events (seq 0, not in the log) are passed on as they come
  * while the tail is connected; they do not move its place in the log.
@@ -84,6 +85,7 @@ export async function* tailTaskEvents(
     // Resuming at or past the final event: nothing more will ever come.
     const last = after > 0 ? await lastTaskEvent(deps.pool, workflowId) : undefined;
     if (last && finalEventTypes.has(last.type) && last.seq <= after) return;
+    let atFinal = false;
     for (;;) {
       // Subscribed before reading: an append committed during the read wakes the next round.
       let poll: NodeJS.Timeout | undefined;
@@ -96,20 +98,18 @@ export async function* tailTaskEvents(
       }).finally(() => clearTimeout(poll));
       const live = mustRead ? undefined : continuing(notified, after);
       notified = [];
-      let events: TaskEvent[];
-      if (live) events = live;
-      else {
-        mustRead = false;
-        events = await readEvents(deps.pool, workflowId, after, wokenAt);
-      }
+      if (!live) mustRead = false;
+      const events = live ?? (await readEvents(deps.pool, workflowId, after, wokenAt));
       onLive?.();
       onLive = undefined;
       for (const event of events) {
         if (aborted) return;
         yield event;
         after = event.seq;
-        if (finalEventTypes.has(event.type)) return;
+        atFinal = finalEventTypes.has(event.type);
       }
+      // The final event ends the stream, unless the log goes on past it: a Temporal reset reopened the task.
+      if (atFinal && events.length < pageSize) return;
       const passing = liveOnly;
       liveOnly = [];
       for (const event of passing) {

@@ -65,12 +65,19 @@ const toApproval = (row: ApprovalRow): Approval => ({
 
 export type NewApproval = Omit<Approval, 'status' | 'decidedAt' | 'decidedBy' | 'feedback' | 'modifiedAction'>;
 
-/** Records a pending approval; a retry with the same id changes nothing. */
+/**
+ * Records a pending approval; a retry with the same id changes nothing. Asked again after its
+ * decision (only a Temporal reset's new run does: each run asks once), it is pending again, and the
+ * earlier decision stays in the earlier run's records.
+ */
 export async function insertPendingApproval(tx: Queryable, approval: NewApproval): Promise<boolean> {
   const inserted = await tx.query(
     `INSERT INTO approvals (approval_id, task_id, workflow_id, tenant_id, user_id, session_id, query, kind, proposed_action, reason,
                             status, requested_at, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $12) ON CONFLICT (approval_id) DO NOTHING`,
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $12)
+     ON CONFLICT (approval_id) DO UPDATE SET proposed_action = EXCLUDED.proposed_action, reason = EXCLUDED.reason, status = 'pending',
+       requested_at = EXCLUDED.requested_at, expires_at = EXCLUDED.expires_at, decided_at = NULL, decided_by = '', decided_via = '', feedback = '', modified_action = ''
+       WHERE approvals.status <> 'pending'`,
     [
       approval.approvalId,
       approval.taskId,

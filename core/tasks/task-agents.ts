@@ -13,11 +13,12 @@ export interface AgentRecord {
   usage: { totalTokens: number; promptTokens: number; completionTokens: number; costUsd: number };
 }
 
-/** The agent's row, once: whether this call made it. */
+/** The agent's row, once per run (a reset's run takes the agent over, running again): whether this call wrote it. */
 export async function recordAgentStarted(tx: Queryable, taskId: string, agentId: string, runId: string, at: Date): Promise<boolean> {
   const inserted = await tx.query(
     `INSERT INTO task_agents (task_id, agent_id, run_id, status, started_at) VALUES ($1, $2, $3, 'RUNNING', $4)
-     ON CONFLICT (task_id, agent_id) DO NOTHING`,
+     ON CONFLICT (task_id, agent_id) DO UPDATE SET run_id = EXCLUDED.run_id, status = 'RUNNING', started_at = EXCLUDED.started_at, result = '', error = '', completed_at = NULL
+       WHERE task_agents.run_id <> EXCLUDED.run_id`,
     [taskId, agentId, runId, at],
   );
   return (inserted.rowCount ?? 0) > 0;

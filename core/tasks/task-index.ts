@@ -9,7 +9,7 @@ import { usageTotalsFromSteps, type Spend } from './task-usage';
 
 export interface NewTask extends Omit<TaskRef, 'roles'> {
   workflowId: string;
-  /** The task's own run (taskRunOf its workflow). */
+  /** The task's own run: its workflow's first (taskRunOf), or the latest a Temporal reset gave it. */
   runId: string;
   query: string;
   mode: ExecutionMode;
@@ -119,6 +119,19 @@ export async function recordTaskMode(tx: Queryable, taskId: string, mode: Execut
 /** The plan a COMPLEX task runs, and the mode it runs in. */
 export async function recordTaskPlan(tx: Queryable, taskId: string, mode: ExecutionMode, plan: unknown): Promise<void> {
   await tx.query('UPDATE tasks SET mode = $2, plan = $3 WHERE task_id = $1', [taskId, mode, plan === undefined ? null : JSON.stringify(plan)]);
+}
+
+/**
+ * Points the task at the run a Temporal reset gave it, running again until that run ends (the
+ * earlier run's outcome stays in its records): false when the task had moved already.
+ */
+export async function moveTaskToRun(tx: Queryable, taskId: string, fromRunId: string, toRunId: string): Promise<boolean> {
+  const moved = await tx.query(
+    `UPDATE tasks SET run_id = $3, status = 'RUNNING', result = '', error_message = '', completed_at = NULL
+     WHERE task_id = $1 AND run_id = $2`,
+    [taskId, fromRunId, toRunId],
+  );
+  return (moved.rowCount ?? 0) > 0;
 }
 
 /** Progress of a planned task: its finished agents over all planned agents (synthesis is the last 10%). */

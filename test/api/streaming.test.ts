@@ -1,4 +1,4 @@
-import { status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
+import { status as GrpcStatus } from '@grpc/grpc-js';
 import { listTaskEvents } from '../../core/events/event-log';
 import { createStreamingClient } from '../../protos/clients';
 import type { StreamingServiceClient } from '../../protos/generated/shannon/orchestrator/StreamingService';
@@ -6,6 +6,7 @@ import type { TaskUpdate__Output } from '../../protos/generated/shannon/orchestr
 import { ephemeralListen, startApiServer } from '../../api/server';
 import { submitTask, waitForFinish } from '../support/grpc';
 import { startTestStack, type TestStack } from '../support/stack';
+import { durable, readStream } from '../support/streams';
 
 let stack: TestStack;
 let streaming: StreamingServiceClient;
@@ -19,24 +20,7 @@ afterAll(async () => {
 });
 
 /** Reads a stream until it ends, or until `stopAfter` updates (then disconnects). */
-function read(request: object, stopAfter = Infinity, client = streaming): Promise<TaskUpdate__Output[]> {
-  return new Promise((resolve, reject) => {
-    const updates: TaskUpdate__Output[] = [];
-    const call = client.StreamTaskExecution(request);
-    call.on('data', (update: TaskUpdate__Output) => {
-      updates.push(update);
-      if (updates.length === stopAfter) {
-        call.cancel();
-        resolve(updates);
-      }
-    });
-    call.on('end', () => resolve(updates));
-    call.on('error', (err: ServiceError) => (err.code === GrpcStatus.CANCELLED ? resolve(updates) : reject(err)));
-  });
-}
-
-/** Live-only updates (LLM_PARTIAL) have seq 0 and no stream id: they are not in the log and are not resumed from. */
-const durable = (updates: TaskUpdate__Output[]) => updates.filter((u) => u.stream_id !== '');
+const read = (request: object, stopAfter = Infinity, client = streaming) => readStream(client, request, stopAfter);
 
 /** A busy task: several tool steps, so its log has a dozen events arriving over time. */
 async function busyTask(): Promise<string> {

@@ -1,21 +1,34 @@
 import { randomUUID } from 'node:crypto';
 import { temporal as proto } from '@temporalio/proto';
 import { verifyTask } from '../../cli/verify';
+import { readRunLog } from '../../core/transcript';
+import { findTask } from '../../core/tasks/task-index';
+import { decodeApprovalDecided } from '../../core/tasks/run/run-records';
+import { resetRunIdOf } from '../../core/tasks/run/task-ref';
+import { createStreamingClient } from '../../protos/clients';
+import type { StreamingServiceClient } from '../../protos/generated/shannon/orchestrator/StreamingService';
 import { getTaskStatus, submitTask, waitForFinish } from '../support/grpc';
-import { approveTask, eventTypes, pendingApprovalOf, pendingApprovals, until } from '../support/orchestration';
+import { approveTask, pendingApprovalOf, until } from '../support/orchestration';
 import { startTestStack, type TestStack } from '../support/stack';
+import { durable, readStream } from '../support/streams';
 import { itLeavesEveryTaskVerified } from '../support/verification';
 
-// A reset from the Web UI or `temporal workflow reset` re-drives a task's workflow from a point of
-// its history, in a new run. Weft's store is the record of what happened: a step it recorded is
-// returned as it was (the model and the tools are not asked again, nothing is charged twice), a
-// step it never recorded runs, and the task ends once, with its stream and approvals consistent.
+// A reset from the Web UI or `temporal workflow reset` runs a task's workflow again from a point of
+// its history, in a new Temporal run, and gives the task a new store run linked to the one it
+// continues: the steps before the reset point keep what was recorded (nothing is asked or charged
+// again), the steps after it run fresh, both runs keep their records, and the task's status and
+// stream follow the new run.
 
 let stack: TestStack;
+let streaming: StreamingServiceClient;
 beforeAll(async () => {
   stack = await startTestStack();
+  streaming = createStreamingClient(`127.0.0.1:${stack.api.port}`, { apiKey: stack.apiKey });
 });
-afterAll(() => stack.stop());
+afterAll(async () => {
+  streaming.close();
+  await stack.stop();
+});
 
 const { ResetReapplyType } = proto.api.enums.v1;
 type HistoryEvent = proto.api.history.v1.IHistoryEvent;
@@ -49,52 +62,94 @@ const afterModelStep = (n: number) => (events: HistoryEvent[]) => {
   return events.slice(done).find((e) => e.workflowTaskCompletedEventAttributes)!.eventId!;
 };
 
+/** The workflow task that asked for the first approval. */
+const beforeApproval = (events: HistoryEvent[]) => scheduledOf(events, 'requestApproval')[0]!.activityTaskScheduledEventAttributes!.workflowTaskCompletedEventId!;
+
 async function finishedRun(workflowId: string, runId: string) {
   const handle = stack.temporal.workflow.getHandle(workflowId, runId);
-  await handle.result();
+  await handle.result().catch(() => undefined);
   return handle.describe();
 }
 
+/** The keys a run recorded, without the run's own prefix. */
+const recordNames = async (runId: string) => (await readRunLog(stack.store, runId)).map((r) => r.key.slice(runId.length + 1));
+
 it.each([
-  ['before the second model step', beforeModelStep(2)],
-  ['after the first model step', afterModelStep(1)],
-])('a finished task reset %s completes again from what the store recorded, once', async (_point, pick) => {
+  ['before the second model step', beforeModelStep(2), ['seed', 'step-0/reply', 'tool/calc-1']],
+  ['after the first model step', afterModelStep(1), ['seed', 'step-0/reply']],
+])('a finished task reset %s gets a new run that reuses the steps before the point and runs the rest fresh', async (_point, pick, reused) => {
   const query = `reset me ${randomUUID()}`;
-  stack.model.on(query, { toolCalls: [{ id: 'calc-1', name: 'calculator', arguments: '{"expression":"6*7"}' }] }, { content: 'It is 42.' }, { content: 'a second answer' });
+  stack.model.on(query, { toolCalls: [{ id: 'calc-1', name: 'calculator', arguments: '{"expression":"6*7"}' }] }, { content: 'It is 42.' }, { content: 'a fresh answer' });
   const submitted = await submitTask(stack.orchestrator, { query });
   const before = await waitForFinish(stack.orchestrator, submitted.task_id);
   expect(before).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'It is 42.' });
-  const eventsBefore = await eventTypes(stack.pool, submitted.workflow_id);
+  const firstRun = (await findTask(stack.pool, submitted.task_id))!.runId;
 
-  const runId = await resetTo(submitted.workflow_id, pick);
-  expect((await finishedRun(submitted.workflow_id, runId)).status.name).toBe('COMPLETED');
+  const temporalRunId = await resetTo(submitted.workflow_id, pick);
+  expect((await finishedRun(submitted.workflow_id, temporalRunId)).status.name).toBe('COMPLETED');
 
-  // Nothing asked or charged again, nothing appended twice: the store's account stands.
-  expect(chatRequestsAbout(query)).toHaveLength(2);
+  // The first model step was not asked again; the second ran fresh.
+  expect(chatRequestsAbout(query)).toHaveLength(3);
   const after = await getTaskStatus(stack.orchestrator, submitted.task_id);
-  expect(after).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'It is 42.' });
-  expect(after.metrics?.token_usage?.total_tokens).toBe(before.metrics?.token_usage?.total_tokens);
-  expect(await eventTypes(stack.pool, submitted.workflow_id)).toEqual(eventsBefore);
+  expect(after).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'a fresh answer' });
+  // What the task spent: both runs' model calls, the reused step once.
+  const freshTokens = Number(after.metrics!.token_usage!.total_tokens) - Number(before.metrics!.token_usage!.total_tokens);
+  expect(freshTokens).toBeGreaterThan(0);
+
+  // The new run is the task's, linked to the one it continues; both keep their records.
+  const newRun = resetRunIdOf(submitted.workflow_id, temporalRunId);
+  expect((await findTask(stack.pool, submitted.task_id))!.runId).toBe(newRun);
+  expect((await stack.store.loadRun(newRun)).labels).toMatchObject({ reset_from_run: firstRun, reset_temporal_run: temporalRunId });
+  expect(await stack.store.loadRun(firstRun)).toMatchObject({ status: 'completed' });
+  expect(await recordNames(firstRun)).toEqual(expect.arrayContaining(['step-0/reply', 'tool/calc-1', 'step-1/reply', 'completed']));
+  const newNames = await recordNames(newRun);
+  expect(newNames).toEqual(expect.arrayContaining([...reused, 'step-1/reply', 'completed']));
+  expect(newNames.filter((name) => name === 'step-0/reply')).toHaveLength(1);
+
+  // Read from the start, the stream tells both runs and ends with the new run's end.
+  const updates = durable(await readStream(streaming, { workflow_id: submitted.workflow_id }));
+  expect(updates.filter((u) => u.type === 'WORKFLOW_COMPLETED')).toHaveLength(2);
+  expect(updates.at(-1)!.type).toBe('WORKFLOW_COMPLETED');
+  expect(updates.find((u) => u.type === 'STATUS_UPDATE' && u.message.startsWith('reset in Temporal'))!.message).toContain(`run ${newRun} carries the task on from step 2`);
   expect(await verified(submitted.task_id)).toEqual([]);
 });
 
-it('a task reset while it waits for approval waits again in the new run, and the approval decides it', async () => {
+it('a running task reset before its second model step ends the earlier run as reset and answers from the new one', async () => {
+  const query = `reset me while I run ${randomUUID()}`;
+  stack.model.on(query, { toolCalls: [{ id: 'calc-1', name: 'calculator', arguments: '{"expression":"6*7"}' }] }, { content: 'too late', delayMs: 1_500 }, { content: 'answered after the reset' });
+  const submitted = await submitTask(stack.orchestrator, { query });
+  const firstRun = (await until(() => findTask(stack.pool, submitted.task_id)))!.runId;
+  const stream = readStream(streaming, { workflow_id: submitted.workflow_id });
+  await until(() => chatRequestsAbout(query).length === 2);
+
+  const temporalRunId = await resetTo(submitted.workflow_id, beforeModelStep(2));
+  expect((await finishedRun(submitted.workflow_id, temporalRunId)).status.name).toBe('COMPLETED');
+  expect(await waitForFinish(stack.orchestrator, submitted.task_id)).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'answered after the reset' });
+  expect(await stack.store.loadRun(firstRun)).toMatchObject({ status: 'canceled', cancellationReason: 'reset_in_temporal' });
+
+  // A stream open through the reset goes on with the new run and ends with the task.
+  const updates = durable(await stream);
+  expect(updates.some((u) => u.message.includes(`run ${resetRunIdOf(submitted.workflow_id, temporalRunId)} carries the task on`))).toBe(true);
+  expect(updates.at(-1)!.type).toBe('WORKFLOW_COMPLETED');
+  expect(updates.filter((u) => u.type === 'WORKFLOW_COMPLETED')).toHaveLength(1);
+  expect(await verified(submitted.task_id)).toEqual([]);
+});
+
+it('a task reset while it waits for approval asks again in its new run, and the approval decides it', async () => {
   const query = `reset my approval ${randomUUID()}`;
   stack.model.on(query, { content: 'approved after a reset' });
   const submitted = await submitTask(stack.orchestrator, { query, require_approval: true });
   const approval = await pendingApprovalOf(stack.orchestrator, submitted.task_id);
 
-  const runId = await resetTo(submitted.workflow_id, (events) => scheduledOf(events, 'requestApproval')[0]!.activityTaskScheduledEventAttributes!.workflowTaskCompletedEventId!);
-  // The reset ended the old run; the task is not ended with it.
-  await until(async () => ((await stack.temporal.workflow.getHandle(submitted.workflow_id, runId).query('taskStatus')) as { status: string }).status === 'RUNNING' || undefined);
+  const temporalRunId = await resetTo(submitted.workflow_id, beforeApproval);
+  const newRun = resetRunIdOf(submitted.workflow_id, temporalRunId);
+  // The same approval is pending again, now asked by the new run.
+  await until(async () => (await readRunLog(stack.store, newRun).catch(() => [])).some((r) => r.key === `${newRun}/approval/${approval.approval_id}/requested`));
   expect((await getTaskStatus(stack.orchestrator, submitted.task_id)).status).toBe('TASK_STATUS_RUNNING');
-  expect((await pendingApprovals(stack.orchestrator)).approvals.map((a) => a.approval_id)).toEqual(expect.arrayContaining([approval.approval_id]));
-  // The task's stream says what happened.
-  const note = await until(async () => (await stack.pool.query<{ message: string }>(`SELECT message FROM task_events WHERE workflow_id = $1 AND event_type = 'STATUS_UPDATE'`, [submitted.workflow_id])).rows[0]);
-  expect(note.message).toContain(`run ${runId} carries the task on from the reset point`);
+  expect((await pendingApprovalOf(stack.orchestrator, submitted.task_id)).approval_id).toBe(approval.approval_id);
 
   await approveTask(stack.orchestrator, { approval_id: approval.approval_id, approved: true });
-  expect((await finishedRun(submitted.workflow_id, runId)).status.name).toBe('COMPLETED');
+  expect((await finishedRun(submitted.workflow_id, temporalRunId)).status.name).toBe('COMPLETED');
   expect(await waitForFinish(stack.orchestrator, submitted.task_id)).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'approved after a reset' });
   expect(await verified(submitted.task_id)).toEqual([]);
 });
@@ -102,19 +157,27 @@ it('a task reset while it waits for approval waits again in the new run, and the
 it.each([
   ['with its signals reapplied', true],
   ['without its signals', false],
-])('a decided task reset to before its approval (%s) applies the recorded decision again instead of waiting for a second one', async (_how, reapplySignals) => {
+])('a decided task reset to before its approval (%s) asks again, and the second decision stands beside the first', async (_how, reapplySignals) => {
   const query = `reset my decided approval ${randomUUID()}`;
   stack.model.on(query, { content: 'decided once' });
   const submitted = await submitTask(stack.orchestrator, { query, require_approval: true });
   const approval = await pendingApprovalOf(stack.orchestrator, submitted.task_id);
   await approveTask(stack.orchestrator, { approval_id: approval.approval_id, approved: true, feedback: 'go' });
   expect(await waitForFinish(stack.orchestrator, submitted.task_id)).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'decided once' });
-  const eventsBefore = await eventTypes(stack.pool, submitted.workflow_id);
+  const firstRun = (await findTask(stack.pool, submitted.task_id))!.runId;
 
-  const runId = await resetTo(submitted.workflow_id, (events) => scheduledOf(events, 'requestApproval')[0]!.activityTaskScheduledEventAttributes!.workflowTaskCompletedEventId!, reapplySignals);
-  expect((await finishedRun(submitted.workflow_id, runId)).status.name).toBe('COMPLETED');
-  expect(await eventTypes(stack.pool, submitted.workflow_id)).toEqual(eventsBefore);
+  const temporalRunId = await resetTo(submitted.workflow_id, beforeApproval, reapplySignals);
+  // Asked again: the first decision is not taken for the second.
+  expect((await pendingApprovalOf(stack.orchestrator, submitted.task_id)).approval_id).toBe(approval.approval_id);
+  await approveTask(stack.orchestrator, { approval_id: approval.approval_id, approved: false, feedback: 'not this time' });
+  expect((await finishedRun(submitted.workflow_id, temporalRunId)).status.name).toBe('COMPLETED');
+  expect(await waitForFinish(stack.orchestrator, submitted.task_id)).toMatchObject({ status: 'TASK_STATUS_CANCELLED' });
   expect(chatRequestsAbout(query)).toHaveLength(1);
+
+  // Each run keeps the decision it took.
+  const decided = async (runId: string) => decodeApprovalDecided((await readRunLog(stack.store, runId)).find((r) => r.key.endsWith('/decided'))!);
+  expect(await decided(firstRun)).toMatchObject({ status: 'approved', feedback: 'go' });
+  expect(await decided(resetRunIdOf(submitted.workflow_id, temporalRunId))).toMatchObject({ status: 'rejected', feedback: 'not this time' });
   expect(await verified(submitted.task_id)).toEqual([]);
 });
 

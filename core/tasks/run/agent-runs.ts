@@ -1,3 +1,4 @@
+import type { HandsOver } from './run-handover';
 import { appendTaskEvent } from '../../events/event-log';
 import { recordAgentOutcome, recordAgentStarted } from '../task-agents';
 import { recordTaskProgress, lockedTaskStatus } from '../task-index';
@@ -8,14 +9,16 @@ import { agentFinishedEvent, agentStartedEvent } from './agent-events';
 import { agentRunAgentId, taskRunOf } from './task-ref';
 import type { TaskRunDeps } from './task-run-deps';
 
-export interface AgentRunInput {
+export interface AgentRunInput extends HandsOver {
   taskId: string;
-  /** The task's workflow: the parent run (taskRunOf), and the stream the agent's events go to. */
+  /** The task's workflow: the stream the agent's events go to, and its first run. */
   workflowId: string;
+  /** The task's run the agent's run is a child of; the workflow's first run when absent (histories from before a reset could give the task another). */
+  taskRunId?: string;
   sessionId: string;
   /** The plan's agent. */
   agentId: string;
-  /** The agent's own run: its child workflow's id. */
+  /** The agent's own run: its child workflow's id (agentRunIdOf). */
   runId: string;
   atMs: number;
 }
@@ -40,7 +43,7 @@ export function agentRuns({ store }: TaskRunDeps) {
      */
     async startAgent(input: AgentRunInput): Promise<{ proceed: boolean; runAgentId: string }> {
       const at = new Date(input.atMs);
-      const parent = { ...taskRunOf(input.workflowId), sessionId: input.sessionId };
+      const parent = { ...taskRunOf(input.taskRunId ?? input.workflowId), sessionId: input.sessionId };
       const child = agentRunOf(input);
       const labels = { task_id: input.taskId, agent_id: input.agentId };
       const command = {
@@ -57,7 +60,7 @@ export function agentRuns({ store }: TaskRunDeps) {
       const start = input.sessionId ? store.startChildRun : store.startOneShotChildRun;
       const result = await start(command, async (tx) => {
         await recordAgentStarted(tx, input.taskId, input.agentId, input.runId, at);
-        await appendTaskEvent(tx, agentStartedEvent(input.workflowId, input.agentId, at));
+        await appendTaskEvent(tx, agentStartedEvent(input, input.agentId, at));
       });
       return { proceed: result.decision === 'proceed', runAgentId: child.runAgentId };
     },
@@ -78,7 +81,7 @@ export function agentRuns({ store }: TaskRunDeps) {
         const taskStatus = await lockedTaskStatus(tx, input.taskId);
         if (taskStatus !== TaskStatus.Running && taskStatus !== TaskStatus.Queued) return;
         await recordTaskProgress(tx, input.taskId);
-        await appendTaskEvent(tx, agentFinishedEvent(input.workflowId, input.agentId, { status: input.status, result: input.result, error: input.error, at }));
+        await appendTaskEvent(tx, agentFinishedEvent(input, input.agentId, { status: input.status, result: input.result, error: input.error, at }));
       });
     },
   };

@@ -13,10 +13,13 @@ import {
   type ApprovalDecidedPayload,
 } from './run-records';
 import { appendWhileTaskRuns, taskEvent } from './task-events';
+import { runEventKey } from './task-ref';
+import type { HandsOver } from './run-handover';
 import type { TaskRunDeps } from './task-run-deps';
 
 export interface ApprovalRequestInput
-  extends Pick<NewApproval, 'approvalId' | 'taskId' | 'workflowId' | 'tenantId' | 'userId' | 'sessionId' | 'query' | 'kind' | 'proposedAction' | 'reason'> {
+  extends HandsOver,
+    Pick<NewApproval, 'approvalId' | 'taskId' | 'workflowId' | 'tenantId' | 'userId' | 'sessionId' | 'query' | 'kind' | 'proposedAction' | 'reason'> {
   /** The task's workflow: its event stream. (`workflowId` is the workflow that waits for the decision.) */
   taskWorkflowId: string;
   /** The run whose log records the request and decision. */
@@ -29,7 +32,7 @@ export interface ApprovalRequestInput
   atMs: number;
 }
 
-export interface ApprovalDecisionInput extends Pick<ApprovalRequestInput, 'approvalId' | 'taskWorkflowId' | 'runId' | 'runAgentId' | 'agentId' | 'sessionId'> {
+export interface ApprovalDecisionInput extends Pick<ApprovalRequestInput, 'approvalId' | 'taskWorkflowId' | 'runId' | 'runAgentId' | 'agentId' | 'sessionId' | 'handover'> {
   status: Exclude<ApprovalStatus, 'pending'>;
   decidedBy: string;
   feedback: string;
@@ -103,7 +106,7 @@ export function approvalChanges({ store, pool, observer }: TaskRunDeps) {
         await insertPendingApproval(tx, { approvalId, taskId, workflowId, tenantId, userId, sessionId, query, kind, proposedAction, reason, requestedAt: at, expiresAt });
         await appendTaskEvent(
           tx,
-          taskEvent(input.taskWorkflowId, `approval/${input.approvalId}/requested`, EventType.ApprovalRequested, at, {
+          taskEvent(input.taskWorkflowId, runEventKey(input.runId, `approval/${input.approvalId}/requested`), EventType.ApprovalRequested, at, {
             ...(input.agentId ? { agentId: input.agentId } : {}),
             // Shannon's clients read the id from the message (`id=<approval id>`) when they do not ask GetPendingApprovals.
             message: `${input.reason} (approval id=${input.approvalId})`,
@@ -138,7 +141,7 @@ export function approvalChanges({ store, pool, observer }: TaskRunDeps) {
         });
         await appendTaskEvent(
           tx,
-          taskEvent(input.taskWorkflowId, `approval/${input.approvalId}/decided`, EventType.ApprovalDecision, at, {
+          taskEvent(input.taskWorkflowId, runEventKey(input.runId, `approval/${input.approvalId}/decided`), EventType.ApprovalDecision, at, {
             ...(input.agentId ? { agentId: input.agentId } : {}),
             message: `${input.status} by ${input.decidedBy || 'nobody'}${input.channel ? ` (via ${input.channel})` : ''}${input.feedback ? `: ${input.feedback}` : ''}`,
             payload: { approval_id: input.approvalId, ...decision },

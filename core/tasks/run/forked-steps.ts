@@ -15,7 +15,7 @@ export interface TaskFork {
 }
 
 /** A predecessor's record, as the same record of this run (its key, run, agent and session; the workflow's time). */
-function copiedRecord(stored: StoredRecord, fromRunId: string, owner: RecordOwner, at: Date): RecordInput {
+function sameRecordFor(stored: StoredRecord, fromRunId: string, owner: RecordOwner, at: Date): RecordInput {
   return {
     key: `${owner.runId}${stored.key.slice(fromRunId.length)}`,
     runId: owner.runId,
@@ -25,6 +25,17 @@ function copiedRecord(stored: StoredRecord, fromRunId: string, owner: RecordOwne
     timestamp: at,
     payload: stored.payload,
   };
+}
+
+/**
+ * A predecessor's record copied into this run. A copied reply spent no tokens: it carries no usage,
+ * so a retry of its step charges nothing either.
+ */
+export function copiedRecord(stored: StoredRecord, fromRunId: string, owner: RecordOwner, at: Date): RecordInput {
+  const copy = sameRecordFor(stored, fromRunId, owner, at);
+  if (stored.type !== RecordType.TranscriptAppended) return copy;
+  const { usage, ...payload } = decodeTranscriptRecord(stored);
+  return usage ? transcriptRecord(copy, RecordType.TranscriptAppended, payload) : copy;
 }
 
 /**
@@ -38,11 +49,7 @@ export async function recordedStep(store: RuntimeStore, fromRunId: string, owner
   if (!reply) return undefined;
   const before = [...(step === 0 ? ['seed'] : []), `step-${step}/tool-results`, `step-${step}/compaction`];
   const found = await Promise.all(before.map((name) => store.findRunRecord(fromRunId, `${fromRunId}/${name}`)));
-  const copied = found.filter((record): record is StoredRecord => record !== undefined).map((record) => copiedRecord(record, fromRunId, owner, at));
-  // The copy spent no tokens: its reply carries no usage, so a retry of the step charges nothing either.
-  const { usage, ...replyPayload } = decodeTranscriptRecord(reply);
-  const replyCopy = copiedRecord(reply, fromRunId, owner, at);
-  return [...copied, transcriptRecord(replyCopy, RecordType.TranscriptAppended, replyPayload)];
+  return [...found.filter((record): record is StoredRecord => record !== undefined), reply].map((record) => copiedRecord(record, fromRunId, owner, at));
 }
 
 /** The outcome the predecessor run recorded for a tool call (a person's resolution first); undefined when it has none. */

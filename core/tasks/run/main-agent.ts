@@ -14,13 +14,13 @@ export const isMainAgentStep = (input: { agentId: string; runAgentId?: string })
 
 /** In the transaction of a main-agent step: the agent's row and AGENT_STARTED, the first time. */
 export async function recordMainAgentStep(tx: Queryable, task: { taskId: string; runId: string; workflowId: string }, at: Date): Promise<void> {
-  if (await recordAgentStarted(tx, task.taskId, TaskAgent.Main, task.runId, at)) await appendTaskEvent(tx, agentStartedEvent(task.workflowId, TaskAgent.Main, at));
+  if (await recordAgentStarted(tx, task.taskId, TaskAgent.Main, task.runId, at)) await appendTaskEvent(tx, agentStartedEvent(task, TaskAgent.Main, at));
 }
 
 /**
  * In the transaction of the task's end: the main agent ends as the task did. Its event, when it was
  * still running, for the caller to append before the task's final event.
  */
-export async function recordMainAgentEnd(tx: Queryable, task: { taskId: string; workflowId: string }, outcome: { status: TaskStatus; result: string; error: string; at: Date }): Promise<NewTaskEvent | undefined> {
-  return (await recordRunningAgentOutcome(tx, task.taskId, TaskAgent.Main, outcome)) ? agentFinishedEvent(task.workflowId, TaskAgent.Main, outcome) : undefined;
+export async function recordMainAgentEnd(tx: Queryable, task: { taskId: string; workflowId: string; runId: string }, outcome: { status: TaskStatus; result: string; error: string; at: Date }): Promise<NewTaskEvent | undefined> {
+  return (await recordRunningAgentOutcome(tx, task.taskId, TaskAgent.Main, outcome)) ? agentFinishedEvent(task, TaskAgent.Main, outcome) : undefined;
 }

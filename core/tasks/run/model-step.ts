@@ -1,3 +1,4 @@
+import type { HandsOver } from './run-handover';
 import type { Pool } from 'pg';
 import type { TokenCounts } from '../../llm/chat-model';
 import { compressHistory, type HistoryPolicy } from '../../llm/history-compression';
@@ -22,7 +23,7 @@ import { isMainAgentStep, recordMainAgentStep } from './main-agent';
 import { hasBudget, reserveStep, settleReservations } from './budget-reservations';
 import type { RunRef } from './task-ref';
 
-export interface ModelStepInput {
+export interface ModelStepInput extends HandsOver {
   taskId: string;
   /** The task's workflow, whose live readers get the step's text as it streams. */
   workflowId?: string;

@@ -1,3 +1,4 @@
+import type { HandsOver } from './run-handover';
 import { withTransaction } from '../../db/transaction';
 import { appendTaskEvent } from '../../events/event-log';
 import { EventType } from '../../events/event-types';
@@ -8,16 +9,20 @@ import { findRecentAnswer, recordTaskMode, recordTaskPlan } from '../task-index'
 import { recordStepUsage } from '../task-usage';
 import { decodeModelReply, modelReplyKey, modelReplyRecord, type ModelReplyPayload } from './run-records';
 import { taskEvent } from './task-events';
-import { TaskAgent, taskRunOf, type TaskRef } from './task-ref';
+import { TaskAgent, runEventKey, taskRunOf, type TaskRef } from './task-ref';
 import type { StepContext, TaskRunDeps } from './task-run-deps';
 
 /** A task as routing sees it: its caller's roles play no part. */
-export interface RoutingInput extends Omit<TaskRef, 'roles'> {
-  /** The task's workflow: its own run is keyed by it (taskRunOf). */
+export interface RoutingInput extends Omit<TaskRef, 'roles'>, HandsOver {
+  /** The task's workflow: its stream. */
   workflowId: string;
+  /** The task's run; the workflow's first run when absent (histories from before a reset could give the task another). */
+  runId?: string;
   query: string;
   atMs: number;
 }
+
+const taskRunIdOf = (input: RoutingInput) => input.runId ?? input.workflowId;
 
 export type RoutingResult = { verdict: ComplexityVerdict; cachedAnswer?: string };
 
@@ -45,7 +50,7 @@ export function taskRouting({ store, pool, gateway, tools }: TaskRunDeps) {
    * transaction: a retry reuses the reply instead of asking again, and its usage counts once.
    */
   async function askOnce(input: RoutingInput, key: string, prompt: string, tier: ModelTier, step: StepContext): Promise<ModelReplyPayload> {
-    const owner = { ...taskRunOf(input.workflowId), sessionId: input.sessionId };
+    const owner = { ...taskRunOf(taskRunIdOf(input)), sessionId: input.sessionId };
     const recordKey = modelReplyKey(owner, key);
     const stored = await store.findRunRecord(owner.runId, recordKey);
     if (stored) return decodeModelReply(stored);
@@ -63,7 +68,7 @@ export function taskRouting({ store, pool, gateway, tools }: TaskRunDeps) {
     withTransaction(pool, async (tx) => {
       await recordTaskMode(tx, input.taskId, verdict.recommended_mode);
       const message = `mode ${verdict.recommended_mode} (score ${verdict.complexity_score}, ${verdict.source}): ${verdict.reasoning}`;
-      await appendTaskEvent(tx, taskEvent(input.workflowId, 'routing', EventType.StatusUpdate, new Date(input.atMs), { message, payload: { ...verdict } }));
+      await appendTaskEvent(tx, taskEvent(input.workflowId, runEventKey(taskRunIdOf(input), 'routing'), EventType.StatusUpdate, new Date(input.atMs), { message, payload: { ...verdict } }));
     });
 
   /** The plan a task will run in the task index and DECOMPOSITION_COMPLETED, in one transaction. */
@@ -71,7 +76,7 @@ export function taskRouting({ store, pool, gateway, tools }: TaskRunDeps) {
     withTransaction(pool, async (tx) => {
       await recordTaskPlan(tx, input.taskId, 'COMPLEX', plan);
       const message = `${plan.agents.length} agents: ${plan.agents.map((a) => a.id).join(', ')}`;
-      await appendTaskEvent(tx, taskEvent(input.workflowId, 'plan', EventType.DecompositionCompleted, new Date(input.atMs), { message, payload: { plan } }));
+      await appendTaskEvent(tx, taskEvent(input.workflowId, runEventKey(taskRunIdOf(input), 'plan'), EventType.DecompositionCompleted, new Date(input.atMs), { message, payload: { plan } }));
     });
 
   return {

@@ -1,3 +1,4 @@
+import type { HandsOver } from './run-handover';
 import { closeTaskLeftovers } from '../task-leftovers';
 import { recordMainAgentEnd } from './main-agent';
 import { appendTaskEvents } from '../../events/event-log';
@@ -12,11 +13,11 @@ import type { TaskFork } from './forked-steps';
 import { endRun } from './run-ending';
 import { cancellationIntentRecord, runStartedRecord, sessionEndedRecord } from './run-records';
 import { taskEvent } from './task-events';
-import { taskRunOf, workflowOfTaskRun, type TaskRef } from './task-ref';
+import { runEventKey, taskRunOf, type TaskRef } from './task-ref';
 import type { TaskRunDeps } from './task-run-deps';
 import { log } from '../../telemetry/logger';
 
-export interface StartTaskInput extends TaskRef {
+export interface StartTaskInput extends TaskRef, HandsOver {
   /** The task's workflow: its own run is keyed by it (taskRunOf). */
   workflowId: string;
   query: string;
@@ -36,10 +37,12 @@ export interface ToolSummary {
 
 export type FinishedStatus = typeof TaskStatus.Completed | typeof TaskStatus.Failed | typeof TaskStatus.Cancelled | typeof TaskStatus.Timeout;
 
-export interface FinishTaskInput {
+export interface FinishTaskInput extends HandsOver {
   taskId: string;
-  /** The task's own run (its workflow id). */
+  /** The task's own run: its workflow's id, or the run a Temporal reset gave it. */
   runId: string;
+  /** The task's workflow, whose stream the end goes to; absent in histories from before a reset could give the task another run (it was the run id). */
+  workflowId?: string;
   sessionId: string;
   status: FinishedStatus;
   result: string;
@@ -52,8 +55,8 @@ export interface FinishTaskInput {
   finishedAtMs: number;
 }
 
-export interface CancellationRequestInput {
-  /** The task's own run (its workflow id). */
+export interface CancellationRequestInput extends HandsOver {
+  /** The task's own run. */
   runId: string;
   sessionId: string;
   reason: string;
@@ -128,7 +131,7 @@ async function startTask({ store, pool, tools }: TaskRunDeps, input: StartTaskIn
 /** One log line per task end, and the end in the metrics (a retried end may be told twice: a log's and a counter's rounding, not a record). */
 function reportTaskEnd({ observer }: TaskRunDeps, input: FinishTaskInput, task: EndedTask): void {
   const seconds = Math.max(0, input.finishedAtMs - task.createdAt.getTime()) / 1000;
-  const line = { taskId: input.taskId, workflowId: workflowOfTaskRun(taskRunOf(input.runId)), tenantId: task.tenantId, userId: task.userId, status: input.status, mode: task.mode, seconds, ...task.spent };
+  const line = { taskId: input.taskId, workflowId: input.workflowId ?? input.runId, tenantId: task.tenantId, userId: task.userId, status: input.status, mode: task.mode, seconds, ...task.spent };
   log().info(input.errorMessage ? { ...line, error: input.errorMessage } : line, 'task ended');
   observer?.taskEnded({ status: input.status, mode: task.mode, seconds });
 }
@@ -165,7 +168,8 @@ export function taskLifecycle(deps: TaskRunDeps) {
 export async function recordTaskEnd(store: RuntimeStore, input: FinishTaskInput): Promise<EndedTask | undefined> {
   const at = new Date(input.finishedAtMs);
   const run = taskRunOf(input.runId);
-  const workflowId = workflowOfTaskRun(run);
+  const workflowId = input.workflowId ?? input.runId;
+  const key = (name: string) => runEventKey(input.runId, name);
   const error = input.code ? `${input.code}: ${input.errorMessage}` : input.errorMessage;
   const ending = {
     status: terminalStatusOf[input.status],
@@ -177,7 +181,7 @@ export async function recordTaskEnd(store: RuntimeStore, input: FinishTaskInput)
   const recorded = await endRun(store, { ...run, sessionId: input.sessionId }, ending, async (tx) => {
     ended = await recordTaskOutcome(tx, input.taskId, { status: input.status, result: input.result, errorMessage: error, model: input.model, completedAt: at });
     // The main agent ends as the task did; what else is left open is closed after it.
-    const agentEnded = await recordMainAgentEnd(tx, { taskId: input.taskId, workflowId }, { status: input.status, result: input.result, error: error ?? '', at });
+    const agentEnded = await recordMainAgentEnd(tx, { taskId: input.taskId, workflowId, runId: input.runId }, { status: input.status, result: input.result, error: error ?? '', at });
     await closeTaskLeftovers(tx, input.taskId, at);
     if (input.status === 'COMPLETED' && input.sessionId) {
       await recordTaskTurnIn(tx, { taskId: input.taskId, sessionId: input.sessionId, answer: input.result, at });
@@ -185,11 +189,11 @@ export async function recordTaskEnd(store: RuntimeStore, input: FinishTaskInput)
     const events = agentEnded ? [agentEnded] : [];
     if (input.code === 'BUDGET_EXCEEDED') {
       const usage = await usageTotals(tx, input.taskId);
-      events.push(taskEvent(workflowId, 'budget-exceeded', EventType.BudgetExceeded, at, { message: input.errorMessage, payload: { ...usage } }));
+      events.push(taskEvent(workflowId, key('budget-exceeded'), EventType.BudgetExceeded, at, { message: input.errorMessage, payload: { ...usage } }));
     }
-    if (error) events.push(taskEvent(workflowId, 'error', EventType.ErrorOccurred, at, { message: error }));
+    if (error) events.push(taskEvent(workflowId, key('error'), EventType.ErrorOccurred, at, { message: error }));
     const message = input.status === 'COMPLETED' ? 'task completed' : `task ${input.status.toLowerCase()}${error ? `: ${error}` : ''}`;
-    events.push(taskEvent(workflowId, 'finished', finalEventOf[input.status], at, { message, payload: { status: input.status } }));
+    events.push(taskEvent(workflowId, key('finished'), finalEventOf[input.status], at, { message, payload: { status: input.status } }));
     await appendTaskEvents(tx, events);
   });
   return recorded ? ended : undefined;

@@ -47,15 +47,39 @@ export const TaskAgent = {
 export const taskWorkflowIdOf = (taskId: string) => taskId;
 
 /**
- * A task's own run is keyed by its workflow id: the run id, the workflow id and the stream the
- * task's events go to are one value, named here once.
+ * A task's first run is keyed by its workflow id: the run id, the workflow id and the stream the
+ * task's events go to are one value, named here once. A reset gives the task a new run (resetRunIdOf).
  */
-export function taskRunOf(workflowId: string): RunRef {
-  return { runId: workflowId, runAgentId: TASK_RUN_AGENT_ID };
+export function taskRunOf(runId: string): RunRef {
+  return { runId, runAgentId: TASK_RUN_AGENT_ID };
 }
 
-/** The workflow whose event stream a task run's writes announce themselves on. */
-export const workflowOfTaskRun = (run: RunRef) => run.runId;
+/**
+ * The store run a Temporal reset gives a task: the reset's Temporal run writes its own, linked to
+ * the run it continues, so both runs' records are kept. Its agents' runs carry the same scope.
+ */
+export const resetRunIdOf = (workflowId: string, temporalRunId: string) => `${workflowId}/reset/${temporalRunId}`;
+
+/** What sets a reset's runs apart ('reset/<temporal run>'), '' for a run no reset made. */
+export function resetScopeOf(runId: string): string {
+  const at = runId.indexOf('/reset/');
+  return at < 0 ? '' : runId.slice(at + 1);
+}
+
+/** An agent's run: its child workflow's id, in the scope of the task run that started it. */
+export function agentRunIdOf(agentWorkflowId: string, taskRunId: string): string {
+  const scope = resetScopeOf(taskRunId);
+  return scope ? `${agentWorkflowId}/${scope}` : agentWorkflowId;
+}
+
+/**
+ * The key of an event a run writes: a reset's runs key theirs apart, so the reset's approvals,
+ * agents and end are told on the task's stream again rather than taken for retries of the first.
+ */
+export function runEventKey(runId: string, key: string): string {
+  const scope = resetScopeOf(runId);
+  return scope ? `${scope}/${key}` : key;
+}
 
 /** The identity fields of anything that carries a task, and nothing else. */
 export function taskRefOf(source: TaskRef): TaskRef {

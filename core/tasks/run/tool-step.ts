@@ -1,3 +1,4 @@
+import type { HandsOver } from './run-handover';
 import { createHash } from 'node:crypto';
 import { appendTaskEvent } from '../../events/event-log';
 import { EventType } from '../../events/event-types';
@@ -27,7 +28,7 @@ import type { PromptParams } from '../../tools/tool';
 import { hasBudget, reserveStep, settleReservations } from './budget-reservations';
 import type { Budget } from './budget';
 
-export interface ToolCallInput extends Omit<TaskRef, 'userId'> {
+export interface ToolCallInput extends Omit<TaskRef, 'userId'>, HandsOver {
   /** The caller whose task this is (absent in tasks started before it was passed on). */
   userId?: string;
   /** The task's workflow: its event stream. */

@@ -1,0 +1,118 @@
+import { LRUCache } from 'lru-cache';
+import { withTransaction } from '../../db/transaction';
+import { appendTaskEvent } from '../../events/event-log';
+import { EventType } from '../../events/event-types';
+import type { StoredRecord } from '../../store';
+import { readRunLog } from '../../transcript';
+import { findTask, moveTaskToRun } from '../task-index';
+import { copiedRecord } from './forked-steps';
+import { endRun } from './run-ending';
+import { runStartedRecord, sessionEndedRecord, type RecordOwner } from './run-records';
+import { taskEvent } from './task-events';
+import { TASK_RUN_AGENT_ID, runEventKey, taskRunOf, type TaskRef } from './task-ref';
+import type { TaskRunDeps } from './task-run-deps';
+
+// A Temporal reset (the Web UI's Reset, `temporal workflow reset`) runs a task's workflow again
+// from a point of its history, in a new Temporal run. That run writes a new store run of the task
+// (resetRunIdOf), linked to the run it continues: the steps before the reset point keep what the
+// earlier run recorded, the steps after it run fresh, and both runs' records are kept. Workflow code
+// cannot tell where the reset point is (its history up to there is replayed, not run), so every
+// activity of a reset run carries the handover, and the first one to run makes the new run the task's.
+
+/** The reason a reset ends the store run it replaces. */
+export const RESET_REASON = 'reset_in_temporal';
+
+/** A reset run's claim on its task, as each of its activities carries it. */
+export interface TaskRunHandover extends TaskRef {
+  workflowId: string;
+  /** The reset's store run: the task's run from the first of its activities on. */
+  runId: string;
+  /** The Temporal run the reset made. */
+  temporalRunId: string;
+  /**
+   * What the reset's history had done when the activity was scheduled: the first `belowStep` model
+   * steps of the task's own agent, and the tool calls of the step after them that ran. The new run
+   * starts with the earlier run's records of these, and of nothing after them.
+   */
+  belowStep: number;
+  toolCalls: string[];
+  /** Workflow time when the activity was scheduled: the new run's start. */
+  atMs: number;
+}
+
+/** An activity input that a reset run's activity carries its handover in. */
+export interface HandsOver {
+  handover?: TaskRunHandover;
+}
+
+const keptStep = /^step-(\d+)\/(tool-results|compaction|reply)$/;
+const keptToolCall = /^tool\/([^/]+?)(\.again)?(\/started|\/resolution)?$/;
+
+/** The earlier run's records that the reset's history had already done: its transcript up to there and those tool calls. */
+function keptRecords(log: StoredRecord[], fromRunId: string, handover: TaskRunHandover): StoredRecord[] {
+  return log.filter((record) => {
+    const name = record.key.slice(fromRunId.length + 1);
+    if (name === 'seed') return handover.belowStep > 0;
+    const step = keptStep.exec(name);
+    if (step) return Number(step[1]) < handover.belowStep;
+    const call = keptToolCall.exec(name);
+    return call !== null && handover.toolCalls.includes(call[1]!);
+  });
+}
+
+/**
+ * Makes the reset's store run the task's, once: the earlier run ends (canceled, reset_in_temporal)
+ * if it still ran, the new run starts labelled with where it came from, the earlier run's records of
+ * the steps before the reset point are copied into it (nothing is asked or charged again), and the
+ * task's row moves to it (running again if it had ended) with a STATUS_UPDATE on the task's stream.
+ * Each write is idempotent and the row moves last, so a retry after a crash finishes the handover.
+ */
+async function handOver({ store, pool }: TaskRunDeps, handover: TaskRunHandover, fromRunId: string): Promise<void> {
+  const at = new Date(handover.atMs);
+  const owner: RecordOwner = { runId: handover.runId, runAgentId: TASK_RUN_AGENT_ID, sessionId: handover.sessionId };
+  const from = await store.loadRun(fromRunId);
+  if (from.status === 'running' || from.status === 'suspended') {
+    await endRun(store, { ...taskRunOf(fromRunId), sessionId: handover.sessionId }, { status: 'canceled', cancellationReason: RESET_REASON, at });
+  }
+  const labels = {
+    task_id: handover.taskId,
+    tenant_id: handover.tenantId,
+    user_id: handover.userId,
+    ...(handover.submittedBy ? { submitted_by: handover.submittedBy } : {}),
+    reset_from_run: fromRunId,
+    reset_temporal_run: handover.temporalRunId,
+    reset_at_step: String(handover.belowStep + 1),
+  };
+  const start = handover.sessionId ? store.startRootRun : store.startOneShotRun;
+  await start({
+    runId: owner.runId,
+    agentId: owner.runAgentId,
+    ...(handover.sessionId ? { sessionId: handover.sessionId } : {}),
+    labels,
+    startedAt: at,
+    started: runStartedRecord(owner, at, labels),
+    canceled: sessionEndedRecord(owner, at),
+  });
+  const kept = keptRecords(await readRunLog(store, fromRunId), fromRunId, handover);
+  if (kept.length > 0) await store.appendRunRecords(kept.map((record) => copiedRecord(record, fromRunId, owner, at)));
+  await withTransaction(pool, async (tx) => {
+    if (!(await moveTaskToRun(tx, handover.taskId, fromRunId, handover.runId))) return;
+    const message = `reset in Temporal: run ${handover.runId} carries the task on from step ${handover.belowStep + 1}, reusing ${kept.length} records of run ${fromRunId}, which keeps its own`;
+    const payload = { run_id: handover.runId, reset_from_run: fromRunId, temporal_run_id: handover.temporalRunId, from_step: handover.belowStep + 1 };
+    await appendTaskEvent(tx, taskEvent(handover.workflowId, runEventKey(handover.runId, 'handover'), EventType.StatusUpdate, at, { message, payload }));
+  });
+}
+
+/** Handovers as a worker takes them: each reset run's is looked at in the store once per process. */
+export function runHandovers(deps: TaskRunDeps) {
+  const handedOver = new LRUCache<string, true>({ max: 10_000 });
+  return {
+    async takeOver(handover: TaskRunHandover): Promise<void> {
+      if (handedOver.has(handover.runId)) return;
+      const task = await findTask(deps.pool, handover.taskId);
+      if (!task) throw new Error(`task ${handover.taskId} has no task index row: a reset cannot hand it over`);
+      if (task.runId !== handover.runId) await handOver(deps, handover, task.runId);
+      handedOver.set(handover.runId, true);
+    },
+  };
+}
