@@ -40,6 +40,14 @@ function eventHolding(history: History, value: string): HistoryEvent | undefined
   return history.events?.find((event) => JSON.stringify(event).includes(JSON.stringify(value)));
 }
 
+/** The marker a patched() call recorded for `change`. */
+function patchMarkerOf(history: History, change: string): HistoryEvent | undefined {
+  return history.events?.find((event) => {
+    const details = event.markerRecordedEventAttributes?.details ?? {};
+    return Object.values(details).some((payloads) => payloads.payloads?.some((payload) => Buffer.from(payload.data ?? []).toString('utf8').includes(change)));
+  });
+}
+
 export function explainMismatch(history: History, sdkMessage: string): MismatchExplanation {
   const detail = coreMessage(sdkMessage);
   const named = /HistoryEvent\(id: (\d+), (\w+)\)/.exec(detail);
@@ -61,6 +69,16 @@ export function explainMismatch(history: History, sdkMessage: string): MismatchE
       ...(event ? { eventId: Number(event.eventId), eventType: eventTypeName(event) } : {}),
       recorded: `${what.toLowerCase()} '${recorded}'`,
       instead: `issued ${what.toLowerCase()} '${instead}'`,
+      detail,
+    };
+  }
+  const patch = /patch marker encountered for change ([^,\s]+), but there is no corresponding change command/.exec(detail);
+  if (patch) {
+    const event = patchMarkerOf(history, patch[1]!);
+    return {
+      ...(event ? { eventId: Number(event.eventId), eventType: eventTypeName(event) } : {}),
+      recorded: `the patch marker '${patch[1]}'`,
+      instead: `did not call patched('${patch[1]}') at this point`,
       detail,
     };
   }

@@ -11,10 +11,10 @@ const resetStartsNewRunPatch = 'reset-starts-a-new-store-run';
  * run (keyed by the workflow id). Called once, at the top of the workflow, so that a reset to the
  * first workflow task takes the new path and runs started before it replay without it.
  */
-export function taskRunOfThisRun(carried: string | undefined): { taskRunId: string; reset?: ResetProgress } {
+export function taskRunOfThisRun(carried: { runId?: string; reset?: ResetProgress } = {}): { taskRunId: string; reset?: ResetProgress } {
   const { workflowId, runId, originalExecutionRunId } = workflowInfo();
   // A reset keeps the original run id of the run it resets; a new or continued run records its own.
   const isReset = patched(resetStartsNewRunPatch) && originalExecutionRunId !== runId;
-  if (!isReset) return { taskRunId: carried ?? workflowId };
+  if (!isReset) return { taskRunId: carried.runId ?? workflowId, ...(carried.reset ? { reset: carried.reset } : {}) };
   return { taskRunId: resetRunIdOf(workflowId, runId), reset: { temporalRunId: runId, belowStep: 0, toolCalls: [] } };
 }

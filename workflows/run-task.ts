@@ -148,7 +148,8 @@ async function runSingleAgent(ctx: TaskContext, query: string, from: AgentLoopSt
     from,
   );
   if (loop.kind === 'continue') {
-    return continueAsNew<TaskWorkflowFunction>({ ...input, query, resume: { tools: ctx.tools, loop: loop.state, runId: taskRunIdOf(ctx.task) } });
+    const { reset } = ctx.task;
+    return continueAsNew<TaskWorkflowFunction>({ ...input, query, resume: { tools: ctx.tools, loop: loop.state, runId: taskRunIdOf(ctx.task), ...(reset ? { reset } : {}) } });
   }
   return loopOutcome(loop);
 }

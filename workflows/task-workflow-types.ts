@@ -8,7 +8,7 @@ import type { AgentLoopState } from './agent-loop';
 import type { TaskView } from './messages';
 import type { TaskOutcome } from './task-outcomes';
 import type { TaskSettings } from './settings';
-import type { TaskScope } from './task-scope';
+import type { ResetProgress, TaskScope } from './task-scope';
 
 // taskWorkflow's contract (its input and result) and what its parts share, apart from its code so
 // the parts can name them without importing the workflow.
@@ -25,8 +25,12 @@ export interface TaskWorkflowInput extends TaskRef {
   allowedTools?: string[];
   /** Set when the task is a fork of another: its steps before fork.fromStep reuse what that task recorded. */
   fork?: TaskFork;
-  /** Set when a single-agent task continues in a fresh history; `runId` is the task's store run (absent from before a reset could make it other than the workflow's id). */
-  resume?: { tools: ToolSummary[]; loop: AgentLoopState; runId?: string };
+  /**
+   * Set when a single-agent task continues in a fresh history: `runId` is the task's store run
+   * (absent from before a reset could make it other than the workflow's id), `reset` the claim of a
+   * reset's run that continued before any of its activities could hand the task over.
+   */
+  resume?: { tools: ToolSummary[]; loop: AgentLoopState; runId?: string; reset?: ResetProgress };
 }
 
 export interface TaskWorkflowResult {

@@ -31,7 +31,7 @@ const { startTask } = lifecycleActivities;
  */
 export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkflowResult> {
   const { workflowId, startTime } = workflowInfo();
-  const run = taskRunOfThisRun(input.resume?.runId);
+  const run = taskRunOfThisRun(input.resume);
   const task: TaskScope = { ...taskRefOf(input), taskWorkflowId: workflowId, taskRunId: run.taskRunId, ...(run.reset ? { reset: run.reset } : {}), query: input.query };
   const runId = run.taskRunId;
   const view: TaskView = { status: 'RUNNING', mode: '', progress: 0, agents: [], tokens: 0, costUsd: 0 };

@@ -8,7 +8,7 @@ import { resetRunIdOf } from '../../core/tasks/run/task-ref';
 import { createStreamingClient } from '../../protos/clients';
 import type { StreamingServiceClient } from '../../protos/generated/shannon/orchestrator/StreamingService';
 import { getTaskStatus, submitTask, waitForFinish } from '../support/grpc';
-import { approveTask, pendingApprovalOf, until } from '../support/orchestration';
+import { approveTask, pendingApprovalOf, taskDetails, until } from '../support/orchestration';
 import { startTestStack, type TestStack } from '../support/stack';
 import { durable, readStream } from '../support/streams';
 import { itLeavesEveryTaskVerified } from '../support/verification';
@@ -178,6 +178,45 @@ it.each([
   const decided = async (runId: string) => decodeApprovalDecided((await readRunLog(stack.store, runId)).find((r) => r.key.endsWith('/decided'))!);
   expect(await decided(firstRun)).toMatchObject({ status: 'approved', feedback: 'go' });
   expect(await decided(resetRunIdOf(submitted.workflow_id, temporalRunId))).toMatchObject({ status: 'rejected', feedback: 'not this time' });
+  expect(await verified(submitted.task_id)).toEqual([]);
+});
+
+it('a finished COMPLEX task reset to before its last agent keeps the agents before it and runs that agent and the synthesis fresh', async () => {
+  const prefix = `reset my plan ${randomUUID()}`;
+  stack.model.on(`${prefix} gather alpha`, { content: 'alpha result' });
+  stack.model.on(`${prefix} gather beta`, { content: 'beta result' });
+  stack.model.on(`${prefix} combine`, { content: 'gamma result' }, { content: 'gamma again' });
+  stack.model.on((text) => text.includes('Combine these results') && text.includes(prefix), { content: 'final answer' }, { content: 'final answer again' });
+  const plan = {
+    agent_tasks: [
+      { agent_id: 'alpha', description: `${prefix} gather alpha` },
+      { agent_id: 'beta', description: `${prefix} gather beta` },
+      { agent_id: 'gamma', description: `${prefix} combine`, dependencies: ['alpha', 'beta'] },
+    ],
+  };
+  const submitted = await submitTask(stack.orchestrator, { query: `${prefix} task`, manual_decomposition: plan });
+  expect(await waitForFinish(stack.orchestrator, submitted.task_id)).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'final answer' });
+  const firstRun = (await findTask(stack.pool, submitted.task_id))!.runId;
+
+  const beforeGamma = (events: HistoryEvent[]) =>
+    events.find((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId === `${submitted.workflow_id}/agent/gamma`)!.startChildWorkflowExecutionInitiatedEventAttributes!.workflowTaskCompletedEventId!;
+  const temporalRunId = await resetTo(submitted.workflow_id, beforeGamma);
+  expect((await finishedRun(submitted.workflow_id, temporalRunId)).status.name).toBe('COMPLETED');
+  expect(await waitForFinish(stack.orchestrator, submitted.task_id)).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'final answer again' });
+  expect(chatRequestsAbout(`${prefix} gather alpha`)).toHaveLength(1);
+  expect(chatRequestsAbout(`${prefix} gather beta`)).toHaveLength(1);
+
+  // The fresh agent has a run of its own under the new task run; the earlier agents stay under the first.
+  const newRun = resetRunIdOf(submitted.workflow_id, temporalRunId);
+  const linked = async (runId: string) => (await readRunLog(stack.store, runId)).filter((r) => r.key.startsWith(`${runId}/link/`)).map((r) => r.key.slice(`${runId}/link/`.length));
+  expect(await linked(newRun)).toEqual([`${submitted.workflow_id}/agent/gamma/reset/${temporalRunId}`]);
+  expect((await linked(firstRun)).sort()).toEqual(['alpha', 'beta', 'gamma'].map((agent) => `${submitted.workflow_id}/agent/${agent}`));
+  const details = await taskDetails(stack.orchestrator, submitted.task_id);
+  expect(details.agent_statuses.map((a) => [a.agent_id, a.status, a.result])).toEqual([
+    ['alpha', 'TASK_STATUS_COMPLETED', 'alpha result'],
+    ['beta', 'TASK_STATUS_COMPLETED', 'beta result'],
+    ['gamma', 'TASK_STATUS_COMPLETED', 'gamma again'],
+  ]);
   expect(await verified(submitted.task_id)).toEqual([]);
 });
 

@@ -1,6 +1,8 @@
 // Records the golden histories of an approved task reset to before its approval request, without
-// its signals: the reset run applies the decision the store recorded instead of waiting for one
-// (`npx tsx test/histories/capture-reset-decision.ts`). Run 1 is the original, run 2 the reset run.
+// its signals (`npx tsx test/histories/capture-reset-decision.ts`). Run 1 is the original, run 2 the
+// reset run. The recorded files come from the code before `reset-starts-a-new-store-run`, whose reset
+// run applied the decision the store held instead of waiting for one; run today, the reset run asks
+// again in a new store run, as capture-reset-run.ts records.
 import { randomUUID } from 'node:crypto';
 import { temporal as proto } from '@temporalio/proto';
 import { findApproval } from '../../core/tasks/approvals';
