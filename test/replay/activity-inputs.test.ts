@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { workflowsPath } from '../../workers/create-worker';
 
@@ -24,6 +25,15 @@ function recordedActivities(history: ReturnType<typeof historyFromJSON>): Schedu
     return [{ activityType: attributes.activityType!.name!, args }];
   });
 }
+
+/**
+ * A reset's run replays under the id of the run it reset (a history does not hold its own run id),
+ * so offline it cannot tell it is a reset and names the first run's store run, without a handover.
+ * Those two fields of its activities are left out of the comparison; every other one stands.
+ */
+const isResetRun = (history: ReturnType<typeof historyFromJSON>) =>
+  (history.events ?? []).some((event) => event.workflowTaskFailedEventAttributes?.cause === temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_RESET_WORKFLOW);
+const withoutRunOf = (activities: Scheduled[]) => activities.map(({ activityType, args }) => ({ activityType, args: args.map((arg) => (typeof arg === 'object' && arg !== null ? { ...arg, runId: undefined, handover: undefined } : arg)) }));
 
 /** The run a history belongs to: a replayed workflow's info carries the same id. */
 const runIdOf = (history: ReturnType<typeof historyFromJSON>) => history.events![0]!.workflowExecutionStartedEventAttributes!.originalExecutionRunId!;
@@ -55,7 +65,8 @@ it('schedules every activity of every golden history with the recorded arguments
     replayed.delete(runIdOf(history));
   }
   for (const { file, history } of histories) {
+    const [replayedHere, recorded] = isResetRun(history) ? [withoutRunOf(scheduledBy.get(file)!), withoutRunOf(recordedActivities(history))] : [scheduledBy.get(file), recordedActivities(history)];
     // JSON round trip: the recorded side went through the payload converter too.
-    expect({ file, activities: JSON.parse(JSON.stringify(scheduledBy.get(file))) }).toMatchObject({ file, activities: recordedActivities(history) });
+    expect({ file, activities: JSON.parse(JSON.stringify(replayedHere)) }).toMatchObject({ file, activities: JSON.parse(JSON.stringify(recorded)) });
   }
 });
