@@ -1,7 +1,10 @@
+import { verifyTask } from '../../cli/verify';
 import { RecordType } from '../../core/store';
+import { resetRunIdOf } from '../../core/tasks/run/task-ref';
 import { buildMessagesFromRunLog } from '../../core/transcript';
 import { submitTask, waitForFinish } from '../support/grpc';
 import { eventTypes, taskDetails } from '../support/orchestration';
+import { beforeModelStep, resetWorkflowTo } from '../support/resets';
 import { startTestStack, type TestStack } from '../support/stack';
 import { itLeavesEveryTaskVerified } from '../support/verification';
 
@@ -82,6 +85,26 @@ describe('routing', () => {
     const records = (await stack.store.listRunRecords(submitted.workflow_id, '', 100)).records;
     expect(records.filter((r) => r.type === 'tool_result')).toHaveLength(3);
     expect(records.filter((r) => r.type === RecordType.RunStarted)).toHaveLength(1);
+  });
+
+  it('a long agent loop reset in its continued history gets a new store run that starts with every step before the point', async () => {
+    const query = unique('count three times, then reset');
+    const call = (id: string) => ({ toolCalls: [{ id, name: 'calculator', arguments: '{"expression":"1+1"}' }] });
+    stack.model.on(query, call('c1'), call('c2'), call('c3'), { content: 'done counting' }, { content: 'counted again' });
+    const submitted = await submitTask(stack.orchestrator, { query });
+    expect(await waitForFinish(stack.orchestrator, submitted.task_id)).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'done counting' });
+
+    // The latest history holds steps 3 and 4: the reset goes back to before step 4.
+    const temporalRunId = await resetWorkflowTo(stack.temporal, submitted.workflow_id, beforeModelStep(2));
+    await stack.temporal.workflow.getHandle(submitted.workflow_id, temporalRunId).result();
+    expect(await waitForFinish(stack.orchestrator, submitted.task_id)).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'counted again' });
+    expect(requestsMatching(query)).toHaveLength(5);
+    const newRun = resetRunIdOf(submitted.workflow_id, temporalRunId);
+    const names = (await stack.store.listRunRecords(newRun, '', 100)).records.map((r) => r.key.slice(newRun.length + 1));
+    expect(names).toEqual(['started', 'seed', 'step-0/reply', 'step-1/tool-results', 'step-1/reply', 'step-2/tool-results', 'step-2/reply', 'tool/c3', 'step-3/tool-results', 'step-3/reply', 'completed']);
+    // The step before the point is answered from the copied transcript: the fresh request saw all three results.
+    expect(JSON.stringify(requestsMatching(query).at(-1)!.body).match(/"role":"tool"/g)).toHaveLength(3);
+    expect(await verifyTask({ pool: stack.pool, store: stack.store, temporal: stack.temporal }, submitted.task_id)).toEqual([]);
   });
 
   it('budget: the step that crosses token_budget ends the task BUDGET_EXCEEDED with the usage recorded', async () => {

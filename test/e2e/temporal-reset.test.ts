@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { temporal as proto } from '@temporalio/proto';
 import { verifyTask } from '../../cli/verify';
 import { readRunLog } from '../../core/transcript';
 import { findTask } from '../../core/tasks/task-index';
@@ -10,6 +9,7 @@ import type { StreamingServiceClient } from '../../protos/generated/shannon/orch
 import { getTaskStatus, submitTask, waitForFinish } from '../support/grpc';
 import { approveTask, pendingApprovalOf, taskDetails, until } from '../support/orchestration';
 import { startTestStack, type TestStack } from '../support/stack';
+import { afterModelStep, beforeModelStep, resetWorkflowTo, scheduledOf, type EventId, type HistoryEvent } from '../support/resets';
 import { durable, readStream } from '../support/streams';
 import { itLeavesEveryTaskVerified } from '../support/verification';
 
@@ -30,37 +30,9 @@ afterAll(async () => {
   await stack.stop();
 });
 
-const { ResetReapplyType } = proto.api.enums.v1;
-type HistoryEvent = proto.api.history.v1.IHistoryEvent;
-type EventId = NonNullable<HistoryEvent['eventId']>;
 const chatRequestsAbout = (text: string) => stack.model.requests.filter((r) => r.path === '/v1/chat/completions' && JSON.stringify(r.body).includes(text));
 const verified = (taskId: string) => verifyTask({ pool: stack.pool, store: stack.store, temporal: stack.temporal }, taskId);
-const scheduledOf = (events: HistoryEvent[], activity: string) => events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === activity);
-
-/** Resets the workflow to the workflow task `pick` chooses in its current history, as `temporal workflow reset --event-id` does; the new run's id. */
-async function resetTo(workflowId: string, pick: (events: HistoryEvent[]) => EventId, reapplySignals = true): Promise<string> {
-  const { events } = await stack.temporal.workflow.getHandle(workflowId).fetchHistory();
-  const { runId } = await stack.temporal.workflowService.resetWorkflowExecution({
-    namespace: 'default',
-    workflowExecution: { workflowId },
-    reason: 'operator reset',
-    workflowTaskFinishEventId: pick(events ?? []),
-    requestId: randomUUID(),
-    // The Web UI's "reapply signals" choice: the default re-sends the signals received after the point.
-    ...(reapplySignals ? {} : { resetReapplyType: ResetReapplyType.RESET_REAPPLY_TYPE_NONE }),
-  });
-  return runId!;
-}
-
-/** The workflow task that scheduled the nth model step: resetting to it runs that step again. */
-const beforeModelStep = (n: number) => (events: HistoryEvent[]) => scheduledOf(events, 'runModelStep')[n - 1]!.activityTaskScheduledEventAttributes!.workflowTaskCompletedEventId!;
-
-/** The workflow task that took the nth model step's reply: resetting to it decides again what follows it. */
-const afterModelStep = (n: number) => (events: HistoryEvent[]) => {
-  const scheduled = Number(scheduledOf(events, 'runModelStep')[n - 1]!.eventId);
-  const done = events.findIndex((e) => Number(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? 0) === scheduled);
-  return events.slice(done).find((e) => e.workflowTaskCompletedEventAttributes)!.eventId!;
-};
+const resetTo = (workflowId: string, pick: (events: HistoryEvent[]) => EventId, reapplySignals = true) => resetWorkflowTo(stack.temporal, workflowId, pick, reapplySignals);
 
 /** The workflow task that asked for the first approval. */
 const beforeApproval = (events: HistoryEvent[]) => scheduledOf(events, 'requestApproval')[0]!.activityTaskScheduledEventAttributes!.workflowTaskCompletedEventId!;

@@ -3,11 +3,10 @@
 // reset run. The recorded files come from the code before `reset-starts-a-new-store-run`, whose reset
 // run applied the decision the store held instead of waiting for one; run today, the reset run asks
 // again in a new store run, as capture-reset-run.ts records.
-import { randomUUID } from 'node:crypto';
-import { temporal as proto } from '@temporalio/proto';
 import { findApproval } from '../../core/tasks/approvals';
 import { approvalDecisionSignal } from '../../workflows/messages';
 import type { taskWorkflow } from '../../workflows/task-workflow';
+import { resetWorkflowTo, scheduledOf } from '../support/resets';
 import { testTaskInput } from '../support/stack';
 import { captureGolden, until } from './capture-harness';
 import { addToGoldenHistories } from './history-files';
@@ -20,16 +19,7 @@ captureGolden('golden-reset-decision', async ({ model, pool, temporal, taskQueue
   await until(async () => (await findApproval(pool, approvalId))?.status === 'pending');
   await handle.signal(approvalDecisionSignal, { approvalId, approved: true, decidedBy: 'golden' });
   await handle.result();
-  const { events } = await handle.fetchHistory();
-  const request = events!.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'requestApproval')!;
-  const { runId } = await temporal.workflowService.resetWorkflowExecution({
-    namespace: 'default',
-    workflowExecution: { workflowId: input.taskId },
-    reason: 'golden reset',
-    workflowTaskFinishEventId: request.activityTaskScheduledEventAttributes!.workflowTaskCompletedEventId!,
-    requestId: randomUUID(),
-    resetReapplyType: proto.api.enums.v1.ResetReapplyType.RESET_REAPPLY_TYPE_NONE,
-  });
-  await temporal.workflow.getHandle(input.taskId, runId!).result();
+  const runId = await resetWorkflowTo(temporal, input.taskId, (events) => scheduledOf(events, 'requestApproval')[0]!.activityTaskScheduledEventAttributes!.workflowTaskCompletedEventId!, false);
+  await temporal.workflow.getHandle(input.taskId, runId).result();
   await addToGoldenHistories(temporal, input.taskId, 'reset-decision');
 });
