@@ -2,7 +2,8 @@ import { LRUCache } from 'lru-cache';
 import { withTransaction } from '../../db/transaction';
 import { appendTaskEvent } from '../../events/event-log';
 import { EventType } from '../../events/event-types';
-import type { StoredRecord } from '../../store';
+import type { Pool } from 'pg';
+import { RunNotFoundError, type RuntimeStore, type StoredRecord } from '../../store';
 import { readRunLog } from '../../transcript';
 import { findTask, moveTaskToRun } from '../task-index';
 import { copiedRecord } from './forked-steps';
@@ -40,6 +41,8 @@ export interface TaskRunHandover extends TaskRef {
   atMs: number;
 }
 
+type HandoverDeps = Pick<TaskRunDeps, 'pool' | 'store'>;
+
 /** An activity input that a reset run's activity carries its handover in. */
 export interface HandsOver {
   handover?: TaskRunHandover;
@@ -61,40 +64,70 @@ function keptRecords(log: StoredRecord[], fromRunId: string, handover: TaskRunHa
 }
 
 /**
- * Makes the reset's store run the task's, once: the earlier run ends (canceled, reset_in_temporal)
- * if it still ran, the new run starts labelled with where it came from, the earlier run's records of
- * the steps before the reset point are copied into it (nothing is asked or charged again), and the
- * task's row moves to it (running again if it had ended) with a STATUS_UPDATE on the task's stream.
- * Each write is idempotent and the row moves last, so a retry after a crash finishes the handover.
+ * Holds the task's handover lock (a Postgres advisory lock) while `work` runs: the activities of
+ * one reset run may hand over at the same moment, and only one may write the handover.
  */
-async function handOver({ store, pool }: TaskRunDeps, handover: TaskRunHandover, fromRunId: string): Promise<void> {
+async function holdingHandoverLock<T>(pool: Pool, taskId: string, work: () => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  const key = `weft reset handover ${taskId}`;
+  try {
+    await client.query('SELECT pg_advisory_lock(hashtext($1))', [key]);
+    try {
+      return await work();
+    } finally {
+      await client.query('SELECT pg_advisory_unlock(hashtext($1))', [key]);
+    }
+  } finally {
+    client.release();
+  }
+}
+
+const isStarted = (store: RuntimeStore, runId: string) =>
+  store.loadRun(runId).then(
+    () => true,
+    (err: unknown) => {
+      if (err instanceof RunNotFoundError) return false;
+      throw err;
+    },
+  );
+
+/**
+ * Makes the reset's store run the task's: the earlier run ends (canceled, reset_in_temporal) if it
+ * still ran, the new run starts labelled with where it came from, the earlier run's records of the
+ * steps before the reset point are copied into it (nothing is asked or charged again), and the
+ * task's row moves to it (running again if it had ended) with a STATUS_UPDATE on the task's stream.
+ * Under the task's lock; the row moves last, and a handover an earlier attempt left half done is
+ * finished with what it wrote (its start, its copies).
+ */
+async function handOver({ store, pool }: HandoverDeps, handover: TaskRunHandover): Promise<void> {
+  const task = await findTask(pool, handover.taskId);
+  if (!task) throw new Error(`task ${handover.taskId} has no task index row: a reset cannot hand it over`);
+  if (task.runId === handover.runId) return;
+  const fromRunId = task.runId;
   const at = new Date(handover.atMs);
   const owner: RecordOwner = { runId: handover.runId, runAgentId: TASK_RUN_AGENT_ID, sessionId: handover.sessionId };
   const from = await store.loadRun(fromRunId);
   if (from.status === 'running' || from.status === 'suspended') {
     await endRun(store, { ...taskRunOf(fromRunId), sessionId: handover.sessionId }, { status: 'canceled', cancellationReason: RESET_REASON, at });
   }
-  const labels = {
-    task_id: handover.taskId,
-    tenant_id: handover.tenantId,
-    user_id: handover.userId,
-    ...(handover.submittedBy ? { submitted_by: handover.submittedBy } : {}),
-    reset_from_run: fromRunId,
-    reset_temporal_run: handover.temporalRunId,
-    reset_at_step: String(handover.belowStep + 1),
-  };
-  const start = handover.sessionId ? store.startRootRun : store.startOneShotRun;
-  await start({
-    runId: owner.runId,
-    agentId: owner.runAgentId,
-    ...(handover.sessionId ? { sessionId: handover.sessionId } : {}),
-    labels,
-    startedAt: at,
-    started: runStartedRecord(owner, at, labels),
-    canceled: sessionEndedRecord(owner, at),
-  });
-  const kept = keptRecords(await readRunLog(store, fromRunId), fromRunId, handover);
-  if (kept.length > 0) await store.appendRunRecords(kept.map((record) => copiedRecord(record, fromRunId, owner, at)));
+  if (!(await isStarted(store, owner.runId))) {
+    const labels = {
+      task_id: handover.taskId,
+      tenant_id: handover.tenantId,
+      user_id: handover.userId,
+      ...(handover.submittedBy ? { submitted_by: handover.submittedBy } : {}),
+      reset_from_run: fromRunId,
+      reset_temporal_run: handover.temporalRunId,
+      reset_at_step: String(handover.belowStep + 1),
+    };
+    const start = handover.sessionId ? store.startRootRun : store.startOneShotRun;
+    const command = { runId: owner.runId, agentId: owner.runAgentId, labels, startedAt: at, started: runStartedRecord(owner, at, labels), canceled: sessionEndedRecord(owner, at) };
+    await start({ ...command, ...(handover.sessionId ? { sessionId: handover.sessionId } : {}) });
+  }
+  const copied = new Set((await readRunLog(store, owner.runId)).map((record) => record.key));
+  const kept = keptRecords(await readRunLog(store, fromRunId), fromRunId, handover).map((record) => copiedRecord(record, fromRunId, owner, at));
+  const missing = kept.filter((record) => !copied.has(record.key));
+  if (missing.length > 0) await store.appendRunRecords(missing);
   await withTransaction(pool, async (tx) => {
     if (!(await moveTaskToRun(tx, handover.taskId, fromRunId, handover.runId))) return;
     const message = `reset in Temporal: run ${handover.runId} carries the task on from step ${handover.belowStep + 1}, reusing ${kept.length} records of run ${fromRunId}, which keeps its own`;
@@ -104,14 +137,13 @@ async function handOver({ store, pool }: TaskRunDeps, handover: TaskRunHandover,
 }
 
 /** Handovers as a worker takes them: each reset run's is looked at in the store once per process. */
-export function runHandovers(deps: TaskRunDeps) {
+export function runHandovers(deps: HandoverDeps) {
   const handedOver = new LRUCache<string, true>({ max: 10_000 });
   return {
     async takeOver(handover: TaskRunHandover): Promise<void> {
       if (handedOver.has(handover.runId)) return;
       const task = await findTask(deps.pool, handover.taskId);
-      if (!task) throw new Error(`task ${handover.taskId} has no task index row: a reset cannot hand it over`);
-      if (task.runId !== handover.runId) await handOver(deps, handover, task.runId);
+      if (task?.runId !== handover.runId) await holdingHandoverLock(deps.pool, handover.taskId, () => handOver(deps, handover));
       handedOver.set(handover.runId, true);
     },
   };
