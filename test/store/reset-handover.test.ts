@@ -17,15 +17,23 @@ afterAll(() => pool.end());
 
 const usage = { promptTokens: 10, completionTokens: 5, totalTokens: 15 };
 
-/** A finished STANDARD task: one tool step, then an answer. */
-async function finishedTask() {
+const labelsOf = (workflowId: string) => ({ task_id: workflowId, tenant_id: 't', user_id: 'u' });
+
+/** A running task on its first run, as startTask leaves it. */
+async function startedTask() {
   const workflowId = uid('task');
   const owner = { ...taskRunOf(workflowId), sessionId: '' };
   const startedAt = at();
-  const labels = { task_id: workflowId, tenant_id: 't', user_id: 'u' };
+  const labels = labelsOf(workflowId);
   await store.startOneShotRun({ runId: owner.runId, agentId: owner.runAgentId, labels, startedAt, started: runStartedRecord(owner, startedAt, labels), canceled: sessionEndedRecord(owner, startedAt) }, (tx) =>
     insertTask(tx, { taskId: workflowId, workflowId, runId: owner.runId, tenantId: 't', userId: 'u', sessionId: '', query: 'q', mode: 'STANDARD', status: 'RUNNING', createdAt: startedAt }).then(() => undefined),
   );
+  return { workflowId, owner };
+}
+
+/** A finished STANDARD task: one tool step, then an answer. */
+async function finishedTask() {
+  const { workflowId, owner } = await startedTask();
   const call = { id: 'calc-1', name: 'calculator' };
   const toolUse = { role: 'assistant' as const, parts: [{ kind: 'tool_use' as const, id: call.id, name: call.name, input: {} }] };
   await store.appendRunRecords([
@@ -80,19 +88,13 @@ it('hands a task over once when several workers race with the activities of one 
 });
 
 it('ends the earlier run as reset when it was still running, and finishes a handover an earlier attempt left half done', async () => {
-  const workflowId = uid('task');
-  const owner = { ...taskRunOf(workflowId), sessionId: '' };
-  const startedAt = at();
-  const labels = { task_id: workflowId, tenant_id: 't', user_id: 'u' };
-  await store.startOneShotRun({ runId: owner.runId, agentId: owner.runAgentId, labels, startedAt, started: runStartedRecord(owner, startedAt, labels), canceled: sessionEndedRecord(owner, startedAt) }, (tx) =>
-    insertTask(tx, { taskId: workflowId, workflowId, runId: owner.runId, tenantId: 't', userId: 'u', sessionId: '', query: 'q', mode: 'STANDARD', status: 'RUNNING', createdAt: startedAt }).then(() => undefined),
-  );
+  const { workflowId, owner } = await startedTask();
   await store.appendRunRecords([seedRecord(owner, at(), { messages: [userText('q')] }), stepReplyRecord(owner, 0, at(), { messages: [assistantText('thinking')], usage })]);
   // An earlier attempt started the new run and died before it moved the task.
   const handover = { ...handoverOf(workflowId, at().getTime()), toolCalls: [] };
   const newOwner = { ...taskRunOf(handover.runId), sessionId: '' };
   const earlier = at();
-  const newLabels = { ...labels, reset_from_run: workflowId, reset_temporal_run: 'temporal-run-2', reset_at_step: '2' };
+  const newLabels = { ...labelsOf(workflowId), reset_from_run: workflowId, reset_temporal_run: 'temporal-run-2', reset_at_step: '2' };
   await store.startOneShotRun({ runId: handover.runId, agentId: newOwner.runAgentId, labels: newLabels, startedAt: earlier, started: runStartedRecord(newOwner, earlier, newLabels), canceled: sessionEndedRecord(newOwner, earlier) });
 
   await runHandovers({ pool, store }).takeOver(handover);
