@@ -153,6 +153,23 @@ it.each([
   expect(await verified(submitted.task_id)).toEqual([]);
 });
 
+it('a task reset after its session ended is cancelled by its new run, which asks the model nothing', async () => {
+  const query = `reset me after my session ${randomUUID()}`;
+  const sessionId = `reset-session-${randomUUID()}`;
+  stack.model.on(query, { content: 'answered once' });
+  const submitted = await submitTask(stack.orchestrator, { query, metadata: { session_id: sessionId } });
+  expect(await waitForFinish(stack.orchestrator, submitted.task_id)).toMatchObject({ status: 'TASK_STATUS_COMPLETED' });
+  await stack.store.endSession(sessionId, new Date());
+
+  const temporalRunId = await resetTo(submitted.workflow_id, beforeModelStep(1));
+  expect((await finishedRun(submitted.workflow_id, temporalRunId)).status.name).toBe('COMPLETED');
+  expect(await waitForFinish(stack.orchestrator, submitted.task_id)).toMatchObject({ status: 'TASK_STATUS_CANCELLED', error_message: 'the session ended before the reset run started' });
+  expect(chatRequestsAbout(query)).toHaveLength(1);
+  expect(await stack.store.loadRun(resetRunIdOf(submitted.workflow_id, temporalRunId))).toMatchObject({ status: 'canceled', cancellationReason: 'session_ended' });
+  expect(durable(await readStream(streaming, { workflow_id: submitted.workflow_id })).at(-1)!.type).toBe('WORKFLOW_CANCELLED');
+  expect(await verified(submitted.task_id)).toEqual([]);
+});
+
 it('a finished COMPLEX task reset to before its last agent keeps the agents before it and runs that agent and the synthesis fresh', async () => {
   const prefix = `reset my plan ${randomUUID()}`;
   stack.model.on(`${prefix} gather alpha`, { content: 'alpha result' });

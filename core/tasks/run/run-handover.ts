@@ -1,11 +1,12 @@
 import { LRUCache } from 'lru-cache';
-import { withTransaction } from '../../db/transaction';
 import { appendTaskEvent } from '../../events/event-log';
 import { EventType } from '../../events/event-types';
 import type { Pool } from 'pg';
 import { RunNotFoundError, type RuntimeStore, type StoredRecord } from '../../store';
 import { readRunLog } from '../../transcript';
-import { findTask, moveTaskToRun } from '../task-index';
+import { withTransaction, type Queryable } from '../../db/transaction';
+import { findTask, moveTaskToRun, recordTaskOutcome } from '../task-index';
+import { TaskStatus } from '../task-status';
 import { copiedRecord } from './forked-steps';
 import { endRun } from './run-ending';
 import { runStartedRecord, sessionEndedRecord, type RecordOwner } from './run-records';
@@ -124,8 +125,10 @@ async function handOver({ store, pool }: HandoverDeps, handover: TaskRunHandover
     const command = { runId: owner.runId, agentId: owner.runAgentId, labels, startedAt: at, started: runStartedRecord(owner, at, labels), canceled: sessionEndedRecord(owner, at) };
     await start({ ...command, ...(handover.sessionId ? { sessionId: handover.sessionId } : {}) });
   }
+  // In a session that has ended, the new run was recorded stopped (as a start would be): the task ends cancelled with it.
+  const stopped = (await store.loadRun(owner.runId)).status !== 'running';
   const copied = new Set((await readRunLog(store, owner.runId)).map((record) => record.key));
-  const kept = keptRecords(await readRunLog(store, fromRunId), fromRunId, handover).map((record) => copiedRecord(record, fromRunId, owner, at));
+  const kept = stopped ? [] : keptRecords(await readRunLog(store, fromRunId), fromRunId, handover).map((record) => copiedRecord(record, fromRunId, owner, at));
   const missing = kept.filter((record) => !copied.has(record.key));
   if (missing.length > 0) await store.appendRunRecords(missing);
   await withTransaction(pool, async (tx) => {
@@ -133,7 +136,15 @@ async function handOver({ store, pool }: HandoverDeps, handover: TaskRunHandover
     const message = `reset in Temporal: run ${handover.runId} carries the task on from step ${handover.belowStep + 1}, reusing ${kept.length} records of run ${fromRunId}, which keeps its own`;
     const payload = { run_id: handover.runId, reset_from_run: fromRunId, temporal_run_id: handover.temporalRunId, from_step: handover.belowStep + 1 };
     await appendTaskEvent(tx, taskEvent(handover.workflowId, runEventKey(handover.runId, 'handover'), EventType.StatusUpdate, at, { message, payload }));
+    if (stopped) await endStoppedTask(tx, handover, at);
   });
+}
+
+/** The task of a reset whose session had ended: cancelled, as a task that starts in an ended session is. */
+async function endStoppedTask(tx: Queryable, handover: TaskRunHandover, at: Date): Promise<void> {
+  const errorMessage = 'the session ended before the reset run started';
+  await recordTaskOutcome(tx, handover.taskId, { status: TaskStatus.Cancelled, result: '', errorMessage, model: '', completedAt: at });
+  await appendTaskEvent(tx, taskEvent(handover.workflowId, runEventKey(handover.runId, 'finished'), EventType.WorkflowCancelled, at, { message: errorMessage }));
 }
 
 /** Handovers as a worker takes them: each reset run's is looked at in the store once per process. */
