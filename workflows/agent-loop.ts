@@ -156,8 +156,8 @@ function toolApproval(params: AgentLoopParams, approvalId: string, proposedActio
 const approvalIdOf = (call: ToolCallRequest) => `${workflowInfo().workflowId}/tool/${call.id}`;
 
 /**
- * In a reset's run, the task's own loop keeps its place up to date: what the first activity of the
- * reset's own to run finds done (steps, and this step's tool calls) comes from the earlier run.
+ * In a reset's run, the task's own loop (not an agent's) keeps the run's place up to date: the
+ * handover copies what it names from the earlier run (task-scope.ts, ResetProgress).
  */
 function noteProgress(params: AgentLoopParams, state: AgentLoopState, toolCallsDone: string[]): void {
   const { reset } = params.task;

@@ -15,8 +15,8 @@ export interface TaskScope extends TaskRef {
 
 /**
  * A reset run's place in the task, kept up to date by the task's own agent loop: the model steps
- * done and the tool calls of the next step that ran, all of them in the history the reset kept
- * until the first activity of the reset's own runs.
+ * done, and the tool calls of the next step that ran. Until the first activity of the reset run
+ * runs, all of it was done by the run the reset replaced (it is the history the reset kept).
  */
 export interface ResetProgress {
   temporalRunId: string;
