@@ -60,10 +60,9 @@ export function taskRunOf(runId: string): RunRef {
  */
 export const resetRunIdOf = (workflowId: string, temporalRunId: string) => `${workflowId}/reset/${temporalRunId}`;
 
-/** What sets a reset's runs apart ('reset/<temporal run>'), '' for a run no reset made. */
+/** What sets a reset's runs apart (their ending 'reset/<temporal run>'), '' for a run no reset made. */
 export function resetScopeOf(runId: string): string {
-  const at = runId.indexOf('/reset/');
-  return at < 0 ? '' : runId.slice(at + 1);
+  return /\/(reset\/[^/]+)$/.exec(runId)?.[1] ?? '';
 }
 
 /** An agent's run: its child workflow's id, in the scope of the task run that started it. */
