@@ -1,4 +1,5 @@
-import { CancellationScope, ChildWorkflowCancellationType, executeChild, isCancellation } from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { CancellationScope, ChildWorkflowCancellationType, executeChild, isCancellation, patched, sleep } from '@temporalio/workflow';
 import type { AgentTask, Plan } from '../core/orchestration/plan';
 import type { TaskScope } from './task-scope';
 import type { AgentWorkflowInput, AgentWorkflowResult, agentWorkflow } from './agent-workflow';
@@ -24,6 +25,28 @@ export function readyAgents(plan: Plan, done: ReadonlySet<string>, running: Read
   return plan.agents.filter((a) => !done.has(a.id) && !running.has(a.id) && a.dependencies.every((d) => done.has(d)));
 }
 
+/** Workflows from before it failed an agent whose child workflow id was still taken. */
+const waitForAgentIdPatch = 'agent-waits-for-its-workflow-id';
+/** 1, 2, 4 ... 60 seconds: about 25 minutes in all. */
+const agentIdWaits = 30;
+
+/**
+ * Starts an agent's child workflow, waiting while its id is still taken: a Temporal reset does not
+ * stop the agents the run it replaced had running, which finish on their own under the same ids the
+ * reset's run starts its agents with.
+ */
+async function startingOnceFree<T>(start: () => Promise<T>): Promise<T> {
+  for (let wait = 1; ; wait++) {
+    try {
+      return await start();
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError) || wait > agentIdWaits || !patched(waitForAgentIdPatch)) throw err;
+      const seconds = Math.min(2 ** (wait - 1), 60);
+      await sleep(seconds * 1000, { summary: `the agent's workflow id is still taken by an earlier run's agent (wait ${wait} of ${agentIdWaits})` });
+    }
+  }
+}
+
 /**
  * Runs a plan's agents as child workflows: every agent whose dependencies are met starts, at most
  * maxAgents at once, and receives its dependencies' results. The first agent that stops without an
@@ -46,13 +69,15 @@ export async function runPlan(plan: Plan, context: PlanContext): Promise<PlanOut
     };
     view(agent.id).status = 'RUNNING';
     const child = scope.run(() =>
-      executeChild<typeof agentWorkflow>('agentWorkflow', {
-        workflowId: `${taskWorkflowId}/agent/${agent.id}`,
-        args: [input],
-        ...agentMetadata(agent, context.task),
-        // A cancelled agent still records its run's end before the task records its own.
-        cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
-      }),
+      startingOnceFree(() =>
+        executeChild<typeof agentWorkflow>('agentWorkflow', {
+          workflowId: `${taskWorkflowId}/agent/${agent.id}`,
+          args: [input],
+          ...agentMetadata(agent, context.task),
+          // A cancelled agent still records its run's end before the task records its own.
+          cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
+        }),
+      ),
     );
     running.set(
       agent.id,

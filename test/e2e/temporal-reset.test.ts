@@ -209,4 +209,29 @@ it('a finished COMPLEX task reset to before its last agent keeps the agents befo
   expect(await verified(submitted.task_id)).toEqual([]);
 });
 
+it('a running COMPLEX task reset to before its running agent starts it again once the earlier run\'s has finished', async () => {
+  const prefix = `reset my running plan ${randomUUID()}`;
+  stack.model.on(`${prefix} gather alpha`, { content: 'alpha result' });
+  stack.model.on(`${prefix} combine`, { content: 'gamma too slow', delayMs: 3_000 }, { content: 'gamma again' });
+  stack.model.on((text) => text.includes('Combine these results') && text.includes(prefix), { content: 'final answer again' });
+  const plan = { agent_tasks: [{ agent_id: 'alpha', description: `${prefix} gather alpha` }, { agent_id: 'gamma', description: `${prefix} combine`, dependencies: ['alpha'] }] };
+  const submitted = await submitTask(stack.orchestrator, { query: `${prefix} task`, manual_decomposition: plan });
+  await until(() => chatRequestsAbout(`${prefix} combine`).length === 1);
+
+  const gamma = `${submitted.workflow_id}/agent/gamma`;
+  const beforeGamma = (events: HistoryEvent[]) => events.find((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId === gamma)!.startChildWorkflowExecutionInitiatedEventAttributes!.workflowTaskCompletedEventId!;
+  const temporalRunId = await resetTo(submitted.workflow_id, beforeGamma);
+  expect((await finishedRun(submitted.workflow_id, temporalRunId)).status.name).toBe('COMPLETED');
+  expect(await waitForFinish(stack.orchestrator, submitted.task_id)).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'final answer again' });
+  // A reset does not stop the agents of the run it replaced: the earlier gamma finished in the earlier run, then the new run's ran.
+  expect(await stack.store.loadRun(gamma)).toMatchObject({ status: 'completed' });
+  expect(chatRequestsAbout(`${prefix} combine`)).toHaveLength(2);
+  expect(await stack.store.loadRun(`${gamma}/reset/${temporalRunId}`)).toMatchObject({ status: 'completed' });
+  expect((await taskDetails(stack.orchestrator, submitted.task_id)).agent_statuses.map((a) => [a.agent_id, a.status, a.result])).toEqual([
+    ['alpha', 'TASK_STATUS_COMPLETED', 'alpha result'],
+    ['gamma', 'TASK_STATUS_COMPLETED', 'gamma again'],
+  ]);
+  expect(await verified(submitted.task_id)).toEqual([]);
+});
+
 itLeavesEveryTaskVerified(() => stack.everyTask());
