@@ -102,3 +102,15 @@ it('ends the earlier run as reset when it was still running, and finishes a hand
   expect((await readRunLog(store, handover.runId)).map((r) => r.key.slice(handover.runId.length + 1))).toEqual(['started', 'seed', 'step-0/reply']);
   expect(await findTask(pool, workflowId)).toMatchObject({ runId: handover.runId, status: 'RUNNING' });
 });
+
+it('refuses a straggling handover of an earlier reset run once a later reset has taken the task over', async () => {
+  const workflowId = await finishedTask();
+  const earlierAt = at().getTime();
+  const later = { ...handoverOf(workflowId, at().getTime()), runId: resetRunIdOf(workflowId, 'temporal-run-3'), temporalRunId: 'temporal-run-3' };
+  await runHandovers({ pool, store }).takeOver(later);
+
+  const straggler = runHandovers({ pool, store }).takeOver(handoverOf(workflowId, earlierAt));
+  await expect(straggler).rejects.toThrow(`reset run ${resetRunIdOf(workflowId, 'temporal-run-2')} was replaced by a later reset (run ${later.runId}) before it could take the task over`);
+  expect(await findTask(pool, workflowId)).toMatchObject({ runId: later.runId, status: 'RUNNING' });
+  expect(await store.loadRun(later.runId)).toMatchObject({ status: 'running' });
+});

@@ -44,6 +44,15 @@ export interface TaskRunHandover extends TaskRef {
 
 type HandoverDeps = Pick<TaskRunDeps, 'pool' | 'store'>;
 
+/** A handover of a reset run that a later reset has replaced already: it can never apply. */
+export class SupersededHandoverError extends Error {
+  readonly permanent = true;
+  constructor(runId: string, byRunId: string) {
+    super(`reset run ${runId} was replaced by a later reset (run ${byRunId}) before it could take the task over`);
+    this.name = 'SupersededHandoverError';
+  }
+}
+
 /** An activity input that a reset run's activity carries its handover in. */
 export interface HandsOver {
   handover?: TaskRunHandover;
@@ -101,6 +110,7 @@ const isStarted = (store: RuntimeStore, runId: string) =>
  * finished with what it wrote (its start, its copies).
  */
 async function handOver({ store, pool }: HandoverDeps, handover: TaskRunHandover): Promise<void> {
+  // Read again under the lock: another worker may have handed over meanwhile.
   const task = await findTask(pool, handover.taskId);
   if (!task) throw new Error(`task ${handover.taskId} has no task index row: a reset cannot hand it over`);
   if (task.runId === handover.runId) return;
@@ -108,6 +118,8 @@ async function handOver({ store, pool }: HandoverDeps, handover: TaskRunHandover
   const at = new Date(handover.atMs);
   const owner: RecordOwner = { runId: handover.runId, runAgentId: TASK_RUN_AGENT_ID, sessionId: handover.sessionId };
   const from = await store.loadRun(fromRunId);
+  // A straggling activity of an earlier reset's run must not take the task back from a later one.
+  if (from.labels.reset_from_run && from.startedAt.getTime() > handover.atMs) throw new SupersededHandoverError(handover.runId, fromRunId);
   if (from.status === 'running' || from.status === 'suspended') {
     await endRun(store, { ...taskRunOf(fromRunId), sessionId: handover.sessionId }, { status: 'canceled', cancellationReason: RESET_REASON, at });
   }
