@@ -16,7 +16,9 @@ export interface TaskScope extends TaskRef {
 /**
  * A reset run's place in the task, kept up to date by the task's own agent loop: the model steps
  * done, and the tool calls of the next step that ran. Until the first activity of the reset run
- * runs, all of it was done by the run the reset replaced (it is the history the reset kept).
+ * runs, all of it was done by the run the reset replaced (it is the history the reset kept). One
+ * object per workflow run: every copy of the task scope in it holds the same one, so what the loop
+ * notes is what the task's end and approvals hand over.
  */
 export interface ResetProgress {
   temporalRunId: string;

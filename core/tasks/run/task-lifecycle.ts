@@ -128,10 +128,13 @@ async function startTask({ store, pool, tools }: TaskRunDeps, input: StartTaskIn
   return { proceed: result.decision === 'proceed', tools: offered.map((tool) => ({ name: tool.name, dangerous: tool.dangerous })) };
 }
 
+/** The stream a task's end goes to: histories from before a reset could give the task another run named only the run, which was the workflow. */
+const workflowOfEnd = (input: FinishTaskInput) => input.workflowId ?? input.runId;
+
 /** One log line per task end, and the end in the metrics (a retried end may be told twice: a log's and a counter's rounding, not a record). */
 function reportTaskEnd({ observer }: TaskRunDeps, input: FinishTaskInput, task: EndedTask): void {
   const seconds = Math.max(0, input.finishedAtMs - task.createdAt.getTime()) / 1000;
-  const line = { taskId: input.taskId, workflowId: input.workflowId ?? input.runId, tenantId: task.tenantId, userId: task.userId, status: input.status, mode: task.mode, seconds, ...task.spent };
+  const line = { taskId: input.taskId, workflowId: workflowOfEnd(input), tenantId: task.tenantId, userId: task.userId, status: input.status, mode: task.mode, seconds, ...task.spent };
   log().info(input.errorMessage ? { ...line, error: input.errorMessage } : line, 'task ended');
   observer?.taskEnded({ status: input.status, mode: task.mode, seconds });
 }
@@ -168,7 +171,7 @@ export function taskLifecycle(deps: TaskRunDeps) {
 export async function recordTaskEnd(store: RuntimeStore, input: FinishTaskInput): Promise<EndedTask | undefined> {
   const at = new Date(input.finishedAtMs);
   const run = taskRunOf(input.runId);
-  const workflowId = input.workflowId ?? input.runId;
+  const workflowId = workflowOfEnd(input);
   const key = (name: string) => runEventKey(input.runId, name);
   const error = input.code ? `${input.code}: ${input.errorMessage}` : input.errorMessage;
   const ending = {
