@@ -69,7 +69,8 @@ describe('a retried step', () => {
   afterAll(() => stack.stop());
 
   it('is reserved once: its earlier attempt\'s reservation is its own, not a second claim on the budget', async () => {
-    const query = `retry within a tight budget ${randomUUID()}`;
+    // Long enough that its prompt always counts well over the step's 30 tokens, whatever the uuid's tokenization.
+    const query = `retry this step within a tight token budget, once its first model call has failed ${randomUUID()}`;
     // A first task learns what this prompt reserves.
     const small = { prompt_tokens: 20, completion_tokens: 10 };
     stack.model.on(query, { content: 'first', usage: small }, { status: 503, content: 'busy' }, { content: 'second', usage: small });
