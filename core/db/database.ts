@@ -8,6 +8,10 @@ export function createPool(databaseUrl: string, settings: Partial<PoolSettings> 
   const pool = new Pool({
     connectionString: databaseUrl,
     Client: PreparingClient,
+    // A statement is sent without waiting for the answer to the one before it (pg's pipeline
+    // mode): a transaction's BEGIN travels with its first statement, and the statements of one
+    // change that do not depend on each other's answers go out together (see withTransaction).
+    pipeline: true,
     max: settings.size ?? 10,
     // Unset: pg's defaults (wait as long as it takes for a connection; idle ones close after 10 s).
     ...(settings.connectTimeoutMs !== undefined ? { connectionTimeoutMillis: settings.connectTimeoutMs } : {}),

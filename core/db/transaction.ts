@@ -3,12 +3,24 @@ import type { Pool, PoolClient } from 'pg';
 /** Anything that can run a query: the pool or a client inside a transaction. */
 export type Queryable = Pick<PoolClient, 'query'>;
 
-/** Runs `work` in one transaction: commit on success, rollback and rethrow on any error. */
+/**
+ * Runs `work` in one transaction: commit on success, rollback and rethrow on any error.
+ *
+ * The pool's clients pipeline (core/db/database.ts), so BEGIN is not a round trip of its own: it
+ * goes out with the work's first statement, and Postgres answers them in order. BEGIN fails only
+ * on a connection that is failing, and then every statement behind it fails too, so the work's
+ * error is the one thrown; BEGIN's own is thrown if the work somehow succeeded without it.
+ */
 export async function withTransaction<T>(pool: Pool, work: (tx: PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  const begun = client.query('BEGIN').then(
+    () => undefined,
+    (err: unknown) => err,
+  );
   try {
-    await client.query('BEGIN');
     const result = await work(client);
+    const beginError = await begun;
+    if (beginError) throw beginError;
     await client.query('COMMIT');
     return result;
   } catch (err) {

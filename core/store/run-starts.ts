@@ -184,20 +184,23 @@ async function admitContinuation(tx: Queryable, cmd: RunStartCommand): Promise<v
 
 /** Writes a new run and its start records; stops it at once when its session has ended. */
 async function writeStart(tx: Queryable, cmd: RunStartCommand, stop: boolean): Promise<RunStartResult> {
-  await insertRun(tx, {
-    runId: cmd.runId,
-    agentId: cmd.agentId,
-    ...(cmd.sessionId ? { sessionId: cmd.sessionId } : {}),
-    ...(cmd.parentRunId ? { parentRunId: cmd.parentRunId } : {}),
-    ...(cmd.predecessorRunId ? { predecessorRunId: cmd.predecessorRunId } : {}),
-    labels: cmd.labels ?? {},
-    status: stop ? 'canceled' : 'running',
-    startOutcome: stop ? 'stop' : 'proceed',
-    cancellationReason: stop ? SESSION_ENDED_REASON : '',
-    startedAt: cmd.startedAt,
-    updatedAt: stop ? cmd.canceled.timestamp : cmd.startedAt,
-  });
-  const started = await insertLifecycleRecord(tx, cmd.started, { change: 'start' });
+  // The run and its started record, sent together (pipelined) and written in that order.
+  const [, started] = await Promise.all([
+    insertRun(tx, {
+      runId: cmd.runId,
+      agentId: cmd.agentId,
+      ...(cmd.sessionId ? { sessionId: cmd.sessionId } : {}),
+      ...(cmd.parentRunId ? { parentRunId: cmd.parentRunId } : {}),
+      ...(cmd.predecessorRunId ? { predecessorRunId: cmd.predecessorRunId } : {}),
+      labels: cmd.labels ?? {},
+      status: stop ? 'canceled' : 'running',
+      startOutcome: stop ? 'stop' : 'proceed',
+      cancellationReason: stop ? SESSION_ENDED_REASON : '',
+      startedAt: cmd.startedAt,
+      updatedAt: stop ? cmd.canceled.timestamp : cmd.startedAt,
+    }),
+    insertLifecycleRecord(tx, cmd.started, { change: 'start' }),
+  ]);
   const result: RunStartResult = {
     decision: stop ? 'stop' : 'proceed',
     status: stop ? 'canceled' : 'running',

@@ -139,13 +139,17 @@ export async function lockRunForWrite(tx: Queryable, runId: string): Promise<Sto
 
 /** A run locked for a lifecycle change, and the record that first proved that change, if one did. */
 export async function lockRunForChange(tx: Queryable, runId: string, change: LifecycleChange): Promise<{ run: StoredRun; firstRecordId?: string }> {
-  await lockSessionOfRun(tx, runId);
-  const found = await tx.query<RunRow & { first_record_id: string | null }>(
-    `SELECT ${runColumns},
-            (SELECT record_id FROM runtime_run_lifecycle WHERE run_id = $1 AND change = $2 AND subject = '') AS first_record_id
-     FROM runtime_runs WHERE run_id = $1 FOR UPDATE`,
-    [runId, change],
-  );
+  // Sent together (pipelined): the read is a statement of its own, run once the session's lock is
+  // granted, so its snapshot sees every change committed before it.
+  const [, found] = await Promise.all([
+    lockSessionOfRun(tx, runId),
+    tx.query<RunRow & { first_record_id: string | null }>(
+      `SELECT ${runColumns},
+              (SELECT record_id FROM runtime_run_lifecycle WHERE run_id = $1 AND change = $2 AND subject = '') AS first_record_id
+       FROM runtime_runs WHERE run_id = $1 FOR UPDATE`,
+      [runId, change],
+    ),
+  ]);
   const row = found.rows[0];
   if (!row) throw new RunNotFoundError();
   return { run: toStoredRun(row), ...(row.first_record_id !== null ? { firstRecordId: String(row.first_record_id) } : {}) };

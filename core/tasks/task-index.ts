@@ -96,13 +96,16 @@ const toEndedTask = (row: EndedTaskRow): EndedTask => ({
  * before it, and a step committing later sums again (recordStepUsage).
  */
 export async function recordTaskOutcome(tx: Queryable, taskId: string, outcome: TaskOutcome): Promise<EndedTask | undefined> {
-  await tx.query('SELECT 1 FROM tasks WHERE task_id = $1 FOR UPDATE', [taskId]);
-  const { rows } = await tx.query<EndedTaskRow>(
-    `UPDATE tasks SET status = $2, result = $3, error_message = $4, model = $5, completed_at = $6, progress = 1,
-                      ${usageTotalsFromSteps}
-     WHERE task_id = $1 RETURNING ${endedTaskColumns}`,
-    [taskId, outcome.status, outcome.result, outcome.errorMessage, outcome.model, outcome.completedAt],
-  );
+  // Both sent at once (pipelined); Postgres still runs the update after the lock is granted.
+  const [, { rows }] = await Promise.all([
+    tx.query('SELECT 1 FROM tasks WHERE task_id = $1 FOR UPDATE', [taskId]),
+    tx.query<EndedTaskRow>(
+      `UPDATE tasks SET status = $2, result = $3, error_message = $4, model = $5, completed_at = $6, progress = 1,
+                        ${usageTotalsFromSteps}
+       WHERE task_id = $1 RETURNING ${endedTaskColumns}`,
+      [taskId, outcome.status, outcome.result, outcome.errorMessage, outcome.model, outcome.completedAt],
+    ),
+  ]);
   return rows[0] && toEndedTask(rows[0]);
 }
 

@@ -161,7 +161,9 @@ export function modelSteps(deps: TaskRunDeps) {
   async function runModelStep(input: ModelStepInput, step: StepContext): Promise<ModelStepResult> {
     const owner = recordOwnerOf(input);
     const at = new Date(input.stepAtMs);
-    const stored = await store.findRunRecord(input.runId, stepReplyKey(owner, input.step));
+    // Read together: only this task's own steps write its run, one after another, so the
+    // transcript read here is the one the call needs (and a retry whose reply is stored wastes it).
+    const [stored, transcript] = await Promise.all([store.findRunRecord(input.runId, stepReplyKey(owner, input.step)), transcripts.messagesOf(input.runId)]);
     if (stored) return storedReply(deps, input, stored);
     const copied = input.reuseFrom && (await recordedStep(store, input.reuseFrom, owner, input.step, at));
     if (copied) return reusedStep(deps, input, copied);
@@ -174,7 +176,7 @@ export function modelSteps(deps: TaskRunDeps) {
     const added = await recordsBeforeReply(deps, input);
     const tier = input.tier ?? 'MEDIUM';
     const system = input.system ? { system: input.system } : {};
-    let messages = [...(await transcripts.messagesOf(input.runId)), ...added.flatMap((record) => decodeTranscriptRecord(record).messages)];
+    let messages = [...transcript, ...added.flatMap((record) => decodeTranscriptRecord(record).messages)];
     const compression = input.history
       ? await step.keepAlive(() => compressHistory(gateway, { messages, tier, policy: input.history!, ...(step.signal ? { signal: step.signal } : {}), ...system }))
       : undefined;
@@ -193,15 +195,16 @@ export function modelSteps(deps: TaskRunDeps) {
     const { costUsd } = completion;
     const reply = stepReplyRecord(owner, input.step, at, { messages: [completion.message], model: completion.model, finishReason: completion.finishReason, usage: completion.usage });
     await store.appendRunRecords([...added, reply], async (tx) => {
-      if (compaction) {
-        const { model, usage } = compression.record;
-        await recordStepUsage(tx, { taskId: input.taskId, stepKey: compaction.key, agentId: input.agentId, model, ...usage, costUsd: compression.costUsd, at });
-      }
-      await recordStepUsage(tx, { taskId: input.taskId, stepKey: reply.key, agentId: input.agentId, model: completion.model, ...completion.usage, costUsd, cacheHit, at });
-      // What the step reserved counts no more: its usage does.
-      if (hasBudget(input.budget)) await settleReservations(tx, input.taskId, at, reply.key);
-      if (input.workflowId && isMainAgentStep(input)) await recordMainAgentStep(tx, { taskId: input.taskId, runId: input.runId, workflowId: input.workflowId }, at);
-      await remember(tx);
+      // Sent together (pipelined), and run in the order called.
+      await Promise.all([
+        compaction &&
+          recordStepUsage(tx, { taskId: input.taskId, stepKey: compaction.key, agentId: input.agentId, model: compression.record.model, ...compression.record.usage, costUsd: compression.costUsd, at }),
+        recordStepUsage(tx, { taskId: input.taskId, stepKey: reply.key, agentId: input.agentId, model: completion.model, ...completion.usage, costUsd, cacheHit, at }),
+        // What the step reserved counts no more: its usage does.
+        hasBudget(input.budget) && settleReservations(tx, input.taskId, at, reply.key),
+        input.workflowId && isMainAgentStep(input) && recordMainAgentStep(tx, { taskId: input.taskId, runId: input.runId, workflowId: input.workflowId }, at),
+        remember(tx),
+      ]);
     });
     if (cacheHit) deps.observer?.stepFromCache(completion.model);
     const crossed = await overBudgetNow(pool, input.taskId, input.agentId, input.budget);

@@ -106,22 +106,25 @@ async function startTask({ store, pool, tools }: TaskRunDeps, input: StartTaskIn
   const start = input.sessionId ? store.startRootRun : store.startOneShotRun;
   const result = await start(command, async (tx, started) => {
     const proceed = started.decision === 'proceed';
-    await insertTask(tx, {
-      taskId: input.taskId,
-      workflowId: input.workflowId,
-      runId: owner.runId,
-      tenantId: input.tenantId,
-      userId: input.userId,
-      ...(input.submittedBy ? { submittedBy: input.submittedBy } : {}),
-      sessionId: input.sessionId,
-      query: input.query,
-      mode: input.mode,
-      status: proceed ? TaskStatus.Running : TaskStatus.Cancelled,
-      createdAt: at,
-    });
-    await appendTaskEvents(tx, [
-      taskEvent(input.workflowId, 'started', EventType.WorkflowStarted, at, { message: startedMessage }),
-      ...(proceed ? [] : [taskEvent(input.workflowId, 'finished', EventType.WorkflowCancelled, at, { message: 'session ended before the task started' })]),
+    // Sent together (pipelined).
+    await Promise.all([
+      insertTask(tx, {
+        taskId: input.taskId,
+        workflowId: input.workflowId,
+        runId: owner.runId,
+        tenantId: input.tenantId,
+        userId: input.userId,
+        ...(input.submittedBy ? { submittedBy: input.submittedBy } : {}),
+        sessionId: input.sessionId,
+        query: input.query,
+        mode: input.mode,
+        status: proceed ? TaskStatus.Running : TaskStatus.Cancelled,
+        createdAt: at,
+      }),
+      appendTaskEvents(tx, [
+        taskEvent(input.workflowId, 'started', EventType.WorkflowStarted, at, { message: startedMessage }),
+        ...(proceed ? [] : [taskEvent(input.workflowId, 'finished', EventType.WorkflowCancelled, at, { message: 'session ended before the task started' })]),
+      ]),
     ]);
   });
   const offered = tools.list(input.tenantId).filter((tool) => !input.allowedTools || input.allowedTools.includes(tool.name));
@@ -182,10 +185,14 @@ export async function recordTaskEnd(store: RuntimeStore, input: FinishTaskInput)
   };
   let ended: EndedTask | undefined;
   const recorded = await endRun(store, { ...run, sessionId: input.sessionId }, ending, async (tx) => {
-    ended = await recordTaskOutcome(tx, input.taskId, { status: input.status, result: input.result, errorMessage: error, model: input.model, completedAt: at });
-    // The main agent ends as the task did; what else is left open is closed after it.
-    const agentEnded = await recordMainAgentEnd(tx, { taskId: input.taskId, workflowId, runId: input.runId }, { status: input.status, result: input.result, error: error ?? '', at });
-    await closeTaskLeftovers(tx, input.taskId, at);
+    // Sent together (pipelined), and run in the order called: the main agent ends as the task did,
+    // then what else is left open is closed.
+    const [outcome, agentEnded] = await Promise.all([
+      recordTaskOutcome(tx, input.taskId, { status: input.status, result: input.result, errorMessage: error, model: input.model, completedAt: at }),
+      recordMainAgentEnd(tx, { taskId: input.taskId, workflowId, runId: input.runId }, { status: input.status, result: input.result, error: error ?? '', at }),
+      closeTaskLeftovers(tx, input.taskId, at),
+    ]);
+    ended = outcome;
     if (input.status === 'COMPLETED' && input.sessionId) {
       await recordTaskTurnIn(tx, { taskId: input.taskId, sessionId: input.sessionId, answer: input.result, at });
     }
