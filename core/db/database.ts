@@ -1,16 +1,17 @@
 import { Client, Pool } from 'pg';
 import { log } from '../telemetry/logger';
 import type { PoolSettings } from '../capacity-settings';
-import { PreparingClient } from './prepared-statements';
+import { PipelinedClient } from './pipelined-client';
 
 /** A connection pool (WEFT_DB_POOL_SIZE and the timeouts in a process; a script names its size). */
 export function createPool(databaseUrl: string, settings: Partial<PoolSettings> = {}): Pool {
   const pool = new Pool({
     connectionString: databaseUrl,
-    Client: PreparingClient,
+    Client: PipelinedClient,
     // A statement is sent without waiting for the answer to the one before it (pg's pipeline
     // mode): a transaction's BEGIN travels with its first statement, and the statements of one
-    // change that do not depend on each other's answers go out together (see withTransaction).
+    // change that do not depend on each other's answers go out together (see withTransaction),
+    // in one socket write (pipelined-client.ts).
     pipeline: true,
     max: settings.size ?? 10,
     // Unset: pg's defaults (wait as long as it takes for a connection; idle ones close after 10 s).
