@@ -14,7 +14,7 @@ import { ScriptedModelServer } from '../test/model-server/scripted-model-server'
 import '../test/setup/quiet-logs';
 import { freePort, startTestServices } from '../test/setup/test-services';
 import { startTestCluster } from '../test/setup/test-temporal';
-import { workerNodeFlags } from '../infra/processes';
+import { workerEnv, workerNodeFlags } from '../infra/processes';
 import { stateDir } from '../infra/temporal-dev-server';
 import { startReadyProcess, stop } from '../test/support/processes';
 import { startBenchApi } from './bench-api';
@@ -36,7 +36,7 @@ async function throughput(name: string, address: string, workers: number, model:
   const taskQueue = `bench-cluster-${randomUUID()}`;
   const env = { TEMPORAL_ADDRESS: address, WEFT_TASK_QUEUE: taskQueue, WEFT_LLM_BASE_URL: model.baseURL, WEFT_LLM_MODEL: 'bench-model', WEFT_METRICS_PORT: '0', WEFT_WORKFLOW_BUNDLE: process.env.WEFT_TEST_WORKFLOW_BUNDLE! };
   const processes = [];
-  for (let i = 0; i < workers; i++) processes.push(await startReadyProcess('workers/main.ts', env, 'worker polling task queue', workerNodeFlags));
+  for (let i = 0; i < workers; i++) processes.push(await startReadyProcess('workers/main.ts', { ...env, ...workerEnv }, 'worker polling task queue', workerNodeFlags));
   const connection = await Connection.connect({ address });
   const temporal = new Client({ connection });
   const { api, stop: stopApi } = await startBenchApi(temporal, pool, taskQueue, model.baseURL);

@@ -12,7 +12,7 @@ import { Client, Connection } from '@temporalio/client';
 import { createApiKey } from '../core/auth/api-keys';
 import { loadConfig } from '../core/config';
 import { createPool } from '../core/db/database';
-import { workerNodeFlags } from '../infra/processes';
+import { workerEnv, workerNodeFlags } from '../infra/processes';
 import { createOrchestratorClient, unaryCall } from '../protos/clients';
 import { ScriptedModelServer } from '../test/model-server/scripted-model-server';
 import '../test/setup/quiet-logs';
@@ -37,7 +37,7 @@ async function startFairnessStack() {
   const taskQueue = `bench-fairness-${randomUUID()}`;
   const worker = await startReadyProcess(
     'workers/main.ts',
-    { WEFT_TASK_QUEUE: taskQueue, WEFT_METRICS_PORT: '0', WEFT_LLM_BASE_URL: model.baseURL, WEFT_LLM_MODEL: 'bench-model', WEFT_WORKSPACE_DIR: '.state/bench-workspaces', WEFT_WORKFLOW_BUNDLE: process.env.WEFT_TEST_WORKFLOW_BUNDLE! },
+    { WEFT_TASK_QUEUE: taskQueue, WEFT_METRICS_PORT: '0', WEFT_LLM_BASE_URL: model.baseURL, WEFT_LLM_MODEL: 'bench-model', WEFT_WORKSPACE_DIR: '.state/bench-workspaces', WEFT_WORKFLOW_BUNDLE: process.env.WEFT_TEST_WORKFLOW_BUNDLE!, ...workerEnv },
     'worker polling task queue',
     workerNodeFlags,
   );

@@ -17,7 +17,7 @@ import { ScriptedModelServer } from '../test/model-server/scripted-model-server'
 import '../test/setup/quiet-logs';
 import { freePort, startTestServices } from '../test/setup/test-services';
 import { approveTask, until } from '../test/support/orchestration';
-import { apiNodeFlags, workerNodeFlags } from '../infra/processes';
+import { apiNodeFlags, workerEnv, workerNodeFlags } from '../infra/processes';
 import { rssMb, startReadyProcess, stop } from '../test/support/processes';
 
 const tasks = Number(process.env.BENCH_TASKS ?? 1_000);
@@ -62,7 +62,7 @@ async function main(): Promise<void> {
   const shared = { WEFT_TASK_QUEUE: taskQueue, WEFT_LLM_BASE_URL: model.baseURL, WEFT_LLM_MODEL: 'bench-model' };
   const worker = await startReadyProcess(
     'workers/main.ts',
-    { ...shared, WEFT_WORKSPACE_DIR: '.state/bench-workspaces', WEFT_WORKFLOW_BUNDLE: process.env.WEFT_TEST_WORKFLOW_BUNDLE! },
+    { ...shared, WEFT_WORKSPACE_DIR: '.state/bench-workspaces', WEFT_WORKFLOW_BUNDLE: process.env.WEFT_TEST_WORKFLOW_BUNDLE!, ...workerEnv },
     'worker polling task queue',
     process.env.BENCH_WORKER_NODE_FLAGS?.split(' ') ?? workerNodeFlags,
   );

@@ -13,7 +13,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { createApiKey } from '../core/auth/api-keys';
 import { createPool } from '../core/db/database';
-import { workerNodeFlags } from '../infra/processes';
+import { workerEnv, workerNodeFlags } from '../infra/processes';
 import { callUnary, createOrchestratorClient } from '../protos/clients';
 import type { SubmitTaskRequest } from '../protos/generated/shannon/orchestrator/SubmitTaskRequest';
 import type { SubmitTaskResponse__Output } from '../protos/generated/shannon/orchestrator/SubmitTaskResponse';
@@ -62,7 +62,7 @@ async function main(): Promise<void> {
   const bareQueue = `bench-bare-${randomUUID()}`;
   const weftWorker = await startReadyProcess(
     'workers/main.ts',
-    { WEFT_TASK_QUEUE: weftQueue, WEFT_LLM_BASE_URL: model.baseURL, WEFT_LLM_MODEL: 'bench-model', WEFT_WORKSPACE_DIR: '.state/bench-workspaces', WEFT_WORKFLOW_BUNDLE: process.env.WEFT_TEST_WORKFLOW_BUNDLE! },
+    { WEFT_TASK_QUEUE: weftQueue, WEFT_LLM_BASE_URL: model.baseURL, WEFT_LLM_MODEL: 'bench-model', WEFT_WORKSPACE_DIR: '.state/bench-workspaces', WEFT_WORKFLOW_BUNDLE: process.env.WEFT_TEST_WORKFLOW_BUNDLE!, ...workerEnv },
     'worker polling task queue',
     workerNodeFlags,
   );

@@ -21,7 +21,7 @@ import { ScriptedModelServer } from '../test/model-server/scripted-model-server'
 import '../test/setup/quiet-logs';
 import { startTestServices } from '../test/setup/test-services';
 import type { bareModelWorkflow, bareWorkflow } from './bare-workflows';
-import { workerNodeFlags } from '../infra/processes';
+import { workerEnv, workerNodeFlags } from '../infra/processes';
 import { rssMb, startReadyProcess, stop } from '../test/support/processes';
 import { startBenchApi } from './bench-api';
 import { printTable, summarize, timed, type Summary } from './stats';
@@ -104,6 +104,7 @@ async function main(): Promise<void> {
       WEFT_LLM_MODEL: 'bench-model',
       WEFT_WORKSPACE_DIR: '.state/bench-workspaces',
       WEFT_WORKFLOW_BUNDLE: process.env.WEFT_TEST_WORKFLOW_BUNDLE!,
+      ...workerEnv,
     },
     'worker polling task queue',
     process.env.BENCH_WORKER_NODE_FLAGS?.split(' ') ?? workerNodeFlags,

@@ -21,6 +21,20 @@ export interface ManagedProcess {
 export const workerNodeFlags = readFileSync(path.join(repoRoot, 'infra', 'worker-node-flags'), 'utf8').trim().split(/\s+/);
 
 /**
+ * Environment the worker runs with, kept in infra/worker-env (KEY=value lines) for the container's
+ * entrypoint too: glibc's malloc keeps at most two arenas instead of one for each thread that
+ * allocates (the SDK's core runs its own threads beside Node's). Worker RSS with 100 tasks in flight
+ * 274-286 MB with it, 309-357 MB without; with 1,000, 321 MB peak and 362 MB finishing against 360
+ * and 390 (bench/orchestration-bench.ts, bench/in-flight-bench.ts; the figures are on issue 19).
+ */
+export const workerEnv: Record<string, string> = Object.fromEntries(
+  readFileSync(path.join(repoRoot, 'infra', 'worker-env'), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+);
+
+/**
  * Node flags the API runs with: Node's defaults. A 64 MB young generation (tried for SubmitTask's
  * p99, which it did not change beyond the machine's noise) made each scavenge long once thousands
  * of streams were open: bench/api-bench.ts with 10,000 streams, delivery p99 115-130 ms with it,

@@ -6,7 +6,7 @@ import { migrateDatabase } from '../core/db/migrate';
 import { DEMO_MODEL } from '../test/model-server/scripted-model-server';
 import { buildWorkflowBundle } from './build-workflow-bundle';
 import { ensureDevApiKey } from './dev-api-key';
-import { apiNodeFlags, startProcess, workerNodeFlags } from './processes';
+import { apiNodeFlags, startProcess, workerEnv, workerNodeFlags } from './processes';
 import type { Supervisor } from './supervisor';
 
 // Weft's own processes as `make up` and `make cluster` start them: the demo model when no provider
@@ -46,7 +46,7 @@ export async function prepareWeft(env: NodeJS.ProcessEnv, log: (line: string) =>
  */
 export function startWeftProcesses(env: NodeJS.ProcessEnv, supervisor: Supervisor, processes: { workers: Array<Record<string, string>>; apis: Array<Record<string, string>> }): string[] {
   const named = (kind: string, i: number, count: number) => (count > 1 ? `${kind}-${i + 1}` : kind);
-  processes.workers.forEach((own, i) => supervisor.add(startProcess(named('worker', i, processes.workers.length), 'workers/main.ts', { ...env, ...own }, workerNodeFlags), { essential: true }));
+  processes.workers.forEach((own, i) => supervisor.add(startProcess(named('worker', i, processes.workers.length), 'workers/main.ts', { ...env, ...workerEnv, ...own }, workerNodeFlags), { essential: true }));
   processes.apis.forEach((own, i) => supervisor.add(startProcess(named('api', i, processes.apis.length), 'api/main.ts', { ...env, ...own }, apiNodeFlags), { essential: true }));
   const probe = (port: number) => `http://127.0.0.1:${port}/readyz`;
   return [

@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { openSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as pause } from 'node:timers/promises';
-import { apiNodeFlags, workerNodeFlags } from '../../infra/processes';
+import { apiNodeFlags, workerEnv, workerNodeFlags } from '../../infra/processes';
 import { startReadyProcess, stop } from '../../test/support/processes';
 
 // Weft's API and workers as the production entry points run them (api/main.ts, workers/main.ts),
@@ -56,7 +56,7 @@ export const startWeftApi = async (env: NodeJS.ProcessEnv, folder: string, name 
 };
 
 export const startWeftWorker = async (env: NodeJS.ProcessEnv, folder: string, name: string) => {
-  const worker = weftProcess(name, 'workers/main.ts', env, workerNodeFlags, 'worker polling task queue', folder);
+  const worker = weftProcess(name, 'workers/main.ts', { ...env, ...workerEnv }, workerNodeFlags, 'worker polling task queue', folder);
   await worker.start();
   return worker;
 };

@@ -8,8 +8,8 @@ if [ $# -gt 0 ]; then shift; fi
 flags=""
 case "$command" in
   api) entry=api/main.ts ;;
-  # The worker's Node flags, as `make up` runs it (infra/processes.ts says why).
-  worker) entry=workers/main.ts; flags=$(cat infra/worker-node-flags) ;;
+  # The worker's Node flags and environment, as `make up` runs it (infra/processes.ts says why).
+  worker) entry=workers/main.ts; flags=$(cat infra/worker-node-flags); set -a; . infra/worker-env; set +a ;;
   migrate) entry=infra/migrate.ts ;;
   prepare-temporal) entry=infra/prepare-temporal.ts ;;
   demo-model) entry=test/model-server/main.ts ;;
