@@ -9,19 +9,8 @@
 // - to the caller: the workflow's completion until the caller holds the result.
 // Medians per phase, summed per workflow, and each side's share of the difference.
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
-import { createApiKey } from '../core/auth/api-keys';
-import { createPool } from '../core/db/database';
-import { workerEnv, workerNodeFlags } from '../infra/processes';
-import { callUnary, createOrchestratorClient } from '../protos/clients';
-import type { SubmitTaskRequest } from '../protos/generated/shannon/orchestrator/SubmitTaskRequest';
-import type { SubmitTaskResponse__Output } from '../protos/generated/shannon/orchestrator/SubmitTaskResponse';
-import { ScriptedModelServer } from '../test/model-server/scripted-model-server';
-import '../test/setup/quiet-logs';
-import { startTestServices } from '../test/setup/test-services';
-import { startReadyProcess, stop } from '../test/support/processes';
-import { startBenchApi } from './bench-api';
+import { startWeftBesideBare } from './weft-beside-bare';
 
 const runs = Number(process.env.BENCH_RUNS ?? 40);
 const phases = ['before the worker', 'workflow tasks', 'activities', 'dispatch', 'to the caller'] as const;
@@ -54,37 +43,19 @@ function splitTime(events: temporal.api.history.v1.IHistoryEvent[], submittedAt:
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 
 async function main(): Promise<void> {
-  const services = await startTestServices();
-  const pool = createPool(process.env.DATABASE_URL!, { size: 20 });
-  const model = new ScriptedModelServer({ demo: true });
-  await model.start();
-  const weftQueue = `bench-weft-${randomUUID()}`;
-  const bareQueue = `bench-bare-${randomUUID()}`;
-  const weftWorker = await startReadyProcess(
-    'workers/main.ts',
-    { WEFT_TASK_QUEUE: weftQueue, WEFT_LLM_BASE_URL: model.baseURL, WEFT_LLM_MODEL: 'bench-model', WEFT_WORKSPACE_DIR: '.state/bench-workspaces', WEFT_WORKFLOW_BUNDLE: process.env.WEFT_TEST_WORKFLOW_BUNDLE!, ...workerEnv },
-    'worker polling task queue',
-    workerNodeFlags,
-  );
-  const bareWorker = await startReadyProcess('bench/bare-worker.ts', { WEFT_TASK_QUEUE: bareQueue, WEFT_LLM_BASE_URL: model.baseURL });
-  const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-  const temporal = new Client({ connection });
-  const { api, stop: stopApi } = await startBenchApi(temporal, pool, weftQueue, model.baseURL);
-  const apiKey = await createApiKey(pool, { tenantId: 'bench', userId: 'bench', roles: [] });
-  const orchestrator = createOrchestratorClient(`127.0.0.1:${api.port}`, { apiKey });
-
+  const bench = await startWeftBesideBare();
   const timedRun = async (start: () => Promise<string>) => {
     const submittedAt = Date.now();
     const workflowId = await start();
-    const handle = temporal.workflow.getHandle(workflowId);
+    const handle = bench.temporal.workflow.getHandle(workflowId);
     const total = await handle.result().then(() => Date.now() - submittedAt);
     const { events } = await handle.fetchHistory();
     return { total, split: splitTime(events!, submittedAt, submittedAt + total) };
   };
   const sides = {
-    'STANDARD task': async () => (await callUnary<SubmitTaskRequest, SubmitTaskResponse__Output>(orchestrator.SubmitTask, orchestrator, { query: `bench question ${randomUUID()}` })).workflow_id,
+    'STANDARD task': () => bench.submitStandardTask(),
     'bare + model call': async () =>
-      (await temporal.workflow.start('bareModelWorkflow', { taskQueue: bareQueue, workflowId: `bare-${randomUUID()}`, args: [`bench question ${randomUUID()}`] })).workflowId,
+      (await bench.temporal.workflow.start('bareModelWorkflow', { taskQueue: bench.bareQueue, workflowId: `bare-${randomUUID()}`, args: [`bench question ${randomUUID()}`] })).workflowId,
   };
   try {
     const measured = Object.fromEntries(Object.keys(sides).map((name) => [name, [] as Array<Awaited<ReturnType<typeof timedRun>>>]));
@@ -94,7 +65,7 @@ async function main(): Promise<void> {
         if (i >= 5) measured[name]!.push(run);
       }
     }
-    const [weft, bare] = Object.values(measured) as [typeof measured[string], typeof measured[string]];
+    const [weft, bare] = Object.values(measured) as [(typeof measured)[string], (typeof measured)[string]];
     const row = (label: string, of: (run: (typeof weft)[number]) => number) => {
       const [w, b] = [median(weft.map(of)), median(bare.map(of))];
       console.log(`${label.padEnd(20)} ${w.toFixed(1).padStart(8)} ${b.toFixed(1).padStart(8)} ${(w - b).toFixed(1).padStart(8)}`);
@@ -104,14 +75,7 @@ async function main(): Promise<void> {
     row('end to end', (run) => run.total);
     console.log(`latency ratio (p50 STANDARD / p50 bare + the model call): ${(median(weft.map((r) => r.total)) / median(bare.map((r) => r.total))).toFixed(2)}`);
   } finally {
-    orchestrator.close();
-    await stopApi();
-    await connection.close();
-    await stop(weftWorker);
-    await stop(bareWorker);
-    await model.stop();
-    await pool.end();
-    await services.stop();
+    await bench.stop();
   }
 }
 

@@ -11,21 +11,11 @@
 // BENCH_WORKER_NODE_FLAGS (space-separated) runs the worker with other Node flags than `make up`'s.
 // Both workers run in their own processes; the model is the scripted OpenAI-compatible server.
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
-import { createApiKey } from '../core/auth/api-keys';
-import { createPool } from '../core/db/database';
-import { callUnary, createOrchestratorClient } from '../protos/clients';
-import type { SubmitTaskRequest } from '../protos/generated/shannon/orchestrator/SubmitTaskRequest';
-import type { SubmitTaskResponse__Output } from '../protos/generated/shannon/orchestrator/SubmitTaskResponse';
-import { ScriptedModelServer } from '../test/model-server/scripted-model-server';
-import '../test/setup/quiet-logs';
-import { startTestServices } from '../test/setup/test-services';
 import type { bareModelWorkflow, bareWorkflow } from './bare-workflows';
-import { workerEnv, workerNodeFlags } from '../infra/processes';
-import { rssMb, startReadyProcess, stop } from '../test/support/processes';
-import { startBenchApi } from './bench-api';
+import { rssMb } from '../test/support/processes';
 import { printTable, summarize, timed, type Summary } from './stats';
 import { countCpu, printCpuPerOperation, type CpuPart } from './cpu-accounting';
+import { startWeftBesideBare } from './weft-beside-bare';
 
 const latencyRuns = Number(process.env.BENCH_RUNS ?? 50);
 const seconds = Number(process.env.BENCH_SECONDS ?? 60);
@@ -88,38 +78,11 @@ async function sequentialLatencies(paths: Array<[name: string, runOne: () => Pro
 }
 
 async function main(): Promise<void> {
-  const services = await startTestServices();
-  const pool = createPool(process.env.DATABASE_URL!, { size: 20 });
-  const model = new ScriptedModelServer({ demo: true });
-  await model.start();
+  const bench = await startWeftBesideBare(process.env.BENCH_WORKER_NODE_FLAGS ? { workerNodeFlags: process.env.BENCH_WORKER_NODE_FLAGS.split(' ') } : {});
+  const { temporal, weftWorker, bareWorker, bareQueue, model } = bench;
   model.on('bench in flight', { content: 'slow answer', delayMs: 4_000 });
-  const weftQueue = `bench-weft-${randomUUID()}`;
-  const bareQueue = `bench-bare-${randomUUID()}`;
-  // The production worker entry point, with a prebuilt workflow bundle, configured as `make up` does.
-  const weftWorker = await startReadyProcess(
-    'workers/main.ts',
-    {
-      WEFT_TASK_QUEUE: weftQueue,
-      WEFT_LLM_BASE_URL: model.baseURL,
-      WEFT_LLM_MODEL: 'bench-model',
-      WEFT_WORKSPACE_DIR: '.state/bench-workspaces',
-      WEFT_WORKFLOW_BUNDLE: process.env.WEFT_TEST_WORKFLOW_BUNDLE!,
-      ...workerEnv,
-    },
-    'worker polling task queue',
-    process.env.BENCH_WORKER_NODE_FLAGS?.split(' ') ?? workerNodeFlags,
-  );
   const idleRss = rssMb(weftWorker.pid!);
-  const bareWorker = await startReadyProcess('bench/bare-worker.ts', { WEFT_TASK_QUEUE: bareQueue, WEFT_LLM_BASE_URL: model.baseURL });
-  const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-  const temporal = new Client({ connection });
-  const { api, stop: stopApi } = await startBenchApi(temporal, pool, weftQueue, model.baseURL);
-  const apiKey = await createApiKey(pool, { tenantId: 'bench', userId: 'bench', roles: [] });
-  const orchestrator = createOrchestratorClient(`127.0.0.1:${api.port}`, { apiKey });
-  const standardTask = async (query = `bench question ${randomUUID()}`) => {
-    const submitted = await callUnary<SubmitTaskRequest, SubmitTaskResponse__Output>(orchestrator.SubmitTask, orchestrator, { query });
-    return temporal.workflow.getHandle(submitted.workflow_id).result();
-  };
+  const standardTask = async (query?: string) => temporal.workflow.getHandle(await bench.submitStandardTask(query)).result();
   const bare = () => temporal.workflow.execute<typeof bareWorkflow>('bareWorkflow', { taskQueue: bareQueue, workflowId: `bare-${randomUUID()}` });
   const bareWithModel = () =>
     temporal.workflow.execute<typeof bareModelWorkflow>('bareModelWorkflow', { taskQueue: bareQueue, workflowId: `bare-${randomUUID()}`, args: [`bench question ${randomUUID()}`] });
@@ -152,14 +115,7 @@ async function main(): Promise<void> {
     console.log(`throughput ratio (STANDARD / bare): ${(weftThroughput.opsPerSecond / bareThroughput.opsPerSecond).toFixed(2)} (target >= 0.85)`);
     console.log(`worker RSS: ${idleRss.toFixed(0)} MB idle, peak ${peakRss.toFixed(0)} MB with ${inFlight} tasks in flight (target <= 300 MB)`);
   } finally {
-    orchestrator.close();
-    await stopApi();
-    await connection.close();
-    await stop(weftWorker);
-    await stop(bareWorker);
-    await model.stop();
-    await pool.end();
-    await services.stop();
+    await bench.stop();
   }
 }
 

@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { createApiKey } from '../core/auth/api-keys';
+import { createPool } from '../core/db/database';
+import { workerEnv, workerNodeFlags } from '../infra/processes';
+import { callUnary, createOrchestratorClient } from '../protos/clients';
+import type { SubmitTaskRequest } from '../protos/generated/shannon/orchestrator/SubmitTaskRequest';
+import type { SubmitTaskResponse__Output } from '../protos/generated/shannon/orchestrator/SubmitTaskResponse';
+import { ScriptedModelServer } from '../test/model-server/scripted-model-server';
+import '../test/setup/quiet-logs';
+import { startTestServices } from '../test/setup/test-services';
+import { startReadyProcess, stop } from '../test/support/processes';
+import { startBenchApi } from './bench-api';
+
+/**
+ * What the benches that hold Weft against bare Temporal run on: their own Temporal dev server and
+ * database, the scripted model, Weft's production worker (prebuilt workflow bundle, configured as
+ * `make up` runs it, or with `workerNodeFlags`) and the bare baseline's worker (bench/bare-worker.ts),
+ * each in its own process, and Weft's API in the bench's process. stop() ends all of it.
+ */
+export async function startWeftBesideBare(options: { workerNodeFlags?: string[] } = {}) {
+  const services = await startTestServices();
+  const pool = createPool(process.env.DATABASE_URL!, { size: 20 });
+  const model = new ScriptedModelServer({ demo: true });
+  await model.start();
+  const weftQueue = `bench-weft-${randomUUID()}`;
+  const bareQueue = `bench-bare-${randomUUID()}`;
+  const weftWorker = await startReadyProcess(
+    'workers/main.ts',
+    {
+      WEFT_TASK_QUEUE: weftQueue,
+      WEFT_LLM_BASE_URL: model.baseURL,
+      WEFT_LLM_MODEL: 'bench-model',
+      WEFT_WORKSPACE_DIR: '.state/bench-workspaces',
+      WEFT_WORKFLOW_BUNDLE: process.env.WEFT_TEST_WORKFLOW_BUNDLE!,
+      ...workerEnv,
+    },
+    'worker polling task queue',
+    options.workerNodeFlags ?? workerNodeFlags,
+  );
+  const bareWorker = await startReadyProcess('bench/bare-worker.ts', { WEFT_TASK_QUEUE: bareQueue, WEFT_LLM_BASE_URL: model.baseURL });
+  const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+  const temporal = new Client({ connection });
+  const { api, stop: stopApi } = await startBenchApi(temporal, pool, weftQueue, model.baseURL);
+  const apiKey = await createApiKey(pool, { tenantId: 'bench', userId: 'bench', roles: [] });
+  const orchestrator = createOrchestratorClient(`127.0.0.1:${api.port}`, { apiKey });
+  return {
+    temporal,
+    model,
+    weftWorker,
+    bareWorker,
+    bareQueue,
+    /** Submits a STANDARD task through the API; its workflow's id. */
+    submitStandardTask: async (query = `bench question ${randomUUID()}`) =>
+      (await callUnary<SubmitTaskRequest, SubmitTaskResponse__Output>(orchestrator.SubmitTask, orchestrator, { query })).workflow_id,
+    async stop() {
+      orchestrator.close();
+      await stopApi();
+      await connection.close();
+      await stop(weftWorker);
+      await stop(bareWorker);
+      await model.stop();
+      await pool.end();
+      await services.stop();
+    },
+  };
+}
