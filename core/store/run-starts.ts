@@ -223,9 +223,12 @@ export async function startRunIn(
   cmd: RunStartCommand | ChildRunStartCommand,
   kind: StartKind,
 ): Promise<RunStartResult> {
-  const session = cmd.sessionId ? await requireLiveSession(tx, cmd.sessionId, true) : undefined;
-  const parent = childKind(kind) ? await lockRunForWrite(tx, cmd.parentRunId!) : undefined;
-  const stored = await findRun(tx, cmd.runId, true);
+  // Sent together (pipelined), and run in that order.
+  const [session, parent, stored] = await Promise.all([
+    cmd.sessionId ? requireLiveSession(tx, cmd.sessionId, true) : undefined,
+    childKind(kind) ? lockRunForWrite(tx, cmd.parentRunId!) : undefined,
+    findRun(tx, cmd.runId, true),
+  ]);
   if (stored) return replayStart(tx, stored, cmd);
 
   let linkRecordId: string | undefined;

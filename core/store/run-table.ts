@@ -133,8 +133,9 @@ export async function requireRun(tx: Queryable, runId: string, lock = false): Pr
  * then the run row. Session-wide record ids therefore follow commit order.
  */
 export async function lockRunForWrite(tx: Queryable, runId: string): Promise<StoredRun> {
-  await lockSessionOfRun(tx, runId);
-  return requireRun(tx, runId, true);
+  // Sent together (pipelined), and run in this order.
+  const [, run] = await Promise.all([lockSessionOfRun(tx, runId), requireRun(tx, runId, true)]);
+  return run;
 }
 
 /** A run locked for a lifecycle change, and the record that first proved that change, if one did. */
