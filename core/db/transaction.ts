@@ -10,6 +10,10 @@ export type Queryable = Pick<PoolClient, 'query'>;
  * goes out with the work's first statement, and Postgres answers them in order. BEGIN fails only
  * on a connection that is failing, and then every statement behind it fails too, so the work's
  * error is the one thrown; BEGIN's own is thrown if the work somehow succeeded without it.
+ *
+ * Statements run in the order they are sent. The work sends several at once by calling the
+ * functions that write them together (Promise.all): each sends its first statement when it is
+ * called, before it awaits anything, so they run in the order called.
  */
 export async function withTransaction<T>(pool: Pool, work: (tx: PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
