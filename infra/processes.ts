@@ -24,7 +24,7 @@ export const workerNodeFlags = readFileSync(path.join(repoRoot, 'infra', 'worker
  * Environment the worker runs with, kept in infra/worker-env (KEY=value lines) for the container's
  * entrypoint too: glibc's malloc keeps at most two arenas instead of one for each thread that
  * allocates (the SDK's core runs its own threads beside Node's). Worker RSS with 100 tasks in flight
- * 274-299 MB with it, 309-357 MB without; with 1,000, 321 MB peak and 362 MB finishing against 360
+ * 274-321 MB with it, 309-357 MB without; with 1,000, 321 MB peak and 362 MB finishing against 360
  * and 390 (bench/orchestration-bench.ts, bench/in-flight-bench.ts; the figures are on issue 19).
  */
 export const workerEnv: Record<string, string> = Object.fromEntries(
