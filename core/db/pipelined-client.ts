@@ -15,7 +15,7 @@ export class PipelinedClient extends PreparingClient {
 
   override query(...args: unknown[]): never {
     this.holdWritesUntilTickEnds();
-    return (PreparingClient.prototype.query as (...a: unknown[]) => never).apply(this, args);
+    return super.query(...args);
   }
 
   private holdWritesUntilTickEnds(): void {
