@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
 import { PreparingClient } from './prepared-statements';
+import { hasSentCommit } from './transaction';
 
 // The pool's clients pipeline (database.ts): a statement goes out without waiting for the answer
 // to the one before. pg still writes each statement to the socket on its own, and on this kind of
@@ -14,6 +15,8 @@ export class PipelinedClient extends PreparingClient {
   private holding = false;
 
   override query(...args: unknown[]): never {
+    // Behind a COMMIT sent with the last statements (commitWith), it would run outside the transaction.
+    if (hasSentCommit(this)) return Promise.reject(new Error("a statement sent after its transaction's COMMIT (commitWith): it would not be part of the transaction")) as never;
     this.holdWritesUntilTickEnds();
     return super.query(...args);
   }

@@ -35,7 +35,11 @@ import {
 import { storeTransaction } from './transactions';
 import { requireDistinctKeys, requireId, validateRecordShape } from './validation';
 
-/** Writes that must commit together with a newly applied lifecycle change (the task index, events). */
+/**
+ * Writes that must commit together with a newly applied lifecycle change (the task index, events).
+ * They run last in the change's transaction, so they may end it with their own last statements
+ * (commitWith in core/db/transaction.ts).
+ */
 export type AlsoWrite<T> = (tx: Queryable, change: T) => Promise<unknown>;
 
 /**

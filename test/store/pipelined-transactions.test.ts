@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { createPool } from '../../core/db/database';
-import { withTransaction } from '../../core/db/transaction';
+import { commitWith, withTransaction } from '../../core/db/transaction';
 
 // The pool's clients pipeline: a transaction's BEGIN goes out with its first statement, and a
 // lifecycle change sends the statements that do not wait for each other's answers together. A
-// transaction stays all or nothing, and the error a caller sees is the statement's that failed.
+// transaction stays all or nothing, and the error a caller sees is the statement's that failed,
+// also when its COMMIT goes out with its last statements.
 
 const pool = createPool(process.env.DATABASE_URL!);
 const table = `pipelined_${randomUUID().replace(/-/g, '')}`;
@@ -51,5 +52,47 @@ describe('a transaction whose statements are sent together', () => {
     const after = `after-${randomUUID()}`;
     await withTransaction(pool, (tx) => insert(tx, after));
     expect(await stored(after)).toEqual([after]);
+  });
+});
+
+describe('a transaction ended with its last statements (commitWith)', () => {
+  it('commits them with everything the transaction wrote before', async () => {
+    const [before, ...last] = ['before', 'last-a', 'last-b'].map((name) => `${name}-${randomUUID()}`);
+    await withTransaction(pool, async (tx) => {
+      await insert(tx, before!);
+      await commitWith(tx, Promise.all(last.map((id) => insert(tx, id))));
+    });
+    expect(await stored(before!, ...last)).toEqual([before!, ...last].sort());
+  });
+
+  it('writes nothing of the transaction when one of them fails, and throws that statement\'s own error', async () => {
+    const taken = `taken-${randomUUID()}`;
+    await insert(pool, taken);
+    const [before, last] = [`before-${randomUUID()}`, `last-${randomUUID()}`];
+    const failure = withTransaction(pool, async (tx) => {
+      await insert(tx, before);
+      await commitWith(tx, Promise.all([insert(tx, last), insert(tx, taken)]));
+    });
+    await expect(failure).rejects.toMatchObject({ code: '23505', message: expect.stringContaining('duplicate key') });
+    expect(await stored(before, last)).toEqual([]);
+  });
+
+  it('refuses a statement sent after the COMMIT, which would run outside the transaction', async () => {
+    const [last, late] = [`last-${randomUUID()}`, `late-${randomUUID()}`];
+    const failure = withTransaction(pool, async (tx) => {
+      await commitWith(tx, insert(tx, last));
+      await insert(tx, late);
+    });
+    await expect(failure).rejects.toThrow("a statement sent after its transaction's COMMIT");
+    expect(await stored(last)).toEqual([last]);
+    expect(await stored(late)).toEqual([]);
+    // The connection goes back to the pool as a plain one: the next transactions run as usual.
+    const after = `after-${randomUUID()}`;
+    await Promise.all(Array.from({ length: 12 }, (_, i) => withTransaction(pool, (tx) => insert(tx, `${after}-${i}`))));
+    expect(await stored(`${after}-0`)).toEqual([`${after}-0`]);
+  });
+
+  it('is refused outside a transaction', async () => {
+    await expect(commitWith(pool, insert(pool, `outside-${randomUUID()}`))).rejects.toThrow('commitWith ends a transaction');
   });
 });

@@ -191,7 +191,7 @@ export function modelSteps(deps: TaskRunDeps) {
 
     const offered = (input.tools ?? []).flatMap((name) => tools.get(name) ?? []);
     const request = { tier, messages, ...system, tools: offered, ...(step.signal ? { signal: step.signal } : {}) };
-    const { completion, cacheHit, remember } = await stepCompletion(deps, input, request, step);
+    const { completion, cacheHit, remember, finishStream } = await stepCompletion(deps, input, request, step);
     const { costUsd } = completion;
     const reply = stepReplyRecord(owner, input.step, at, { messages: [completion.message], model: completion.model, finishReason: completion.finishReason, usage: completion.usage });
     await store.appendRunRecords([...added, reply], async (tx) => {
@@ -204,6 +204,7 @@ export function modelSteps(deps: TaskRunDeps) {
         hasBudget(input.budget) && settleReservations(tx, input.taskId, at, reply.key),
         input.workflowId && isMainAgentStep(input) && recordMainAgentStep(tx, { taskId: input.taskId, runId: input.runId, workflowId: input.workflowId }, at),
         remember(tx),
+        finishStream(tx),
       ]);
     });
     if (cacheHit) deps.observer?.stepFromCache(completion.model);

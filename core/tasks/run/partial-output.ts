@@ -12,8 +12,12 @@ const maxPiece = 1_000;
 
 export interface PartialOutput {
   add(text: string): void;
-  /** Sends what is pending and waits for every notification; a failed one is thrown here. */
-  finish(): Promise<void>;
+  /**
+   * Sends what is pending and waits for every notification; a failed one is thrown here. Given
+   * `into` (the transaction that stores the step's reply), the last piece goes out with it and
+   * reaches the readers when it commits.
+   */
+  finish(into?: Queryable): Promise<void>;
 }
 
 export function partialOutputPublisher(db: Queryable, workflowId: string, agentId: string): PartialOutput {
@@ -22,13 +26,13 @@ export function partialOutputPublisher(db: Queryable, workflowId: string, agentI
   let sent: Promise<void> = Promise.resolve();
   // Kept until finish() rather than left as a rejected promise nobody awaits yet.
   let failure: unknown;
-  const flush = () => {
+  const flush = (through: Queryable = db) => {
     clearTimeout(timer);
     timer = undefined;
     for (let i = 0; i < pending.length; i += maxPiece) {
       const message = pending.slice(i, i + maxPiece).join('');
       sent = sent
-        .then(() => (failure ? undefined : publishLiveEvent(db, { workflowId, type: EventType.LlmPartial, agentId, message, at: new Date() })))
+        .then(() => (failure ? undefined : publishLiveEvent(through, { workflowId, type: EventType.LlmPartial, agentId, message, at: new Date() })))
         .catch((err: unknown) => {
           failure ??= err;
         });
@@ -41,8 +45,8 @@ export function partialOutputPublisher(db: Queryable, workflowId: string, agentI
       if (pending.length >= maxPiece) flush();
       else timer ??= setTimeout(flush, flushMs);
     },
-    async finish() {
-      flush();
+    async finish(into) {
+      flush(into);
       await sent;
       if (failure) throw failure;
     },

@@ -1,6 +1,7 @@
 import type { ModelRequest } from '../../llm/gateway';
 import { answerWithCache, cacheKeyOf, type CacheAnswer } from '../../llm/response-cache';
-import { partialOutputPublisher } from './partial-output';
+import type { Queryable } from '../../db/transaction';
+import { partialOutputPublisher, type PartialOutput } from './partial-output';
 import type { StepContext, TaskRunDeps } from './task-run-deps';
 
 export interface StepAsk {
@@ -11,26 +12,33 @@ export interface StepAsk {
   cacheFor?: string;
 }
 
+export interface StepAnswer extends CacheAnswer {
+  /** Sends the rest of the streamed text with the transaction that stores the step (its commit delivers it). */
+  finishStream(tx: Queryable): Promise<void>;
+}
+
 /**
  * A model step's answer: from the tenant's response cache when the task allows it and an identical
  * request was answered before, otherwise from the gateway with its text streaming to the task's
- * live readers. remember() keeps a fresh answer, inside the transaction that stores the step.
+ * live readers. remember() keeps a fresh answer and finishStream() sends the rest of its text,
+ * both inside the transaction that stores the step.
  */
 export async function stepCompletion(
   { gateway, pool, cacheTtlSeconds }: Pick<TaskRunDeps, 'gateway' | 'pool' | 'cacheTtlSeconds'>,
   ask: StepAsk,
   request: ModelRequest,
   step: StepContext,
-): Promise<CacheAnswer> {
+): Promise<StepAnswer> {
   const cache = { tenantId: ask.cacheFor ?? '', key: ask.cacheFor ? cacheKeyOf(request, '') : undefined, ttlSeconds: cacheTtlSeconds };
-  return answerWithCache(pool, cache, async () => {
-    const partials = ask.workflowId ? partialOutputPublisher(pool, ask.workflowId, ask.agentId) : undefined;
-    return step.keepAlive(async () => {
-      try {
-        return await gateway.complete({ ...request, ...(partials ? { onPartial: (text: string) => partials.add(text) } : {}) });
-      } finally {
-        await partials?.finish();
-      }
-    });
+  let partials: PartialOutput | undefined;
+  const answer = await answerWithCache(pool, cache, () => {
+    const stream = ask.workflowId ? partialOutputPublisher(pool, ask.workflowId, ask.agentId) : undefined;
+    partials = stream;
+    return step.keepAlive(() => gateway.complete({ ...request, ...(stream ? { onPartial: (text: string) => stream.add(text) } : {}) }));
+  }).catch(async (err: unknown) => {
+    // What streamed before the failure still reaches the readers.
+    await partials?.finish();
+    throw err;
   });
+  return { ...answer, finishStream: async (tx) => partials?.finish(tx) };
 }

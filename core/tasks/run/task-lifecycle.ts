@@ -1,4 +1,5 @@
 import type { HandsOver } from './run-handover';
+import { commitWith } from '../../db/transaction';
 import { closeTaskLeftovers } from '../task-leftovers';
 import { recordMainAgentEnd } from './main-agent';
 import { appendTaskEvents } from '../../events/event-log';
@@ -106,8 +107,8 @@ async function startTask({ store, pool, tools }: TaskRunDeps, input: StartTaskIn
   const start = input.sessionId ? store.startRootRun : store.startOneShotRun;
   const result = await start(command, async (tx, started) => {
     const proceed = started.decision === 'proceed';
-    // Sent together (pipelined).
-    await Promise.all([
+    // Sent together (pipelined), with the COMMIT right behind them.
+    await commitWith(tx, Promise.all([
       insertTask(tx, {
         taskId: input.taskId,
         workflowId: input.workflowId,
@@ -125,7 +126,7 @@ async function startTask({ store, pool, tools }: TaskRunDeps, input: StartTaskIn
         taskEvent(input.workflowId, 'started', EventType.WorkflowStarted, at, { message: startedMessage }),
         ...(proceed ? [] : [taskEvent(input.workflowId, 'finished', EventType.WorkflowCancelled, at, { message: 'session ended before the task started' })]),
       ]),
-    ]);
+    ]));
   });
   const offered = tools.list(input.tenantId).filter((tool) => !input.allowedTools || input.allowedTools.includes(tool.name));
   return { proceed: result.decision === 'proceed', tools: offered.map((tool) => ({ name: tool.name, dangerous: tool.dangerous })) };
@@ -204,7 +205,7 @@ export async function recordTaskEnd(store: RuntimeStore, input: FinishTaskInput)
     if (error) events.push(taskEvent(workflowId, key('error'), EventType.ErrorOccurred, at, { message: error }));
     const message = input.status === 'COMPLETED' ? 'task completed' : `task ${input.status.toLowerCase()}${error ? `: ${error}` : ''}`;
     events.push(taskEvent(workflowId, key('finished'), finalEventOf[input.status], at, { message, payload: { status: input.status } }));
-    await appendTaskEvents(tx, events);
+    await commitWith(tx, appendTaskEvents(tx, events));
   });
   return recorded ? ended : undefined;
 }
