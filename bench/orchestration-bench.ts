@@ -3,8 +3,9 @@
 // - end-to-end latency of a STANDARD task with one model call (gRPC SubmitTask -> result) and of a
 //   bare Temporal workflow with the same three activity round trips; and, to tell Weft's own cost
 //   from the model call's, of a bare workflow whose middle activity makes the same model call;
-// - throughput of both over BENCH_SECONDS each (default 60) with BENCH_CONCURRENCY tasks in flight,
-//   in BENCH_SLICES alternating slices (default 6) so that the machine's drifting speed weighs on both;
+// - throughput of all three over BENCH_SECONDS each (default 60) with BENCH_CONCURRENCY tasks in
+//   flight, in BENCH_SLICES slices (default 6) taken in turns so that the machine's drifting speed
+//   weighs on each alike;
 // - the Weft worker's RSS with 100 tasks in flight;
 // - for each throughput phase, the CPU each part used per task (Temporal, Postgres, the worker,
 //   the bench's own process with the API): on this 2-core machine throughput follows CPU per task.
@@ -52,19 +53,19 @@ async function runSlice(side: LoadSide, sliceSeconds: number): Promise<void> {
 }
 
 /**
- * Both sides for BENCH_SECONDS each, in alternating slices (A B, B A, A B, ...): the machine's speed
- * drifts by up to 3x over minutes, and interleaving makes the drift weigh on both sides alike.
+ * Every side for BENCH_SECONDS, in slices taken in turns, each slice starting one side later (A B C,
+ * B C A, C A B, ...): the machine's speed drifts by up to 3x over minutes, and interleaving makes
+ * the drift weigh on every side alike.
  */
-async function interleavedThroughput(sides: [LoadSide, LoadSide]): Promise<[Summary, Summary]> {
+async function interleavedThroughput(sides: LoadSide[]): Promise<Summary[]> {
   for (let slice = 0; slice < slices; slice++) {
-    for (const side of slice % 2 === 0 ? sides : [...sides].reverse()) await runSlice(side, seconds / slices);
+    for (let turn = 0; turn < sides.length; turn++) await runSlice(sides[(slice + turn) % sides.length]!, seconds / slices);
   }
-  const summaryOf = (side: LoadSide) => {
+  return sides.map((side) => {
     const summary = summarize(side.name, side.latencies, side.seconds);
     printCpuPerOperation(side.name, side.cpuMs, summary.count);
     return summary;
-  };
-  return [summaryOf(sides[0]), summaryOf(sides[1])];
+  });
 }
 
 /** Each path run BENCH_RUNS times, one at a time, taking turns (after five warm-up rounds). */
@@ -97,11 +98,13 @@ async function main(): Promise<void> {
 
     // The bench's process holds the API, the clients and the scripted model server.
     const shared = [temporalCpu, postgresCpu, { name: 'bench process', pids: [process.pid] }];
-    const [weftThroughput, bareThroughput] = await interleavedThroughput([
+    const bareCpu = [...shared, { name: 'worker', pids: [bareWorker.pid!] }];
+    const [weftThroughput, bareThroughput, bareModelThroughput] = (await interleavedThroughput([
       loadSide(`throughput: STANDARD tasks, ${concurrency} in flight`, () => standardTask(), [...shared, { name: 'worker', pids: [weftWorker.pid!] }]),
-      loadSide(`throughput: bare workflows, ${concurrency} in flight`, bare, [...shared, { name: 'worker', pids: [bareWorker.pid!] }]),
-    ]);
-    rows.push(weftThroughput, bareThroughput);
+      loadSide(`throughput: bare workflows, ${concurrency} in flight`, bare, bareCpu),
+      loadSide(`throughput: bare + the model call, ${concurrency} in flight`, bareWithModel, bareCpu),
+    ])) as [Summary, Summary, Summary];
+    rows.push(weftThroughput, bareThroughput, bareModelThroughput);
 
     let peakRss = rssMb(weftWorker.pid!);
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMb(weftWorker.pid!))), 100);
@@ -113,6 +116,7 @@ async function main(): Promise<void> {
     console.log(`\nlatency ratio (p50 STANDARD / p50 bare): ${(weftLatency!.p50 / bareLatency!.p50).toFixed(2)} (target <= 1.1)`);
     console.log(`latency ratio with the model call on both sides (p50 STANDARD / p50 bare + the model call): ${(weftLatency!.p50 / bareModelLatency!.p50).toFixed(2)}`);
     console.log(`throughput ratio (STANDARD / bare): ${(weftThroughput.opsPerSecond / bareThroughput.opsPerSecond).toFixed(2)} (target >= 0.85)`);
+    console.log(`throughput ratio with the model call on both sides (STANDARD / bare + the model call): ${(weftThroughput.opsPerSecond / bareModelThroughput.opsPerSecond).toFixed(2)}`);
     console.log(`worker RSS: ${idleRss.toFixed(0)} MB idle, peak ${peakRss.toFixed(0)} MB with ${inFlight} tasks in flight (target <= 300 MB)`);
   } finally {
     await bench.stop();
