@@ -32,17 +32,18 @@ export const eventChannel = 'weft_task_events';
  * and committed in order, and an event whose key is already in the log is not appended again.
  */
 export async function appendTaskEvent(tx: Queryable, event: NewTaskEvent): Promise<number> {
-  const result = await tx.query<{ seq: string }>('SELECT weft_append_task_event($1, $2, $3, $4, $5, $6, $7, $8) AS seq', [
-    event.workflowId,
-    event.key,
-    event.type,
-    event.agentId ?? '',
-    event.message ?? '',
-    JSON.stringify(event.payload ?? {}),
-    event.at,
-    eventChannel,
-  ]);
+  const append = appendCallOf(event, 1);
+  const result = await tx.query<{ seq: string }>(`SELECT ${append.call} AS seq`, append.params);
   return Number(result.rows[0]!.seq);
+}
+
+/**
+ * The append as a call another statement can make (with its parameters from `$firstParam` on):
+ * a write and its event in one round trip.
+ */
+export function appendCallOf(event: NewTaskEvent, firstParam: number): { call: string; params: unknown[] } {
+  const params = [event.workflowId, event.key, event.type, event.agentId ?? '', event.message ?? '', JSON.stringify(event.payload ?? {}), event.at, eventChannel];
+  return { call: `weft_append_task_event(${params.map((_, i) => `$${firstParam + i}`).join(', ')})`, params };
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/transaction';
+import { appendCallOf, type NewTaskEvent } from '../events/event-log';
 import type { TaskStatus } from './task-status';
 
 // One row per agent of a task, written in the transactions of its child run's start and end, listed
@@ -13,15 +14,22 @@ export interface AgentRecord {
   usage: { totalTokens: number; promptTokens: number; completionTokens: number; costUsd: number };
 }
 
-/** The agent's row, once per run (a reset's run takes the agent over, running again): whether this call wrote it. */
-export async function recordAgentStarted(tx: Queryable, taskId: string, agentId: string, runId: string, at: Date): Promise<boolean> {
-  const inserted = await tx.query(
-    `INSERT INTO task_agents (task_id, agent_id, run_id, status, started_at) VALUES ($1, $2, $3, 'RUNNING', $4)
-     ON CONFLICT (task_id, agent_id) DO UPDATE SET run_id = EXCLUDED.run_id, status = 'RUNNING', started_at = EXCLUDED.started_at, result = '', error = '', completed_at = NULL
-       WHERE task_agents.run_id <> EXCLUDED.run_id`,
-    [taskId, agentId, runId, at],
+/**
+ * The agent's row, once per run (a reset's run takes the agent over, running again), and its
+ * AGENT_STARTED event, appended by the same statement when it wrote the row.
+ */
+export async function recordAgentStarted(tx: Queryable, taskId: string, agentId: string, runId: string, at: Date, started: NewTaskEvent): Promise<void> {
+  const append = appendCallOf(started, 5);
+  await tx.query(
+    `WITH written AS (
+       INSERT INTO task_agents (task_id, agent_id, run_id, status, started_at) VALUES ($1, $2, $3, 'RUNNING', $4)
+       ON CONFLICT (task_id, agent_id) DO UPDATE SET run_id = EXCLUDED.run_id, status = 'RUNNING', started_at = EXCLUDED.started_at, result = '', error = '', completed_at = NULL
+         WHERE task_agents.run_id <> EXCLUDED.run_id
+       RETURNING 1
+     )
+     SELECT ${append.call} FROM written`,
+    [taskId, agentId, runId, at, ...append.params],
   );
-  return (inserted.rowCount ?? 0) > 0;
 }
 
 export async function recordAgentOutcome(

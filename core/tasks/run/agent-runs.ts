@@ -1,5 +1,6 @@
 import type { HandsOver } from './run-handover';
 import { appendTaskEvent } from '../../events/event-log';
+import { commitWith } from '../../db/transaction';
 import { recordAgentOutcome, recordAgentStarted } from '../task-agents';
 import { recordTaskProgress, lockedTaskStatus } from '../task-index';
 import { TaskStatus } from '../task-status';
@@ -58,10 +59,7 @@ export function agentRuns({ store }: TaskRunDeps) {
         link: childLinkRecord(parent, at, child, `agent/${input.agentId}`),
       };
       const start = input.sessionId ? store.startChildRun : store.startOneShotChildRun;
-      const result = await start(command, async (tx) => {
-        await recordAgentStarted(tx, input.taskId, input.agentId, input.runId, at);
-        await appendTaskEvent(tx, agentStartedEvent(input, input.agentId, at));
-      });
+      const result = await start(command, (tx) => commitWith(tx, recordAgentStarted(tx, input.taskId, input.agentId, input.runId, at, agentStartedEvent(input, input.agentId, at))));
       return { proceed: result.decision === 'proceed', runAgentId: child.runAgentId };
     },
 

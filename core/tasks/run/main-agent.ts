@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/transaction';
-import { appendTaskEvent, type NewTaskEvent } from '../../events/event-log';
+import type { NewTaskEvent } from '../../events/event-log';
 import { recordAgentStarted, recordRunningAgentOutcome } from '../task-agents';
 import type { TaskStatus } from '../task-status';
 import { agentFinishedEvent, agentStartedEvent } from './agent-events';
@@ -14,7 +14,7 @@ export const isMainAgentStep = (input: { agentId: string; runAgentId?: string })
 
 /** In the transaction of a main-agent step: the agent's row and AGENT_STARTED, the first time. */
 export async function recordMainAgentStep(tx: Queryable, task: { taskId: string; runId: string; workflowId: string }, at: Date): Promise<void> {
-  if (await recordAgentStarted(tx, task.taskId, TaskAgent.Main, task.runId, at)) await appendTaskEvent(tx, agentStartedEvent(task, TaskAgent.Main, at));
+  await recordAgentStarted(tx, task.taskId, TaskAgent.Main, task.runId, at, agentStartedEvent(task, TaskAgent.Main, at));
 }
 
 /**
