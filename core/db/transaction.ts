@@ -37,13 +37,11 @@ export async function withTransaction<T>(pool: Pool, work: (tx: PoolClient) => P
     await (transaction.commit ?? client.query('COMMIT'));
     return result;
   } catch (err) {
-    // A COMMIT the work sent has ended the transaction either way (Postgres turns it into a
-    // rollback behind a failed statement): there is nothing left to roll back.
-    if (!transaction.commit) {
-      await client.query('ROLLBACK').catch(() => {
-        // The original error matters more; a failed rollback means the connection is gone anyway.
-      });
-    }
+    // A COMMIT the work sent ends the transaction either way (Postgres turns it into a rollback
+    // behind a failed statement): the connection goes back to the pool once it has answered.
+    await (transaction.commit ?? client.query('ROLLBACK')).catch(() => {
+      // The original error matters more; a failed rollback means the connection is gone anyway.
+    });
     throw err;
   } finally {
     openTransactions.delete(client);

@@ -1,7 +1,7 @@
 import type { ModelRequest } from '../../llm/gateway';
 import { answerWithCache, cacheKeyOf, type CacheAnswer } from '../../llm/response-cache';
 import type { Queryable } from '../../db/transaction';
-import { partialOutputPublisher, type PartialOutput } from './partial-output';
+import { partialOutputPublisher } from './partial-output';
 import type { StepContext, TaskRunDeps } from './task-run-deps';
 
 export interface StepAsk {
@@ -30,12 +30,10 @@ export async function stepCompletion(
   step: StepContext,
 ): Promise<StepAnswer> {
   const cache = { tenantId: ask.cacheFor ?? '', key: ask.cacheFor ? cacheKeyOf(request, '') : undefined, ttlSeconds: cacheTtlSeconds };
-  let partials: PartialOutput | undefined;
-  const answer = await answerWithCache(pool, cache, () => {
-    const stream = ask.workflowId ? partialOutputPublisher(pool, ask.workflowId, ask.agentId) : undefined;
-    partials = stream;
-    return step.keepAlive(() => gateway.complete({ ...request, ...(stream ? { onPartial: (text: string) => stream.add(text) } : {}) }));
-  }).catch(async (err: unknown) => {
+  const partials = ask.workflowId ? partialOutputPublisher(pool, ask.workflowId, ask.agentId) : undefined;
+  const answer = await answerWithCache(pool, cache, () =>
+    step.keepAlive(() => gateway.complete({ ...request, ...(partials ? { onPartial: (text: string) => partials.add(text) } : {}) })),
+  ).catch(async (err: unknown) => {
     // What streamed before the failure still reaches the readers.
     await partials?.finish();
     throw err;
