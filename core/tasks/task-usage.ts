@@ -20,31 +20,32 @@ export interface Spend {
   costUsd: number;
 }
 
-/** The task row's usage columns, set from every recorded step (the SET list of an UPDATE of `tasks`). */
-export const usageTotalsFromSteps = `prompt_tokens = u.p, completion_tokens = u.c, total_tokens = u.t, cost_usd = u.cost, cache_hit = u.hit
-     FROM (SELECT coalesce(sum(prompt_tokens), 0) AS p, coalesce(sum(completion_tokens), 0) AS c,
-                  coalesce(sum(total_tokens), 0) AS t, coalesce(sum(cost_usd), 0) AS cost, coalesce(bool_or(cache_hit), false) AS hit
-           FROM task_usage WHERE task_id = $1) u`;
+/** The task row's usage columns, set from every recorded step (in the SET list of an UPDATE of `tasks`; $1 is the task). */
+export const usageTotalsFromSteps = `(prompt_tokens, completion_tokens, total_tokens, cost_usd, cache_hit) =
+       (SELECT coalesce(sum(prompt_tokens), 0), coalesce(sum(completion_tokens), 0), coalesce(sum(total_tokens), 0),
+               coalesce(sum(cost_usd), 0), coalesce(bool_or(cache_hit), false)
+        FROM task_usage WHERE task_id = $1)`;
 
 /**
  * Records a step's usage, with the task's row locked as the task's end locks it before summing the
  * steps: a step that commits after its task ended (a cancelled agent's call that finished anyway)
  * sums the ended task's totals again, so they never miss it. The lock and the insert are one
- * statement; whichever of the two waits, the status it reads is the one current when it got the lock.
+ * statement; the sum is a statement of its own, sent with it (pipelined), so its snapshot and the
+ * status it reads are taken after the lock. It changes the row only when the task has ended.
  */
 export async function recordStepUsage(tx: Queryable, usage: StepUsage): Promise<void> {
-  const { rows } = await tx.query<{ status: string | null; inserted: boolean }>(
-    `WITH task AS (SELECT status FROM tasks WHERE task_id = $1 FOR UPDATE),
-          added AS (
-            INSERT INTO task_usage (task_id, step_key, agent_id, model, prompt_tokens, completion_tokens, total_tokens, cost_usd, cache_hit, recorded_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (task_id, step_key) DO NOTHING RETURNING 1
-          )
-     SELECT (SELECT status FROM task) AS status, EXISTS (SELECT 1 FROM added) AS inserted`,
-    [usage.taskId, usage.stepKey, usage.agentId, usage.model, usage.promptTokens, usage.completionTokens, usage.totalTokens, usage.costUsd, usage.cacheHit ?? false, usage.at],
-  );
-  const { status, inserted } = rows[0]!;
-  const ended = status !== null && !['QUEUED', 'RUNNING'].includes(status);
-  if (inserted && ended) await tx.query(`UPDATE tasks SET ${usageTotalsFromSteps} WHERE task_id = $1`, [usage.taskId]);
+  await Promise.all([
+    tx.query(
+      `WITH task AS (SELECT 1 FROM tasks WHERE task_id = $1 FOR UPDATE),
+            added AS (
+              INSERT INTO task_usage (task_id, step_key, agent_id, model, prompt_tokens, completion_tokens, total_tokens, cost_usd, cache_hit, recorded_at)
+              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (task_id, step_key) DO NOTHING
+            )
+       SELECT count(*) FROM task`,
+      [usage.taskId, usage.stepKey, usage.agentId, usage.model, usage.promptTokens, usage.completionTokens, usage.totalTokens, usage.costUsd, usage.cacheHit ?? false, usage.at],
+    ),
+    tx.query(`UPDATE tasks SET ${usageTotalsFromSteps} WHERE task_id = $1 AND status NOT IN ('QUEUED', 'RUNNING')`, [usage.taskId]),
+  ]);
 }
 
 /** What a task (or one of its agents) has spent so far. */

@@ -1,5 +1,6 @@
 import type { HandsOver } from './run-handover';
 import type { Pool } from 'pg';
+import { commitWith } from '../../db/transaction';
 import type { TokenCounts } from '../../llm/chat-model';
 import { compressHistory, type HistoryPolicy } from '../../llm/history-compression';
 import { findModel, firstChoice } from '../../llm/model-catalog';
@@ -194,9 +195,9 @@ export function modelSteps(deps: TaskRunDeps) {
     const { completion, cacheHit, remember, finishStream } = await stepCompletion(deps, input, request, step);
     const { costUsd } = completion;
     const reply = stepReplyRecord(owner, input.step, at, { messages: [completion.message], model: completion.model, finishReason: completion.finishReason, usage: completion.usage });
-    await store.appendRunRecords([...added, reply], async (tx) => {
-      // Sent together (pipelined), and run in the order called.
-      await Promise.all([
+    await store.appendRunRecords([...added, reply], (tx) =>
+      // Sent together (pipelined), run in the order called, with the COMMIT right behind them.
+      commitWith(tx, Promise.all([
         compaction &&
           recordStepUsage(tx, { taskId: input.taskId, stepKey: compaction.key, agentId: input.agentId, model: compression.record.model, ...compression.record.usage, costUsd: compression.costUsd, at }),
         recordStepUsage(tx, { taskId: input.taskId, stepKey: reply.key, agentId: input.agentId, model: completion.model, ...completion.usage, costUsd, cacheHit, at }),
@@ -205,8 +206,8 @@ export function modelSteps(deps: TaskRunDeps) {
         input.workflowId && isMainAgentStep(input) && recordMainAgentStep(tx, { taskId: input.taskId, runId: input.runId, workflowId: input.workflowId }, at),
         remember(tx),
         finishStream(tx),
-      ]);
-    });
+      ])),
+    );
     if (cacheHit) deps.observer?.stepFromCache(completion.model);
     const crossed = await overBudgetNow(pool, input.taskId, input.agentId, input.budget);
     return { ...replyOf(completion.message, completion.model, completion.usage, costUsd), ...(crossed ? { overBudget: crossed } : {}) };

@@ -12,12 +12,14 @@ const maxPiece = 1_000;
 
 export interface PartialOutput {
   add(text: string): void;
+  /** Sends what is pending and waits for every notification; a failed one is thrown here. */
+  finish(): Promise<void>;
   /**
-   * Sends what is pending and waits for every notification; a failed one is thrown here. Given
-   * `into` (the transaction that stores the step's reply), the last piece goes out with it and
-   * reaches the readers when it commits.
+   * Ends the stream inside a transaction: stops the timed sends and waits for those on their way
+   * (a failed one is thrown here). The function it gives sends what is still pending with the
+   * transaction's statements, at once, and the commit delivers it.
    */
-  finish(into?: Queryable): Promise<void>;
+  finishIn(): Promise<(tx: Queryable) => Promise<void>>;
 }
 
 export function partialOutputPublisher(db: Queryable, workflowId: string, agentId: string): PartialOutput {
@@ -26,18 +28,28 @@ export function partialOutputPublisher(db: Queryable, workflowId: string, agentI
   let sent: Promise<void> = Promise.resolve();
   // Kept until finish() rather than left as a rejected promise nobody awaits yet.
   let failure: unknown;
-  const flush = (through: Queryable = db) => {
+  const publish = (through: Queryable, message: string) => publishLiveEvent(through, { workflowId, type: EventType.LlmPartial, agentId, message, at: new Date() });
+  /** What is pending, in notifications of at most maxPiece code points. */
+  const takePieces = () => {
     clearTimeout(timer);
     timer = undefined;
-    for (let i = 0; i < pending.length; i += maxPiece) {
-      const message = pending.slice(i, i + maxPiece).join('');
+    const pieces: string[] = [];
+    for (let i = 0; i < pending.length; i += maxPiece) pieces.push(pending.slice(i, i + maxPiece).join(''));
+    pending = [];
+    return pieces;
+  };
+  const flush = () => {
+    for (const message of takePieces()) {
       sent = sent
-        .then(() => (failure ? undefined : publishLiveEvent(through, { workflowId, type: EventType.LlmPartial, agentId, message, at: new Date() })))
+        .then(() => (failure ? undefined : publish(db, message)))
         .catch((err: unknown) => {
           failure ??= err;
         });
     }
-    pending = [];
+  };
+  const settled = async () => {
+    await sent;
+    if (failure) throw failure;
   };
   return {
     add(text) {
@@ -45,10 +57,17 @@ export function partialOutputPublisher(db: Queryable, workflowId: string, agentI
       if (pending.length >= maxPiece) flush();
       else timer ??= setTimeout(flush, flushMs);
     },
-    async finish(into) {
-      flush(into);
-      await sent;
-      if (failure) throw failure;
+    async finish() {
+      flush();
+      await settled();
+    },
+    async finishIn() {
+      clearTimeout(timer);
+      timer = undefined;
+      await settled();
+      return async (tx) => {
+        await Promise.all(takePieces().map((message) => publish(tx, message)));
+      };
     },
   };
 }

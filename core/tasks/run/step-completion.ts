@@ -38,5 +38,6 @@ export async function stepCompletion(
     await partials?.finish();
     throw err;
   });
-  return { ...answer, finishStream: async (tx) => partials?.finish(tx) };
+  const sendRest = await partials?.finishIn();
+  return { ...answer, finishStream: async (tx) => sendRest?.(tx) };
 }
