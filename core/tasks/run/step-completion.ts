@@ -13,7 +13,10 @@ export interface StepAsk {
 }
 
 export interface StepAnswer extends CacheAnswer {
-  /** Sends the rest of the streamed text with the transaction that stores the step (its commit delivers it). */
+  /**
+   * Sends the rest of the streamed text with the transaction that stores the step (its commit
+   * delivers it). Not called when another attempt stored the step first: its own text went out.
+   */
   finishStream(tx: Queryable): Promise<void>;
 }
 
