@@ -44,18 +44,23 @@ export async function recordAgentOutcome(
   );
 }
 
-/** The outcome of an agent still RUNNING; whether it was. */
+/** The outcome of an agent still RUNNING, and its `finished` event, appended by the same statement when it was. */
 export async function recordRunningAgentOutcome(
   tx: Queryable,
   taskId: string,
   agentId: string,
   outcome: { status: TaskStatus; result: string; error: string; at: Date },
-): Promise<boolean> {
-  const updated = await tx.query(
-    `UPDATE task_agents SET status = $3, result = $4, error = $5, completed_at = $6 WHERE task_id = $1 AND agent_id = $2 AND status = 'RUNNING'`,
-    [taskId, agentId, outcome.status, outcome.result, outcome.error, outcome.at],
+  finished: NewTaskEvent,
+): Promise<void> {
+  const append = appendCallOf(finished, 7);
+  await tx.query(
+    `WITH ended AS (
+       UPDATE task_agents SET status = $3, result = $4, error = $5, completed_at = $6 WHERE task_id = $1 AND agent_id = $2 AND status = 'RUNNING'
+       RETURNING 1
+     )
+     SELECT ${append.call} FROM ended`,
+    [taskId, agentId, outcome.status, outcome.result, outcome.error, outcome.at, ...append.params],
   );
-  return (updated.rowCount ?? 0) > 0;
 }
 
 export async function listTaskAgents(db: Queryable, taskId: string): Promise<AgentRecord[]> {

@@ -1,5 +1,4 @@
 import type { Queryable } from '../../db/transaction';
-import type { NewTaskEvent } from '../../events/event-log';
 import { recordAgentStarted, recordRunningAgentOutcome } from '../task-agents';
 import type { TaskStatus } from '../task-status';
 import { agentFinishedEvent, agentStartedEvent } from './agent-events';
@@ -17,10 +16,7 @@ export async function recordMainAgentStep(tx: Queryable, task: { taskId: string;
   await recordAgentStarted(tx, task.taskId, TaskAgent.Main, task.runId, at, agentStartedEvent(task, TaskAgent.Main, at));
 }
 
-/**
- * In the transaction of the task's end: the main agent ends as the task did. Its event, when it was
- * still running, for the caller to append before the task's final event.
- */
-export async function recordMainAgentEnd(tx: Queryable, task: { taskId: string; workflowId: string; runId: string }, outcome: { status: TaskStatus; result: string; error: string; at: Date }): Promise<NewTaskEvent | undefined> {
-  return (await recordRunningAgentOutcome(tx, task.taskId, TaskAgent.Main, outcome)) ? agentFinishedEvent(task, TaskAgent.Main, outcome) : undefined;
+/** In the transaction of the task's end: the main agent, when still running, ends as the task did, with its event. */
+export async function recordMainAgentEnd(tx: Queryable, task: { taskId: string; workflowId: string; runId: string }, outcome: { status: TaskStatus; result: string; error: string; at: Date }): Promise<void> {
+  await recordRunningAgentOutcome(tx, task.taskId, TaskAgent.Main, outcome, agentFinishedEvent(task, TaskAgent.Main, outcome));
 }

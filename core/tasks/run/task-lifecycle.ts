@@ -184,28 +184,31 @@ export async function recordTaskEnd(store: RuntimeStore, input: FinishTaskInput)
     ...(error ? { error } : {}),
     ...(input.cancellationReason ? { cancellationReason: input.cancellationReason } : {}),
   };
+  const message = input.status === 'COMPLETED' ? 'task completed' : `task ${input.status.toLowerCase()}${error ? `: ${error}` : ''}`;
+  const finalEvents = (budgetUsage?: Awaited<ReturnType<typeof usageTotals>>) => [
+    ...(budgetUsage ? [taskEvent(workflowId, key('budget-exceeded'), EventType.BudgetExceeded, at, { message: input.errorMessage, payload: { ...budgetUsage } })] : []),
+    ...(error ? [taskEvent(workflowId, key('error'), EventType.ErrorOccurred, at, { message: error })] : []),
+    taskEvent(workflowId, key('finished'), finalEventOf[input.status], at, { message, payload: { status: input.status } }),
+  ];
+  const turnIn = input.status === 'COMPLETED' && input.sessionId !== '';
   let ended: EndedTask | undefined;
   const recorded = await endRun(store, { ...run, sessionId: input.sessionId }, ending, async (tx) => {
-    // Sent together (pipelined), and run in the order called: the main agent ends as the task did,
-    // then what else is left open is closed.
-    const [outcome, agentEnded] = await Promise.all([
+    // Sent together (pipelined), and run in the order called: the main agent ends as the task did
+    // (with its event, before the task's final ones), then what else is left open is closed.
+    const closing = Promise.all([
       recordTaskOutcome(tx, input.taskId, { status: input.status, result: input.result, errorMessage: error, model: input.model, completedAt: at }),
       recordMainAgentEnd(tx, { taskId: input.taskId, workflowId, runId: input.runId }, { status: input.status, result: input.result, error: error ?? '', at }),
       closeTaskLeftovers(tx, input.taskId, at),
     ]);
-    ended = outcome;
-    if (input.status === 'COMPLETED' && input.sessionId) {
-      await recordTaskTurnIn(tx, { taskId: input.taskId, sessionId: input.sessionId, answer: input.result, at });
+    // The final events follow at once, with the COMMIT, unless a session's turn or a budget's totals come first.
+    if (!turnIn && input.code !== 'BUDGET_EXCEEDED') {
+      [[ended]] = await commitWith(tx, Promise.all([closing, appendTaskEvents(tx, finalEvents())]));
+      return;
     }
-    const events = agentEnded ? [agentEnded] : [];
-    if (input.code === 'BUDGET_EXCEEDED') {
-      const usage = await usageTotals(tx, input.taskId);
-      events.push(taskEvent(workflowId, key('budget-exceeded'), EventType.BudgetExceeded, at, { message: input.errorMessage, payload: { ...usage } }));
-    }
-    if (error) events.push(taskEvent(workflowId, key('error'), EventType.ErrorOccurred, at, { message: error }));
-    const message = input.status === 'COMPLETED' ? 'task completed' : `task ${input.status.toLowerCase()}${error ? `: ${error}` : ''}`;
-    events.push(taskEvent(workflowId, key('finished'), finalEventOf[input.status], at, { message, payload: { status: input.status } }));
-    await commitWith(tx, appendTaskEvents(tx, events));
+    [ended] = await closing;
+    if (turnIn) await recordTaskTurnIn(tx, { taskId: input.taskId, sessionId: input.sessionId, answer: input.result, at });
+    const budgetUsage = input.code === 'BUDGET_EXCEEDED' ? await usageTotals(tx, input.taskId) : undefined;
+    await commitWith(tx, appendTaskEvents(tx, finalEvents(budgetUsage)));
   });
   return recorded ? ended : undefined;
 }
