@@ -52,10 +52,11 @@ export async function withTransaction<T>(pool: Pool, work: (tx: PoolClient) => P
 /**
  * Ends the transaction `tx` runs with `last`, its work's last statements: COMMIT goes out right
  * behind them, without waiting for their answers, which saves the change a round trip. `last`
- * must have sent all of its statements already: pass the calls of writers that send one statement
- * each, together (Promise.all). Postgres commits only when every statement succeeded; behind a
- * failed one, the COMMIT rolls the whole transaction back and that statement's error is thrown.
- * A statement sent in the transaction afterwards is refused (pipelined-client.ts).
+ * must have sent all of its statements already: pass, together (Promise.all), the calls of writers
+ * that send every statement when called, without waiting for an answer first. Postgres commits
+ * only when every statement succeeded; behind a failed one, the COMMIT rolls the whole transaction
+ * back and that statement's error is thrown. A statement sent in the transaction afterwards is
+ * refused (pipelined-client.ts).
  */
 export async function commitWith<T>(tx: Queryable, last: Promise<T>): Promise<T> {
   const transaction = openTransactions.get(tx);
