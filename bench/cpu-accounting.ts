@@ -13,6 +13,10 @@ export interface CpuPart {
   commandHolds?: string;
 }
 
+/** The parts every bench shares: the Temporal dev server, and Postgres (every backend and helper process). */
+export const temporalCpu: CpuPart = { name: 'Temporal', commandHolds: 'temporal server start-dev' };
+export const postgresCpu: CpuPart = { name: 'Postgres', commandHolds: 'postgres:' };
+
 function cpuTicks(pid: string): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

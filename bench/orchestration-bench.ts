@@ -15,7 +15,8 @@ import { randomUUID } from 'node:crypto';
 import type { bareModelWorkflow, bareWorkflow } from './bare-workflows';
 import { rssMb } from '../test/support/processes';
 import { printTable, summarize, timed, type Summary } from './stats';
-import { countCpu, printCpuPerOperation, type CpuPart } from './cpu-accounting';
+import { interleavedThroughput, loadSide } from './interleaved-load';
+import { postgresCpu, temporalCpu } from './cpu-accounting';
 import { startWeftBesideBare } from './weft-beside-bare';
 
 const latencyRuns = Number(process.env.BENCH_RUNS ?? 50);
@@ -23,50 +24,6 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 60);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const slices = Number(process.env.BENCH_SLICES ?? 6);
 const inFlight = 100;
-const temporalCpu = { name: 'Temporal', commandHolds: 'temporal server start-dev' };
-const postgresCpu = { name: 'Postgres', commandHolds: 'postgres:' };
-
-/** One side of the throughput comparison, and what it has measured so far. */
-interface LoadSide {
-  name: string;
-  runOne: () => Promise<unknown>;
-  cpuParts: CpuPart[];
-  latencies: number[];
-  seconds: number;
-  cpuMs: Map<string, number>;
-}
-
-const loadSide = (name: string, runOne: () => Promise<unknown>, cpuParts: CpuPart[]): LoadSide => ({ name, runOne, cpuParts, latencies: [], seconds: 0, cpuMs: new Map() });
-
-/** BENCH_CONCURRENCY at a time, each starting when one ends, for a slice of the run; adds to the side's tallies. */
-async function runSlice(side: LoadSide, sliceSeconds: number): Promise<void> {
-  const cpuUsed = countCpu(side.cpuParts);
-  const begin = Date.now();
-  const deadline = begin + sliceSeconds * 1000;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (Date.now() < deadline) await timed(side.latencies, side.runOne);
-    }),
-  );
-  side.seconds += (Date.now() - begin) / 1000;
-  for (const [part, ms] of cpuUsed()) side.cpuMs.set(part, (side.cpuMs.get(part) ?? 0) + ms);
-}
-
-/**
- * Every side for BENCH_SECONDS, in slices taken in turns, each slice starting one side later (A B C,
- * B C A, C A B, ...): the machine's speed drifts by up to 3x over minutes, and interleaving makes
- * the drift weigh on every side alike.
- */
-async function interleavedThroughput(sides: LoadSide[]): Promise<Summary[]> {
-  for (let slice = 0; slice < slices; slice++) {
-    for (let turn = 0; turn < sides.length; turn++) await runSlice(sides[(slice + turn) % sides.length]!, seconds / slices);
-  }
-  return sides.map((side) => {
-    const summary = summarize(side.name, side.latencies, side.seconds);
-    printCpuPerOperation(side.name, side.cpuMs, summary.count);
-    return summary;
-  });
-}
 
 /** Each path run BENCH_RUNS times, one at a time, taking turns (after five warm-up rounds). */
 async function sequentialLatencies(paths: Array<[name: string, runOne: () => Promise<unknown>]>): Promise<Summary[]> {
@@ -103,7 +60,7 @@ async function main(): Promise<void> {
       loadSide(`throughput: STANDARD tasks, ${concurrency} in flight`, () => standardTask(), [...shared, { name: 'worker', pids: [weftWorker.pid!] }]),
       loadSide(`throughput: bare workflows, ${concurrency} in flight`, bare, bareCpu),
       loadSide(`throughput: bare + the model call, ${concurrency} in flight`, bareWithModel, bareCpu),
-    ])) as [Summary, Summary, Summary];
+    ], { seconds, slices, concurrency })) as [Summary, Summary, Summary];
     rows.push(weftThroughput, bareThroughput, bareModelThroughput);
 
     let peakRss = rssMb(weftWorker.pid!);

@@ -1,7 +1,10 @@
 // The baselines for the orchestration benchmark: bare Temporal workflows with the same number of
 // activity round trips as a STANDARD task (start, one model step, finish), doing nothing else, or
-// nothing else but the same model call.
-import { proxyActivities } from '@temporalio/workflow';
+// nothing else but the same model call. And, for the workflow-shape benchmark, a STANDARD task's
+// own shape with nothing inside it: its start and end as local activities around one activity, with
+// its search attribute upserts; and that one activity alone, with the status upserts.
+import { proxyActivities, proxyLocalActivities, upsertSearchAttributes } from '@temporalio/workflow';
+import { executionModeKey, taskStatusKey } from '../../workflows/search-attributes';
 
 export interface BareActivities {
   noop(step: number): Promise<number>;
@@ -10,6 +13,7 @@ export interface BareActivities {
 }
 
 const { noop, modelCall } = proxyActivities<BareActivities>({ startToCloseTimeout: '10 seconds' });
+const local = proxyLocalActivities<BareActivities>({ startToCloseTimeout: '10 seconds' });
 
 export async function bareWorkflow(): Promise<number> {
   let total = 0;
@@ -19,4 +23,23 @@ export async function bareWorkflow(): Promise<number> {
 
 export async function bareModelWorkflow(query: string): Promise<number> {
   return (await noop(0)) + (await modelCall(query)) + (await noop(2));
+}
+
+/** A STANDARD task's shape (workflows/task-workflow.ts): the same commands, in the same workflow tasks. */
+export async function taskShapeWorkflow(): Promise<number> {
+  upsertSearchAttributes([{ key: taskStatusKey, value: 'RUNNING' }]);
+  let total = await local.noop(0);
+  upsertSearchAttributes([{ key: executionModeKey, value: 'STANDARD' }]);
+  total += await noop(1);
+  total += await local.noop(2);
+  upsertSearchAttributes([{ key: taskStatusKey, value: 'COMPLETED' }]);
+  return total;
+}
+
+/** The task's shape without its start and end: one activity between the two status upserts. */
+export async function oneActivityWorkflow(): Promise<number> {
+  upsertSearchAttributes([{ key: taskStatusKey, value: 'RUNNING' }]);
+  const total = await noop(1);
+  upsertSearchAttributes([{ key: taskStatusKey, value: 'COMPLETED' }]);
+  return total;
 }
