@@ -33,6 +33,8 @@ export async function startWeftBesideBare(options: { workerNodeFlags?: string[] 
       WEFT_LLM_MODEL: 'bench-model',
       WEFT_WORKSPACE_DIR: '.state/bench-workspaces',
       WEFT_WORKFLOW_BUNDLE: process.env.WEFT_TEST_WORKFLOW_BUNDLE!,
+      // Any free port for its /metrics: a worker of `make up` (or of another bench) may hold 9464.
+      WEFT_METRICS_PORT: '0',
       ...workerEnv,
     },
     'worker polling task queue',
