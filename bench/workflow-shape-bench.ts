@@ -7,7 +7,7 @@
 // flight, default 16):
 // - the bare baseline: three activities;
 // - a STANDARD task's shape: its start and end as local activities around one activity, with its
-//   three search attribute upserts (bench/bare-workflows, taskShapeWorkflow);
+//   three search attribute upserts and its first patch check (bench/bare-workflows, taskShapeWorkflow);
 // - that one activity alone, with the two status upserts.
 // Prints CPU per workflow by part (Temporal, the worker, the bench's process) and each side's ratio
 // to the baseline: throughput and CPU.
@@ -47,7 +47,7 @@ async function main(): Promise<void> {
   try {
     const sides = [
       loadSide('bare workflow, 3 activities', run('bareWorkflow'), cpuParts),
-      loadSide("a STANDARD task's shape: local activity, activity, local activity, 3 upserts", run('taskShapeWorkflow'), cpuParts),
+      loadSide("a STANDARD task's shape: local activity, activity, local activity, 3 upserts, a patch", run('taskShapeWorkflow'), cpuParts),
       loadSide('1 activity, 2 upserts', run('oneActivityWorkflow'), cpuParts),
     ];
     for (const side of sides) for (let i = 0; i < 20; i++) await side.runOne();

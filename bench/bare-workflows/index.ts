@@ -2,8 +2,9 @@
 // activity round trips as a STANDARD task (start, one model step, finish), doing nothing else, or
 // nothing else but the same model call. And, for the workflow-shape benchmark, a STANDARD task's
 // own shape with nothing inside it: its start and end as local activities around one activity, with
-// its search attribute upserts; and that one activity alone, with the status upserts.
-import { proxyActivities, proxyLocalActivities, upsertSearchAttributes } from '@temporalio/workflow';
+// its search attribute upserts and the patch every task checks first; and that one activity alone,
+// with the status upserts.
+import { patched, proxyActivities, proxyLocalActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import { executionModeKey, taskStatusKey } from '../../workflows/search-attributes';
 
 export interface BareActivities {
@@ -25,8 +26,13 @@ export async function bareModelWorkflow(query: string): Promise<number> {
   return (await noop(0)) + (await modelCall(query)) + (await noop(2));
 }
 
-/** A STANDARD task's shape (workflows/task-workflow.ts): the same commands, in the same workflow tasks. */
+/**
+ * A STANDARD task's shape (workflows/task-workflow.ts): the same commands, in the same workflow
+ * tasks. Every task checks a patch first (workflows/reset-run.ts), which records a marker and
+ * upserts TemporalChangeVersion.
+ */
 export async function taskShapeWorkflow(): Promise<number> {
+  patched('task-shape');
   upsertSearchAttributes([{ key: taskStatusKey, value: 'RUNNING' }]);
   let total = await local.noop(0);
   upsertSearchAttributes([{ key: executionModeKey, value: 'STANDARD' }]);
