@@ -47,6 +47,23 @@ async function startingOnceFree<T>(start: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Workflows from before it ended a cancelled task once its first agent had ended, while its parent's close terminated the others. */
+const cancelledTaskWaitsForAgentsPatch = 'cancelled-task-waits-for-every-agent';
+
+/**
+ * The next running agent to end. When the task is cancelled every running agent is, and each ends
+ * its own cancellation (its run's end recorded): the task waits for all of them, so that none is
+ * terminated by the task's end and Temporal shows each agent cancelled, as the store does.
+ */
+async function nextToEnd(running: Map<string, Promise<[string, AgentOutcome]>>): Promise<[string, AgentOutcome]> {
+  try {
+    return await Promise.race(running.values());
+  } catch (err) {
+    if (isCancellation(err) && patched(cancelledTaskWaitsForAgentsPatch)) await Promise.allSettled(running.values());
+    throw err;
+  }
+}
+
 /**
  * Runs a plan's agents as child workflows: every agent whose dependencies are met starts, at most
  * maxAgents at once, and receives its dependencies' results. The first agent that stops without an
@@ -99,7 +116,7 @@ export async function runPlan(plan: Plan, context: PlanContext): Promise<PlanOut
       start(agent);
     }
     if (running.size === 0) break;
-    const [agentId, result] = await Promise.race(running.values());
+    const [agentId, result] = await nextToEnd(running);
     running.delete(agentId);
     const agent = view(agentId);
     agent.tokens = result.state.tokens;
