@@ -51,9 +51,9 @@ async function startingOnceFree<T>(start: () => Promise<T>): Promise<T> {
 const cancelledTaskWaitsForAgentsPatch = 'cancelled-task-waits-for-every-agent';
 
 /**
- * The next running agent to end. When the task is cancelled every running agent is, and each ends
- * its own cancellation (its run's end recorded): the task waits for all of them, so that none is
- * terminated by the task's end and Temporal shows each agent cancelled, as the store does.
+ * The next running agent to end. A cancelled task cancels every running agent, and each records its
+ * run's end before its workflow ends: the task waits for all of them, so that its own end terminates
+ * none of them and Temporal shows each agent cancelled, as the store does.
  */
 async function nextToEnd(running: Map<string, Promise<[string, AgentOutcome]>>): Promise<[string, AgentOutcome]> {
   try {
