@@ -30,6 +30,7 @@ const cpuPerWorkflow = (side: LoadSide, count: number) => [...side.cpuMs.values(
 async function main(): Promise<void> {
   const services = await startTestServices();
   const taskQueue = `bench-shape-${randomUUID()}`;
+  // These workflows make no model call: the worker's model client is given an address it never uses.
   const worker = await startReadyProcess('bench/bare-worker.ts', { WEFT_TASK_QUEUE: taskQueue, WEFT_LLM_BASE_URL: 'http://127.0.0.1:9' });
   const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const temporal = new Client({ connection });
