@@ -1,5 +1,6 @@
 import { runHandovers, type HandsOver } from '../core/tasks/run/run-handover';
-import { createTaskRun, type TaskRunDeps } from '../core/tasks/run/task-run';
+import type { CarriesStart } from '../core/tasks/run/task-lifecycle';
+import { createTaskRun, type TaskRun, type TaskRunDeps } from '../core/tasks/run/task-run';
 import { failPermanentErrorsFast } from './failures';
 import { createLifecycleActivities } from './lifecycle-activities';
 import { createModelActivities } from './model-activities';
@@ -17,14 +18,18 @@ export type ToolActivities = ReturnType<typeof createToolActivities>;
 type Activity = (input: never) => Promise<unknown>;
 
 /**
- * Each activity of a Temporal reset's run carries the run's handover: whichever runs first makes
- * the reset's store run the task's (core/tasks/run/run-handover.ts) before it writes to it.
+ * What an activity's input carries to be recorded before the activity writes: each activity of a
+ * Temporal reset's run carries the run's handover, and whichever runs first makes the reset's store
+ * run the task's (core/tasks/run/run-handover.ts); a task's start, until its first model step has
+ * returned, is recorded by whichever runs first (CarriesStart, core/tasks/run/task-lifecycle.ts).
+ * The handover comes first: in a reset's run the start is the task's first run's, recorded already.
  */
-function takingOverResets<A extends Record<string, Activity>>(activities: A, handovers: ReturnType<typeof runHandovers>): A {
+function recordingWhatInputsCarry<A extends Record<string, Activity>>(activities: A, handovers: ReturnType<typeof runHandovers>, taskRun: TaskRun): A {
   const wrapped = Object.entries(activities).map(([name, activity]) => [
     name,
-    async (input: HandsOver) => {
+    async (input: HandsOver & CarriesStart) => {
       if (input?.handover) await failPermanentErrorsFast(() => handovers.takeOver(input.handover!));
+      if (input?.start) await failPermanentErrorsFast(() => taskRun.start(input.start!));
       return activity(input as never);
     },
   ]);
@@ -40,7 +45,7 @@ export function createActivities(deps: TaskRunDeps) {
     ...createModelActivities(taskRun),
     ...createToolActivities(taskRun),
   };
-  return takingOverResets(activities, runHandovers(deps));
+  return recordingWhatInputsCarry(activities, runHandovers(deps), taskRun);
 }
 
 export type WeftActivities = ReturnType<typeof createActivities>;

@@ -3,7 +3,7 @@
 // time and taking turns, on their own workers (as bench/orchestration-bench.ts does), then reads
 // each workflow's history and splits its time by the server's event times:
 // - before the worker: submit (gRPC SubmitTask, or the client's start) until the first workflow task starts;
-// - workflow tasks: started until completed (a STANDARD task's start and end run in them, as local activities);
+// - workflow tasks: started until completed (a STANDARD task's end runs in them, as a local activity);
 // - activities: started until completed (the model step, or the bare activities);
 // - dispatch: every wait between a task being scheduled and a worker starting it;
 // - to the caller: the workflow's completion until the caller holds the result.

@@ -1,13 +1,13 @@
 // Workflow-shape benchmark: `npx tsx bench/workflow-shape-bench.ts`. What a STANDARD task's shape
 // costs Temporal and the worker with nothing inside it, beside the orchestration bench's bare
-// baseline: it tells the cost of how Weft's workflow is built (local activities, upserts) from the
+// baseline: it tells the cost of how Weft's workflow is built (a local activity, upserts) from the
 // cost of what its activities do (the store, the model call), which bench/orchestration-bench.ts
 // measures together. Starts its own Temporal dev server and the bare worker (bench/bare-worker.ts),
 // then runs, in interleaved slices (BENCH_SECONDS in all per side, default 48, BENCH_CONCURRENCY in
 // flight, default 16):
 // - the bare baseline: three activities;
-// - a STANDARD task's shape: its start and end as local activities around one activity, with its
-//   three search attribute upserts and its first patch check (bench/bare-workflows, taskShapeWorkflow);
+// - a STANDARD task's shape: one activity (which records the start), then its end as a local
+//   activity, with its two status upserts and its first patch check (bench/bare-workflows, taskShapeWorkflow);
 // - that one activity alone, with the two status upserts.
 // Prints CPU per workflow by part (Temporal, the worker, the bench's process) and each side's ratio
 // to the baseline: throughput and CPU.
@@ -48,7 +48,7 @@ async function main(): Promise<void> {
   try {
     const sides = [
       loadSide('bare workflow, 3 activities', run('bareWorkflow'), cpuParts),
-      loadSide("a STANDARD task's shape: local activity, activity, local activity, 3 upserts, a patch", run('taskShapeWorkflow'), cpuParts),
+      loadSide("a STANDARD task's shape: activity, local activity, 2 upserts, a patch", run('taskShapeWorkflow'), cpuParts),
       loadSide('1 activity, 2 upserts', run('oneActivityWorkflow'), cpuParts),
     ];
     for (const side of sides) for (let i = 0; i < 20; i++) await side.runOne();

@@ -27,10 +27,11 @@ export const toolActivities = proxyActivities<ToolActivities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 3 },
 });
 
-// A task's start and end run as local activities: in the worker, recorded with the workflow task,
-// without a round trip through the task queue. A local activity's input is not in history, so a
-// workflow task that fails after one ran may propose it again with a later workflow time: the start
-// therefore uses the workflow's start time, and the end accepts that its change is already recorded.
+// A task's start (unless its first model step records it, deferred-start.ts) and end run as local
+// activities: in the worker, recorded with the workflow task, without a round trip through the task
+// queue. A local activity's input is not in history, so a workflow task that fails after one ran may
+// propose it again with a later workflow time: the start therefore uses the workflow's start time,
+// and the end accepts that its change is already recorded.
 export const lifecycleActivities = proxyLocalActivities<LifecycleActivities>({
   startToCloseTimeout: '10 seconds',
   retry: storeRetry,

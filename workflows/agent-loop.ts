@@ -2,11 +2,13 @@ import { patched, workflowInfo } from '@temporalio/workflow';
 import type { HistoryPolicy } from '../core/llm/history-compression';
 import type { ModelTier } from '../core/orchestration/plan';
 import type { Budget } from '../core/tasks/run/budget';
-import type { ModelStepInput, ToolCallRequest } from '../core/tasks/run/model-step';
+import type { ModelStepInput, ModelStepResult, ToolCallRequest } from '../core/tasks/run/model-step';
+import type { ToolSummary } from '../core/tasks/run/task-lifecycle';
 import type { ToolCallInput } from '../core/tasks/run/tool-step';
 import type { ToolOutcome } from '../core/tools/tool';
 import { modelActivities, storeActivities, toolActivities } from './activity-stubs';
 import type { ApprovalRequest, AwaitApproval } from './approval-gate';
+import { carriedStart, type DeferredStart } from './deferred-start';
 import { handoverOf, taskRunIdOf, type TaskScope } from './task-scope';
 import type { PromptParams } from '../core/tools/tool';
 
@@ -59,6 +61,10 @@ export interface AgentLoopParams {
   onUsage?: (tokens: number, costUsd: number) => void;
   /** A fork's loop: its steps below `belowStep` (0-based) reuse what the run it came from recorded. */
   reuse?: { fromRunId: string; belowStep: number };
+  /** The task's start, while this loop's first model step is to record it (deferred-start.ts). */
+  deferredStart?: DeferredStart;
+  /** Told the tools the task's start offers, when this loop's first step recorded it. */
+  onToolsOffered?: (tools: ToolSummary[]) => void;
 }
 
 export type AgentLoopResult =
@@ -102,7 +108,16 @@ function modelStepInput(params: AgentLoopParams, state: AgentLoopState): ModelSt
     ...reuseFor(params, state.step),
     stepAtMs: Date.now(),
     ...handoverOf(params.task),
+    ...carriedStart(params.deferredStart),
   };
+}
+
+/** After the step that carried the task's start: the start is recorded, and the loop offers the tools it offers. */
+function startRecorded(params: AgentLoopParams, step: ModelStepResult): AgentLoopParams {
+  params.deferredStart!.pending = undefined;
+  if (step.kind !== 'reply' || !step.offeredTools) return params;
+  params.onToolsOffered?.(step.offeredTools);
+  return { ...params, tools: step.offeredTools.map((t) => t.name), dangerousTools: step.offeredTools.filter((t) => t.dangerous).map((t) => t.name) };
 }
 
 /** How the Web UI names a model step: "model step 3 of agent researcher, tier MEDIUM". */
@@ -229,13 +244,15 @@ async function reviewUnknownOutcome(params: AgentLoopParams, call: ToolCallReque
   await resolveToolOutcome({ ...toolCallInput(params, call), resolution, decidedBy: decision.decidedBy, feedback: decision.outcome === 'rejected' ? decision.feedback : '' });
 }
 
-export async function runAgentLoop(params: AgentLoopParams, from: AgentLoopState): Promise<AgentLoopResult> {
+export async function runAgentLoop(given: AgentLoopParams, from: AgentLoopState): Promise<AgentLoopResult> {
+  let params = given;
   const state = { ...from, toolResultsFor: [...from.toolResultsFor] };
   let stepsHere = 0;
   for (;;) {
     if (stepsHere >= params.stepsPerHistory) return { kind: 'continue', state };
     noteProgress(params, state, state.toolResultsFor);
     const step = await runModelStep.executeWithOptions({ summary: modelStepSummary(params, state.step) }, [modelStepInput(params, state)]);
+    if (params.deferredStart?.pending) params = startRecorded(params, step);
     if (step.kind === 'session_ended') return { kind: 'session_ended', state };
     if (step.kind === 'over_budget') return { kind: 'over_budget', reason: step.reason, state };
     state.step += 1;

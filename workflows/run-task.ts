@@ -9,6 +9,7 @@ import { completed, failed, loopOutcome, type TaskOutcome } from './task-outcome
 import { handoverOf, routingInputOf, taskRunIdOf } from './task-scope';
 import { loopSettingsOf } from './settings';
 import type { TaskContext, TaskWorkflowFunction } from './task-workflow-types';
+import type { ToolSummary } from '../core/tasks/run/task-lifecycle';
 
 const { checkPlanText } = storeActivities;
 const { analyzeComplexity, decomposeTask } = modelActivities;
@@ -140,6 +141,7 @@ async function runSingleAgent(ctx: TaskContext, query: string, from: AgentLoopSt
       ...(input.settings.history ? { history: input.settings.history } : {}),
       awaitApproval: ctx.awaitApproval,
       ...(input.fork ? { reuse: { fromRunId: input.fork.fromRunId, belowStep: input.fork.fromStep - 1 } } : {}),
+      ...(ctx.deferredStart.pending ? { deferredStart: ctx.deferredStart, onToolsOffered: (tools: ToolSummary[]) => (ctx.tools = tools) } : {}),
       onUsage: (tokens, costUsd) => {
         ctx.view.tokens += tokens;
         ctx.view.costUsd += costUsd;

@@ -1,6 +1,7 @@
 import { ApplicationFailure, patched, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Spend } from '../core/tasks/task-usage';
 import { lifecycleActivities } from './activity-stubs';
+import { carriedStart, type DeferredStart } from './deferred-start';
 import { taskFailedType, type TaskView } from './messages';
 import { taskStatusKey } from './search-attributes';
 import { failed, failureMessageOf, type TaskOutcome } from './task-outcomes';
@@ -14,6 +15,7 @@ interface EndingTask {
   input: TaskWorkflowInput;
   task: TaskScope;
   view: TaskView;
+  deferredStart: DeferredStart;
 }
 
 /**
@@ -50,9 +52,9 @@ export async function finishTaskRun(task: EndingTask, outcome: TaskOutcome): Pro
  * activities' retry budget spent) is replaced by a failure naming why, so the store never keeps a
  * finished task RUNNING; when even that cannot be recorded, the workflow fails.
  */
-async function recordEnd({ input, task }: EndingTask, end: TaskOutcome): Promise<{ end: TaskOutcome; spent: Spend | undefined }> {
+async function recordEnd({ input, task, deferredStart }: EndingTask, end: TaskOutcome): Promise<{ end: TaskOutcome; spent: Spend | undefined }> {
   const run = { runId: taskRunIdOf(task), workflowId: task.taskWorkflowId };
-  const record = (outcome: TaskOutcome) => finishTask({ taskId: input.taskId, ...run, sessionId: input.sessionId, ...outcome, finishedAtMs: Date.now(), ...handoverOf(task) });
+  const record = (outcome: TaskOutcome) => finishTask({ taskId: input.taskId, ...run, sessionId: input.sessionId, ...outcome, finishedAtMs: Date.now(), ...handoverOf(task), ...carriedStart(deferredStart) });
   try {
     return { end, spent: await record(end) };
   } catch (err) {

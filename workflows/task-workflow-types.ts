@@ -5,6 +5,7 @@ import type { TaskFork } from '../core/tasks/run/forked-steps';
 import type { TaskRef } from '../core/tasks/run/task-ref';
 import type { AwaitApproval } from './approval-gate';
 import type { AgentLoopState } from './agent-loop';
+import type { DeferredStart } from './deferred-start';
 import type { TaskView } from './messages';
 import type { TaskOutcome } from './task-outcomes';
 import type { TaskSettings } from './settings';
@@ -53,6 +54,8 @@ export interface TaskContext {
   view: TaskView;
   awaitApproval: AwaitApproval;
   setMode(mode: ExecutionMode): void;
+  /** The task's start, while its agent's first model step is to record it. */
+  deferredStart: DeferredStart;
 }
 
 /** taskWorkflow's signature, for continuing it as new from its parts. */

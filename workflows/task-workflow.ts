@@ -8,11 +8,13 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ExecutionMode } from '../core/orchestration/complexity';
+import type { StartTaskInput } from '../core/tasks/run/task-lifecycle';
 import { taskRefOf } from '../core/tasks/run/task-ref';
 import { lifecycleActivities, storeActivities } from './activity-stubs';
 import { createApprovalGate } from './approval-gate';
 import { handoverOf, type TaskScope } from './task-scope';
 import { taskRunOfThisRun } from './reset-run';
+import { carriedStart, goesStraightToItsAgent, type DeferredStart } from './deferred-start';
 import { cancelTaskSignal, handlerDescriptions, taskStatusQuery, type CancelRequest, type TaskView } from './messages';
 import { executionModeKey, taskStatusKey } from './search-attributes';
 import { failed, failureMessageOf, type TaskOutcome } from './task-outcomes';
@@ -24,9 +26,9 @@ const { recordCancellationRequest } = storeActivities;
 const { startTask } = lifecycleActivities;
 
 /**
- * One task, end to end. Records the run's start, routes the task (SIMPLE, STANDARD or COMPLEX),
- * asks for approval when required, runs one agent or a DAG of agent child workflows, and records
- * the terminal status with its usage. Every side effect is an activity; this code only decides,
+ * One task, end to end. Records the run's start (or has its agent's first model step record it),
+ * routes the task (SIMPLE, STANDARD or COMPLEX), asks for approval when required, runs one agent or
+ * a DAG of agent child workflows, and records the terminal status with its usage. Every side effect is an activity; this code only decides,
  * with workflow time for every timestamp, so activity retries are exact retries.
  */
 export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkflowResult> {
@@ -39,21 +41,30 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkfl
   const awaitApproval = createApprovalGate(view, { taskWorkflowId: workflowId });
   const setMode = (mode: ExecutionMode) => {
     view.mode = mode;
+    if (run.firstStepStartsTask && workflowInfo().typedSearchAttributes.get(executionModeKey) === mode) return;
     upsertSearchAttributes([{ key: executionModeKey, value: mode }]);
   };
 
+  const deferredStart: DeferredStart = {};
   let tools = input.resume?.tools;
   if (!tools) {
     upsertSearchAttributes([{ key: taskStatusKey, value: 'RUNNING' }]);
     const allowed = input.allowedTools ? { allowedTools: input.allowedTools } : {};
     const fork = input.fork ? { fork: input.fork } : {};
-    const started = await startTask({ ...taskRefOf(input), workflowId, query: input.query, mode: 'STANDARD', startedAtMs: startTime.getTime(), ...allowed, ...fork, ...handoverOf(task) });
-    if (!started.proceed) {
-      view.status = 'CANCELLED';
-      upsertSearchAttributes([{ key: taskStatusKey, value: 'CANCELLED' }]);
-      return { status: 'CANCELLED', mode: '', result: '', errorMessage: 'session ended', modelUsed: '', tokens: 0, costUsd: 0 };
+    const start: StartTaskInput = { ...taskRefOf(input), workflowId, query: input.query, mode: 'STANDARD', startedAtMs: startTime.getTime(), ...allowed, ...fork };
+    if (run.firstStepStartsTask && goesStraightToItsAgent(input)) {
+      // Its first model step records it, and returns the tools it offers.
+      deferredStart.pending = start;
+      tools = [];
+    } else {
+      const started = await startTask({ ...start, ...handoverOf(task) });
+      if (!started.proceed) {
+        view.status = 'CANCELLED';
+        upsertSearchAttributes([{ key: taskStatusKey, value: 'CANCELLED' }]);
+        return { status: 'CANCELLED', mode: '', result: '', errorMessage: 'session ended', modelUsed: '', tokens: 0, costUsd: 0 };
+      }
+      tools = started.tools;
     }
-    tools = started.tools;
   }
 
   // CancelTask: record the intent with its reason first, then cancel the work (and every child).
@@ -64,7 +75,7 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkfl
   setHandler(cancelTaskSignal, (request) => {
     if (cancelRequest || finishing) return;
     cancelRequest = request;
-    cancelling = recordCancellationRequest({ runId, sessionId: input.sessionId, reason: request.reason, atMs: Date.now(), ...handoverOf(task) }).then(
+    cancelling = recordCancellationRequest({ runId, sessionId: input.sessionId, reason: request.reason, atMs: Date.now(), ...handoverOf(task), ...carriedStart(deferredStart) }).then(
       () => work.cancel(),
       // Handled here: a rejection nobody awaits yet would fail the workflow task.
       (err: unknown) => log.warn('recording the cancellation request failed', { error: String(err) }),
@@ -73,7 +84,7 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkfl
 
   let outcome: TaskOutcome;
   try {
-    outcome = await work.run(() => runTask({ input, task, tools, view, awaitApproval, setMode }));
+    outcome = await work.run(() => runTask({ input, task, tools, view, awaitApproval, setMode, deferredStart }));
   } catch (err) {
     // Handing over to a fresh history is not an ending.
     if (err instanceof ContinueAsNew) throw err;
@@ -83,11 +94,11 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkfl
       outcome = { status: 'CANCELLED', result: '', errorMessage: `cancelled: ${cancelRequest.reason}`, model: '' };
     } else {
       // The engine cancelled the workflow (no CancelTask): record it as such, then end as cancelled.
-      await CancellationScope.nonCancellable(() => finishTaskRun({ input, task, view }, { status: 'CANCELLED', result: '', errorMessage: 'cancelled', model: '' }));
+      await CancellationScope.nonCancellable(() => finishTaskRun({ input, task, view, deferredStart }, { status: 'CANCELLED', result: '', errorMessage: 'cancelled', model: '' }));
       throw err;
     }
   }
   finishing = true;
   await cancelling;
-  return finishTaskRun({ input, task, view }, outcome);
+  return finishTaskRun({ input, task, view, deferredStart }, outcome);
 }

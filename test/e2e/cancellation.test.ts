@@ -4,7 +4,9 @@ import { RecordType } from '../../core/store';
 import { findApproval } from '../../core/tasks/approvals';
 import { grpcError, submitTask, waitForFinish } from '../support/grpc';
 import { cancelTask, eventTypes, pendingApprovalOf, taskDetails, until } from '../support/orchestration';
-import { startTestStack, type TestStack } from '../support/stack';
+import { ephemeralListen, startApiServer } from '../../api/server';
+import { createOrchestratorClient } from '../../protos/clients';
+import { startTestStack, startTestWorker, type TestStack } from '../support/stack';
 import { itLeavesEveryTaskVerified, verifyFinishedTask } from '../support/verification';
 
 let stack: TestStack;
@@ -121,6 +123,59 @@ describe('cancellation', () => {
     const records = await recordsOf(submitted.workflow_id);
     expect(records.some(([type]) => type === RecordType.CancellationIntent)).toBe(false);
     expect(records.at(-1)).toEqual([RecordType.RunCompleted, { status: 'canceled', reason: 'engine_canceled', error: 'cancelled' }]);
+  });
+});
+
+describe("cancellation before the first model step, which records a STANDARD task's start", () => {
+  /** A task submitted through an API whose task queue no worker polls yet; `startWorker` starts one. */
+  async function queuedTask(query: string) {
+    const taskQueue = `queued-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+    const idle = await startApiServer({ ...stack.apiDeps, taskQueue }, ephemeralListen());
+    const client = createOrchestratorClient(`127.0.0.1:${idle.port}`, { apiKey: stack.apiKey });
+    const submitted = await submitTask(client, { query });
+    client.close();
+    await idle.shutdown();
+    expect((await taskDetails(stack.orchestrator, submitted.task_id)).status).toBe('TASK_STATUS_QUEUED');
+    return { submitted, startWorker: () => startTestWorker({ taskQueue, pool: stack.pool, store: stack.store, modelBaseURL: stack.model.baseURL }) };
+  }
+
+  it('CancelTask while the task waits for a worker: the task starts and ends cancelled, in the store as in Temporal', async () => {
+    const query = unique('cancelled while queued');
+    stack.model.on(query, { content: 'an answer nobody wants', delayMs: 2_000 });
+    const { submitted, startWorker } = await queuedTask(query);
+    expect(await cancelTask(stack.orchestrator, submitted.task_id, 'asked too early')).toMatchObject({ success: true });
+    const worker = await startWorker();
+    try {
+      const status = await waitForFinish(stack.orchestrator, submitted.task_id, 15_000);
+      expect(status).toMatchObject({ status: 'TASK_STATUS_CANCELLED', error_message: 'cancelled: asked too early' });
+      expect(await stack.store.loadRun(submitted.workflow_id)).toMatchObject({ status: 'canceled', cancellationReason: 'asked too early' });
+      const events = await eventTypes(stack.pool, submitted.workflow_id);
+      expect([events[0], events.at(-1)]).toEqual(['WORKFLOW_STARTED', 'WORKFLOW_CANCELLED']);
+      expect((await stack.temporal.workflow.getHandle(submitted.workflow_id).result()).status).toBe('CANCELLED');
+      expect(await verifyFinishedTask({ pool: stack.pool, store: stack.store, temporal: stack.temporal }, submitted.task_id)).toEqual([]);
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it('a workflow cancelled in Temporal before any worker took it: the store records the task cancelled by the engine, and no model is asked', async () => {
+    const query = unique('engine-cancelled while queued');
+    const { submitted, startWorker } = await queuedTask(query);
+    const handle = stack.temporal.workflow.getHandle(submitted.workflow_id);
+    await handle.cancel();
+    const worker = await startWorker();
+    try {
+      await expect(handle.result()).rejects.toBeInstanceOf(WorkflowFailedError);
+      expect((await handle.describe()).status.name).toBe('CANCELLED');
+      expect(await taskDetails(stack.orchestrator, submitted.task_id)).toMatchObject({ status: 'TASK_STATUS_CANCELLED' });
+      const records = await recordsOf(submitted.workflow_id);
+      expect(records.map(([type]) => type)).toEqual([RecordType.RunStarted, RecordType.RunCompleted]);
+      expect(records.at(-1)).toEqual([RecordType.RunCompleted, { status: 'canceled', reason: 'engine_canceled', error: 'cancelled' }]);
+      expect(requested(query)()).toBeUndefined();
+      expect(await verifyFinishedTask({ pool: stack.pool, store: stack.store, temporal: stack.temporal }, submitted.task_id)).toEqual([]);
+    } finally {
+      await worker.stop();
+    }
   });
 });
 

@@ -1,4 +1,5 @@
 import type { HandsOver } from './run-handover';
+import { offeredTools, type CarriesStart, type ToolSummary } from './task-lifecycle';
 import type { Pool } from 'pg';
 import { commitWith } from '../../db/transaction';
 import type { TokenCounts } from '../../llm/chat-model';
@@ -24,7 +25,7 @@ import { isMainAgentStep, recordMainAgentStep } from './main-agent';
 import { hasBudget, reserveStep, settleReservations } from './budget-reservations';
 import type { RunRef } from './task-ref';
 
-export interface ModelStepInput extends HandsOver {
+export interface ModelStepInput extends HandsOver, CarriesStart {
   taskId: string;
   /** The task's workflow, whose live readers get the step's text as it streams. */
   workflowId?: string;
@@ -43,6 +44,7 @@ export interface ModelStepInput extends HandsOver {
   system?: string;
   /** Tool calls of the previous step whose results go back to the model now. */
   toolResultsFor?: string[];
+  /** The tools offered (with `start`, those the start offers). */
   tools?: string[];
   tier?: ModelTier;
   budget?: Budget;
@@ -72,6 +74,8 @@ export type ModelStepResult =
       costUsd: number;
       /** Set when this step's usage crossed a budget: no further step may run. */
       overBudget?: string;
+      /** Set when the step carried the task's start: the tools the task's agent is offered. */
+      offeredTools?: ToolSummary[];
     };
 
 const noUsage: TokenCounts = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
@@ -154,12 +158,20 @@ export function modelSteps(deps: TaskRunDeps) {
   const { store, pool, gateway, tools } = deps;
   const transcripts = runTranscripts(store);
 
+  /** A step that carried the task's start (recorded before it ran, activities/index.ts) offers the start's tools, and returns them. */
+  async function runModelStep(input: ModelStepInput, step: StepContext): Promise<ModelStepResult> {
+    if (!input.start) return modelStep(input, step);
+    const offered = offeredTools(tools, input.start);
+    const result = await modelStep({ ...input, tools: offered.map((tool) => tool.name) }, step);
+    return result.kind === 'reply' ? { ...result, offeredTools: offered } : result;
+  }
+
   /**
    * One LLM call. The transcript comes from the run log and the reply is appended to it, with its
    * usage, under a key fixed by the step: a retried step whose reply is stored returns that reply
    * and never calls the model twice. One read and one transaction per step.
    */
-  async function runModelStep(input: ModelStepInput, step: StepContext): Promise<ModelStepResult> {
+  async function modelStep(input: ModelStepInput, step: StepContext): Promise<ModelStepResult> {
     const owner = recordOwnerOf(input);
     const at = new Date(input.stepAtMs);
     // Read together: only this task's own steps write its run, one after another, so the

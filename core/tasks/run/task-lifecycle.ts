@@ -36,9 +36,19 @@ export interface ToolSummary {
   dangerous: boolean;
 }
 
+/**
+ * An activity input that may carry its task's start. A single-agent task's first model step records
+ * the task's start (one local activity less per task); until that step has returned, the start may
+ * not be recorded yet, so each lifecycle activity the workflow runs meanwhile carries it too, and
+ * whichever runs first records it (activities/index.ts). A start already recorded stays as it was.
+ */
+export interface CarriesStart {
+  start?: StartTaskInput;
+}
+
 export type FinishedStatus = typeof TaskStatus.Completed | typeof TaskStatus.Failed | typeof TaskStatus.Cancelled | typeof TaskStatus.Timeout;
 
-export interface FinishTaskInput extends HandsOver {
+export interface FinishTaskInput extends HandsOver, CarriesStart {
   taskId: string;
   /** The task's own run: its workflow's id, or the run a Temporal reset gave it. */
   runId: string;
@@ -56,7 +66,7 @@ export interface FinishTaskInput extends HandsOver {
   finishedAtMs: number;
 }
 
-export interface CancellationRequestInput extends HandsOver {
+export interface CancellationRequestInput extends HandsOver, CarriesStart {
   /** The task's own run. */
   runId: string;
   sessionId: string;
@@ -128,8 +138,13 @@ async function startTask({ store, pool, tools }: TaskRunDeps, input: StartTaskIn
       ]),
     ]));
   });
-  const offered = tools.list(input.tenantId).filter((tool) => !input.allowedTools || input.allowedTools.includes(tool.name));
-  return { proceed: result.decision === 'proceed', tools: offered.map((tool) => ({ name: tool.name, dangerous: tool.dangerous })) };
+  return { proceed: result.decision === 'proceed', tools: offeredTools(tools, input) };
+}
+
+/** The tools a task's agent is offered: the tenant's, narrowed to the task's allowed tools when it names them. */
+export function offeredTools(tools: TaskRunDeps['tools'], task: Pick<StartTaskInput, 'tenantId' | 'allowedTools'>): ToolSummary[] {
+  const offered = tools.list(task.tenantId).filter((tool) => !task.allowedTools || task.allowedTools.includes(tool.name));
+  return offered.map((tool) => ({ name: tool.name, dangerous: tool.dangerous }));
 }
 
 /** The stream a task's end goes to: histories from before a reset could give the task another run named only the run, which was the workflow. */
