@@ -82,6 +82,9 @@ describe('routing', () => {
     for await (const run of stack.temporal.workflow.list({ query: `WorkflowId = "${submitted.workflow_id}"` })) runs.push(run.status.name);
     expect(runs.filter((s) => s === 'CONTINUED_AS_NEW').length).toBeGreaterThanOrEqual(1);
     expect(requestsMatching(query)).toHaveLength(4);
+    // Every step offers the tools the task started with, in the continued history too.
+    const offered = requestsMatching(query).map((r) => ((r.body as { tools?: Array<{ function: { name: string } }> }).tools ?? []).map((t) => t.function.name));
+    for (const names of offered) expect(names).toContain('calculator');
     const records = (await stack.store.listRunRecords(submitted.workflow_id, '', 100)).records;
     expect(records.filter((r) => r.type === 'tool_result')).toHaveLength(3);
     expect(records.filter((r) => r.type === RecordType.RunStarted)).toHaveLength(1);
