@@ -82,8 +82,8 @@ describe('weft replay', () => {
     const unpatched = gate('unpatched');
     expect(unpatched.code).toBe(1);
     for (const id of ids) expect(unpatched.output).toContain(`MISMATCH: ${id} (`);
-    expect(unpatched.output).toContain("at event 5 (MARKER_RECORDED): the history recorded the patch marker 'reset-starts-a-new-store-run'");
-    expect(unpatched.output).toContain("the current code did not call patched('reset-starts-a-new-store-run') at this point");
+    expect(unpatched.output).toContain("at event 5 (MARKER_RECORDED): the history recorded the patch marker 'first-model-step-starts-the-task'");
+    expect(unpatched.output).toContain("the current code did not call patched('first-model-step-starts-the-task') at this point");
     expect(unpatched.output).toMatch(/replayed \d+ workflows: 0 match, \d+ do not/);
     const patched = gate('patched');
     expect(patched.code).toBe(0);
