@@ -113,5 +113,8 @@ it('rotates a key: the new one works, the old one through its grace period only,
   expect(listed[0]).toMatch(new RegExp(`^${keyIdOf(old)}\\t${who.tenantId}\\t${who.userId}\\tapprover\\texpires `));
   expect(listed[1]).toMatch(new RegExp(`^${keyIdOf(replacement)}\\t.*\\trevoked `));
   expect(listed[2]).toBe(`${keyIdOf(final.stdout)}\t${who.tenantId}\t${who.userId}\tapprover\tactive`);
-  expect(listed.join('\n')).not.toContain(final.stdout.split('_')[2]);
+  // The secret is everything after the key id: base64url, so it may hold (or begin with) '_' itself.
+  const secret = final.stdout.slice(`weft_${keyIdOf(final.stdout)}_`.length);
+  expect(secret).toHaveLength(43);
+  expect(listed.join('\n')).not.toContain(secret);
 });
