@@ -4,9 +4,10 @@ import type { TaskWorkflowInput } from './task-workflow-types';
 /**
  * A task that goes straight to its one agent has its start recorded by that agent's first model
  * step rather than by a local activity of its own: per task, one local activity (its marker, its
- * workflow activation, its store round trip) less. Until that step returns, the start may not be
- * recorded yet: each lifecycle activity the workflow runs meanwhile (a cancellation's request, the
- * task's end) carries it, and records it first (CarriesStart in core/tasks/run/task-lifecycle.ts).
+ * run in the worker, the workflow activation it resolves) less. Until that step returns, the start
+ * may not be recorded yet: each lifecycle activity the workflow runs meanwhile (a cancellation's
+ * request, the task's end) carries it, and records it first (CarriesStart in
+ * core/tasks/run/task-lifecycle.ts).
  */
 export interface DeferredStart {
   /** The start, until the first model step has returned. */
