@@ -37,7 +37,10 @@ async function routeTask({ input, task }: TaskContext): Promise<Route> {
   return { kind: 'run', mode, plan: decomposition.plan, estimatedCostUsd, ...direct };
 }
 
-/** Why the task needs a person's approval before it runs; none when it does not. */
+/**
+ * Why the task needs a person's approval before it runs; none when it does not. A reason that can
+ * hold for a task without routing or plan must also take it off the deferred start (goesStraightToItsAgent).
+ */
 function approvalReasons(ctx: TaskContext, route: Extract<Route, { kind: 'run' }>): string[] {
   const { input } = ctx;
   const dangerous = ctx.tools.filter((t) => t.dangerous).map((t) => t.name);

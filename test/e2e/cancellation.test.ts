@@ -4,9 +4,8 @@ import { RecordType } from '../../core/store';
 import { findApproval } from '../../core/tasks/approvals';
 import { grpcError, submitTask, waitForFinish } from '../support/grpc';
 import { cancelTask, eventTypes, pendingApprovalOf, taskDetails, until } from '../support/orchestration';
-import { ephemeralListen, startApiServer } from '../../api/server';
-import { createOrchestratorClient } from '../../protos/clients';
-import { startTestStack, startTestWorker, type TestStack } from '../support/stack';
+import { submitWithNoWorker } from '../support/queued-tasks';
+import { startTestStack, type TestStack } from '../support/stack';
 import { itLeavesEveryTaskVerified, verifyFinishedTask } from '../support/verification';
 
 let stack: TestStack;
@@ -127,16 +126,11 @@ describe('cancellation', () => {
 });
 
 describe("cancellation before the first model step, which records a STANDARD task's start", () => {
-  /** A task submitted through an API whose task queue no worker polls yet; `startWorker` starts one. */
+  /** A task no worker has taken yet, QUEUED; `startWorker` starts one on its queue. */
   async function queuedTask(query: string) {
-    const taskQueue = `queued-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
-    const idle = await startApiServer({ ...stack.apiDeps, taskQueue }, ephemeralListen());
-    const client = createOrchestratorClient(`127.0.0.1:${idle.port}`, { apiKey: stack.apiKey });
-    const submitted = await submitTask(client, { query });
-    client.close();
-    await idle.shutdown();
-    expect((await taskDetails(stack.orchestrator, submitted.task_id)).status).toBe('TASK_STATUS_QUEUED');
-    return { submitted, startWorker: () => startTestWorker({ taskQueue, pool: stack.pool, store: stack.store, modelBaseURL: stack.model.baseURL }) };
+    const queued = await submitWithNoWorker(stack, query);
+    expect((await taskDetails(stack.orchestrator, queued.submitted.task_id)).status).toBe('TASK_STATUS_QUEUED');
+    return queued;
   }
 
   it('CancelTask while the task waits for a worker: the task starts and ends cancelled, in the store as in Temporal', async () => {

@@ -1,11 +1,11 @@
 import { status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
-import { createOrchestratorClient, createStreamingClient } from '../../protos/clients';
-import { ephemeralListen, startApiServer } from '../../api/server';
+import { createStreamingClient } from '../../protos/clients';
 import type { TaskUpdate__Output } from '../../protos/generated/shannon/orchestrator/TaskUpdate';
 import type { taskWorkflow } from '../../workflows/task-workflow';
 import { approvalDecisionSignal, approvalDecisionUpdate, type ApprovalDecision } from '../../workflows/messages';
 import { getTaskStatus, grpcError, submitTask } from '../support/grpc';
 import { approveTask, pendingApprovalOf, pendingApprovals, until } from '../support/orchestration';
+import { submitWithNoWorker } from '../support/queued-tasks';
 import { startTestStack, testTaskInput, type TestStack } from '../support/stack';
 import { itLeavesEveryTaskVerified, verifyFinishedTask } from '../support/verification';
 
@@ -115,21 +115,14 @@ it('an approval decided by Temporal Update refuses what cannot apply, with the r
 });
 
 it('a task terminated before any worker took it is reported as Temporal ended it, not QUEUED for good', async () => {
-  // An API whose task queue no worker polls: the workflow never records its start.
-  const idle = await startApiServer({ ...stack.apiDeps, taskQueue: `no-worker-${Date.now()}` }, ephemeralListen());
-  try {
-    const client = createOrchestratorClient(`127.0.0.1:${idle.port}`, { apiKey: stack.apiKey });
-    const submitted = await submitTask(client, { query: unique('never started') });
-    client.close();
-    expect((await getTaskStatus(stack.orchestrator, submitted.task_id)).status).toBe('TASK_STATUS_QUEUED');
-    await stack.temporal.workflow.getHandle(submitted.workflow_id).terminate('nobody will run it');
-    expect(await getTaskStatus(stack.orchestrator, submitted.task_id)).toMatchObject({
-      status: 'TASK_STATUS_CANCELLED',
-      error_message: 'ended in Temporal (terminated) before it started',
-    });
-  } finally {
-    await idle.shutdown();
-  }
+  // No worker polls the task's queue: the workflow never records its start.
+  const { submitted } = await submitWithNoWorker(stack, unique('never started'));
+  expect((await getTaskStatus(stack.orchestrator, submitted.task_id)).status).toBe('TASK_STATUS_QUEUED');
+  await stack.temporal.workflow.getHandle(submitted.workflow_id).terminate('nobody will run it');
+  expect(await getTaskStatus(stack.orchestrator, submitted.task_id)).toMatchObject({
+    status: 'TASK_STATUS_CANCELLED',
+    error_message: 'ended in Temporal (terminated) before it started',
+  });
 });
 
 itLeavesEveryTaskVerified(() => stack.everyTask());
