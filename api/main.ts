@@ -54,6 +54,7 @@ async function main(): Promise<void> {
       configuredToolSources: configuredToolSourceKeys(config),
       toolSourceRules: { allowlists: { mcp: config.outbound.mcpAllowedDomains, openapi: config.outbound.openapiAllowedDomains }, ...config.runtimeSources },
       requestMetrics: createRequestMetrics(registry),
+      metrics: { registry, ...(config.metrics.token ? { token: config.metrics.token } : {}) },
     },
     config.listen,
   );

@@ -16,6 +16,8 @@ import { createSessionService, type SessionDefaults } from './session/session-se
 import { createStreamingService } from './streaming/streaming-service';
 import { defaultToolSecretPrefix, type WeftConfig } from '../core/config';
 import type { RuntimeSourceRules } from '../core/tools/runtime-source-rules';
+import { findModel } from '../core/llm/model-catalog';
+import type { Registry } from 'prom-client';
 
 /** Where the API listens (core/config.ts reads it); every port may be 0 (a free one). */
 export type ApiListen = WeftConfig['listen'];
@@ -43,6 +45,8 @@ export type ApiDeps = OrchestratorDeps &
     toolSourceRules?: RuntimeSourceRules;
     /** Where every call is counted and timed (the API's /metrics); spans and log lines are made either way. */
     requestMetrics?: RequestMetrics;
+    /** The API's metrics, also served at /metrics on the REST port (with the metrics port's token). */
+    metrics?: { registry: Registry; token?: string };
   };
 
 /** Every port on free ones, for tests and benchmarks. */
@@ -104,6 +108,13 @@ export async function startApiServer(deps: ApiDeps, listen: ApiListen): Promise<
       configuredSources: deps.configuredToolSources ?? [],
       sourceRules: deps.toolSourceRules ?? { allowlists: { mcp: [], openapi: [] }, secretPrefix: defaultToolSecretPrefix },
     },
+    shannon: {
+      pool: deps.pool,
+      auth: deps.auth,
+      sessions: deps.sessions,
+      providerOf: (model) => findModel(deps.gateway.catalog, model)?.provider,
+    },
+    shannonRoutes: { auth: deps.auth, pool: deps.pool, temporal: deps.temporal, tools: deps.tools, ...(deps.metrics ? { metrics: deps.metrics } : {}) },
   });
   return {
     openStreams: () => streaming.openCount(),

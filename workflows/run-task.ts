@@ -142,6 +142,7 @@ async function runSingleAgent(ctx: TaskContext, query: string, from: AgentLoopSt
       dangerousTools: ctx.tools.filter((t) => t.dangerous).map((t) => t.name),
       ...loopSettingsOf(input.settings),
       ...(input.settings.history ? { history: input.settings.history } : {}),
+      ...(input.settings.modelTier ? { tier: input.settings.modelTier } : {}),
       awaitApproval: ctx.awaitApproval,
       ...(input.fork ? { reuse: { fromRunId: input.fork.fromRunId, belowStep: input.fork.fromStep - 1 } } : {}),
       ...(ctx.deferredStart.pending ? { deferredStart: ctx.deferredStart, onToolsOffered: (tools: ToolSummary[]) => (ctx.tools = tools) } : {}),

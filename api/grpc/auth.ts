@@ -11,11 +11,25 @@ export interface Authenticator {
   /** Who is calling, from `authorization: Bearer <api key>`; UNAUTHENTICATED otherwise. */
   authenticate(metadata: Metadata): Promise<Principal>;
   /**
+   * Who is calling, like authenticate, without counting a call against the key's rate limit: for a
+   * gateway's step that comes before the gRPC call that counts.
+   */
+  identify(metadata: Metadata): Promise<Principal>;
+  /** The key's rate limit as Shannon's X-RateLimit-* headers report it; undefined without a limit or a key. */
+  rateLimitOf(metadata: Metadata): Promise<RateLimitState | undefined>;
+  /**
    * A signal that aborts when the principal's key is revoked or expires, for work that outlives one
    * call (streams). `release` stops watching.
    */
   watch(principal: Principal): { signal: AbortSignal; release(): void };
   close(): Promise<void>;
+}
+
+export interface RateLimitState {
+  limit: number;
+  remaining: number;
+  /** Seconds until the window's calls are given back. */
+  resetSeconds: number;
 }
 
 /** With authentication off every caller is this principal (and the API logs a warning at start). */
@@ -71,29 +85,43 @@ export async function startAuthenticator(options: AuthenticatorOptions): Promise
       )
     : undefined;
 
-  async function verifyCaller(metadata: Metadata): Promise<Principal> {
+  const bearerKey = (metadata: Metadata) => /^Bearer\s+(\S+)$/i.exec(String(metadata.get('authorization')[0] ?? ''))?.[1];
+
+  async function verifyCaller(metadata: Metadata, counted: boolean): Promise<Principal> {
     if (!options.enabled) return unauthenticatedPrincipal;
-    const header = String(metadata.get('authorization')[0] ?? '');
-    const key = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+    const key = bearerKey(metadata);
     if (!key) throw new ApiError(GrpcStatus.UNAUTHENTICATED, 'missing credentials: send "authorization: Bearer <api key>"');
     const cached = verified.get(key);
     if (cached && cached.until > Date.now()) {
-      await limit(key);
+      if (counted) await limit(key);
       return cached.principal;
     }
     const found = await verifyApiKey(pool, key);
     if (!found) throw new ApiError(GrpcStatus.UNAUTHENTICATED, 'invalid, expired or revoked API key');
     verified.set(key, { principal: found.principal, until: Math.min(Date.now() + cacheMs, found.expiresAt?.getTime() ?? Infinity) });
     expiries.set(found.principal.keyId!, found.expiresAt);
-    await limit(key);
+    if (counted) await limit(key);
     return found.principal;
   }
 
   return {
     async authenticate(metadata) {
-      const principal = await verifyCaller(metadata);
+      const principal = await verifyCaller(metadata, true);
       callers.set(metadata, principal);
       return principal;
+    },
+
+    identify: (metadata) => verifyCaller(metadata, false),
+
+    async rateLimitOf(metadata) {
+      const key = bearerKey(metadata);
+      if (!limiter || !key) return undefined;
+      const state = await limiter.get(key);
+      return {
+        limit: limiter.points,
+        remaining: Math.max(0, limiter.points - (state?.consumedPoints ?? 0)),
+        resetSeconds: Math.ceil((state?.msBeforeNext ?? 0) / 1000),
+      };
     },
 
     watch(principal) {

@@ -1,4 +1,4 @@
-import type { sendUnaryData, ServerUnaryCall, ServerWritableStream, ServiceError } from '@grpc/grpc-js';
+import type { Metadata, sendUnaryData, ServerUnaryCall, ServerWritableStream, ServiceError } from '@grpc/grpc-js';
 import type { Principal } from '../../core/auth/api-keys';
 import type { Authenticator } from './auth';
 import { toServiceError } from './grpc-errors';
@@ -33,11 +33,14 @@ export function send<Req, Res>(call: ServerWritableStream<Req, Res>, message: Re
   return new Promise((resolve) => call.once('drain', () => resolve()));
 }
 
-/** Adapts an async server-streaming handler: the stream ends when it returns, a thrown error becomes a gRPC status. */
-export function serverStream<Req, Res>(handler: (call: ServerWritableStream<Req, Res>) => Promise<void>) {
+/**
+ * Adapts an async server-streaming handler: the stream ends when it returns (with the trailers it
+ * returns, if any), a thrown error becomes a gRPC status.
+ */
+export function serverStream<Req, Res>(handler: (call: ServerWritableStream<Req, Res>) => Promise<Metadata | void>) {
   return (call: ServerWritableStream<Req, Res>): void => {
     handler(call).then(
-      () => call.end(),
+      (trailers) => call.end(trailers ?? undefined),
       (err: unknown) => call.emit('error', toServiceError(err, (line) => log().error(line)) as ServiceError),
     );
   };

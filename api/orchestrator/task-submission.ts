@@ -1,4 +1,4 @@
-import { checkPlan, type Plan } from '../../core/orchestration/plan';
+import { checkPlan, modelTiers, type ModelTier, type Plan } from '../../core/orchestration/plan';
 import type { TaskSettings } from '../../core/orchestration/task-settings';
 import type { TemplateCatalog } from '../../core/templates/template-catalog';
 import type { SubmitTaskRequest__Output } from '../../protos/generated/shannon/orchestrator/SubmitTaskRequest';
@@ -81,6 +81,15 @@ function positiveNumber(context: Record<string, unknown>, key: string, max: numb
   return value;
 }
 
+/** context.model_tier: "small", "medium" or "large" (Shannon's names, any case). */
+function modelTierFrom(context: Record<string, unknown>): ModelTier | undefined {
+  const given = context.model_tier;
+  if (given === undefined) return undefined;
+  const tier = typeof given === 'string' ? given.toUpperCase() : '';
+  if (!(modelTiers as readonly string[]).includes(tier)) throw invalidArgument('context.model_tier must be "small", "medium" or "large"');
+  return tier as ModelTier;
+}
+
 /** Validates a SubmitTask request and turns it into the task workflow's input. */
 export function taskInputFrom(
   request: SubmitTaskRequest__Output,
@@ -103,6 +112,7 @@ export function taskInputFrom(
   const approvalTimeoutSeconds = positiveNumber(context, 'approval_timeout_seconds', maxApprovalTimeoutSeconds);
   const maxIterations = positiveNumber(context, 'max_iterations', limits.taskDefaults.maxIterations * 10);
   const promptParams = promptParamsOf(context);
+  const modelTier = modelTierFrom(context);
   const costLimitUsd = positiveNumber(context, 'cost_limit_usd', maxCostLimitUsd);
   const enableCaching = context.enable_caching;
   if (enableCaching !== undefined && typeof enableCaching !== 'boolean') throw invalidArgument('context.enable_caching must be true or false');
@@ -130,6 +140,7 @@ export function taskInputFrom(
       ...(maxIterations ? { maxIterations: Math.floor(maxIterations) } : {}),
       ...(enableCaching !== undefined ? { cacheModelSteps: enableCaching } : {}),
       ...(promptParams ? { promptParams } : {}),
+      ...(modelTier ? { modelTier } : {}),
     },
   };
 }

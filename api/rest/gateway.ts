@@ -1,7 +1,7 @@
 import Fastify from 'fastify';
 import type * as grpc from '@grpc/grpc-js';
 import { callUnary, createServiceClient, type ServiceClient, type UnaryMethod } from '../../protos/clients';
-import { methodTypes, toJson } from '../../protos/json-mapping';
+import { JsonMappingError, methodTypes, toJson } from '../../protos/json-mapping';
 import { grpcRequestOf, httpErrorOf, metadataOf, uncarriableHeaderOf } from './http-mapping';
 import { openApiDocument, openApiPath } from './openapi';
 import { fullServiceNames, restRoutes, shannonStreamRoute, streamRoute, withSlashedIdsEscaped, type RestRoute } from './routes';
@@ -9,6 +9,9 @@ import { serveTaskEvents } from './sse';
 import { registerToolRoutes, type ToolRouteDeps } from './tool-routes';
 import { httpsOptions, type TlsMaterial } from '../grpc/tls';
 import { log } from '../../core/telemetry/logger';
+import type { AdapterContext, RequestParts } from '../shannon/route-adapter';
+import { registerShannonRoutes, shannonRoutes, type ShannonDeps } from '../shannon';
+import { toServiceError } from '../grpc/grpc-errors';
 
 // The REST and SSE gateway: HTTP/JSON in front of the gRPC services of the front port, like
 // grpc-gateway. It calls the gRPC server (same process) as any client would, so authentication,
@@ -31,6 +34,20 @@ export interface RestGatewayOptions {
   toolDiscovery: ToolRouteDeps;
   /** HTTPS (and client certificates) with the gRPC ports' material. */
   tls?: TlsMaterial;
+  /** What Shannon's request and response shapes need beyond the gRPC call (api/shannon/). */
+  shannon: Omit<AdapterContext, 'metadata'>;
+  /** What Shannon's own routes read (api/shannon/). */
+  shannonRoutes: ShannonDeps;
+}
+
+/**
+ * A gRPC call's failure as it came, or an adapter's failure (a typed Weft error) as the gRPC
+ * services would report it.
+ */
+function toServiceErrorOrAsIs(err: unknown): unknown {
+  const { code, details } = (err ?? {}) as { code?: unknown; details?: unknown };
+  if (err instanceof JsonMappingError || (typeof code === 'number' && typeof details === 'string')) return err;
+  return toServiceError(err, (line) => log().error(`REST gateway ${line}`));
 }
 
 type UnaryClient = grpc.Client & Record<string, UnaryMethod<unknown, object>>;
@@ -65,14 +82,19 @@ export async function startRestGateway(options: RestGatewayOptions): Promise<Res
       url: route.path,
       handler: async (request, reply) => {
         try {
-          const grpcRequest = grpcRequestOf(requestType, { params: request.params, query: request.query, body: request.body, queryFields: route.query ?? [] });
-          const response = await callUnary(client[route.rpc]!, client, grpcRequest, {
-            metadata: metadataOf(request.headers),
-            deadlineMs: options.callDeadlineMs,
-          });
-          return toJson(responseType, response);
+          const metadata = metadataOf(request.headers);
+          const adapter = { ...options.shannon, metadata };
+          const sent: RequestParts = { params: request.params, query: request.query, body: request.body };
+          const parts = route.shannon?.request ? await route.shannon.request(sent, adapter) : sent;
+          const grpcRequest = grpcRequestOf(requestType, { ...parts, queryFields: route.query ?? [] });
+          // A fresh copy: the call's interceptors may add to the metadata they are given.
+          const response = await callUnary(client[route.rpc]!, client, grpcRequest, { metadata: metadata.clone(), deadlineMs: options.callDeadlineMs });
+          const json = toJson(responseType, response);
+          if (!route.shannon?.respond) return json;
+          const adapted = await route.shannon.respond(json, adapter, sent);
+          return reply.code(adapted.status ?? 200).headers(adapted.headers ?? {}).send(adapted.body);
         } catch (err) {
-          const { httpStatus, body } = httpErrorOf(err);
+          const { httpStatus, body } = httpErrorOf(toServiceErrorOrAsIs(err));
           return reply.code(httpStatus).send(body);
         }
       },
@@ -84,6 +106,7 @@ export async function startRestGateway(options: RestGatewayOptions): Promise<Res
     );
   }
   registerToolRoutes(app, options.toolDiscovery);
+  registerShannonRoutes(app, shannonRoutes, options.shannonRoutes);
   app.get(openApiPath, async () => openApi);
   app.setNotFoundHandler((request, reply) => {
     void reply.code(404).send({ error: `no route ${request.method} ${request.url.split('?')[0]}; see ${openApiPath}`, code: 'NOT_FOUND', status: 'STATUS_CODE_ERROR' });

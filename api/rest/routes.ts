@@ -1,4 +1,7 @@
 import type { ServiceName } from '../../protos/clients';
+import type { RouteAdapter } from '../shannon/route-adapter';
+import { getSessionShape, listSessionsShape, updateSessionShape } from '../shannon/session-shapes';
+import { listTasksShape, submitAndStreamShape, submitTaskShape, taskStatusShape } from '../shannon/task-shapes';
 
 // The REST surface: each route is one gRPC call on the front port. Path parameters and query strings
 // are fields of the gRPC request, named as in the .proto files; a body is the rest of the request.
@@ -14,21 +17,24 @@ export interface RestRoute {
   query?: string[];
   /** Whether the request body carries the remaining fields. */
   body?: boolean;
+  /** Where Shannon's gateway has the same path: its request shape accepted, its fields added. */
+  shannon?: RouteAdapter;
 }
 
 export const restRoutes: RestRoute[] = [
-  { method: 'POST', path: '/api/v1/tasks', service: 'orchestrator', rpc: 'SubmitTask', summary: 'Submit a task (an Idempotency-Key header makes retries safe)', body: true },
-  { method: 'GET', path: '/api/v1/tasks', service: 'orchestrator', rpc: 'ListTasks', summary: 'List tasks', query: ['user_id', 'session_id', 'limit', 'offset', 'filter_status'] },
-  { method: 'GET', path: '/api/v1/tasks/:task_id', service: 'orchestrator', rpc: 'GetTaskStatus', summary: 'A task\'s status, result and metrics', query: ['include_details'] },
+  { method: 'POST', path: '/api/v1/tasks', service: 'orchestrator', rpc: 'SubmitTask', summary: 'Submit a task (an Idempotency-Key header makes retries safe); Shannon\'s body (session_id, mode, model_tier, research options) too', body: true, shannon: submitTaskShape },
+  { method: 'POST', path: '/api/v1/tasks/stream', service: 'orchestrator', rpc: 'SubmitTask', summary: 'Submit a task as POST /api/v1/tasks does; 201 with stream_url, where its events stream', body: true, shannon: submitAndStreamShape },
+  { method: 'GET', path: '/api/v1/tasks', service: 'orchestrator', rpc: 'ListTasks', summary: 'List tasks (Shannon\'s status filter too)', query: ['user_id', 'session_id', 'limit', 'offset', 'filter_status'], shannon: listTasksShape },
+  { method: 'GET', path: '/api/v1/tasks/:task_id', service: 'orchestrator', rpc: 'GetTaskStatus', summary: 'A task\'s status, result and metrics, with Shannon\'s query, session_id, mode, model_used, provider, usage and timestamps', query: ['include_details'], shannon: taskStatusShape },
   { method: 'POST', path: '/api/v1/tasks/:task_id/cancel', service: 'orchestrator', rpc: 'CancelTask', summary: 'Cancel a task', body: true },
   { method: 'GET', path: '/api/v1/approvals', service: 'orchestrator', rpc: 'GetPendingApprovals', summary: 'Pending approvals', query: ['user_id', 'session_id'] },
   { method: 'POST', path: '/api/v1/approvals/:approval_id/decision', service: 'orchestrator', rpc: 'ApproveTask', summary: 'Approve or reject (approver role); the id\'s "/" may be sent as is or as %2F', body: true },
   { method: 'POST', path: '/api/v1/approvals/decision', service: 'orchestrator', rpc: 'ApproveTask', summary: 'Approve or reject with approval_id in the body, as Shannon\'s clients send it', body: true },
   { method: 'GET', path: '/api/v1/templates', service: 'orchestrator', rpc: 'ListTemplates', summary: 'Task templates' },
   { method: 'POST', path: '/api/v1/sessions', service: 'session', rpc: 'CreateSession', summary: 'Create a session', body: true },
-  { method: 'GET', path: '/api/v1/sessions', service: 'session', rpc: 'ListSessions', summary: 'List sessions', query: ['user_id', 'active_only', 'limit', 'offset'] },
-  { method: 'GET', path: '/api/v1/sessions/:session_id', service: 'session', rpc: 'GetSession', summary: 'A session', query: ['include_history'] },
-  { method: 'PATCH', path: '/api/v1/sessions/:session_id', service: 'session', rpc: 'UpdateSession', summary: 'Update context or extend the TTL', body: true },
+  { method: 'GET', path: '/api/v1/sessions', service: 'session', rpc: 'ListSessions', summary: 'List sessions, with Shannon\'s title, task counts and spend', query: ['user_id', 'active_only', 'limit', 'offset'], shannon: listSessionsShape },
+  { method: 'GET', path: '/api/v1/sessions/:session_id', service: 'session', rpc: 'GetSession', summary: 'A session, with Shannon\'s flat fields (session_id, title, task_count, tokens_used, ...)', query: ['include_history'], shannon: getSessionShape },
+  { method: 'PATCH', path: '/api/v1/sessions/:session_id', service: 'session', rpc: 'UpdateSession', summary: 'Update context, extend the TTL, or set Shannon\'s title', body: true, shannon: updateSessionShape },
   { method: 'DELETE', path: '/api/v1/sessions/:session_id', service: 'session', rpc: 'DeleteSession', summary: 'Delete a session (ends its work)' },
   { method: 'POST', path: '/api/v1/sessions/:session_id/messages', service: 'session', rpc: 'AddMessage', summary: 'Add a message to the history', body: true },
   { method: 'DELETE', path: '/api/v1/sessions/:session_id/history', service: 'session', rpc: 'ClearHistory', summary: 'Clear the history', query: ['keep_context'] },
@@ -39,6 +45,8 @@ export interface StreamRoute {
   path: string;
   /** Request fields that may come as query parameters. */
   query: readonly string[];
+  /** Shannon's stream: `seq` as a number, and a closing `done` event once the task's events end. */
+  shannon?: true;
 }
 
 /** Server-sent events of a task: StreamTaskExecution, resumable with Last-Event-ID. */
@@ -51,6 +59,7 @@ export const streamRoute: StreamRoute = {
 export const shannonStreamRoute: StreamRoute = {
   path: '/api/v1/stream/sse',
   query: ['workflow_id', ...streamRoute.query],
+  shannon: true,
 };
 
 export const fullServiceNames = {

@@ -1,4 +1,5 @@
-import type { ServiceError } from '@grpc/grpc-js';
+import type { ServiceError, StatusObject } from '@grpc/grpc-js';
+import { taskEndedTrailer } from '../streaming/streaming-service';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceClient } from '../../protos/clients';
 import type { TaskUpdate__Output } from '../../protos/generated/shannon/orchestrator/TaskUpdate';
@@ -7,6 +8,22 @@ import { grpcRequestOf, httpErrorOf, metadataOf } from './http-mapping';
 import type { StreamRoute } from './routes';
 
 const taskUpdate = () => messageType('shannon.orchestrator.TaskUpdate');
+
+/**
+ * Clients that resume by query (Shannon's SDK) send the last event's id as last_event_id, which is
+ * a stream id (`<unix ms>-<seq>`) there: it is read as last_stream_id.
+ */
+function withStreamIdsAsSuch(query: Record<string, unknown>): Record<string, unknown> {
+  const { last_event_id: lastEventId, ...rest } = query;
+  if (typeof lastEventId === 'string' && /^\d+-\d+$/.test(lastEventId) && rest.last_stream_id === undefined) return { ...rest, last_stream_id: lastEventId };
+  return query;
+}
+
+/** An update's JSON as the route's clients read it: Shannon's carry `seq` as a number. */
+function eventData(route: StreamRoute, update: TaskUpdate__Output): string {
+  const json = toJson(taskUpdate(), update);
+  return JSON.stringify(route.shannon ? { ...json, seq: Number(update.seq) } : json);
+}
 
 /**
  * StreamTaskExecution as server-sent events. Each event's id is its stream id, so a reconnecting
@@ -25,7 +42,7 @@ export function serveTaskEvents(
       const lastEventId = request.headers['last-event-id'];
       return grpcRequestOf(messageType('shannon.orchestrator.StreamRequest'), {
         params: { ...request.params, ...(typeof lastEventId === 'string' && lastEventId ? { last_stream_id: lastEventId } : {}) },
-        query: request.query,
+        query: withStreamIdsAsSuch(request.query),
         body: undefined,
         queryFields: route.query,
       });
@@ -51,14 +68,28 @@ export function serveTaskEvents(
     open();
     // A live-only event (LLM_PARTIAL) has no id, so the browser's Last-Event-ID stays on the log.
     const id = update.stream_id ? `id: ${update.stream_id}\n` : '';
-    raw.write(`${id}event: ${update.type}\ndata: ${JSON.stringify(toJson(taskUpdate(), update))}\n\n`);
+    raw.write(`${id}event: ${update.type}\ndata: ${eventData(route, update)}\n\n`);
   });
+  // The stream is over once it has ended and its status arrived (in either order); the status's
+  // trailers say whether the task's events are over or the stream was cut short.
+  let ended = false;
+  let status: StatusObject | undefined;
   const finish = () => {
+    if (!ended || !status) return;
     open(); // a stream with nothing left to send is still an event stream
     clearInterval(keepAlive);
-    raw.end();
+    // Shannon's clients stop reading at `done` rather than reconnecting to a finished task.
+    const taskEnded = status.metadata.get(taskEndedTrailer).length > 0;
+    raw.end(route.shannon && taskEnded ? 'event: done\ndata: [DONE]\n\n' : undefined);
   };
-  call.on('end', finish);
+  call.on('end', () => {
+    ended = true;
+    finish();
+  });
+  call.on('status', (received: StatusObject) => {
+    status = received;
+    finish();
+  });
   call.on('error', (err: ServiceError) => {
     clearInterval(keepAlive);
     if (err.code === 1 /* CANCELLED: the client left */) return void raw.end();

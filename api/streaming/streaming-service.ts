@@ -60,6 +60,14 @@ function resumeAfter(request: StreamRequest__Output): number {
 }
 
 
+/** A trailer a stream ends with once the task's events are over, as opposed to a stream cut short (a client then resumes). */
+export const taskEndedTrailer = 'weft-task-ended';
+const taskEndedTrailers = () => {
+  const trailers = new Metadata();
+  trailers.set(taskEndedTrailer, 'true');
+  return trailers;
+};
+
 export interface StreamingService {
   handlers: Partial<StreamingServiceHandlers>;
   /** Ends every open stream (clients resume with their last id); for a graceful shutdown. */
@@ -70,7 +78,7 @@ export interface StreamingService {
 export function createStreamingService(deps: StreamingDeps): StreamingService {
   const open = new Set<AbortController>();
 
-  async function stream(call: ServerWritableStream<StreamRequest__Output, TaskUpdate>): Promise<void> {
+  async function stream(call: ServerWritableStream<StreamRequest__Output, TaskUpdate>): Promise<Metadata | void> {
     const principal = await deps.auth.authenticate(call.metadata);
     const request = call.request;
     if (!request.workflow_id) throw invalidArgument('workflow_id is required');
@@ -89,6 +97,8 @@ export function createStreamingService(deps: StreamingDeps): StreamingService {
         if (wanted(event)) await send(call, toUpdate(event));
       }
       lifetime.throwIfKeyRevoked();
+      // The tail ends at the task's final event or when the stream is cut (shutdown, client gone).
+      if (!lifetime.signal.aborted) return taskEndedTrailers();
     } finally {
       lifetime.release();
     }

@@ -1,5 +1,6 @@
 import type { HistoryPolicy } from '../llm/history-compression';
 import type { PromptParams } from '../tools/tool';
+import type { ModelTier } from './plan';
 
 /** Limits a task runs under: from the request and the API's configuration, fixed at submit time. */
 export interface TaskSettings {
@@ -24,4 +25,6 @@ export interface TaskSettings {
   sandboxMemoryMb?: number;
   /** The caller's context.prompt_params, which vendor adapters may put into requests (an account id, say). */
   promptParams?: PromptParams;
+  /** The tier a single-agent task's model steps use (context.model_tier); MEDIUM when absent. */
+  modelTier?: ModelTier;
 }
