@@ -6,6 +6,8 @@ import { migrateDatabase } from '../core/db/migrate';
 import { startEventFeed } from '../core/events/event-feed';
 import { createModelGateway } from '../core/llm/gateway';
 import { loadTemplateCatalog } from '../core/templates/template-catalog';
+import { loadSkillCatalog } from '../core/skills/skill-catalog';
+import { loadAgentCatalog } from '../core/agents/agent-catalog';
 import { configuredToolSourceKeys, createWeftToolRegistry, startToolSources } from '../core/tools';
 import { startAuthenticator } from './grpc/auth';
 import { startApiServer } from './server';
@@ -44,6 +46,8 @@ async function main(): Promise<void> {
       taskDefaults: config.task,
       tools,
       templates: loadTemplateCatalog(config.templatesDir, tools.list().map((t) => t.name)),
+      skills: loadSkillCatalog(config.skillsDir, tools.list().map((t) => t.name)),
+      agents: loadAgentCatalog(config.agentsDir, tools.list().map((t) => t.name)),
       auth,
       tenantQuotas: config.tenantQuotas,
       events,
@@ -51,6 +55,7 @@ async function main(): Promise<void> {
       gateway: createModelGateway(config.catalog, { aliases: config.modelAliases, pool }),
       cacheTtlSeconds: config.llm.cacheTtlSeconds,
       sandboxMemoryMb: config.sandbox.memoryMb,
+      workspaceDir: config.workspaceDir,
       configuredToolSources: configuredToolSourceKeys(config),
       toolSourceRules: { allowlists: { mcp: config.outbound.mcpAllowedDomains, openapi: config.outbound.openapiAllowedDomains }, ...config.runtimeSources },
       requestMetrics: createRequestMetrics(registry),

@@ -17,6 +17,8 @@ import { createStreamingService } from './streaming/streaming-service';
 import { defaultToolSecretPrefix, type WeftConfig } from '../core/config';
 import type { RuntimeSourceRules } from '../core/tools/runtime-source-rules';
 import { findModel } from '../core/llm/model-catalog';
+import { startTaskWorkflow } from './orchestrator/task-start';
+import { submissionLimits } from './orchestrator/task-submission';
 import type { Registry } from 'prom-client';
 
 /** Where the API listens (core/config.ts reads it); every port may be 0 (a free one). */
@@ -39,6 +41,8 @@ export type ApiDeps = OrchestratorDeps &
     sessions: SessionDefaults;
     /** The Python sandbox's memory cap, which GetCapabilities reports. */
     sandboxMemoryMb: number;
+    /** Where the worker's file tools write (WEFT_WORKSPACE_DIR): the file routes read it. */
+    workspaceDir: string;
     /** Keys ("mcp:<name>", "openapi:<name>") of the tool sources in configuration. */
     configuredToolSources?: string[];
     /** What runtime tool sources may reach and read; nothing by default. */
@@ -114,7 +118,15 @@ export async function startApiServer(deps: ApiDeps, listen: ApiListen): Promise<
       sessions: deps.sessions,
       providerOf: (model) => findModel(deps.gateway.catalog, model)?.provider,
     },
-    shannonRoutes: { auth: deps.auth, pool: deps.pool, temporal: deps.temporal, tools: deps.tools, ...(deps.metrics ? { metrics: deps.metrics } : {}) },
+    shannonRoutes: {
+      auth: deps.auth,
+      pool: deps.pool,
+      temporal: deps.temporal,
+      tools: deps.tools,
+      agents: deps.agents,
+      skills: deps.skills,
+      workspaceDir: path.resolve(deps.workspaceDir),
+      tasks: { start: (input, principal, fingerprint) => startTaskWorkflow({ ...deps, admission }, input, principal, fingerprint), limits: submissionLimits(deps) }, ...(deps.metrics ? { metrics: deps.metrics } : {}) },
   });
   return {
     openStreams: () => streaming.openCount(),

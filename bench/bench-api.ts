@@ -7,13 +7,16 @@ import { loadConfig } from '../core/config';
 import { startEventFeed } from '../core/events/event-feed';
 import { createModelGateway } from '../core/llm/gateway';
 import { loadTemplateCatalog } from '../core/templates/template-catalog';
-import { testTaskSettings, testToolRegistry } from '../test/support/stack';
+import { loadSkillCatalog } from '../core/skills/skill-catalog';
+import { loadAgentCatalog } from '../core/agents/agent-catalog';
+import { testTaskSettings, testToolRegistry, testWorkspaceDir } from '../test/support/stack';
 import { testCatalog } from '../test/support/test-catalog';
 
 /** The API in the bench's process, as `make up` configures it, on the bench's queue and model; stop() ends it. */
 export async function startBenchApi(temporal: Client, pool: Pool, taskQueue: string, modelBaseURL: string, tenantQuotas?: TenantQuotas) {
   const events = await startEventFeed(process.env.DATABASE_URL!);
-  const tools = testToolRegistry();
+  const workspaceDir = testWorkspaceDir();
+  const tools = testToolRegistry(workspaceDir);
   const auth = await startAuthenticator({ pool, databaseUrl: process.env.DATABASE_URL!, enabled: true });
   const api = await startApiServer(
     {
@@ -25,6 +28,8 @@ export async function startBenchApi(temporal: Client, pool: Pool, taskQueue: str
       taskDefaults: testTaskSettings(),
       tools,
       templates: loadTemplateCatalog(loadConfig({}).templatesDir, tools.list().map((t) => t.name)),
+      skills: loadSkillCatalog(loadConfig({}).skillsDir, tools.list().map((t) => t.name)),
+      agents: loadAgentCatalog(loadConfig({}).agentsDir, tools.list().map((t) => t.name)),
       auth,
       ...(tenantQuotas ? { tenantQuotas } : {}),
       events,
@@ -32,6 +37,7 @@ export async function startBenchApi(temporal: Client, pool: Pool, taskQueue: str
       gateway: createModelGateway(testCatalog(modelBaseURL)),
       cacheTtlSeconds: 3600,
       sandboxMemoryMb: 512,
+      workspaceDir,
     },
     ephemeralListen(),
   );

@@ -66,6 +66,8 @@ const envSchema = telemetryEnvSchema.extend(capacityEnvSchema.shape).extend(webS
   WEFT_LLM_CACHE_TTL_SECONDS: z.coerce.number().int().positive().default(3600),
   WEFT_WORKSPACE_DIR: z.string().default('.state/workspaces'),
   WEFT_TEMPLATES_DIR: z.string().default(path.resolve(__dirname, '..', 'templates')),
+  WEFT_AGENTS_DIR: z.string().default(path.resolve(__dirname, '..', 'agents')),
+  WEFT_SKILLS_DIR: z.string().default(path.resolve(__dirname, '..', 'skills')),
   WEFT_MAX_AGENTS: z.coerce.number().int().positive().default(5),
   WEFT_MAX_ITERATIONS: z.coerce.number().int().positive().default(10),
   WEFT_MCP_SERVERS: z.string().optional(),
@@ -186,6 +188,10 @@ export interface WeftConfig extends TelemetrySettings, CapacitySettings {
   tenantQuotas: { submitsPerMinute: number; maxRunningTasks: number };
   /** Task templates (YAML) that ListTemplates lists and SubmitTask's context.template names. */
   templatesDir: string;
+  /** Named agents (YAML), listed and run by Shannon's /api/v1/agents. */
+  agentsDir: string;
+  /** Skills (<name>/SKILL.md), listed by /api/v1/skills; a task may name one. */
+  skillsDir: string;
   /** The largest query; how long SubmitTask with auto_decompose waits to answer with the routing and plan. */
   limits: { maxQueryBytes: number; routingWaitMs: number };
   /** Defaults every task starts with; a request may lower some of them. */
@@ -275,6 +281,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
     },
     tenantQuotas: { submitsPerMinute: e.WEFT_TENANT_SUBMITS_PER_MINUTE, maxRunningTasks: e.WEFT_TENANT_MAX_RUNNING_TASKS },
     templatesDir: e.WEFT_TEMPLATES_DIR,
+    agentsDir: e.WEFT_AGENTS_DIR,
+    skillsDir: e.WEFT_SKILLS_DIR,
     limits: { maxQueryBytes: e.WEFT_MAX_QUERY_BYTES, routingWaitMs: e.WEFT_SUBMIT_ROUTING_WAIT_MS },
     task: {
       maxAgents: e.WEFT_MAX_AGENTS,

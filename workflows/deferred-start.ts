@@ -14,8 +14,9 @@ export interface DeferredStart {
   pending?: StartTaskInput;
 }
 
-/** A task that goes straight to its one agent: no routing, plan, approval, fork or continued history. */
-export const goesStraightToItsAgent = (input: TaskWorkflowInput) => !input.resume && !input.autoDecompose && !input.manualPlan && !input.requireApproval && !input.fork;
+/** A task that goes straight to its one agent: no routing, plan, approval, fork, continued history or direct tool call. */
+export const goesStraightToItsAgent = (input: TaskWorkflowInput) =>
+  !input.resume && !input.autoDecompose && !input.manualPlan && !input.requireApproval && !input.fork && !input.directTool;
 
 /** What an activity carries of the task's start: the start, while it may not be recorded yet. */
 export const carriedStart = (deferred?: DeferredStart) => (deferred?.pending ? { start: deferred.pending } : {});

@@ -25,6 +25,7 @@ const outputText = (content: unknown) => (typeof content === 'string' ? content 
 
 /** The mode (and plan) a task runs in: the caller's plan, complexity analysis, or STANDARD. */
 async function routeTask({ input, task }: TaskContext): Promise<Route> {
+  if (input.directTool) return { kind: 'run', mode: 'SIMPLE', estimatedCostUsd: 0, directTool: input.directTool };
   const plan = input.manualPlan;
   if (plan || !input.autoDecompose) return { kind: 'run', mode: plan ? 'COMPLEX' : 'STANDARD', ...(plan ? { plan } : {}), estimatedCostUsd: 0 };
   const routing = await analyzeComplexity.executeWithOptions({ summary: 'complexity analysis: which mode the task runs in' }, [routingInputOf(task)]);
@@ -138,6 +139,7 @@ async function runSingleAgent(ctx: TaskContext, query: string, from: AgentLoopSt
       run: { runId: taskRunIdOf(ctx.task) },
       agentId: TaskAgent.Main,
       seed: query,
+      ...(input.skill ? { system: input.skill.instructions } : {}),
       tools: ctx.tools.map((t) => t.name),
       dangerousTools: ctx.tools.filter((t) => t.dangerous).map((t) => t.name),
       ...loopSettingsOf(input.settings),

@@ -24,6 +24,10 @@ export interface TaskWorkflowInput extends TaskRef {
   settings: TaskSettings;
   /** Only these tools are offered (AgentService's available_tools); all registered ones when absent. */
   allowedTools?: string[];
+  /** The skill the task named: its instructions are the system prompt of the task's one agent. */
+  skill?: { name: string; version: string; instructions: string };
+  /** A task that is one tool call, run as an agent's call is (policy, limits, record): Shannon's POST /api/v1/tools/{name}/execute. */
+  directTool?: { name: string; arguments: Record<string, unknown> };
   /** Set when the task is a fork of another: its steps before fork.fromStep reuse what that task recorded. */
   fork?: TaskFork;
   /**

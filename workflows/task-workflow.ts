@@ -51,7 +51,7 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkfl
     upsertSearchAttributes([{ key: taskStatusKey, value: 'RUNNING' }]);
     const allowed = input.allowedTools ? { allowedTools: input.allowedTools } : {};
     const fork = input.fork ? { fork: input.fork } : {};
-    const start: StartTaskInput = { ...taskRefOf(input), workflowId, query: input.query, mode: 'STANDARD', startedAtMs: startTime.getTime(), ...allowed, ...fork };
+    const start: StartTaskInput = { ...taskRefOf(input), workflowId, query: input.query, mode: input.directTool ? 'SIMPLE' : 'STANDARD', startedAtMs: startTime.getTime(), ...allowed, ...fork };
     if (run.firstStepStartsTask && goesStraightToItsAgent(input)) {
       // Its first model step records it, and returns the tools it offers.
       deferredStart.pending = start;

@@ -5,6 +5,8 @@ import { ModelUnavailableError, UnknownModelError } from '../../core/llm/gateway
 import { ToolSourceExistsError } from '../../core/tools/tool-source-store';
 import { ConversationError, MessageConflictError } from '../../core/sessions/errors';
 import { TranscriptError } from '../../core/transcript';
+import { FolderEntryNotFoundError, FolderPathError } from '../../core/tools/builtin/folder-browsing';
+import { AgentInputError } from '../../core/agents/agent-catalog';
 
 /** An error the API reports to the caller with a gRPC status and a message that says what was wrong. */
 export class ApiError extends Error {
@@ -70,6 +72,9 @@ function describeError(err: unknown, log: (line: string) => void): Partial<Serve
   if (err instanceof MessageConflictError || err instanceof ToolSourceExistsError) return { code: GrpcStatus.ALREADY_EXISTS, details: err.message };
   // Unknown, another tenant's, deleted or expired: the session is not there for this caller.
   if (err instanceof ConversationError) return { code: GrpcStatus.NOT_FOUND, details: err.message };
+  if (err instanceof AgentInputError) return { code: GrpcStatus.INVALID_ARGUMENT, details: err.message };
+  if (err instanceof FolderPathError) return { code: GrpcStatus.INVALID_ARGUMENT, details: err.message };
+  if (err instanceof FolderEntryNotFoundError) return { code: GrpcStatus.NOT_FOUND, details: err.message };
   if (isUnstorableValueError(err)) return { code: GrpcStatus.INVALID_ARGUMENT, details: `a value cannot be stored: ${err.message}` };
   if (isDependencyDown(err)) return { code: GrpcStatus.UNAVAILABLE, details: 'a dependency is unavailable; retry later' };
   log(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);

@@ -24,6 +24,8 @@ import type { TenantAdmission, TenantQuotas } from './tenant-admission';
 import { taskStatusResponse, unindexedTaskStatus } from './task-status';
 import { submissionLimits, taskInputFrom } from './task-submission';
 import { authorized, authorizedCall } from '../grpc/unary';
+import type { SkillCatalog } from '../../core/skills/skill-catalog';
+import type { AgentCatalog } from '../../core/agents/agent-catalog';
 
 export interface OrchestratorDeps {
   temporal: Client;
@@ -33,6 +35,10 @@ export interface OrchestratorDeps {
   taskDefaults: TaskSettings;
   tools: ToolRegistry;
   templates: TemplateCatalog;
+  /** Skills a task may name (context.skill). */
+  skills: SkillCatalog;
+  /** Named agents (Shannon's /api/v1/agents). */
+  agents: AgentCatalog;
   auth: Authenticator;
   /** Each tenant's share of task submissions and running tasks; unlimited when absent. */
   tenantQuotas?: TenantQuotas;

@@ -12,6 +12,7 @@ import { modelTierOf } from '../llm/model-tiers';
 import { structToJson } from '../grpc/struct';
 import type { PromptParams } from '../../core/tools/tool';
 import { requestLimit } from '../../core/budget-settings';
+import type { SkillCatalog } from '../../core/skills/skill-catalog';
 
 export interface SubmissionLimits {
   maxQueryBytes: number;
@@ -19,11 +20,32 @@ export interface SubmissionLimits {
   /** The tools a tenant's plans may name. */
   toolNamesFor(tenantId: string): string[];
   templates: TemplateCatalog;
+  skills: SkillCatalog;
 }
 
 /** The limits a submission is checked against, from the API's dependencies. */
-export function submissionLimits(deps: { maxQueryBytes: number; taskDefaults: TaskSettings; tools: { list(tenantId?: string): Array<{ name: string }> }; templates: TemplateCatalog }): SubmissionLimits {
-  return { maxQueryBytes: deps.maxQueryBytes, taskDefaults: deps.taskDefaults, toolNamesFor: (tenantId) => deps.tools.list(tenantId).map((t) => t.name), templates: deps.templates };
+export function submissionLimits(deps: {
+  maxQueryBytes: number;
+  taskDefaults: TaskSettings;
+  tools: { list(tenantId?: string): Array<{ name: string }> };
+  templates: TemplateCatalog;
+  skills: SkillCatalog;
+}): SubmissionLimits {
+  return { maxQueryBytes: deps.maxQueryBytes, taskDefaults: deps.taskDefaults, toolNamesFor: (tenantId) => deps.tools.list(tenantId).map((t) => t.name), templates: deps.templates, skills: deps.skills };
+}
+
+/** The skill named by context.skill ("name" or "name@version"), if any; it runs with one agent. */
+function namedSkill(context: Record<string, unknown>, skills: SkillCatalog, principal: Principal): TaskWorkflowInput['skill'] {
+  const given = context.skill;
+  if (given === undefined) return undefined;
+  if (typeof given !== 'string' || given === '') throw invalidArgument('context.skill must be a skill name (see GET /api/v1/skills), optionally name@version');
+  const [name, version] = given.split('@');
+  const skill = skills.find(name!, version);
+  if (!skill || !skill.enabled) throw notFound(`skill ${given} not found (see GET /api/v1/skills)`);
+  if (skill.requires_role && !principal.roles.includes(skill.requires_role as Principal['roles'][number]) && !principal.roles.includes('admin')) {
+    throw permissionDenied(`skill ${skill.name} needs the ${skill.requires_role} role`);
+  }
+  return { name: skill.name, version: skill.version, instructions: skill.content };
 }
 
 
@@ -120,6 +142,8 @@ export function taskInputFrom(
   const fromTemplate = templatePlan(context, limits.templates);
   if (manual && fromTemplate) throw invalidArgument('give either manual_decomposition or context.template, not both');
   const plan = manual ?? fromTemplate;
+  const skill = namedSkill(context, limits.skills, principal);
+  if (skill && (plan || request.auto_decompose)) throw invalidArgument('a skill runs with one agent: submit it without a plan, a template or decomposition');
   const defaults = limits.taskDefaults;
   return {
     taskId: caller.taskId,
@@ -131,6 +155,7 @@ export function taskInputFrom(
     autoDecompose: request.auto_decompose,
     ...(plan ? { manualPlan: plan } : {}),
     requireApproval: request.require_approval,
+    ...(skill ? { skill } : {}),
     settings: {
       ...defaults,
       maxAgents: maxAgents > 0 ? maxAgents : defaults.maxAgents,

@@ -1,9 +1,14 @@
+import { agentRoutes } from './agent-routes';
+import { directToolRoutes } from './direct-tool-routes';
+import { skillRoutes } from './skill-routes';
+import { fileRoutes } from './file-routes';
 import { healthRoutes } from './health-routes';
+import { sessionRoutes } from './session-routes';
 import type { ShannonRoute } from './shannon-route';
 import { taskRoutes } from './task-routes';
 
 // Every route of Shannon's gateway that Weft serves beside its own (api/rest/routes.ts holds the
 // ones that share a path with Weft's and go through one gRPC call).
-export const shannonRoutes: readonly ShannonRoute[] = [...healthRoutes, ...taskRoutes];
+export const shannonRoutes: readonly ShannonRoute[] = [...healthRoutes, ...taskRoutes, ...sessionRoutes, ...fileRoutes, ...directToolRoutes, ...agentRoutes, ...skillRoutes];
 
 export { registerShannonRoutes, type ShannonDeps } from './shannon-route';

@@ -11,6 +11,10 @@ import type { Authenticator } from '../grpc/auth';
 import { toServiceError } from '../grpc/grpc-errors';
 import { httpErrorOf, metadataOf } from '../rest/http-mapping';
 import type { JsonObject } from './route-adapter';
+import type { TaskWorkflowInput } from '../../workflows/task-workflow-types';
+import type { SubmissionLimits } from '../orchestrator/task-submission';
+import type { AgentCatalog } from '../../core/agents/agent-catalog';
+import type { SkillCatalog } from '../../core/skills/skill-catalog';
 
 // Shannon's gateway routes that have no gRPC counterpart in the seed (a task's events and timeline,
 // files, tools, agents, skills, keys, health): each authenticates like every other route and reports
@@ -21,6 +25,12 @@ export interface ShannonDeps {
   pool: Pool;
   temporal: Client;
   tools: ToolRegistry;
+  agents: AgentCatalog;
+  skills: SkillCatalog;
+  /** Where the worker's file tools keep sessions' workspaces and users' memory (read for the file routes). */
+  workspaceDir: string;
+  /** Starts a task as SubmitTask does (tenant shares, sessions, idempotency), with the limits its input is checked against. */
+  tasks: { start(input: TaskWorkflowInput, principal: Principal, requestFingerprint: string): Promise<{ workflowId: string }>; limits: SubmissionLimits };
   /** The API's metrics, served at /metrics as on the metrics port. */
   metrics?: { registry: Registry; token?: string };
 }

@@ -14,7 +14,7 @@ const unsupported: Record<string, string> = {
   enable_verification: 'Weft runs no separate verification pass',
 };
 
-const shannonSubmitFields = ['session_id', 'mode', 'model_tier', 'research_strategy', 'max_iterations', 'max_concurrent_agents', ...Object.keys(unsupported)];
+const shannonSubmitFields = ['session_id', 'mode', 'model_tier', 'skill', 'research_strategy', 'max_iterations', 'max_concurrent_agents', ...Object.keys(unsupported)];
 
 const modes: Record<string, boolean> = { simple: false, standard: false, complex: true, supervisor: true };
 const researchStrategies = ['quick', 'standard', 'deep', 'academic'];
@@ -49,7 +49,7 @@ async function submitRequest(parts: RequestParts, context: AdapterContext): Prom
   for (const [name, why] of Object.entries(unsupported)) {
     if (name in body) throw new JsonMappingError(`${name} is not supported by Weft: ${why}`);
   }
-  const { session_id: _s, mode: _m, model_tier: _t, research_strategy: _r, max_iterations: _i, max_concurrent_agents: _a, ...rest } = body;
+  const { session_id: _s, mode: _m, model_tier: _t, skill: _k, research_strategy: _r, max_iterations: _i, max_concurrent_agents: _a, ...rest } = body;
   const metadata = { ...objectOf(rest.metadata) };
   const taskContext = { ...objectOf(rest.context) };
 
@@ -64,6 +64,8 @@ async function submitRequest(parts: RequestParts, context: AdapterContext): Prom
   if (strategy !== undefined && !researchStrategies.includes(strategy)) throw new JsonMappingError(`research_strategy must be one of ${researchStrategies.join(', ')}`);
   const tier = stringField(body, 'model_tier');
   if (tier !== undefined) taskContext.model_tier = tier;
+  const skill = stringField(body, 'skill');
+  if (skill !== undefined) taskContext.skill = skill;
   if (strategy !== undefined) taskContext.research_strategy = strategy;
   const maxIterations = positiveIntegerField(body, 'max_iterations');
   if (maxIterations !== undefined) taskContext.max_iterations = maxIterations;

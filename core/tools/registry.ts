@@ -20,7 +20,8 @@ export interface ToolRegistry {
   execute(name: string, args: unknown, context: ToolContext): Promise<ToolOutcome>;
 }
 
-function describeErrors(validate: ValidateFunction): string {
+/** Ajv's errors in one line, each naming its field. */
+export function describeErrors(validate: ValidateFunction): string {
   return (validate.errors ?? [])
     .map((e) => {
       const field = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : (e.params as { missingProperty?: string }).missingProperty;

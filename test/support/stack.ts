@@ -18,6 +18,8 @@ import type { ModelCatalog } from '../../core/llm/model-catalog';
 import type { TaskSettings } from '../../core/orchestration/task-settings';
 import { createRuntimeStore, type RuntimeStore } from '../../core/store';
 import { loadTemplateCatalog } from '../../core/templates/template-catalog';
+import { loadSkillCatalog } from '../../core/skills/skill-catalog';
+import { loadAgentCatalog } from '../../core/agents/agent-catalog';
 import { createWeftToolRegistry, type ToolRegistry } from '../../core/tools';
 import type { TaskWorkflowInput } from '../../workflows/task-workflow-types';
 import { createOrchestratorClient, createServiceClient, type ServiceClient, type ServiceName } from '../../protos/clients';
@@ -45,8 +47,11 @@ export function testTaskInput(overrides: Partial<TaskWorkflowInput> & { taskId: 
   return { tenantId: 't', userId: 'u', sessionId: '', autoDecompose: false, requireApproval: false, settings: testTaskSettings(), ...overrides };
 }
 
-export function testToolRegistry(): ToolRegistry {
-  return createWeftToolRegistry({ ...loadConfig({}), workspaceDir: mkdtempSync(path.join(tmpdir(), 'weft-workspace-')) });
+/** A fresh folder for the file tools' workspaces and memory. */
+export const testWorkspaceDir = () => mkdtempSync(path.join(tmpdir(), 'weft-workspace-'));
+
+export function testToolRegistry(workspaceDir = testWorkspaceDir()): ToolRegistry {
+  return createWeftToolRegistry({ ...loadConfig({}), workspaceDir });
 }
 
 export interface RunningWorker {
@@ -99,6 +104,8 @@ export interface TestStack {
   model: ScriptedModelServer;
   temporal: Client;
   api: ApiServer;
+  /** Where the file tools of the stack's worker write. */
+  workspaceDir: string;
   /** What the API runs on, to start more API servers on the same stack. */
   apiDeps: ApiDeps;
   /** An authenticated client: the key of a fresh tenant, with the approver and act_for_users roles. */
@@ -121,14 +128,25 @@ export interface TestStack {
  * a worker on its own task queue, the gRPC API on a free port, and a scripted model server.
  */
 export async function startTestStack(
-  options: { maxQueryBytes?: number; settings?: Partial<TaskSettings>; catalog?: CatalogFor; tools?: ToolRegistry; model?: ScriptedModelServer; tracing?: Tracing; workerCapacity?: WorkerCapacity } = {},
+  options: {
+    maxQueryBytes?: number;
+    settings?: Partial<TaskSettings>;
+    catalog?: CatalogFor;
+    /** With its own workspace folder: pass the same as workspaceDir for the file routes to see its files. */
+    tools?: ToolRegistry;
+    workspaceDir?: string;
+    model?: ScriptedModelServer;
+    tracing?: Tracing;
+    workerCapacity?: WorkerCapacity;
+  } = {},
 ): Promise<TestStack> {
   const taskQueue = `test-${randomUUID()}`;
   const pool = createPool(process.env.DATABASE_URL!);
   const store = createRuntimeStore(pool);
   const model = options.model ?? new ScriptedModelServer();
   await model.start();
-  const tools = options.tools ?? testToolRegistry();
+  const workspaceDir = options.workspaceDir ?? testWorkspaceDir();
+  const tools = options.tools ?? testToolRegistry(workspaceDir);
   const worker = await startTestWorker({
     taskQueue,
     pool,
@@ -153,6 +171,8 @@ export async function startTestStack(
     taskDefaults: testTaskSettings(options.settings),
     tools,
     templates: loadTemplateCatalog(loadConfig({}).templatesDir, tools.list().map((t) => t.name)),
+    skills: loadSkillCatalog(loadConfig({}).skillsDir, tools.list().map((t) => t.name)),
+    agents: loadAgentCatalog(loadConfig({}).agentsDir, tools.list().map((t) => t.name)),
     auth,
     events,
     sessions: loadConfig({}).sessions,
@@ -160,6 +180,7 @@ export async function startTestStack(
     // Short, so a test can see a cached answer expire.
     cacheTtlSeconds: 1,
     sandboxMemoryMb: 512,
+    workspaceDir,
     // The tests' peers listen on this machine.
     toolSourceRules: { allowlists: { mcp: ['127.0.0.1'], openapi: ['127.0.0.1'] }, secretPrefix: 'TOOL_SECRET_' },
   };
@@ -193,6 +214,7 @@ export async function startTestStack(
     pool,
     store,
     model,
+    workspaceDir,
     temporal,
     api,
     apiDeps,

@@ -5,7 +5,7 @@ import { calculatorTool } from './calculator';
 import { dataTableTool } from './data-table';
 import { httpFetchTool } from './http-fetch';
 import { pythonExecutorTool } from './python-executor';
-import { workspaceFileTools } from './workspace-files';
+import { memoryFileTools, workspaceFileTools } from './workspace-files';
 import { webSearchTool } from './web-search';
 import type { SearchProvider } from '../web-search/search-providers';
 
@@ -24,6 +24,7 @@ export function builtinTools(options: BuiltinToolOptions): ToolDefinition[] {
     dataTableTool,
     httpFetchTool(options.httpFetch),
     ...workspaceFileTools(options.workspaceRoot),
+    ...memoryFileTools(options.workspaceRoot),
     ...(options.webSearch ? [webSearchTool(options.webSearch)] : []),
   ];
 }

@@ -11,6 +11,14 @@ const safeSegment = (value: string) => {
   return segment === '' || /^\.+$/.test(segment) ? '_' : segment;
 };
 
+/**
+ * A user's memory: files that outlive sessions, <root>/<tenant>/@memory/<user>/. No session's folder
+ * can be named "@memory" (safeSegment turns "@" into "_").
+ */
+export function memoryDirOf(root: string, owner: { tenantId: string; userId: string }): string {
+  return path.join(root, safeSegment(owner.tenantId), '@memory', safeSegment(owner.userId));
+}
+
 export function workspaceDirOf(root: string, context: Pick<ToolContext, 'tenantId' | 'sessionId' | 'taskId'>): string {
   return path.join(root, safeSegment(context.tenantId), safeSegment(context.sessionId || context.taskId));
 }
