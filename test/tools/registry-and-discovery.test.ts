@@ -59,7 +59,7 @@ describe('discovery over HTTP', () => {
     const all = await get('/tools/list');
     expect((all.body.tools as Array<{ name: string }>).map((t) => t.name)).toEqual(expect.arrayContaining(['calculator', 'file_read', 'file_write']));
     const files = await get('/tools/list?category=files');
-    expect((files.body.tools as Array<{ name: string }>).map((t) => t.name).sort()).toEqual(['file_read', 'file_write']);
+    expect((files.body.tools as Array<{ name: string }>).map((t) => t.name).sort()).toEqual(['file_read', 'file_write', 'memory_read', 'memory_write']);
     expect(await get('/tools/calculator/schema')).toEqual({ status: 200, body: { name: 'calculator', parameters: expect.objectContaining({ required: ['expression'] }) } });
     expect((await get('/tools/file_write/metadata')).body).toEqual({
       name: 'file_write',
