@@ -65,6 +65,8 @@ export interface AgentLoopParams {
   deferredStart?: DeferredStart;
   /** Told the tools the task's start offers, when this loop's first step recorded it. */
   onToolsOffered?: (tools: ToolSummary[]) => void;
+  /** Awaited at every step boundary: holds the loop while its task is paused (task-steering.ts). */
+  hold?: () => Promise<void>;
 }
 
 export type AgentLoopResult =
@@ -249,6 +251,8 @@ export async function runAgentLoop(given: AgentLoopParams, from: AgentLoopState)
   const state = { ...from, toolResultsFor: [...from.toolResultsFor] };
   let stepsHere = 0;
   for (;;) {
+    // Before the hand-over too: a paused loop keeps its pause in this history.
+    await params.hold?.();
     if (stepsHere >= params.stepsPerHistory) return { kind: 'continue', state };
     noteProgress(params, state, state.toolResultsFor);
     const step = await runModelStep.executeWithOptions({ summary: modelStepSummary(params, state.step) }, [modelStepInput(params, state)]);
@@ -269,6 +273,7 @@ export async function runAgentLoop(given: AgentLoopParams, from: AgentLoopState)
     }
     const approved = await approvedCalls(params, step.toolCalls, state);
     if (approved.kind !== 'approved') return approved;
+    await params.hold?.();
     const reuse = reuseFor(params, state.step - 1);
     const done: string[] = [];
     const outcomes = await inBatches(approved.calls, params.toolParallelism, async (call) => {

@@ -29,6 +29,11 @@ export const handlerDescriptions = {
     'Decide the pending approval, refused with the reason when it cannot apply (unknown, decided or expired id, malformed body). Send {"approvalId": "<id>", "approved": true | false, "feedback": "...", "modifiedAction": "...", "decidedBy": "<you>"}.',
   cancelTask: 'Cancel the task with a reason, as CancelTask does: send {"reason": "..."}. Its agents and tools stop, and the reason is recorded.',
   taskStatus: "The task's live view: status, mode, progress, agents, tokens, and the approval it waits for.",
+  pauseTask:
+    'Pause the task: the model or tool call under way finishes, and no agent starts another step until it is resumed. Send {"reason": "...", "requestedBy": "<you>"}. Refused once the task is ending.',
+  resumeTask: 'Resume a paused task where it stopped. Send {"reason": "...", "requestedBy": "<you>"}.',
+  controlState: 'Whether the task is paused (since when, by whom, why) or being cancelled.',
+  agentHold: "The task holds (true) or releases (false) this agent at its next step boundary; sent by the task's workflow when it is paused or resumed.",
 } as const;
 /**
  * The same decision as an Update, which cannot vanish: a malformed body, or an approval that is not
@@ -43,6 +48,33 @@ export interface CancelRequest {
 }
 /** CancelTask: the workflow records the intent with its reason, then cancels its work. */
 export const cancelTaskSignal = defineSignal<[CancelRequest]>('cancelTask');
+
+export interface ControlRequest {
+  reason?: string;
+  requestedBy?: string;
+}
+
+/** A task's steering as a person sees it (Shannon's control state). */
+export interface ControlState {
+  isPaused: boolean;
+  /** RFC 3339, workflow time. */
+  pausedAt?: string;
+  pauseReason?: string;
+  pausedBy?: string;
+  isCancelled: boolean;
+  cancelReason?: string;
+  cancelledBy?: string;
+}
+
+/**
+ * Pause and resume are Updates: the caller learns at once whether it applied. From Temporal's own
+ * tools: `temporal workflow update execute --name pauseTask --input '{"reason":"...","requestedBy":"me"}'`.
+ */
+export const pauseTaskUpdate = defineUpdate<ControlState, [ControlRequest]>('pauseTask');
+export const resumeTaskUpdate = defineUpdate<ControlState, [ControlRequest]>('resumeTask');
+export const controlStateQuery = defineQuery<ControlState>('controlState');
+/** Sent by a task's workflow to each running agent of its plan: hold (true) or go on (false) at the next step. */
+export const agentHoldSignal = defineSignal<[boolean]>('agentHold');
 
 export interface PendingApprovalView {
   approvalId: string;

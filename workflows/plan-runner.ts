@@ -1,7 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { CancellationScope, ChildWorkflowCancellationType, executeChild, isCancellation, patched, sleep } from '@temporalio/workflow';
 import type { AgentTask, Plan } from '../core/orchestration/plan';
-import type { TaskScope } from './task-scope';
+import { agentWorkflowIdOf, type TaskScope } from './task-scope';
 import type { AgentWorkflowInput, AgentWorkflowResult, agentWorkflow } from './agent-workflow';
 import type { AgentView } from './messages';
 import type { TaskSettings } from './settings';
@@ -12,6 +12,8 @@ export interface PlanContext {
   dangerousTools: string[];
   settings: TaskSettings;
   agents: AgentView[];
+  /** Holds while the task is paused: no agent starts meanwhile. */
+  hold(): Promise<void>;
 }
 
 type AgentOutcome = AgentWorkflowResult | { kind: 'failed'; message: string; state: { tokens: number; costUsd: number } };
@@ -88,7 +90,7 @@ export async function runPlan(plan: Plan, context: PlanContext): Promise<PlanOut
     const child = scope.run(() =>
       startingOnceFree(() =>
         executeChild<typeof agentWorkflow>('agentWorkflow', {
-          workflowId: `${taskWorkflowId}/agent/${agent.id}`,
+          workflowId: agentWorkflowIdOf(taskWorkflowId, agent.id),
           args: [input],
           ...agentMetadata(agent, context.task),
           // A cancelled agent still records its run's end before the task records its own.
@@ -111,6 +113,7 @@ export async function runPlan(plan: Plan, context: PlanContext): Promise<PlanOut
   };
 
   for (;;) {
+    await context.hold();
     for (const agent of readyAgents(plan, new Set(results.keys()), new Set(running.keys()))) {
       if (running.size >= Math.max(1, context.settings.maxAgents)) break;
       start(agent);

@@ -18,7 +18,7 @@ export async function runPlanned(ctx: TaskContext, plan: Plan, record: boolean):
     await recordPlan({ ...routingInputOf(task), plan });
   }
   ctx.view.agents = plan.agents.map((a) => ({ agentId: a.id, status: 'PENDING', result: '', tokens: 0, costUsd: 0 }));
-  const outcome = await runPlan(plan, { task, dangerousTools: ctx.tools.filter((t) => t.dangerous).map((t) => t.name), settings: input.settings, agents: ctx.view.agents });
+  const outcome = await runPlan(plan, { task, dangerousTools: ctx.tools.filter((t) => t.dangerous).map((t) => t.name), settings: input.settings, agents: ctx.view.agents, hold: ctx.hold });
   ctx.view.tokens = ctx.view.agents.reduce((sum, a) => sum + a.tokens, 0);
   ctx.view.costUsd = ctx.view.agents.reduce((sum, a) => sum + a.costUsd, 0);
   ctx.view.progress = 0.9;
@@ -45,6 +45,7 @@ export async function runPlanned(ctx: TaskContext, plan: Plan, record: boolean):
     stepAtMs: Date.now(),
     ...handoverOf(task),
   };
+  await ctx.hold();
   const synthesis = await runModelStep.executeWithOptions({ summary: `synthesis of ${outcome.results.length} agents' results` }, [synthesisInput]);
   if (synthesis.kind === 'session_ended') return loopOutcome({ kind: 'session_ended', state: initialLoopState });
   if (synthesis.kind === 'over_budget') return loopOutcome({ kind: 'over_budget', reason: synthesis.reason, state: initialLoopState });

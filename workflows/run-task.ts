@@ -146,6 +146,7 @@ async function runSingleAgent(ctx: TaskContext, query: string, from: AgentLoopSt
       ...(input.settings.history ? { history: input.settings.history } : {}),
       ...(input.settings.modelTier ? { tier: input.settings.modelTier } : {}),
       awaitApproval: ctx.awaitApproval,
+      hold: ctx.hold,
       ...(input.fork ? { reuse: { fromRunId: input.fork.fromRunId, belowStep: input.fork.fromStep - 1 } } : {}),
       ...(ctx.deferredStart.pending ? { deferredStart: ctx.deferredStart, onToolsOffered: (tools: ToolSummary[]) => (ctx.tools = tools) } : {}),
       onUsage: (tokens, costUsd) => {

@@ -8,6 +8,8 @@ export const userIdKey = defineSearchAttributeKey('WeftUserId', SearchAttributeT
 export const sessionIdKey = defineSearchAttributeKey('WeftSessionId', SearchAttributeType.KEYWORD);
 export const tenantIdKey = defineSearchAttributeKey('WeftTenantId', SearchAttributeType.KEYWORD);
 export const awaitingApprovalKey = defineSearchAttributeKey('WeftAwaitingApproval', SearchAttributeType.BOOL);
+/** Set while a person has the task paused (pauseTask); the Web UI lists paused tasks with `WeftPaused = true`. */
+export const pausedKey = defineSearchAttributeKey('WeftPaused', SearchAttributeType.BOOL);
 
 export const weftSearchAttributes = [
   taskStatusKey,
@@ -16,4 +18,5 @@ export const weftSearchAttributes = [
   sessionIdKey,
   tenantIdKey,
   awaitingApprovalKey,
+  pausedKey,
 ] as const;

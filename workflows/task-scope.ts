@@ -26,6 +26,9 @@ export interface ResetProgress {
   toolCalls: string[];
 }
 
+/** The child workflow that runs one agent of a task's plan. */
+export const agentWorkflowIdOf = (taskWorkflowId: string, agentId: string) => `${taskWorkflowId}/agent/${agentId}`;
+
 /** The task's store run. */
 export const taskRunIdOf = (task: TaskScope) => task.taskRunId ?? task.taskWorkflowId;
 

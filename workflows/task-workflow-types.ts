@@ -60,6 +60,8 @@ export interface TaskContext {
   setMode(mode: ExecutionMode): void;
   /** The task's start, while its agent's first model step is to record it. */
   deferredStart: DeferredStart;
+  /** Awaited at every step boundary: holds while the task is paused. */
+  hold(): Promise<void>;
 }
 
 /** taskWorkflow's signature, for continuing it as new from its parts. */

@@ -21,6 +21,7 @@ import { failed, failureMessageOf, type TaskOutcome } from './task-outcomes';
 import { finishTaskRun } from './task-ending';
 import type { TaskWorkflowInput, TaskWorkflowResult } from './task-workflow-types';
 import { runTask } from './run-task';
+import { steerTask } from './task-steering';
 
 const { recordCancellationRequest } = storeActivities;
 const { startTask } = lifecycleActivities;
@@ -82,9 +83,17 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkfl
     );
   }, { description: handlerDescriptions.cancelTask });
 
+  const steering = steerTask({
+    task,
+    view,
+    deferredStart,
+    unsteerable: () => (finishing ? 'the task has finished' : cancelRequest ? 'the task is being cancelled' : undefined),
+    cancellation: () => cancelRequest,
+  });
+
   let outcome: TaskOutcome;
   try {
-    outcome = await work.run(() => runTask({ input, task, tools, view, awaitApproval, setMode, deferredStart }));
+    outcome = await work.run(() => runTask({ input, task, tools, view, awaitApproval, setMode, deferredStart, hold: steering.hold }));
   } catch (err) {
     // Handing over to a fresh history is not an ending.
     if (err instanceof ContinueAsNew) throw err;

@@ -13,6 +13,8 @@ export const EventType = {
   AgentFailed: 'AGENT_FAILED',
   BudgetExceeded: 'BUDGET_EXCEEDED',
   ErrorOccurred: 'ERROR_OCCURRED',
+  WorkflowPaused: 'WORKFLOW_PAUSED',
+  WorkflowResumed: 'WORKFLOW_RESUMED',
   WorkflowCancelled: 'WORKFLOW_CANCELLED',
   WorkflowFailed: 'WORKFLOW_FAILED',
   WorkflowCompleted: 'WORKFLOW_COMPLETED',

@@ -21,6 +21,8 @@ export const RecordType = {
   ModelReply: 'model_reply',
   ApprovalRequested: 'approval_requested',
   ApprovalDecided: 'approval_decided',
+  /** A person paused or resumed the task (its steering). */
+  ControlChanged: 'control_changed',
 } as const;
 
 /** Every record type Weft writes; the store itself accepts any type its caller names. */

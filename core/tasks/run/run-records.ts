@@ -44,6 +44,11 @@ export function cancellationIntentRecord(owner: RecordOwner, at: Date, reason: s
   return record(owner, 'cancel-intent', RecordType.CancellationIntent, at, { reason });
 }
 
+/** The task's `sequence`-th pause or resume, by whom and why. */
+export function controlChangeRecord(owner: RecordOwner, at: Date, sequence: number, change: { kind: 'paused' | 'resumed'; reason: string; by: string }): RecordInput {
+  return record(owner, `control/${sequence}`, RecordType.ControlChanged, at, change);
+}
+
 export function runCompletedRecord(owner: RecordOwner, at: Date, outcome: { status: TerminalStatus; reason?: string; error?: string }): RecordInput {
   return record(owner, 'completed', RecordType.RunCompleted, at, outcome);
 }

@@ -3,6 +3,7 @@ import { approvalChanges } from './approval-changes';
 import { modelSteps } from './model-step';
 import { taskRouting } from './routing';
 import { taskLifecycle } from './task-lifecycle';
+import { taskSteering } from './task-steering';
 import type { TaskRunDeps } from './task-run-deps';
 import { toolSteps } from './tool-step';
 
@@ -19,6 +20,7 @@ export function createTaskRun(deps: TaskRunDeps) {
     ...toolSteps(deps),
     ...approvalChanges(deps),
     ...agentRuns(deps),
+    ...taskSteering(deps),
 
     /** Validates edited tool arguments (JSON text) against the tool's schema, like the original call. */
     checkToolArguments(input: { tool: string; argumentsText: string }): { ok: true; arguments: Record<string, unknown> } | { ok: false; error: string } {

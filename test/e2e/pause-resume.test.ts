@@ -1,0 +1,72 @@
+import { pausedKey } from '../../workflows/search-attributes';
+import { startTestStack, type TestStack } from '../support/stack';
+import { shannonCaller, type ShannonCaller } from '../support/shannon-http';
+
+// Pausing a running task holds it at its next step boundary: the step under way finishes, no other
+// starts until it is resumed, and resume continues where it stopped. Shannon's SDK calls these routes.
+
+let stack: TestStack;
+let http: ShannonCaller;
+beforeAll(async () => {
+  stack = await startTestStack();
+  http = shannonCaller(`http://127.0.0.1:${stack.api.httpPort}`, stack.apiKey);
+});
+afterAll(() => stack.stop());
+
+const unique = (text: string) => `${text} #${Math.random().toString(36).slice(2, 8)}`;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const stepsOf = (query: string) => stack.model.requests.filter((r) => JSON.stringify(r.body.messages).includes(query)).length;
+
+it('holds a paused task after the step under way, reports it, and resumes it where it stopped', async () => {
+  const query = unique('long calculation');
+  stack.model.on(
+    query,
+    { toolCalls: [{ id: 'c1', name: 'calculator', arguments: '{"expression":"2+2"}' }], delayMs: 800 },
+    { content: 'the answer is 4' },
+  );
+  const { body } = await http.call('POST', '/api/v1/tasks', { query });
+  const taskId = body.task_id as string;
+  while (stepsOf(query) === 0) await sleep(20);
+
+  const paused = await http.call('POST', `/api/v1/tasks/${taskId}/pause`, { reason: 'checking the numbers' });
+  expect(paused).toMatchObject({ status: 202, body: { success: true, is_paused: true, pause_reason: 'checking the numbers' } });
+  expect((await http.call('GET', `/api/v1/tasks/${taskId}/control-state`)).body).toMatchObject({ is_paused: true, is_cancelled: false, paused_by: `${stack.principal.tenantId}/${stack.principal.userId}`, paused_at: expect.any(String) });
+  // The first step and its tool call finish; the second model step waits.
+  await sleep(2_000);
+  expect(stepsOf(query)).toBe(1);
+  expect((await http.call('GET', `/api/v1/tasks/${taskId}`)).body.status).toBe('TASK_STATUS_RUNNING');
+  const described = await stack.temporal.workflow.getHandle(taskId).describe();
+  expect(described.typedSearchAttributes.get(pausedKey)).toBe(true);
+  // Pausing again changes nothing.
+  expect((await http.call('POST', `/api/v1/tasks/${taskId}/pause`, {})).body).toMatchObject({ is_paused: true, pause_reason: 'checking the numbers' });
+
+  expect(await http.call('POST', `/api/v1/tasks/${taskId}/resume`, { reason: 'fine' })).toMatchObject({ status: 202, body: { success: true, is_paused: false } });
+  expect(await http.waitForTask(taskId)).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'the answer is 4' });
+  expect(stepsOf(query)).toBe(2);
+
+  const events = (await http.call('GET', `/api/v1/tasks/${taskId}/events`)).body.events as Array<{ type: string; message: string }>;
+  const types = events.map((e) => e.type);
+  expect(types.indexOf('WORKFLOW_PAUSED')).toBeGreaterThan(0);
+  expect(types.indexOf('WORKFLOW_RESUMED')).toBeGreaterThan(types.indexOf('WORKFLOW_PAUSED'));
+  expect(events.filter((e) => e.type === 'WORKFLOW_PAUSED')).toHaveLength(1);
+  expect(events.find((e) => e.type === 'WORKFLOW_PAUSED')!.message).toMatch(/checking the numbers/);
+  expect((await http.call('GET', `/api/v1/tasks/${taskId}/control-state`)).body).toMatchObject({ is_paused: false, is_cancelled: false });
+});
+
+it('cancels a paused task, and refuses to steer a finished one', async () => {
+  const query = unique('paused then cancelled');
+  stack.model.on(query, { toolCalls: [{ id: 'c1', name: 'calculator', arguments: '{"expression":"1+1"}' }], delayMs: 300 }, { content: 'never' });
+  const { body } = await http.call('POST', '/api/v1/tasks', { query });
+  while (stepsOf(query) === 0) await sleep(20);
+  await http.call('POST', `/api/v1/tasks/${body.task_id}/pause`, {});
+  expect(await http.call('POST', `/api/v1/tasks/${body.task_id}/cancel`, { reason: 'not needed' })).toMatchObject({ status: 200 });
+  expect(await http.waitForTask(body.task_id)).toMatchObject({ status: 'TASK_STATUS_CANCELLED' });
+  expect(stepsOf(query)).toBe(1);
+  expect((await http.call('GET', `/api/v1/tasks/${body.task_id}/control-state`)).body).toMatchObject({ is_paused: false, is_cancelled: true });
+  expect(await http.call('POST', `/api/v1/tasks/${body.task_id}/resume`, {})).toMatchObject({ status: 409, body: { error: expect.stringMatching(/already finished/) } });
+  expect(await http.call('POST', `/api/v1/tasks/${body.task_id}/pause`, { reason: 5 })).toMatchObject({ status: 400, body: { error: 'reason must be a string' } });
+
+  const stranger = shannonCaller(http.base, await stack.newApiKey({ tenantId: `other-${Date.now()}`, userId: 'eve', roles: ['admin'] }));
+  expect(await stranger.call('POST', `/api/v1/tasks/${body.task_id}/pause`, {})).toMatchObject({ status: 404 });
+  expect(await stranger.call('GET', `/api/v1/tasks/${body.task_id}/control-state`)).toMatchObject({ status: 404 });
+});

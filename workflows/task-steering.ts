@@ -1,0 +1,99 @@
+import { condition, getExternalWorkflowHandle, log, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { storeActivities } from './activity-stubs';
+import { carriedStart, type DeferredStart } from './deferred-start';
+import { agentHoldSignal, controlStateQuery, handlerDescriptions, pauseTaskUpdate, resumeTaskUpdate, type ControlRequest, type ControlState, type TaskView } from './messages';
+import { pausedKey } from './search-attributes';
+import { agentWorkflowIdOf, handoverOf, taskRunIdOf, type TaskScope } from './task-scope';
+
+// Pausing and resuming a running task. A pause takes effect at step boundaries: the model or tool
+// call under way finishes, and no agent starts another step (nor the plan another agent, nor the
+// synthesis) until the task is resumed. Each change is recorded in the run log and the stream, and
+// shows in the Web UI as the WeftPaused search attribute. Cancelling a paused task cancels it.
+// A pause does not stop clocks: an approval's deadline and the budgets run on as before.
+
+const { recordControlChange } = storeActivities;
+
+export interface TaskSteering {
+  /** Resolves at once unless the task is paused; then once it is resumed. Every step boundary awaits it. */
+  hold(): Promise<void>;
+}
+
+export interface SteeringOptions {
+  task: TaskScope;
+  view: TaskView;
+  deferredStart: DeferredStart;
+  /** Why the task can no longer be steered (it is ending or being cancelled), or undefined while it can. */
+  unsteerable(): string | undefined;
+  /** The cancellation asked for, if any. */
+  cancellation(): { reason: string; requestedBy?: string } | undefined;
+}
+
+function checkRequest(request: ControlRequest): void {
+  if (typeof request !== 'object' || request === null) throw new Error('send {"reason": "...", "requestedBy": "..."}');
+  for (const field of ['reason', 'requestedBy'] as const) {
+    if (request[field] !== undefined && typeof request[field] !== 'string') throw new Error(`${field} must be a string`);
+  }
+  if ((request.reason?.length ?? 0) > 1000) throw new Error('reason is longer than 1000 characters');
+}
+
+export function steerTask(options: SteeringOptions): TaskSteering {
+  const { task, view } = options;
+  let paused: Omit<ControlState, 'isCancelled' | 'cancelReason' | 'cancelledBy'> = { isPaused: false };
+  let changes = 0;
+
+  const controlState = (): ControlState => {
+    const cancellation = options.cancellation();
+    return { ...paused, isCancelled: cancellation !== undefined, ...(cancellation ? { cancelReason: cancellation.reason, ...(cancellation.requestedBy ? { cancelledBy: cancellation.requestedBy } : {}) } : {}) };
+  };
+
+  /** Tells each running agent of the plan to hold or go on; an agent that just ended is past caring. */
+  const holdAgents = (hold: boolean) => {
+    for (const agent of view.agents.filter((a) => a.status === 'RUNNING')) {
+      getExternalWorkflowHandle(agentWorkflowIdOf(task.taskWorkflowId, agent.agentId))
+        .signal(agentHoldSignal, hold)
+        .catch((err: unknown) => log.warn('telling an agent to hold or go on failed', { agentId: agent.agentId, hold, error: String(err) }));
+    }
+  };
+
+  const change = async (kind: 'paused' | 'resumed', request: ControlRequest): Promise<ControlState> => {
+    const by = request.requestedBy || 'unknown';
+    const reason = request.reason ?? '';
+    paused = kind === 'paused' ? { isPaused: true, pausedAt: new Date().toISOString(), pauseReason: reason, pausedBy: by } : { isPaused: false };
+    changes += 1;
+    holdAgents(kind === 'paused');
+    upsertSearchAttributes([{ key: pausedKey, value: kind === 'paused' }]);
+    const state = controlState();
+    await recordControlChange({
+      runId: taskRunIdOf(task),
+      workflowId: task.taskWorkflowId,
+      sessionId: task.sessionId,
+      kind,
+      sequence: changes,
+      reason,
+      by,
+      atMs: Date.now(),
+      ...handoverOf(task),
+      ...carriedStart(options.deferredStart),
+    });
+    return state;
+  };
+
+  const validator = (request: ControlRequest) => {
+    checkRequest(request);
+    const why = options.unsteerable();
+    if (why) throw new Error(why);
+  };
+  setHandler(pauseTaskUpdate, (request) => (paused.isPaused ? Promise.resolve(controlState()) : change('paused', request)), { validator, description: handlerDescriptions.pauseTask });
+  setHandler(resumeTaskUpdate, (request) => (paused.isPaused ? change('resumed', request) : Promise.resolve(controlState())), { validator, description: handlerDescriptions.resumeTask });
+  setHandler(controlStateQuery, controlState, { description: handlerDescriptions.controlState });
+
+  // Not paused, a step boundary waits for nothing: no condition is even registered.
+  return { hold: () => (paused.isPaused ? condition(() => !paused.isPaused) : Promise.resolve()) };
+}
+
+/** An agent of a plan holds when its task tells it to (agentHoldSignal). */
+export function agentHold(): TaskSteering {
+  let held = false;
+  setHandler(agentHoldSignal, (hold) => void (held = hold), { description: handlerDescriptions.agentHold });
+  return { hold: () => (held ? condition(() => !held) : Promise.resolve()) };
+}
