@@ -1,6 +1,7 @@
 import { fieldSchemaOf, jsonSchemaOf, messageType, methodTypes } from '../../protos/json-mapping';
 import { weftVersion } from '../../core/version';
 import { fullServiceNames, restRoutes, shannonStreamRoute, streamRoute } from './routes';
+import { shannonRoutes } from '../shannon';
 
 export const openApiPath = '/openapi.json';
 
@@ -25,8 +26,8 @@ const errorResponses = Object.fromEntries(
   ].map(([code, description]) => [code, { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }]),
 );
 
-const openApiPathOf = (path: string) => path.replace(/:(\w+)/g, '{$1}');
-const pathParams = (path: string) => [...path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
+const openApiPathOf = (path: string) => path.replace(/:(\w+)/g, '{$1}').replace(/\*$/, '{path}');
+const pathParams = (path: string) => [...[...path.matchAll(/:(\w+)/g)].map((m) => m[1]!), ...(path.endsWith('*') ? ['path'] : [])];
 
 /** The OpenAPI 3.1 document of the REST gateway, generated from the route table and the protos. */
 export function openApiDocument(): Record<string, unknown> {
@@ -69,6 +70,23 @@ export function openApiDocument(): Record<string, unknown> {
           ...errorResponses,
         },
       },
+    };
+  }
+
+  // Shannon's gateway routes without a gRPC counterpart (api/shannon/): JSON in Shannon's shapes.
+  for (const route of shannonRoutes) {
+    paths[openApiPathOf(route.path)] ??= {};
+    paths[openApiPathOf(route.path)]![route.method.toLowerCase()] = {
+      operationId: `${route.method.toLowerCase()} ${route.path}`,
+      summary: route.summary,
+      tags: [route.tag],
+      ...(route.public ? { security: [] } : {}),
+      parameters: [
+        ...pathParams(route.path).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+        ...(route.query ?? []).map((name) => ({ name, in: 'query', required: false, schema: { type: 'string' } })),
+      ],
+      ...(route.method === 'POST' ? { requestBody: { required: false, content: { 'application/json': { schema: { type: 'object' } } } } } : {}),
+      responses: { '200': { description: 'OK', content: { 'application/json': { schema: { type: 'object' } } } }, ...errorResponses },
     };
   }
 

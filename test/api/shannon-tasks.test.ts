@@ -1,6 +1,10 @@
+import { Counter, Registry } from 'prom-client';
+import { ephemeralListen, startApiServer } from '../../api/server';
 import { readSse } from '../support/sse';
 import { startTestStack, TEST_MODELS, type TestStack } from '../support/stack';
 import { shannonCaller, type ShannonCaller } from '../support/shannon-http';
+import { restRoutes } from '../../api/rest/routes';
+import { shannonRoutes } from '../../api/shannon';
 
 // Shannon's task routes as its Python SDK calls them: the body it submits, what it reads back, the
 // events and timeline, and the stream with its closing `done` event.
@@ -120,4 +124,28 @@ it('refuses what Shannon\'s body may not carry with a clear 400, and another ten
   }
   const noKey = await fetch(`${http.base}/api/v1/tasks/${body.task_id}/events`);
   expect(noKey.status).toBe(401);
+});
+
+it("lists every route, Weft's and Shannon's, in /openapi.json", async () => {
+  const doc = (await (await fetch(`${http.base}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+  const documented = (method: string, path: string) => doc.paths[path.replace(/:(\w+)/g, '{$1}').replace(/\*$/, '{path}')]?.[method.toLowerCase()];
+  for (const route of [...restRoutes, ...shannonRoutes]) expect([route.method, route.path, documented(route.method, route.path) !== undefined]).toEqual([route.method, route.path, true]);
+  for (const path of ['/health', '/readiness', '/metrics', '/api/v1/tasks/stream', '/api/v1/tasks/{task_id}/timeline', '/api/v1/tasks/{task_id}/pause', '/api/v1/memory/files/{path}', '/api/v1/stream/sse']) {
+    expect(doc.paths[path]).toBeDefined();
+  }
+});
+
+it("serves the API's metrics at /metrics, behind the metrics token when one is set", async () => {
+  const registry = new Registry();
+  new Counter({ name: 'weft_test_counter', help: 'a test series', registers: [registry] }).inc();
+  const server = await startApiServer({ ...stack.apiDeps, metrics: { registry, token: 'scrape-me' } }, ephemeralListen());
+  try {
+    const url = `http://127.0.0.1:${server.httpPort}/metrics`;
+    expect((await fetch(url)).status).toBe(401);
+    const scraped = await fetch(url, { headers: { authorization: 'Bearer scrape-me' } });
+    expect([scraped.status, await scraped.text()]).toEqual([200, expect.stringContaining('weft_test_counter 1')]);
+  } finally {
+    await server.shutdown();
+  }
+  expect(await http.call('GET', '/metrics')).toMatchObject({ status: 404 });
 });

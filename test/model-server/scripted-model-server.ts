@@ -75,12 +75,27 @@ function embed(text: string, dimensions: number): number[] {
   return vector;
 }
 
+/** How fast answers come, as a real model's would: the wait before the first token, then tokens a second. */
+export interface ModelPace {
+  firstTokenMs: number;
+  tokensPerSecond: number;
+}
+
+const pauseFor = (ms: number) => (ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve());
+
 export class ScriptedModelServer {
   readonly requests: RecordedRequest[] = [];
   private rules: Rule[] = [];
   private server?: Server;
 
-  constructor(private readonly options: { demo?: boolean; embeddingDimensions?: number } = {}) {}
+  /** Without a pace (the tests' default), answers come at once. */
+  constructor(private readonly options: { demo?: boolean; embeddingDimensions?: number; pace?: ModelPace } = {}) {}
+
+  /** How long `tokens` of an answer take to generate at the server's pace. */
+  private generationMs(tokens: number): number {
+    const pace = this.options.pace;
+    return pace && pace.tokensPerSecond > 0 ? (tokens / pace.tokensPerSecond) * 1000 : 0;
+  }
 
   /** Requests whose last user message matches get these replies in order; the last one repeats. */
   on(matcher: Matcher, ...replies: ScriptedReply[]): this {
@@ -127,7 +142,13 @@ export class ScriptedModelServer {
       return reply;
     }
     if (this.options.demo) {
-      return { content: `[demo model: scripted, not a real LLM] You asked: ${text}` };
+      return {
+        content:
+          `[demo model: scripted, not a real LLM] You asked: ${text}\n\n` +
+          'A real model would answer here. This scripted demo streams its reply at a model\'s pace ' +
+          '(WEFT_DEMO_MODEL_TOKENS_PER_SECOND), so a task runs long enough to watch, pause, resume or cancel. ' +
+          'Set OPENAI_API_KEY or WEFT_LLM_BASE_URL to use a real model instead.',
+      };
     }
     return { status: 404, content: `no scripted reply matches: ${text.slice(0, 200)}` };
   }
@@ -177,6 +198,7 @@ export class ScriptedModelServer {
     }));
     const id = `chatcmpl-${randomUUID()}`;
     const created = Math.floor(Date.now() / 1000);
+    await pauseFor(this.options.pace?.firstTokenMs ?? 0);
     if (body.stream) {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...reply.headers });
       const chunk = (delta: object, finish: string | null, extra: object = {}) =>
@@ -184,7 +206,10 @@ export class ScriptedModelServer {
           `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`,
         );
       chunk({ role: 'assistant', content: '' }, null);
-      for (const piece of (content ?? '').match(/.{1,8}/gs) ?? []) chunk({ content: piece }, null);
+      for (const piece of (content ?? '').match(/.{1,8}/gs) ?? []) {
+        await pauseFor(this.generationMs(estimateTokens(piece)));
+        chunk({ content: piece }, null);
+      }
       toolCalls?.forEach((call, index) => {
         chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }, null);
         for (const piece of call.function.arguments.match(/.{1,8}/gs) ?? []) {
@@ -199,6 +224,7 @@ export class ScriptedModelServer {
       res.end('data: [DONE]\n\n');
       return;
     }
+    await pauseFor(this.generationMs(usage.completion_tokens));
     sendJson(
       res,
       200,
