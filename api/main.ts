@@ -1,6 +1,6 @@
 // The API process: the gRPC front door. It validates, starts and reads; it never runs agent logic.
 import { Client, Connection } from '@temporalio/client';
-import { loadConfig } from '../core/config';
+import { loadConfig, type WeftConfig } from '../core/config';
 import { createPool } from '../core/db/database';
 import { migrateDatabase } from '../core/db/migrate';
 import { startEventFeed } from '../core/events/event-feed';
@@ -19,6 +19,11 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import { watchApiState } from './api-metrics';
 import { createRequestMetrics } from './grpc/request-telemetry';
 import { otlpExporter, startTracing } from '../core/telemetry/tracing';
+
+/** The kinds of work a caller may name (templates, skills, named agents), checked against the tools. */
+function catalogsOf(config: WeftConfig, toolNames: string[]) {
+  return { templates: loadTemplateCatalog(config.templatesDir, toolNames), skills: loadSkillCatalog(config.skillsDir, toolNames), agents: loadAgentCatalog(config.agentsDir, toolNames) };
+}
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -45,17 +50,14 @@ async function main(): Promise<void> {
       routingWaitMs: config.limits.routingWaitMs,
       taskDefaults: config.task,
       tools,
-      templates: loadTemplateCatalog(config.templatesDir, tools.list().map((t) => t.name)),
-      skills: loadSkillCatalog(config.skillsDir, tools.list().map((t) => t.name)),
-      agents: loadAgentCatalog(config.agentsDir, tools.list().map((t) => t.name)),
+      ...catalogsOf(config, tools.list().map((t) => t.name)),
       auth,
       tenantQuotas: config.tenantQuotas,
       events,
       sessions: config.sessions,
       gateway: createModelGateway(config.catalog, { aliases: config.modelAliases, pool }),
       cacheTtlSeconds: config.llm.cacheTtlSeconds,
-      sandboxMemoryMb: config.sandbox.memoryMb,
-      workspaceDir: config.workspaceDir,
+      ...{ sandboxMemoryMb: config.sandbox.memoryMb, workspaceDir: config.workspaceDir },
       configuredToolSources: configuredToolSourceKeys(config),
       toolSourceRules: { allowlists: { mcp: config.outbound.mcpAllowedDomains, openapi: config.outbound.openapiAllowedDomains }, ...config.runtimeSources },
       requestMetrics: createRequestMetrics(registry),

@@ -7,10 +7,10 @@ import { createAgentService } from './agent/agent-service';
 import { createAiService } from './ai/ai-service';
 import { startGrpcServer } from './grpc/grpc-server';
 import { requestTelemetry, type RequestMetrics } from './grpc/request-telemetry';
-import { createTenantAdmission, unlimitedQuotas } from './orchestrator/tenant-admission';
+import { createTenantAdmission, unlimitedQuotas, type TenantAdmission } from './orchestrator/tenant-admission';
 import { readTlsMaterial } from './grpc/tls';
 import { createLlmService, type LlmDeps } from './llm/llm-service';
-import { startRestGateway } from './rest/gateway';
+import { startRestGateway, type RestGatewayOptions } from './rest/gateway';
 import { createOrchestratorService, type OrchestratorDeps } from './orchestrator/orchestrator-service';
 import { createSessionService, type SessionDefaults } from './session/session-service';
 import { createStreamingService } from './streaming/streaming-service';
@@ -56,6 +56,29 @@ export type ApiDeps = OrchestratorDeps &
 /** Every port on free ones, for tests and benchmarks. */
 export function ephemeralListen(host = '127.0.0.1'): ApiListen {
   return { host, port: 0, agentPort: 0, llmPort: 0, httpPort: 0, maxMessageBytes: 1024 * 1024, sseKeepAliveMs: 15_000 };
+}
+
+/** What Shannon's gateway routes need (api/shannon/): shapes around the gRPC calls, and the routes of their own. */
+function shannonDepsOf(deps: ApiDeps, admission: TenantAdmission): Pick<RestGatewayOptions, 'shannon' | 'shannonRoutes'> {
+  return {
+    shannon: {
+      pool: deps.pool,
+      auth: deps.auth,
+      sessions: deps.sessions,
+      providerOf: (model) => findModel(deps.gateway.catalog, model)?.provider,
+    },
+    shannonRoutes: {
+      auth: deps.auth,
+      pool: deps.pool,
+      temporal: deps.temporal,
+      tools: deps.tools,
+      agents: deps.agents,
+      skills: deps.skills,
+      workspaceDir: path.resolve(deps.workspaceDir),
+      tasks: { start: (input, principal, fingerprint) => startTaskWorkflow({ ...deps, admission }, input, principal, fingerprint), limits: submissionLimits(deps) },
+      ...(deps.metrics ? { metrics: deps.metrics } : {}),
+    },
+  };
 }
 
 /** Starts the front door: the gRPC ports of the seed and the REST/SSE gateway. */
@@ -112,21 +135,7 @@ export async function startApiServer(deps: ApiDeps, listen: ApiListen): Promise<
       configuredSources: deps.configuredToolSources ?? [],
       sourceRules: deps.toolSourceRules ?? { allowlists: { mcp: [], openapi: [] }, secretPrefix: defaultToolSecretPrefix },
     },
-    shannon: {
-      pool: deps.pool,
-      auth: deps.auth,
-      sessions: deps.sessions,
-      providerOf: (model) => findModel(deps.gateway.catalog, model)?.provider,
-    },
-    shannonRoutes: {
-      auth: deps.auth,
-      pool: deps.pool,
-      temporal: deps.temporal,
-      tools: deps.tools,
-      agents: deps.agents,
-      skills: deps.skills,
-      workspaceDir: path.resolve(deps.workspaceDir),
-      tasks: { start: (input, principal, fingerprint) => startTaskWorkflow({ ...deps, admission }, input, principal, fingerprint), limits: submissionLimits(deps) }, ...(deps.metrics ? { metrics: deps.metrics } : {}) },
+    ...shannonDepsOf(deps, admission),
   });
   return {
     openStreams: () => streaming.openCount(),

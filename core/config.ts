@@ -1,7 +1,7 @@
-import path from 'node:path';
 import { z } from 'zod';
 import { telemetryEnvSchema, telemetrySettingsOf, type TelemetrySettings } from './telemetry-settings';
 import { capacityEnvSchema, capacitySettingsOf, type CapacitySettings } from './capacity-settings';
+import { catalogEnvSchema, catalogSettingsOf, type CatalogSettings } from './catalog-settings';
 import { budgetEnvSchema, budgetSettingsOf } from './budget-settings';
 import { errorRateEnvSchema, errorRateSettingsOf, type ErrorRateSettings } from './tools/error-rate-breaker';
 import { webSearchEnvSchema, webSearchSettingsOf, type WebSearchSettings } from './tools/web-search/web-search-settings';
@@ -21,7 +21,7 @@ export const defaultToolSecretPrefix = 'TOOL_SECRET_';
 
 // Every setting Weft reads from the environment, validated once at process start.
 // Workflow code never reads this: configuration reaches workflows through their input.
-const envSchema = telemetryEnvSchema.extend(capacityEnvSchema.shape).extend(webSearchEnvSchema.shape).extend(budgetEnvSchema.shape).extend(errorRateEnvSchema.shape).extend({
+const envSchema = telemetryEnvSchema.extend(capacityEnvSchema.shape).extend(webSearchEnvSchema.shape).extend(budgetEnvSchema.shape).extend(errorRateEnvSchema.shape).extend(catalogEnvSchema.shape).extend({
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/weft'),
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().default('default'),
@@ -65,9 +65,6 @@ const envSchema = telemetryEnvSchema.extend(capacityEnvSchema.shape).extend(webS
   WEFT_EMBEDDING_MODEL: z.string().default('text-embedding-3-small'),
   WEFT_LLM_CACHE_TTL_SECONDS: z.coerce.number().int().positive().default(3600),
   WEFT_WORKSPACE_DIR: z.string().default('.state/workspaces'),
-  WEFT_TEMPLATES_DIR: z.string().default(path.resolve(__dirname, '..', 'templates')),
-  WEFT_AGENTS_DIR: z.string().default(path.resolve(__dirname, '..', 'agents')),
-  WEFT_SKILLS_DIR: z.string().default(path.resolve(__dirname, '..', 'skills')),
   WEFT_MAX_AGENTS: z.coerce.number().int().positive().default(5),
   WEFT_MAX_ITERATIONS: z.coerce.number().int().positive().default(10),
   WEFT_MCP_SERVERS: z.string().optional(),
@@ -127,7 +124,7 @@ function openEndedSettings(env: NodeJS.ProcessEnv): { problems: string[]; toolRa
   return { problems, toolRateLimits };
 }
 
-export interface WeftConfig extends TelemetrySettings, CapacitySettings {
+export interface WeftConfig extends TelemetrySettings, CapacitySettings, CatalogSettings {
   databaseUrl: string;
   /** `connection` carries the address, TLS and API key for Connection.connect and NativeConnection.connect. */
   temporal: { address: string; namespace: string; taskQueue: string; connection: TemporalConnection };
@@ -186,12 +183,6 @@ export interface WeftConfig extends TelemetrySettings, CapacitySettings {
   sandbox: { memoryMb: number; timeoutMs: number; outputLimitBytes: number; poolSize: number; dataLimitBytes: number; programsPerTenant: number };
   /** Each tenant's share: task submissions per minute and tasks running at once (0: unlimited). */
   tenantQuotas: { submitsPerMinute: number; maxRunningTasks: number };
-  /** Task templates (YAML) that ListTemplates lists and SubmitTask's context.template names. */
-  templatesDir: string;
-  /** Named agents (YAML), listed and run by Shannon's /api/v1/agents. */
-  agentsDir: string;
-  /** Skills (<name>/SKILL.md), listed by /api/v1/skills; a task may name one. */
-  skillsDir: string;
   /** The largest query; how long SubmitTask with auto_decompose waits to answer with the routing and plan. */
   limits: { maxQueryBytes: number; routingWaitMs: number };
   /** Defaults every task starts with; a request may lower some of them. */
@@ -252,6 +243,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
     workspaceDir: e.WEFT_WORKSPACE_DIR,
     ...telemetrySettingsOf(e),
     ...capacitySettingsOf(e),
+    ...catalogSettingsOf(e),
     ...(e.WEFT_TOOL_POLICY ? { toolPolicyFile: e.WEFT_TOOL_POLICY } : {}),
     ...webSearchSettingsOf(e, secrets),
     toolErrorRate: errorRateSettingsOf(e, e.MCP_CB_RECOVERY_SECONDS * 1000),
@@ -280,9 +272,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
       programsPerTenant: e.WEFT_TENANT_SANDBOX_PROGRAMS,
     },
     tenantQuotas: { submitsPerMinute: e.WEFT_TENANT_SUBMITS_PER_MINUTE, maxRunningTasks: e.WEFT_TENANT_MAX_RUNNING_TASKS },
-    templatesDir: e.WEFT_TEMPLATES_DIR,
-    agentsDir: e.WEFT_AGENTS_DIR,
-    skillsDir: e.WEFT_SKILLS_DIR,
     limits: { maxQueryBytes: e.WEFT_MAX_QUERY_BYTES, routingWaitMs: e.WEFT_SUBMIT_ROUTING_WAIT_MS },
     task: {
       maxAgents: e.WEFT_MAX_AGENTS,

@@ -32,6 +32,12 @@ export interface RateLimitState {
   resetSeconds: number;
 }
 
+async function rateLimitStateOf(limiter: RateLimiterMemory | undefined, key: string | undefined): Promise<RateLimitState | undefined> {
+  if (!limiter || !key) return undefined;
+  const state = await limiter.get(key);
+  return { limit: limiter.points, remaining: Math.max(0, limiter.points - (state?.consumedPoints ?? 0)), resetSeconds: Math.ceil((state?.msBeforeNext ?? 0) / 1000) };
+}
+
 /** With authentication off every caller is this principal (and the API logs a warning at start). */
 export const unauthenticatedPrincipal: Principal = { tenantId: 'default', userId: 'anonymous', roles: ['approver', 'admin'] };
 
@@ -113,16 +119,7 @@ export async function startAuthenticator(options: AuthenticatorOptions): Promise
 
     identify: (metadata) => verifyCaller(metadata, false),
 
-    async rateLimitOf(metadata) {
-      const key = bearerKey(metadata);
-      if (!limiter || !key) return undefined;
-      const state = await limiter.get(key);
-      return {
-        limit: limiter.points,
-        remaining: Math.max(0, limiter.points - (state?.consumedPoints ?? 0)),
-        resetSeconds: Math.ceil((state?.msBeforeNext ?? 0) / 1000),
-      };
-    },
+    rateLimitOf: (metadata) => rateLimitStateOf(limiter, bearerKey(metadata)),
 
     watch(principal) {
       if (!principal.keyId) return { signal: new AbortController().signal, release: () => undefined };

@@ -15,7 +15,7 @@ const entryJson = (entry: FolderEntry) => ({ name: entry.name, path: entry.path,
 /** Text when the bytes are valid UTF-8 without control characters other than whitespace; base64 otherwise. */
 function contentOf(bytes: Buffer): { content: string; encoding: 'utf-8' | 'base64' } {
   const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
-  const isText = !text.includes('\uFFFD') && !/[\u0000-\u0008\u000e-\u001f]/.test(text);
+  const isText = !text.includes('\uFFFD') && ![...text].some((ch) => ch.charCodeAt(0) < 0x20 && !'\t\n\v\f\r'.includes(ch));
   return isText ? { content: text, encoding: 'utf-8' } : { content: bytes.toString('base64'), encoding: 'base64' };
 }
 

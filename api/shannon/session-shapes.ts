@@ -68,7 +68,7 @@ function titleOf(body: JsonObject): string | undefined {
   if (typeof body.title !== 'string' || body.title.trim() === '') throw new JsonMappingError('title must be a non-empty string');
   const title = body.title.trim();
   if ([...title].length > maxTitleLength) throw new JsonMappingError(`title is longer than ${maxTitleLength} characters`);
-  if (/[\u0000-\u001f\u007f]/.test(title)) throw new JsonMappingError('title must not contain control characters');
+  if (/\p{Cc}/u.test(title)) throw new JsonMappingError('title must not contain control characters');
   return title;
 }
 

@@ -95,7 +95,7 @@ it('GetCapabilities, HealthCheck, DiscoverTools and GetToolCapability describe t
   const math = await unaryCall(agent, 'DiscoverTools', { query: 'arithmetic expression', max_results: 10 });
   expect(math.tools[0]).toMatchObject({ id: 'calculator', category: 'math', is_dangerous: false, version: '1.0.0' });
   const safeFiles = await unaryCall(agent, 'DiscoverTools', { categories: ['files'], exclude_dangerous: true });
-  expect(safeFiles.tools.map((t) => t.name)).toEqual(['file_read']);
+  expect(safeFiles.tools.map((t) => t.name)).toEqual(['file_read', 'memory_read']);
   const one = await unaryCall(agent, 'DiscoverTools', { max_results: 1 });
   expect(one.tools).toHaveLength(1);
 

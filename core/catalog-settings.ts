@@ -1,0 +1,26 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+// Where the files that name kinds of work live (read with the rest in core/config.ts): task
+// templates, named agents and skills, each checked against the registered tools at start.
+
+const repoFolder = (name: string) => path.resolve(__dirname, '..', name);
+
+export const catalogEnvSchema = z.object({
+  WEFT_TEMPLATES_DIR: z.string().default(repoFolder('templates')),
+  WEFT_AGENTS_DIR: z.string().default(repoFolder('agents')),
+  WEFT_SKILLS_DIR: z.string().default(repoFolder('skills')),
+});
+
+export interface CatalogSettings {
+  /** Task templates (YAML) that ListTemplates lists and SubmitTask's context.template names. */
+  templatesDir: string;
+  /** Named agents (YAML), listed and run by Shannon's /api/v1/agents. */
+  agentsDir: string;
+  /** Skills (<name>/SKILL.md), listed by /api/v1/skills; a task may name one (context.skill). */
+  skillsDir: string;
+}
+
+export function catalogSettingsOf(e: z.infer<typeof catalogEnvSchema>): CatalogSettings {
+  return { templatesDir: e.WEFT_TEMPLATES_DIR, agentsDir: e.WEFT_AGENTS_DIR, skillsDir: e.WEFT_SKILLS_DIR };
+}
