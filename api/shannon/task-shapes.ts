@@ -45,7 +45,7 @@ const asksForResearch = (context: JsonObject, strategy: string | undefined) =>
  */
 async function submitRequest(parts: RequestParts, context: AdapterContext): Promise<RequestParts> {
   const body = objectOf(parts.body);
-  if (!body || !shannonSubmitFields.some((name) => name in body)) return parts;
+  if (!body || (!shannonSubmitFields.some((name) => name in body) && !asksForResearch(objectOf(body.context) ?? {}, undefined))) return parts;
   for (const [name, why] of Object.entries(unsupported)) {
     if (name in body) throw new JsonMappingError(`${name} is not supported by Weft: ${why}`);
   }

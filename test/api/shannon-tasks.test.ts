@@ -149,3 +149,12 @@ it("serves the API's metrics at /metrics, behind the metrics token when one is s
   }
   expect(await http.call('GET', '/metrics')).toMatchObject({ status: 404 });
 });
+
+it("routes a submit whose context asks for Shannon's research or swarm workflows through complexity analysis", async () => {
+  const query = unique('research this');
+  stack.model.on((text) => text.includes('Classify the task below') && text.includes(query), { content: JSON.stringify({ recommended_mode: 'STANDARD', complexity_score: 0.2, required_capabilities: [], estimated_agents: 1, estimated_tokens: 10, estimated_cost_usd: 0, reasoning: 'one agent' }) });
+  stack.model.on(query, { content: 'researched' });
+  const { body } = await http.call('POST', '/api/v1/tasks', { query, context: { force_research: 'true' } });
+  expect(await http.waitForTask(body.task_id)).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'researched' });
+  expect(stack.model.requests.some((r) => JSON.stringify(r.body.messages).includes('Classify the task below') && JSON.stringify(r.body.messages).includes(query))).toBe(true);
+});

@@ -9,7 +9,7 @@ async function main(): Promise<void> {
   // A model's pace, so a demo task takes a real task's time; 0 for answers at once.
   const pace = {
     firstTokenMs: Number(process.env.WEFT_DEMO_MODEL_FIRST_TOKEN_MS ?? 500),
-    tokensPerSecond: Number(process.env.WEFT_DEMO_MODEL_TOKENS_PER_SECOND ?? 25),
+    tokensPerSecond: Number(process.env.WEFT_DEMO_MODEL_TOKENS_PER_SECOND ?? 20),
   };
   const server = new ScriptedModelServer({ demo: true, pace });
   scriptDemo(server);
