@@ -1,10 +1,7 @@
 import type { AgentDefinition } from '../../core/agents/agent-catalog';
-import { isPathSafeId } from '../grpc/field-limits';
 import { notFound } from '../grpc/grpc-errors';
-import { submittedTaskId } from '../orchestrator/task-start';
-import { taskInputFrom } from '../orchestrator/task-submission';
-import { objectOf } from './route-adapter';
 import { badRequest, type ShannonRoute } from './shannon-route';
+import { bodyFields, routeTaskInput } from './route-tasks';
 
 // Shannon's named agents (GET /api/v1/agents, GET and POST /api/v1/agents/{id}): definitions from
 // agents/*.yaml; running one starts a durable single-agent task with only the agent's tools and
@@ -47,32 +44,15 @@ export const agentRoutes: ShannonRoute[] = [
     path: '/api/v1/agents/:agent_id',
     summary: 'Runs the agent on {"input": {...}, "session_id": "..."} as a durable task; 202 with its task and workflow ids',
     tag: 'agents',
-    async handle({ principal, params, body, metadata }, deps) {
+    async handle(call, deps) {
+      const { principal, params } = call;
       const agent = deps.agents.find(params.agent_id!);
       if (!agent) throw notFound(`agent ${params.agent_id} not found`);
-      const request = objectOf(body ?? {});
-      if (!request) throw badRequest('the request body must be a JSON object');
-      const { input = {}, session_id: sessionId, stream, ...unknown } = request;
-      if (Object.keys(unknown).length > 0) throw badRequest(`unknown field ${Object.keys(unknown)[0]}`);
+      const { input = {}, session_id: sessionId, stream } = bodyFields(call.body, ['input', 'stream']);
       if (stream !== undefined && typeof stream !== 'boolean') throw badRequest('stream must be true or false');
-      if (sessionId !== undefined && (typeof sessionId !== 'string' || !isPathSafeId(sessionId))) {
-        throw badRequest('session_id must be 1-128 letters, digits, ".", "_", ":" or "-", starting with a letter or digit');
-      }
       const query = deps.agents.promptFor(agent, input);
-      const taskId = submittedTaskId('', metadata, principal);
-      const task = taskInputFrom(
-        {
-          metadata: { task_id: '', user_id: '', session_id: sessionId ?? '', tenant_id: '', created_at: null, labels: { agent: agent.id }, max_agents: 0, token_budget: 0 },
-          query,
-          context: null,
-          auto_decompose: false,
-          manual_decomposition: null,
-          session_context: null,
-          require_approval: false,
-        },
-        { taskId, principal },
-        deps.tasks.limits,
-      );
+      const task = routeTaskInput(call, deps, { query, labels: { agent: agent.id }, ...(sessionId ? { sessionId } : {}) });
+      const taskId = task.taskId;
       const { workflowId } = await deps.tasks.start(
         { ...task, allowedTools: agent.tools, settings: { ...task.settings, maxAgents: 1, ...(agent.max_iterations ? { maxIterations: agent.max_iterations } : {}) } },
         principal,

@@ -4,11 +4,9 @@ import type { ToolMetadata } from '../../core/tools/tool';
 import { hasRole } from '../grpc/auth';
 import { notFound, permissionDenied } from '../grpc/grpc-errors';
 import { awaitAgentResult } from '../agent/agent-execution';
-import { submittedTaskId } from '../orchestrator/task-start';
-import { taskInputFrom } from '../orchestrator/task-submission';
-import { isPathSafeId } from '../grpc/field-limits';
 import { objectOf } from './route-adapter';
 import { badRequest, type ShannonRoute } from './shannon-route';
+import { bodyFields, routeTaskInput } from './route-tasks';
 
 // Shannon's tool API: list, describe, and execute a tool directly. An execution is a task of its
 // own (SIMPLE, one tool call): the worker runs it as it runs an agent's call, under the same policy,
@@ -61,35 +59,18 @@ export const directToolRoutes: ShannonRoute[] = [
     path: '/api/v1/tools/:name/execute',
     summary: 'Runs one tool call as a task of its own (policy, limits and record as an agent\'s call); {"arguments": {...}, "session_id": "..."}',
     tag: 'tools',
-    async handle({ principal, params, body, metadata }, deps) {
+    async handle(call, deps) {
+      const { principal, params } = call;
       const tool = deps.tools.get(params.name!, principal.tenantId);
       if (!tool) throw notFound(`tool ${params.name} not found`);
-      const request = objectOf(body ?? {});
-      if (!request) throw badRequest('the request body must be a JSON object');
-      const { arguments: given = {}, session_id: sessionId, ...unknown } = request;
-      if (Object.keys(unknown).length > 0) throw badRequest(`unknown field ${Object.keys(unknown)[0]}`);
+      const { arguments: given = {}, session_id: sessionId } = bodyFields(call.body, ['arguments']);
       const args = objectOf(given);
       if (!args) throw badRequest('arguments must be a JSON object');
-      if (sessionId !== undefined && (typeof sessionId !== 'string' || !isPathSafeId(sessionId))) {
-        throw badRequest('session_id must be 1-128 letters, digits, ".", "_", ":" or "-", starting with a letter or digit');
-      }
       if (tool.dangerous && !hasRole(principal, 'admin')) {
         throw permissionDenied(`${tool.name} is a dangerous tool: only an admin runs it directly; an agent's call to it waits for approval`);
       }
-      const taskId = submittedTaskId('', metadata, principal);
-      const input = taskInputFrom(
-        {
-          metadata: { task_id: '', user_id: '', session_id: sessionId ?? '', tenant_id: '', created_at: null, labels: {}, max_agents: 0, token_budget: 0 },
-          query: `tool ${tool.name}: ${JSON.stringify(args)}`.slice(0, 4096),
-          context: null,
-          auto_decompose: false,
-          manual_decomposition: null,
-          session_context: null,
-          require_approval: false,
-        },
-        { taskId, principal },
-        deps.tasks.limits,
-      );
+      const input = routeTaskInput(call, deps, { query: `tool ${tool.name}: ${JSON.stringify(args)}`.slice(0, 4096), ...(sessionId ? { sessionId } : {}) });
+      const taskId = input.taskId;
       const started = Date.now();
       const { workflowId } = await deps.tasks.start({ ...input, directTool: { name: tool.name, arguments: args } }, principal, `tool:${tool.name}:${JSON.stringify(args)}`);
       const { result } = await awaitAgentResult(deps.temporal, workflowId, tool.timeoutMs / 1000 + executionMarginSeconds, new AbortController().signal);
