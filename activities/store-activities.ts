@@ -3,7 +3,7 @@ import type { ApprovalDecisionInput, ApprovalRequestInput, IgnoredDecisionInput 
 import type { Plan } from '../core/orchestration/plan';
 import type { RoutingInput } from '../core/tasks/run/routing';
 import type { CancellationRequestInput } from '../core/tasks/run/task-lifecycle';
-import type { ControlChangeInput } from '../core/tasks/run/task-steering';
+import type { ControlChangeInput, MessageReceivedInput } from '../core/tasks/run/task-steering';
 import type { TaskRun } from '../core/tasks/run/task-run';
 import { failPermanentErrorsFast } from './failures';
 
@@ -12,6 +12,7 @@ export function createStoreActivities(taskRun: TaskRun) {
   return {
     recordCancellationRequest: (input: CancellationRequestInput) => failPermanentErrorsFast(() => taskRun.recordCancellationRequest(input)),
     recordControlChange: (input: ControlChangeInput) => failPermanentErrorsFast(() => taskRun.recordControlChange(input)),
+    recordMessageReceived: (input: MessageReceivedInput) => failPermanentErrorsFast(() => taskRun.recordMessageReceived(input)),
     recordPlan: (input: RoutingInput & { plan: Plan }) => failPermanentErrorsFast(() => taskRun.recordPlan(input, input.plan)),
     startAgent: (input: AgentRunInput) => failPermanentErrorsFast(() => taskRun.startAgent(input)),
     finishAgent: (input: FinishAgentInput) => failPermanentErrorsFast(() => taskRun.finishAgent(input)),

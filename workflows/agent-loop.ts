@@ -2,7 +2,7 @@ import { patched, workflowInfo } from '@temporalio/workflow';
 import type { HistoryPolicy } from '../core/llm/history-compression';
 import type { ModelTier } from '../core/orchestration/plan';
 import type { Budget } from '../core/tasks/run/budget';
-import type { ModelStepInput, ModelStepResult, ToolCallRequest } from '../core/tasks/run/model-step';
+import type { ModelStepInput, ModelStepResult, TaskMessage, ToolCallRequest } from '../core/tasks/run/model-step';
 import type { ToolSummary } from '../core/tasks/run/task-lifecycle';
 import type { ToolCallInput } from '../core/tasks/run/tool-step';
 import type { ToolOutcome } from '../core/tools/tool';
@@ -67,6 +67,8 @@ export interface AgentLoopParams {
   onToolsOffered?: (tools: ToolSummary[]) => void;
   /** Awaited at every step boundary: holds the loop while its task is paused (task-steering.ts). */
   hold?: () => Promise<void>;
+  /** People's messages for the next model step (task-steering.ts). */
+  takeMessages?: () => TaskMessage[];
 }
 
 export type AgentLoopResult =
@@ -109,9 +111,16 @@ function modelStepInput(params: AgentLoopParams, state: AgentLoopState): ModelSt
     ...(params.cacheModelSteps ? { cacheFor: params.task.tenantId } : {}),
     ...reuseFor(params, state.step),
     stepAtMs: Date.now(),
+    ...messagesFor(params),
     ...handoverOf(params.task),
     ...carriedStart(params.deferredStart),
   };
+}
+
+/** The messages the next step hands the model; none (and no field) when nobody sent one. */
+function messagesFor(params: AgentLoopParams): { messages?: TaskMessage[] } {
+  const messages = params.takeMessages?.() ?? [];
+  return messages.length > 0 ? { messages } : {};
 }
 
 /** After the step that carried the task's start: the start is recorded, and the loop offers the tools it offers. */

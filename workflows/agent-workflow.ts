@@ -8,7 +8,7 @@ import { createApprovalGate } from './approval-gate';
 import { initialLoopState, runAgentLoop, type AgentLoopResult, type AgentLoopState } from './agent-loop';
 import { handoverOf, taskRunIdOf, taskScopeOf, type TaskScope } from './task-scope';
 import { loopSettingsOf, type TaskSettings } from './settings';
-import { agentHold } from './task-steering';
+import { agentSteering } from './task-steering';
 
 const { startAgent, finishAgent } = storeActivities;
 
@@ -42,7 +42,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWor
   const runId = agentRunIdOf(workflowInfo().workflowId, taskRunId);
   const agentRun: Omit<AgentRunInput, 'atMs'> = { taskId: input.taskId, workflowId: input.taskWorkflowId, taskRunId, sessionId: input.sessionId, agentId: input.agent.id, runId };
   const awaitApproval = createApprovalGate({}, { taskWorkflowId: input.taskWorkflowId });
-  const steering = agentHold();
+  const steering = agentSteering();
 
   let runAgentId = input.resume?.runAgentId ?? '';
   if (!input.resume) {
@@ -68,6 +68,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWor
         ...(history ? { history } : {}),
         awaitApproval,
         hold: steering.hold,
+        takeMessages: steering.takeMessages,
       },
       input.resume ?? initialLoopState,
     );

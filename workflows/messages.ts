@@ -1,5 +1,8 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ExecutionMode } from '../core/orchestration/complexity';
+import type { TaskMessage } from '../core/tasks/run/model-step';
+
+export type { TaskMessage };
 
 // The messages Weft's workflows handle. Kept apart from the workflow code so the API can import
 // them without loading workflow logic.
@@ -33,6 +36,8 @@ export const handlerDescriptions = {
     'Pause the task: the model or tool call under way finishes, and no agent starts another step until it is resumed. Send {"reason": "...", "requestedBy": "<you>"}. Refused once the task is ending.',
   resumeTask: 'Resume a paused task where it stopped. Send {"reason": "...", "requestedBy": "<you>"}.',
   controlState: 'Whether the task is paused (since when, by whom, why) or being cancelled.',
+  sendMessage: 'Send the running task a message its agents get with their next model step. Send {"id": "<unique>", "text": "...", "from": "<you>"}; the same id again is delivered once.',
+  agentMessage: "A person's message for this agent's next step; sent by the task's workflow.",
   agentHold: "The task holds (true) or releases (false) this agent at its next step boundary; sent by the task's workflow when it is paused or resumed.",
 } as const;
 /**
@@ -73,6 +78,13 @@ export interface ControlState {
 export const pauseTaskUpdate = defineUpdate<ControlState, [ControlRequest]>('pauseTask');
 export const resumeTaskUpdate = defineUpdate<ControlState, [ControlRequest]>('resumeTask');
 export const controlStateQuery = defineQuery<ControlState>('controlState');
+/**
+ * A person's message to the running task: its agents get it with their next model step. An Update,
+ * refused with the reason once the task is ending; sent twice with the same id it is delivered once.
+ */
+export const sendMessageUpdate = defineUpdate<{ accepted: true; duplicate: boolean }, [TaskMessage]>('sendMessage');
+/** Sent by a task's workflow to each running agent of its plan: a message for its next step. */
+export const agentMessageSignal = defineSignal<[TaskMessage]>('agentMessage');
 /** Sent by a task's workflow to each running agent of its plan: hold (true) or go on (false) at the next step. */
 export const agentHoldSignal = defineSignal<[boolean]>('agentHold');
 

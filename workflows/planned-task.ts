@@ -7,9 +7,12 @@ import { budgetOf } from './settings';
 import { completed, failed, loopOutcome, type TaskOutcome } from './task-outcomes';
 import { handoverOf, routingInputOf, taskRunIdOf } from './task-scope';
 import type { TaskContext } from './task-workflow-types';
+import type { TaskMessage } from './messages';
 
 const { recordPlan } = storeActivities;
 const { runModelStep } = modelActivities;
+
+const withMessages = (messages: TaskMessage[]) => (messages.length > 0 ? { messages } : {});
 
 /** COMPLEX: the plan's agents as child workflows, then one synthesis step over their results. */
 export async function runPlanned(ctx: TaskContext, plan: Plan, record: boolean): Promise<TaskOutcome> {
@@ -43,6 +46,7 @@ export async function runPlanned(ctx: TaskContext, plan: Plan, record: boolean):
     seed,
     budget: budgetOf(input.settings),
     stepAtMs: Date.now(),
+    ...withMessages(ctx.takeMessages()),
     ...handoverOf(task),
   };
   await ctx.hold();

@@ -147,6 +147,7 @@ async function runSingleAgent(ctx: TaskContext, query: string, from: AgentLoopSt
       ...(input.settings.modelTier ? { tier: input.settings.modelTier } : {}),
       awaitApproval: ctx.awaitApproval,
       hold: ctx.hold,
+      takeMessages: ctx.takeMessages,
       ...(input.fork ? { reuse: { fromRunId: input.fork.fromRunId, belowStep: input.fork.fromStep - 1 } } : {}),
       ...(ctx.deferredStart.pending ? { deferredStart: ctx.deferredStart, onToolsOffered: (tools: ToolSummary[]) => (ctx.tools = tools) } : {}),
       onUsage: (tokens, costUsd) => {

@@ -1,7 +1,19 @@
 import { condition, getExternalWorkflowHandle, log, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import { storeActivities } from './activity-stubs';
 import { carriedStart, type DeferredStart } from './deferred-start';
-import { agentHoldSignal, controlStateQuery, handlerDescriptions, pauseTaskUpdate, resumeTaskUpdate, type ControlRequest, type ControlState, type TaskView } from './messages';
+import {
+  agentHoldSignal,
+  agentMessageSignal,
+  controlStateQuery,
+  handlerDescriptions,
+  pauseTaskUpdate,
+  resumeTaskUpdate,
+  sendMessageUpdate,
+  type ControlRequest,
+  type ControlState,
+  type TaskMessage,
+  type TaskView,
+} from './messages';
 import { pausedKey } from './search-attributes';
 import { agentWorkflowIdOf, handoverOf, taskRunIdOf, type TaskScope } from './task-scope';
 
@@ -11,11 +23,36 @@ import { agentWorkflowIdOf, handoverOf, taskRunIdOf, type TaskScope } from './ta
 // shows in the Web UI as the WeftPaused search attribute. Cancelling a paused task cancels it.
 // A pause does not stop clocks: an approval's deadline and the budgets run on as before.
 
-const { recordControlChange } = storeActivities;
+const { recordControlChange, recordMessageReceived } = storeActivities;
+
+const maxMessageChars = 32 * 1024;
 
 export interface TaskSteering {
   /** Resolves at once unless the task is paused; then once it is resumed. Every step boundary awaits it. */
   hold(): Promise<void>;
+  /** The messages people sent since the last call, for the next model step (each is handed out once). */
+  takeMessages(): TaskMessage[];
+}
+
+function checkMessage(message: TaskMessage): void {
+  if (typeof message !== 'object' || message === null) throw new Error('send {"id": "...", "text": "...", "from": "..."}');
+  if (typeof message.id !== 'string' || !/^[A-Za-z0-9._:-]{1,128}$/.test(message.id)) throw new Error('id must be 1-128 letters, digits, ".", "_", ":" or "-"');
+  if (typeof message.text !== 'string' || message.text.trim() === '') throw new Error('text must be a non-empty string');
+  if (message.text.length > maxMessageChars) throw new Error(`text is longer than ${maxMessageChars} characters`);
+  if (typeof message.from !== 'string') throw new Error('from must be a string');
+}
+
+/** A queue of messages for the next step: each is handed out once. */
+function inbox() {
+  let waiting: TaskMessage[] = [];
+  return {
+    add: (message: TaskMessage) => void waiting.push(message),
+    take: () => {
+      const taken = waiting;
+      waiting = [];
+      return taken;
+    },
+  };
 }
 
 export interface SteeringOptions {
@@ -87,13 +124,43 @@ export function steerTask(options: SteeringOptions): TaskSteering {
   setHandler(resumeTaskUpdate, (request) => (paused.isPaused ? change('resumed', request) : Promise.resolve(controlState())), { validator, description: handlerDescriptions.resumeTask });
   setHandler(controlStateQuery, controlState, { description: handlerDescriptions.controlState });
 
+  // A message goes to the plan's running agents, or else to the task's own next step (its agent, or the synthesis).
+  const messages = inbox();
+  const received = new Set<string>();
+  setHandler(
+    sendMessageUpdate,
+    async (message) => {
+      if (received.has(message.id)) return { accepted: true, duplicate: true };
+      received.add(message.id);
+      const running = view.agents.filter((a) => a.status === 'RUNNING');
+      if (running.length === 0) messages.add(message);
+      for (const agent of running) {
+        getExternalWorkflowHandle(agentWorkflowIdOf(task.taskWorkflowId, agent.agentId))
+          .signal(agentMessageSignal, message)
+          .catch((err: unknown) => log.warn('passing a message to an agent failed', { agentId: agent.agentId, error: String(err) }));
+      }
+      await recordMessageReceived({ runId: taskRunIdOf(task), workflowId: task.taskWorkflowId, sessionId: task.sessionId, message, atMs: Date.now(), ...handoverOf(task), ...carriedStart(options.deferredStart) });
+      return { accepted: true, duplicate: false };
+    },
+    {
+      validator: (message) => {
+        checkMessage(message);
+        const why = options.unsteerable();
+        if (why) throw new Error(why);
+      },
+      description: handlerDescriptions.sendMessage,
+    },
+  );
+
   // Not paused, a step boundary waits for nothing: no condition is even registered.
-  return { hold: () => (paused.isPaused ? condition(() => !paused.isPaused) : Promise.resolve()) };
+  return { hold: () => (paused.isPaused ? condition(() => !paused.isPaused) : Promise.resolve()), takeMessages: messages.take };
 }
 
-/** An agent of a plan holds when its task tells it to (agentHoldSignal). */
-export function agentHold(): TaskSteering {
+/** An agent of a plan holds, and gets messages, when its task tells it to (agentHoldSignal, agentMessageSignal). */
+export function agentSteering(): TaskSteering {
   let held = false;
+  const messages = inbox();
   setHandler(agentHoldSignal, (hold) => void (held = hold), { description: handlerDescriptions.agentHold });
-  return { hold: () => (held ? condition(() => !held) : Promise.resolve()) };
+  setHandler(agentMessageSignal, messages.add, { description: handlerDescriptions.agentMessage });
+  return { hold: () => (held ? condition(() => !held) : Promise.resolve()), takeMessages: messages.take };
 }

@@ -6,7 +6,7 @@ import type { TaskRef } from '../core/tasks/run/task-ref';
 import type { AwaitApproval } from './approval-gate';
 import type { AgentLoopState } from './agent-loop';
 import type { DeferredStart } from './deferred-start';
-import type { TaskView } from './messages';
+import type { TaskMessage, TaskView } from './messages';
 import type { TaskOutcome } from './task-outcomes';
 import type { TaskSettings } from './settings';
 import type { ResetProgress, TaskScope } from './task-scope';
@@ -62,6 +62,8 @@ export interface TaskContext {
   deferredStart: DeferredStart;
   /** Awaited at every step boundary: holds while the task is paused. */
   hold(): Promise<void>;
+  /** People's messages for the task's own next model step. */
+  takeMessages(): TaskMessage[];
 }
 
 /** taskWorkflow's signature, for continuing it as new from its parts. */

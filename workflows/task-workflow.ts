@@ -93,7 +93,7 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkfl
 
   let outcome: TaskOutcome;
   try {
-    outcome = await work.run(() => runTask({ input, task, tools, view, awaitApproval, setMode, deferredStart, hold: steering.hold }));
+    outcome = await work.run(() => runTask({ input, task, tools, view, awaitApproval, setMode, deferredStart, hold: steering.hold, takeMessages: steering.takeMessages }));
   } catch (err) {
     // Handing over to a fresh history is not an ending.
     if (err instanceof ContinueAsNew) throw err;

@@ -1,6 +1,7 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Principal } from '../../core/auth/api-keys';
-import { controlStateQuery, pauseTaskUpdate, resumeTaskUpdate, type ControlState } from '../../workflows/messages';
+import { randomUUID } from 'node:crypto';
+import { controlStateQuery, pauseTaskUpdate, resumeTaskUpdate, sendMessageUpdate, type ControlState } from '../../workflows/messages';
 import { hasRole } from '../grpc/auth';
 import { failedPrecondition, permissionDenied } from '../grpc/grpc-errors';
 import { ownTaskOf, type OwnTask } from '../orchestrator/task-ownership';
@@ -59,7 +60,39 @@ function steer(update: typeof pauseTaskUpdate, verb: 'paused' | 'resumed') {
   };
 }
 
+const maxMessageChars = 32 * 1024;
+
+/** A message to a running task: its agents get it with their next model step. An Idempotency-Key makes a resend a no-op. */
+async function sendMessage({ principal, params, body, metadata }: ShannonCall, deps: ShannonDeps) {
+  const request = objectOf(body ?? {});
+  if (!request) throw badRequest('the request body must be a JSON object');
+  const { message, ...unknown } = request;
+  if (Object.keys(unknown).length > 0) throw badRequest(`unknown field ${Object.keys(unknown)[0]}`);
+  if (typeof message !== 'string' || message.trim() === '') throw badRequest('message is required');
+  if (message.length > maxMessageChars) throw badRequest(`message is longer than ${maxMessageChars} characters`);
+  const key = metadata.get('idempotency-key')[0];
+  const id = key === undefined ? randomUUID() : String(key);
+  if (!/^[A-Za-z0-9._:-]{1,128}$/.test(id)) throw badRequest('Idempotency-Key must be 1-128 letters, digits, ".", "_", ":" or "-"');
+  const task = await ownTaskOf(deps, params.workflow_id!, principal);
+  requireSteerer(task, principal);
+  if (!isRunning(task)) throw failedPrecondition(`task ${params.workflow_id} has already finished (${task.record!.status})`);
+  try {
+    const sent = await deps.temporal.workflow.getHandle(task.workflowId).executeUpdate(sendMessageUpdate, { args: [{ id, text: message, from: `${principal.tenantId}/${principal.userId}` }] });
+    return { body: { success: true, status: sent.duplicate ? 'duplicate' : 'delivered', message_id: id } };
+  } catch (err) {
+    if (err instanceof WorkflowUpdateFailedError) throw failedPrecondition(err.cause?.message ?? err.message);
+    throw err;
+  }
+}
+
 export const controlRoutes: ShannonRoute[] = [
+  {
+    method: 'POST',
+    path: '/api/v1/swarm/:workflow_id/message',
+    summary: 'A message to a running task, which its agents get with their next model step; {"message": "..."} (Idempotency-Key: sent once)',
+    tag: 'control',
+    handle: sendMessage,
+  },
   {
     method: 'POST',
     path: '/api/v1/tasks/:task_id/pause',

@@ -14,6 +14,8 @@ export const EventType = {
   BudgetExceeded: 'BUDGET_EXCEEDED',
   ErrorOccurred: 'ERROR_OCCURRED',
   WorkflowPaused: 'WORKFLOW_PAUSED',
+  /** A person's message to the running task, which its agents get at their next step. */
+  MessageReceived: 'MESSAGE_RECEIVED',
   WorkflowResumed: 'WORKFLOW_RESUMED',
   WorkflowCancelled: 'WORKFLOW_CANCELLED',
   WorkflowFailed: 'WORKFLOW_FAILED',

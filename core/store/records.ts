@@ -23,6 +23,8 @@ export const RecordType = {
   ApprovalDecided: 'approval_decided',
   /** A person paused or resumed the task (its steering). */
   ControlChanged: 'control_changed',
+  /** A person's message to the running task, as it was received (the step that delivers it records it in the transcript). */
+  MessageReceived: 'message_received',
 } as const;
 
 /** Every record type Weft writes; the store itself accepts any type its caller names. */

@@ -70,3 +70,27 @@ it('cancels a paused task, and refuses to steer a finished one', async () => {
   expect(await stranger.call('POST', `/api/v1/tasks/${body.task_id}/pause`, {})).toMatchObject({ status: 404 });
   expect(await stranger.call('GET', `/api/v1/tasks/${body.task_id}/control-state`)).toMatchObject({ status: 404 });
 });
+
+it('hands a message sent mid-loop to the next model step, once, and records it', async () => {
+  const query = unique('steered calculation');
+  // Matched on the whole conversation: after the message, the last user text is the message.
+  stack.model.on((_last, request) => JSON.stringify(request.messages).includes(query), { toolCalls: [{ id: 'c1', name: 'calculator', arguments: '{"expression":"3*3"}' }], delayMs: 600 }, { content: 'nine, briefly' });
+  const { body } = await http.call('POST', '/api/v1/tasks', { query });
+  while (stepsOf(query) === 0) await sleep(20);
+  const headers = { 'idempotency-key': `msg-${body.task_id}` };
+  expect(await http.call('POST', `/api/v1/swarm/${body.task_id}/message`, { message: 'please be brief' }, headers)).toMatchObject({ status: 200, body: { success: true, status: 'delivered' } });
+  expect(await http.call('POST', `/api/v1/swarm/${body.task_id}/message`, { message: 'please be brief' }, headers)).toMatchObject({ status: 200, body: { success: true, status: 'duplicate' } });
+  expect(await http.waitForTask(body.task_id)).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'nine, briefly' });
+
+  const requests = stack.model.requests.filter((r) => JSON.stringify(r.body.messages).includes(query));
+  expect(requests).toHaveLength(2);
+  const said = (r: (typeof requests)[number]) => JSON.stringify(r.body.messages).split('please be brief').length - 1;
+  expect([said(requests[0]!), said(requests[1]!)]).toEqual([0, 1]);
+  const events = (await http.call('GET', `/api/v1/tasks/${body.task_id}/events`)).body.events as Array<{ type: string; message: string }>;
+  expect(events.filter((e) => e.type === 'MESSAGE_RECEIVED').map((e) => e.message)).toEqual([`message from ${stack.principal.tenantId}/${stack.principal.userId}: please be brief`]);
+
+  expect(await http.call('POST', `/api/v1/swarm/${body.task_id}/message`, { message: 'too late' })).toMatchObject({ status: 409, body: { error: expect.stringMatching(/already finished/) } });
+  expect(await http.call('POST', `/api/v1/swarm/${body.task_id}/message`, { message: '' })).toMatchObject({ status: 400, body: { error: 'message is required' } });
+  expect(await http.call('POST', `/api/v1/swarm/${body.task_id}/message`, { message: 'x'.repeat(40_000) })).toMatchObject({ status: 400 });
+  expect(await http.call('POST', '/api/v1/swarm/task-nope/message', { message: 'hello' })).toMatchObject({ status: 404 });
+});

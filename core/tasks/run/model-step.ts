@@ -54,7 +54,19 @@ export interface ModelStepInput extends HandsOver, CarriesStart {
   stepAtMs: number;
   /** A fork's step before its from-step: the predecessor run whose recorded step it copies. */
   reuseFrom?: string;
+  /** What people sent the running task since its previous step: user text the model gets with this step. */
+  messages?: TaskMessage[];
 }
+
+/** A person's message to a running task (Shannon's swarm message). */
+export interface TaskMessage {
+  /** Unique per task: a message sent twice with the same id is delivered once. */
+  id: string;
+  text: string;
+  from: string;
+}
+
+const messageParts = (messages: TaskMessage[] = []): Part[] => messages.map((m) => ({ kind: 'text', text: `Message from ${m.from} while you work: ${m.text}` }));
 
 export interface ToolCallRequest {
   id: string;
@@ -111,12 +123,14 @@ async function recordsBeforeReply({ pool, store }: TaskRunDeps, input: ModelStep
   const owner = recordOwnerOf(input);
   const at = new Date(input.stepAtMs);
   const added: RecordInput[] = [];
+  // People's messages join the user turn this step adds (its seed or its tool results).
+  const sent = messageParts(input.messages);
   if (input.step === 0 && input.seed !== undefined) {
-    added.push(seedRecord(owner, at, { messages: [...(await conversationSoFar(pool, input)), userText(input.seed)] }));
-  }
-  if (input.toolResultsFor && input.toolResultsFor.length > 0) {
-    const parts = await Promise.all(input.toolResultsFor.map((id) => toolResultPart(store, owner, id)));
-    added.push(toolResultsRecord(owner, input.step, at, { messages: [{ role: 'user', parts }] }));
+    const seed = userText(input.seed);
+    added.push(seedRecord(owner, at, { messages: [...(await conversationSoFar(pool, input)), { ...seed, parts: [...seed.parts, ...sent] }] }));
+  } else if ((input.toolResultsFor && input.toolResultsFor.length > 0) || sent.length > 0) {
+    const parts = await Promise.all((input.toolResultsFor ?? []).map((id) => toolResultPart(store, owner, id)));
+    added.push(toolResultsRecord(owner, input.step, at, { messages: [{ role: 'user', parts: [...parts, ...sent] }] }));
   }
   return added;
 }

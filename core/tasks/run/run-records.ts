@@ -44,6 +44,11 @@ export function cancellationIntentRecord(owner: RecordOwner, at: Date, reason: s
   return record(owner, 'cancel-intent', RecordType.CancellationIntent, at, { reason });
 }
 
+/** A person's message to the running task, keyed by its id: sent twice, received once. */
+export function messageReceivedRecord(owner: RecordOwner, at: Date, message: { id: string; text: string; from: string }): RecordInput {
+  return record(owner, `message/${message.id}`, RecordType.MessageReceived, at, message);
+}
+
 /** The task's `sequence`-th pause or resume, by whom and why. */
 export function controlChangeRecord(owner: RecordOwner, at: Date, sequence: number, change: { kind: 'paused' | 'resumed'; reason: string; by: string }): RecordInput {
   return record(owner, `control/${sequence}`, RecordType.ControlChanged, at, change);

@@ -1,6 +1,7 @@
 import { EventType } from '../../events/event-types';
 import type { HandsOver } from './run-handover';
-import { controlChangeRecord, recordOwnerOf } from './run-records';
+import { controlChangeRecord, messageReceivedRecord, recordOwnerOf } from './run-records';
+import type { TaskMessage } from './model-step';
 import { appendWhileTaskRuns, taskEvent } from './task-events';
 import type { CarriesStart } from './task-lifecycle';
 import type { TaskRunDeps } from './task-run-deps';
@@ -22,6 +23,14 @@ export interface ControlChangeInput extends HandsOver, CarriesStart {
   atMs: number;
 }
 
+export interface MessageReceivedInput extends HandsOver, CarriesStart {
+  runId: string;
+  workflowId: string;
+  sessionId: string;
+  message: TaskMessage;
+  atMs: number;
+}
+
 export function taskSteering({ store }: TaskRunDeps) {
   return {
     async recordControlChange(input: ControlChangeInput): Promise<void> {
@@ -34,6 +43,17 @@ export function taskSteering({ store }: TaskRunDeps) {
             message: `${kind === 'paused' ? 'paused' : 'resumed'} by ${by}${reason ? `: ${reason}` : ''}`,
             payload: { by, reason },
           }),
+        );
+      });
+    },
+
+    async recordMessageReceived(input: MessageReceivedInput): Promise<void> {
+      const at = new Date(input.atMs);
+      const { message } = input;
+      await store.appendRunRecord(messageReceivedRecord(recordOwnerOf(input), at, message), async (tx) => {
+        await appendWhileTaskRuns(
+          tx,
+          taskEvent(input.workflowId, `message/${input.runId}/${message.id}`, EventType.MessageReceived, at, { message: `message from ${message.from}: ${message.text.slice(0, 200)}`, payload: { id: message.id, from: message.from } }),
         );
       });
     },
