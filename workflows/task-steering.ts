@@ -21,7 +21,8 @@ import { agentWorkflowIdOf, handoverOf, taskRunIdOf, type TaskScope } from './ta
 // call under way finishes, and no agent starts another step (nor the plan another agent, nor the
 // synthesis) until the task is resumed. Each change is recorded in the run log and the stream, and
 // shows in the Web UI as the WeftPaused search attribute. Cancelling a paused task cancels it.
-// A pause does not stop clocks: an approval's deadline and the budgets run on as before.
+// A pause does not stop clocks: an approval's deadline and the budgets run on as before. People's
+// messages to the task reach its agents with their next model step, each once.
 
 const { recordControlChange, recordMessageReceived } = storeActivities;
 
@@ -124,7 +125,17 @@ export function steerTask(options: SteeringOptions): TaskSteering {
   setHandler(resumeTaskUpdate, (request) => (paused.isPaused ? change('resumed', request) : Promise.resolve(controlState())), { validator, description: handlerDescriptions.resumeTask });
   setHandler(controlStateQuery, controlState, { description: handlerDescriptions.controlState });
 
-  // A message goes to the plan's running agents, or else to the task's own next step (its agent, or the synthesis).
+  const takeMessages = receiveMessages(options);
+  // Not paused, a step boundary waits for nothing: no condition is even registered.
+  return { hold: () => (paused.isPaused ? condition(() => !paused.isPaused) : Promise.resolve()), takeMessages };
+}
+
+/**
+ * People's messages to the task: each goes to the plan's running agents, or else to the task's own
+ * next step (its agent, or the synthesis). What it returns hands out the waiting ones.
+ */
+function receiveMessages(options: SteeringOptions): () => TaskMessage[] {
+  const { task, view } = options;
   const messages = inbox();
   const received = new Set<string>();
   setHandler(
@@ -152,8 +163,7 @@ export function steerTask(options: SteeringOptions): TaskSteering {
     },
   );
 
-  // Not paused, a step boundary waits for nothing: no condition is even registered.
-  return { hold: () => (paused.isPaused ? condition(() => !paused.isPaused) : Promise.resolve()), takeMessages: messages.take };
+  return messages.take;
 }
 
 /** An agent of a plan holds, and gets messages, when its task tells it to (agentHoldSignal, agentMessageSignal). */
