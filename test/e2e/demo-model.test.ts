@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { listTaskEvents } from '../../core/events/event-log';
+import { workspaceDirOf } from '../../core/tools/builtin/workspace';
 import { scriptDemo } from '../model-server/demo-script';
 import { ScriptedModelServer } from '../model-server/scripted-model-server';
 import { submitTask, waitForFinish } from '../support/grpc';
@@ -59,3 +62,12 @@ it('answers any other question with one agent, saying it is scripted', async () 
 });
 
 itLeavesEveryTaskVerified(() => stack.everyTask());
+
+it("writes the Markdown file it is asked to create to the session's workspace", async () => {
+  const admin = await stack.clientFor({ tenantId: stack.principal.tenantId, userId: 'demo-admin', roles: ['admin'] });
+  const sessionId = `demo-files-${Date.now()}`;
+  const submitted = await submitTask(admin, { query: "Create a short markdown summary titled 'Demo Notes'.", auto_decompose: true, metadata: { session_id: sessionId } });
+  expect(await waitForFinish(admin, submitted.task_id)).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: expect.stringContaining('summary.md') });
+  const file = readFileSync(path.join(workspaceDirOf(stack.workspaceDir, { tenantId: stack.principal.tenantId, sessionId, taskId: '' }), 'summary.md'), 'utf8');
+  expect(file).toMatch(/^# Demo Notes\n/);
+});

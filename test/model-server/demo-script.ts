@@ -54,6 +54,12 @@ export function scriptDemo(server: ScriptedModelServer): void {
     server.on((text, body) => text.includes(agent.marker) && lastIsToolResult(body), { content: `${label} ${agent.answer}` });
     server.on((text) => text.includes(agent.marker), { toolCalls: [{ id: `demo-${agent.call.name}`, name: agent.call.name, arguments: JSON.stringify(agent.call.arguments) }] });
   }
+  // Asked to create a Markdown file, the demo agent writes one to the session's workspace (file_write).
+  const wantsFile = /\b(create|write|save)\b[\s\S]*\b(markdown|file)\b/i;
+  server.on((text, body) => wantsFile.test(text) && lastIsToolResult(body), { content: `${label} I wrote summary.md to the session's workspace.` });
+  server.on(wantsFile, (text) => ({
+    toolCalls: [{ id: 'demo-file_write', name: 'file_write', arguments: JSON.stringify({ path: 'summary.md', content: `# ${/titled ['"]([^'"]+)['"]/i.exec(text)?.[1] ?? 'Summary'}\n\n${label} A short summary of: ${text}\n` }) }],
+  }));
   server.on((text) => text.includes('Combine these results into one final answer'), {
     content: `${label} Final answer: the researcher counted 8760 hours in a year, the analyst computed a mean of 7.25, and the writer saved report.md.`,
   });

@@ -36,11 +36,14 @@ export interface RecordedRequest {
   headers: IncomingMessage['headers'];
 }
 
+/** A reply, or how to make one from the request's last user text. */
+export type ReplyScript = ScriptedReply | ((lastUserText: string) => ScriptedReply);
+
 type Matcher = string | RegExp | ((lastUserText: string, body: Record<string, unknown>) => boolean);
 
 interface Rule {
   matches: (lastUserText: string, body: Record<string, unknown>) => boolean;
-  replies: ScriptedReply[];
+  replies: ReplyScript[];
   served: number;
 }
 
@@ -98,7 +101,7 @@ export class ScriptedModelServer {
   }
 
   /** Requests whose last user message matches get these replies in order; the last one repeats. */
-  on(matcher: Matcher, ...replies: ScriptedReply[]): this {
+  on(matcher: Matcher, ...replies: ReplyScript[]): this {
     if (replies.length === 0) throw new Error('a scripted rule needs at least one reply');
     this.rules.push({ matches: toMatcher(matcher), replies, served: 0 });
     return this;
@@ -139,7 +142,7 @@ export class ScriptedModelServer {
     if (rule) {
       const reply = rule.replies[Math.min(rule.served, rule.replies.length - 1)]!;
       rule.served += 1;
-      return reply;
+      return typeof reply === 'function' ? reply(text) : reply;
     }
     if (this.options.demo) {
       return {
