@@ -74,6 +74,14 @@ export async function startRestGateway(options: RestGatewayOptions): Promise<Res
     if (problem) return reply.code(400).send({ error: problem, code: 'INVALID_ARGUMENT', status: 'STATUS_CODE_ERROR' });
   });
 
+  // Shannon's rate-limit headers on every answer to a keyed caller, and Retry-After when the limit is reached.
+  app.addHook('onSend', async (request, reply) => {
+    const state = await options.shannon.auth.rateLimitOf(metadataOf(request.headers));
+    if (!state) return;
+    void reply.headers({ 'x-ratelimit-limit': String(state.limit), 'x-ratelimit-remaining': String(state.remaining), 'x-ratelimit-reset': String(state.resetSeconds) });
+    if (reply.statusCode === 429) void reply.header('retry-after', String(Math.max(1, state.resetSeconds)));
+  });
+
   for (const route of restRoutes) {
     const { request: requestType, response: responseType } = methodTypes(fullServiceNames[route.service], route.rpc);
     const client = clients[route.service] as unknown as UnaryClient;

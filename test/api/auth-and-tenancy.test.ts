@@ -42,6 +42,27 @@ describe('rate limits', () => {
   });
 });
 
+describe("Shannon's rate-limit headers", () => {
+  it('tells a REST caller its limit, what is left and when it resets, and when to retry once it is used up', async () => {
+    const auth = await startAuthenticator({ pool: stack.pool, databaseUrl: process.env.DATABASE_URL!, enabled: true, perMinute: 3 });
+    const limited = await startApiServer({ ...stack.apiDeps, auth }, ephemeralListen());
+    try {
+      const get = () => fetch(`http://127.0.0.1:${limited.httpPort}/api/v1/tasks?limit=1`, { headers: { 'x-api-key': stack.apiKey } });
+      const first = await get();
+      expect([first.status, first.headers.get('x-ratelimit-limit'), first.headers.get('x-ratelimit-remaining')]).toEqual([200, '3', '2']);
+      expect(Number(first.headers.get('x-ratelimit-reset'))).toBeGreaterThan(0);
+      await get();
+      await get();
+      const refused = await get();
+      expect([refused.status, refused.headers.get('x-ratelimit-remaining')]).toEqual([429, '0']);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    } finally {
+      await limited.shutdown();
+      await auth.close();
+    }
+  });
+});
+
 describe('tenancy', () => {
   it("refuses every id of another tenant and lists none of its data", async () => {
     const query = unique('tenant A secret');
