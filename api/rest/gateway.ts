@@ -1,4 +1,4 @@
-import Fastify from 'fastify';
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import type * as grpc from '@grpc/grpc-js';
 import { callUnary, createServiceClient, type ServiceClient, type UnaryMethod } from '../../protos/clients';
 import { JsonMappingError, methodTypes, toJson } from '../../protos/json-mapping';
@@ -12,6 +12,7 @@ import { log } from '../../core/telemetry/logger';
 import type { AdapterContext, RequestParts } from '../shannon/route-adapter';
 import { registerShannonRoutes, shannonRoutes, type ShannonDeps } from '../shannon';
 import { toServiceError } from '../grpc/grpc-errors';
+import type { Authenticator } from '../grpc/auth';
 
 // The REST and SSE gateway: HTTP/JSON in front of the gRPC services of the front port, like
 // grpc-gateway. It calls the gRPC server (same process) as any client would, so authentication,
@@ -50,6 +51,16 @@ function toServiceErrorOrAsIs(err: unknown): unknown {
   return toServiceError(err, (line) => log().error(`REST gateway ${line}`));
 }
 
+/** Shannon's rate-limit headers on every answer to a keyed caller, and Retry-After when the limit is reached. */
+function rateLimitHeaders(auth: Authenticator) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const state = await auth.rateLimitOf(metadataOf(request.headers));
+    if (!state) return;
+    void reply.headers({ 'x-ratelimit-limit': String(state.limit), 'x-ratelimit-remaining': String(state.remaining), 'x-ratelimit-reset': String(state.resetSeconds) });
+    if (reply.statusCode === 429) void reply.header('retry-after', String(Math.max(1, state.resetSeconds)));
+  };
+}
+
 type UnaryClient = grpc.Client & Record<string, UnaryMethod<unknown, object>>;
 
 export async function startRestGateway(options: RestGatewayOptions): Promise<RestGateway> {
@@ -74,14 +85,7 @@ export async function startRestGateway(options: RestGatewayOptions): Promise<Res
     if (problem) return reply.code(400).send({ error: problem, code: 'INVALID_ARGUMENT', status: 'STATUS_CODE_ERROR' });
   });
 
-  // Shannon's rate-limit headers on every answer to a keyed caller, and Retry-After when the limit is reached.
-  app.addHook('onSend', async (request, reply) => {
-    const state = await options.shannon.auth.rateLimitOf(metadataOf(request.headers));
-    if (!state) return;
-    void reply.headers({ 'x-ratelimit-limit': String(state.limit), 'x-ratelimit-remaining': String(state.remaining), 'x-ratelimit-reset': String(state.resetSeconds) });
-    if (reply.statusCode === 429) void reply.header('retry-after', String(Math.max(1, state.resetSeconds)));
-  });
-
+  app.addHook('onSend', rateLimitHeaders(options.shannon.auth));
   for (const route of restRoutes) {
     const { request: requestType, response: responseType } = methodTypes(fullServiceNames[route.service], route.rpc);
     const client = clients[route.service] as unknown as UnaryClient;
