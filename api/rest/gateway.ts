@@ -54,6 +54,8 @@ function toServiceErrorOrAsIs(err: unknown): unknown {
 /** Shannon's rate-limit headers on every answer to a keyed caller, and Retry-After when the limit is reached. */
 function rateLimitHeaders(auth: Authenticator) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
+    // A request refused for headers metadata cannot carry has no key to report on.
+    if (uncarriableHeaderOf(request.headers)) return;
     const state = await auth.rateLimitOf(metadataOf(request.headers));
     if (!state) return;
     void reply.headers({ 'x-ratelimit-limit': String(state.limit), 'x-ratelimit-remaining': String(state.remaining), 'x-ratelimit-reset': String(state.resetSeconds) });
