@@ -95,8 +95,8 @@ describe('skills', () => {
 
 describe('an admin running a dangerous tool', () => {
   it('writes the file under the same record as an agent\'s call', async () => {
-    const written = await admin.call('POST', '/api/v1/tools/memory_write/execute', { arguments: { path: 'notes/todo.md', content: '# todo' } });
+    const written = await admin.call('POST', '/api/v1/tools/memory_write/execute', { arguments: { path: 'notes/plan.md', content: '# plan' } });
     expect(written).toMatchObject({ status: 200, body: { success: true } });
-    expect((await admin.call('GET', '/api/v1/memory/files/notes/todo.md')).body).toMatchObject({ content: '# todo', content_type: 'text/markdown' });
+    expect((await admin.call('GET', '/api/v1/memory/files/notes/plan.md')).body).toMatchObject({ content: '# plan', content_type: 'text/markdown' });
   });
 });
