@@ -1,29 +1,22 @@
 // The API process: the gRPC front door. It validates, starts and reads; it never runs agent logic.
 import { Client, Connection } from '@temporalio/client';
-import { loadConfig, type WeftConfig } from '../core/config';
+import { loadConfig } from '../core/config';
 import { createPool } from '../core/db/database';
 import { migrateDatabase } from '../core/db/migrate';
 import { startEventFeed } from '../core/events/event-feed';
 import { createModelGateway } from '../core/llm/gateway';
-import { loadTemplateCatalog } from '../core/templates/template-catalog';
-import { loadSkillCatalog } from '../core/skills/skill-catalog';
-import { loadAgentCatalog } from '../core/agents/agent-catalog';
 import { configuredToolSourceKeys, createWeftToolRegistry, startToolSources } from '../core/tools';
 import { startAuthenticator } from './grpc/auth';
 import { startApiServer } from './server';
 import { startEngineEndings } from './reconciliation/engine-endings';
 import { createRuntimeStore } from '../core/store';
+import { loadCatalogs } from '../core/catalogs';
 import { configureLogger, log } from '../core/telemetry/logger';
 import { serveOps } from '../core/telemetry/ops-server';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { watchApiState } from './api-metrics';
 import { createRequestMetrics } from './grpc/request-telemetry';
 import { otlpExporter, startTracing } from '../core/telemetry/tracing';
-
-/** The kinds of work a caller may name (templates, skills, named agents), checked against the tools. */
-function catalogsOf(config: WeftConfig, toolNames: string[]) {
-  return { templates: loadTemplateCatalog(config.templatesDir, toolNames), skills: loadSkillCatalog(config.skillsDir, toolNames), agents: loadAgentCatalog(config.agentsDir, toolNames) };
-}
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -50,7 +43,7 @@ async function main(): Promise<void> {
       routingWaitMs: config.limits.routingWaitMs,
       taskDefaults: config.task,
       tools,
-      ...catalogsOf(config, tools.list().map((t) => t.name)),
+      ...loadCatalogs(config, tools.list().map((t) => t.name)),
       auth,
       tenantQuotas: config.tenantQuotas,
       events,

@@ -20,6 +20,9 @@ import { findModel } from '../core/llm/model-catalog';
 import { startTaskWorkflow } from './orchestrator/task-start';
 import { submissionLimits } from './orchestrator/task-submission';
 import type { Registry } from 'prom-client';
+import type { Principal } from '../core/auth/api-keys';
+import type { OpenAiModelCatalog } from '../core/openai/model-catalog';
+import type { TaskWorkflowInput } from '../workflows/task-workflow-types';
 
 /** Where the API listens (core/config.ts reads it); every port may be 0 (a free one). */
 export type ApiListen = WeftConfig['listen'];
@@ -41,6 +44,8 @@ export type ApiDeps = OrchestratorDeps &
     sessions: SessionDefaults;
     /** The Python sandbox's memory cap, which GetCapabilities reports. */
     sandboxMemoryMb: number;
+    /** The models OpenAI clients name (openai-models.yaml). */
+    openAiModels: OpenAiModelCatalog;
     /** Where the worker's file tools write (WEFT_WORKSPACE_DIR): the file routes read it. */
     workspaceDir: string;
     /** Keys ("mcp:<name>", "openapi:<name>") of the tool sources in configuration. */
@@ -58,8 +63,12 @@ export function ephemeralListen(host = '127.0.0.1'): ApiListen {
   return { host, port: 0, agentPort: 0, llmPort: 0, httpPort: 0, maxMessageBytes: 1024 * 1024, sseKeepAliveMs: 15_000 };
 }
 
-/** What Shannon's gateway routes need (api/shannon/): shapes around the gRPC calls, and the routes of their own. */
-function shannonDepsOf(deps: ApiDeps, admission: TenantAdmission): Pick<RestGatewayOptions, 'shannon' | 'shannonRoutes'> {
+/**
+ * What the gateway's own routes need: Shannon's shapes around the gRPC calls and Shannon's routes of
+ * their own (api/shannon/), and OpenAI's routes (api/openai/); all start tasks as SubmitTask does.
+ */
+function gatewayDepsOf(deps: ApiDeps, admission: TenantAdmission): Pick<RestGatewayOptions, 'shannon' | 'shannonRoutes' | 'openAi'> {
+  const tasks = { start: (input: TaskWorkflowInput, principal: Principal, fingerprint: string) => startTaskWorkflow({ ...deps, admission }, input, principal, fingerprint), limits: submissionLimits(deps) };
   return {
     shannon: {
       pool: deps.pool,
@@ -75,9 +84,10 @@ function shannonDepsOf(deps: ApiDeps, admission: TenantAdmission): Pick<RestGate
       agents: deps.agents,
       skills: deps.skills,
       workspaceDir: path.resolve(deps.workspaceDir),
-      tasks: { start: (input, principal, fingerprint) => startTaskWorkflow({ ...deps, admission }, input, principal, fingerprint), limits: submissionLimits(deps) },
+      tasks,
       ...(deps.metrics ? { metrics: deps.metrics } : {}),
     },
+    openAi: { auth: deps.auth, pool: deps.pool, events: deps.events, models: deps.openAiModels, sessions: deps.sessions, tasks },
   };
 }
 
@@ -135,7 +145,7 @@ export async function startApiServer(deps: ApiDeps, listen: ApiListen): Promise<
       configuredSources: deps.configuredToolSources ?? [],
       sourceRules: deps.toolSourceRules ?? { allowlists: { mcp: [], openapi: [] }, secretPrefix: defaultToolSecretPrefix },
     },
-    ...shannonDepsOf(deps, admission),
+    ...gatewayDepsOf(deps, admission),
   });
   return {
     openStreams: () => streaming.openCount(),

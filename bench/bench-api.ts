@@ -4,11 +4,9 @@ import { startAuthenticator } from '../api/grpc/auth';
 import type { TenantQuotas } from '../api/orchestrator/tenant-admission';
 import { ephemeralListen, startApiServer } from '../api/server';
 import { loadConfig } from '../core/config';
+import { loadCatalogs } from '../core/catalogs';
 import { startEventFeed } from '../core/events/event-feed';
 import { createModelGateway } from '../core/llm/gateway';
-import { loadTemplateCatalog } from '../core/templates/template-catalog';
-import { loadSkillCatalog } from '../core/skills/skill-catalog';
-import { loadAgentCatalog } from '../core/agents/agent-catalog';
 import { testTaskSettings, testToolRegistry, testWorkspaceDir } from '../test/support/stack';
 import { testCatalog } from '../test/support/test-catalog';
 
@@ -27,9 +25,7 @@ export async function startBenchApi(temporal: Client, pool: Pool, taskQueue: str
       routingWaitMs: loadConfig({}).limits.routingWaitMs,
       taskDefaults: testTaskSettings(),
       tools,
-      templates: loadTemplateCatalog(loadConfig({}).templatesDir, tools.list().map((t) => t.name)),
-      skills: loadSkillCatalog(loadConfig({}).skillsDir, tools.list().map((t) => t.name)),
-      agents: loadAgentCatalog(loadConfig({}).agentsDir, tools.list().map((t) => t.name)),
+      ...loadCatalogs(loadConfig({}), tools.list().map((t) => t.name)),
       auth,
       ...(tenantQuotas ? { tenantQuotas } : {}),
       events,

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 
 // Where the files that name kinds of work live (read with the rest in core/config.ts): task
-// templates, named agents and skills, each checked against the registered tools at start.
+// templates, named agents, skills and OpenAI model names, each checked against the registered tools at start.
 
 const repoFolder = (name: string) => path.resolve(__dirname, '..', name);
 
@@ -10,6 +10,7 @@ export const catalogEnvSchema = z.object({
   WEFT_TEMPLATES_DIR: z.string().default(repoFolder('templates')),
   WEFT_AGENTS_DIR: z.string().default(repoFolder('agents')),
   WEFT_SKILLS_DIR: z.string().default(repoFolder('skills')),
+  WEFT_OPENAI_MODELS: z.string().default(repoFolder('openai-models.yaml')),
 });
 
 export interface CatalogSettings {
@@ -19,8 +20,10 @@ export interface CatalogSettings {
   agentsDir: string;
   /** Skills (<name>/SKILL.md), listed by /api/v1/skills; a task may name one (context.skill). */
   skillsDir: string;
+  /** The models OpenAI clients name (YAML): each a shape of task. */
+  openAiModelsFile: string;
 }
 
 export function catalogSettingsOf(e: z.infer<typeof catalogEnvSchema>): CatalogSettings {
-  return { templatesDir: e.WEFT_TEMPLATES_DIR, agentsDir: e.WEFT_AGENTS_DIR, skillsDir: e.WEFT_SKILLS_DIR };
+  return { templatesDir: e.WEFT_TEMPLATES_DIR, agentsDir: e.WEFT_AGENTS_DIR, skillsDir: e.WEFT_SKILLS_DIR, openAiModelsFile: e.WEFT_OPENAI_MODELS };
 }

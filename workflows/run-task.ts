@@ -8,7 +8,7 @@ import { runPlanned } from './planned-task';
 import { completed, failed, loopOutcome, type TaskOutcome } from './task-outcomes';
 import { handoverOf, routingInputOf, taskRunIdOf } from './task-scope';
 import { loopSettingsOf } from './settings';
-import type { TaskContext, TaskWorkflowFunction } from './task-workflow-types';
+import type { TaskContext, TaskWorkflowFunction, TaskWorkflowInput } from './task-workflow-types';
 import type { ToolSummary } from '../core/tasks/run/task-lifecycle';
 
 const { checkPlanText } = storeActivities;
@@ -129,6 +129,12 @@ export async function runTask(ctx: TaskContext): Promise<TaskOutcome> {
   return runSingleAgent(ctx, approval.query, initialLoopState);
 }
 
+/** The one agent's system prompt: the named skill's instructions, then the caller's own. */
+function systemPromptOf(input: TaskWorkflowInput): { system?: string } {
+  const parts = [input.skill?.instructions, input.instructions].filter((part) => part !== undefined);
+  return parts.length > 0 ? { system: parts.join('\n\n') } : {};
+}
+
 /** STANDARD (and SIMPLE without a direct tool): one agent on the task's own run; long loops continue in a fresh history. */
 async function runSingleAgent(ctx: TaskContext, query: string, from: AgentLoopState): Promise<TaskOutcome> {
   const { input } = ctx;
@@ -139,7 +145,7 @@ async function runSingleAgent(ctx: TaskContext, query: string, from: AgentLoopSt
       run: { runId: taskRunIdOf(ctx.task) },
       agentId: TaskAgent.Main,
       seed: query,
-      ...(input.skill ? { system: input.skill.instructions } : {}),
+      ...systemPromptOf(input),
       tools: ctx.tools.map((t) => t.name),
       dangerousTools: ctx.tools.filter((t) => t.dangerous).map((t) => t.name),
       ...loopSettingsOf(input.settings),

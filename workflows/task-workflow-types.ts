@@ -26,6 +26,8 @@ export interface TaskWorkflowInput extends TaskRef {
   allowedTools?: string[];
   /** The skill the task named: its instructions are the system prompt of the task's one agent. */
   skill?: { name: string; version: string; instructions: string };
+  /** The caller's own system prompt for the task's one agent (an OpenAI client's system messages), after a skill's. */
+  instructions?: string;
   /** A task that is one tool call, run as an agent's call is (policy, limits, record): Shannon's POST /api/v1/tools/{name}/execute. */
   directTool?: { name: string; arguments: Record<string, unknown> };
   /** Set when the task is a fork of another: its steps before fork.fromStep reuse what that task recorded. */

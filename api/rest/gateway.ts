@@ -13,6 +13,8 @@ import type { AdapterContext, RequestParts } from '../shannon/route-adapter';
 import { registerShannonRoutes, shannonRoutes, type ShannonDeps } from '../shannon';
 import { toServiceError } from '../grpc/grpc-errors';
 import type { Authenticator } from '../grpc/auth';
+import { registerOpenAiRoutes } from '../openai/openai-routes';
+import type { OpenAiDeps } from '../openai/completion-task';
 
 // The REST and SSE gateway: HTTP/JSON in front of the gRPC services of the front port, like
 // grpc-gateway. It calls the gRPC server (same process) as any client would, so authentication,
@@ -39,6 +41,8 @@ export interface RestGatewayOptions {
   shannon: Omit<AdapterContext, 'metadata'>;
   /** What Shannon's own routes read (api/shannon/). */
   shannonRoutes: ShannonDeps;
+  /** What OpenAI's routes read (api/openai/). */
+  openAi: OpenAiDeps;
 }
 
 /**
@@ -121,6 +125,7 @@ export async function startRestGateway(options: RestGatewayOptions): Promise<Res
   }
   registerToolRoutes(app, options.toolDiscovery);
   registerShannonRoutes(app, shannonRoutes, options.shannonRoutes);
+  registerOpenAiRoutes(app, options.openAi);
   app.get(openApiPath, async () => openApi);
   app.setNotFoundHandler((request, reply) => {
     void reply.code(404).send({ error: `no route ${request.method} ${request.url.split('?')[0]}; see ${openApiPath}`, code: 'NOT_FOUND', status: 'STATUS_CODE_ERROR' });

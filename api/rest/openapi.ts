@@ -2,6 +2,7 @@ import { fieldSchemaOf, jsonSchemaOf, messageType, methodTypes } from '../../pro
 import { weftVersion } from '../../core/version';
 import { fullServiceNames, restRoutes, shannonStreamRoute, streamRoute } from './routes';
 import { shannonRoutes } from '../shannon';
+import { openAiRoutes } from '../openai/openai-routes';
 
 export const openApiPath = '/openapi.json';
 
@@ -28,6 +29,24 @@ const errorResponses = Object.fromEntries(
 
 const openApiPathOf = (path: string) => path.replace(/:(\w+)/g, '{$1}').replace(/\*$/, '{path}');
 const pathParams = (path: string) => [...[...path.matchAll(/:(\w+)/g)].map((m) => m[1]!), ...(path.endsWith('*') ? ['path'] : [])];
+
+/** OpenAI's routes (api/openai/): OpenAI's request and response bodies, and its error body. */
+function openAiPaths(): Record<string, Record<string, unknown>> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of openAiRoutes) {
+    paths[openApiPathOf(route.path)] = {
+      [route.method.toLowerCase()]: {
+        operationId: `${route.method.toLowerCase()} ${route.path}`,
+        summary: route.summary,
+        tags: ['openai'],
+        parameters: pathParams(route.path).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+        ...(route.method === 'POST' ? { requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } } } : {}),
+        responses: { '200': { description: 'OK: JSON, or server-sent chunks with stream: true', content: { 'application/json': { schema: { type: 'object' } } } } },
+      },
+    };
+  }
+  return paths;
+}
 
 /** The OpenAPI 3.1 document of the REST gateway, generated from the route table and the protos. */
 export function openApiDocument(): Record<string, unknown> {
@@ -89,6 +108,8 @@ export function openApiDocument(): Record<string, unknown> {
       responses: { '200': { description: 'OK', content: { 'application/json': { schema: { type: 'object' } } } }, ...errorResponses },
     };
   }
+
+  Object.assign(paths, openAiPaths());
 
   return {
     openapi: '3.1.0',

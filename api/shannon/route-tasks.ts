@@ -23,7 +23,7 @@ export function bodyFields<F extends string>(body: unknown, fields: readonly F[]
 }
 
 /** A single-agent task's input for `query`, with its id from the caller's Idempotency-Key or new. */
-export function routeTaskInput({ principal, metadata }: ShannonCall, deps: ShannonDeps, task: { query: string; sessionId?: string; labels?: Record<string, string> }): TaskWorkflowInput {
+export function routeTaskInput({ principal, metadata }: Pick<ShannonCall, 'principal' | 'metadata'>, deps: Pick<ShannonDeps, 'tasks'>, task: { query: string; sessionId?: string; labels?: Record<string, string> }): TaskWorkflowInput {
   const taskId = submittedTaskId('', metadata, principal);
   return taskInputFrom(
     {

@@ -130,7 +130,7 @@ it("lists every route, Weft's and Shannon's, in /openapi.json", async () => {
   const doc = (await (await fetch(`${http.base}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
   const documented = (method: string, path: string) => doc.paths[path.replace(/:(\w+)/g, '{$1}').replace(/\*$/, '{path}')]?.[method.toLowerCase()];
   for (const route of [...restRoutes, ...shannonRoutes]) expect([route.method, route.path, documented(route.method, route.path) !== undefined]).toEqual([route.method, route.path, true]);
-  for (const path of ['/health', '/readiness', '/metrics', '/api/v1/tasks/stream', '/api/v1/tasks/{task_id}/timeline', '/api/v1/tasks/{task_id}/pause', '/api/v1/memory/files/{path}', '/api/v1/stream/sse']) {
+  for (const path of ['/v1/models', '/v1/models/{model}', '/v1/chat/completions', '/v1/completions', '/health', '/readiness', '/metrics', '/api/v1/tasks/stream', '/api/v1/tasks/{task_id}/timeline', '/api/v1/tasks/{task_id}/pause', '/api/v1/memory/files/{path}', '/api/v1/stream/sse']) {
     expect(doc.paths[path]).toBeDefined();
   }
 });

@@ -12,14 +12,12 @@ import { ephemeralListen, startApiServer, type ApiDeps, type ApiServer } from '.
 import { startEngineEndings } from '../../api/reconciliation/engine-endings';
 import { createApiKey, type Principal } from '../../core/auth/api-keys';
 import { createPool } from '../../core/db/database';
+import { loadCatalogs } from '../../core/catalogs';
 import { loadConfig } from '../../core/config';
 import { createModelGateway } from '../../core/llm/gateway';
 import type { ModelCatalog } from '../../core/llm/model-catalog';
 import type { TaskSettings } from '../../core/orchestration/task-settings';
 import { createRuntimeStore, type RuntimeStore } from '../../core/store';
-import { loadTemplateCatalog } from '../../core/templates/template-catalog';
-import { loadSkillCatalog } from '../../core/skills/skill-catalog';
-import { loadAgentCatalog } from '../../core/agents/agent-catalog';
 import { createWeftToolRegistry, type ToolRegistry } from '../../core/tools';
 import type { TaskWorkflowInput } from '../../workflows/task-workflow-types';
 import { createOrchestratorClient, createServiceClient, type ServiceClient, type ServiceName } from '../../protos/clients';
@@ -170,9 +168,7 @@ export async function startTestStack(
     routingWaitMs: loadConfig({}).limits.routingWaitMs,
     taskDefaults: testTaskSettings(options.settings),
     tools,
-    templates: loadTemplateCatalog(loadConfig({}).templatesDir, tools.list().map((t) => t.name)),
-    skills: loadSkillCatalog(loadConfig({}).skillsDir, tools.list().map((t) => t.name)),
-    agents: loadAgentCatalog(loadConfig({}).agentsDir, tools.list().map((t) => t.name)),
+    ...loadCatalogs(loadConfig({}), tools.list().map((t) => t.name)),
     auth,
     events,
     sessions: loadConfig({}).sessions,

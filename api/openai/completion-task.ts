@@ -1,0 +1,97 @@
+import { createHash } from 'node:crypto';
+import type { Metadata } from '@grpc/grpc-js';
+import type { Pool } from 'pg';
+import type { Principal } from '../../core/auth/api-keys';
+import type { EventFeed } from '../../core/events/event-feed';
+import type { OpenAiModelCatalog } from '../../core/openai/model-catalog';
+import { openNamedSession } from '../../core/sessions/named-sessions';
+import { addMessages, listHistory } from '../../core/sessions/history';
+import type { TaskWorkflowInput } from '../../workflows/task-workflow-types';
+import { isPathSafeId } from '../grpc/field-limits';
+import type { Authenticator } from '../grpc/auth';
+import type { SessionDefaults } from '../session/session-service';
+import type { ShannonDeps } from '../shannon';
+import { taskWorkflowIdOf } from '../../core/tasks/run/task-ref';
+import { routeTaskInput } from '../shannon/route-tasks';
+import type { CompletionRequest } from './completion-request';
+import { OpenAiRequestError } from './openai-errors';
+
+// A completion is a Weft task: the caller's last user message is its query, the messages before it
+// are the session's history, system messages the agent's instructions. The task is durable, so a
+// client that drops the connection leaves a task that finishes and can be read afterwards.
+
+export interface OpenAiDeps {
+  auth: Authenticator;
+  pool: Pool;
+  events: EventFeed;
+  models: OpenAiModelCatalog;
+  sessions: SessionDefaults;
+  tasks: ShannonDeps['tasks'];
+}
+
+export interface PreparedCompletion {
+  taskId: string;
+  workflowId: string;
+  sessionId?: string;
+  /** Starts the task (an Idempotency-Key's retry finds the one already started). */
+  start(): Promise<void>;
+}
+
+/**
+ * The session the completion runs in: the one the caller names (X-Session-ID), which keeps the
+ * conversation itself; otherwise, when the caller sends earlier turns, one named for exactly that
+ * conversation, so a retried request lands in the same session. A single message needs none.
+ */
+function sessionIdFor(request: CompletionRequest, principal: Principal, headers: Record<string, string | string[] | undefined>): string | undefined {
+  const named = headers['x-session-id'];
+  if (typeof named === 'string' && named !== '') {
+    if (!isPathSafeId(named)) throw new OpenAiRequestError('X-Session-ID must be 1-128 letters, digits, ".", "_", ":" or "-", starting with a letter or digit.', null);
+    return named;
+  }
+  if (request.history.length === 0) return undefined;
+  const conversation = JSON.stringify([principal.tenantId, principal.userId, request.instructions ?? '', request.history]);
+  return `openai-${createHash('sha256').update(conversation).digest('hex').slice(0, 32)}`;
+}
+
+/** Opens the session, and gives it the caller's earlier turns when it has no history yet. */
+async function openConversation(deps: OpenAiDeps, principal: Principal, sessionId: string, history: CompletionRequest['history']): Promise<void> {
+  const now = new Date();
+  await openNamedSession(deps.pool, { sessionId, tenantId: principal.tenantId, userId: principal.userId, ...deps.sessions }, now);
+  if (history.length === 0 || (await listHistory(deps.pool, principal.tenantId, sessionId)).length > 0) return;
+  const turns = history.map((turn, i) => ({ id: `openai-${i}`, ...turn, tokensUsed: 0, metadata: {}, createdAt: now }));
+  await addMessages(deps.pool, principal.tenantId, sessionId, turns, now);
+}
+
+function taskInputOf(base: TaskWorkflowInput, request: CompletionRequest): TaskWorkflowInput {
+  const { model } = request;
+  return {
+    ...base,
+    autoDecompose: model.mode === 'auto',
+    ...(model.tools ? { allowedTools: model.tools } : {}),
+    ...(request.instructions ? { instructions: request.instructions } : {}),
+    settings: { ...base.settings, ...(model.model_tier ? { modelTier: model.model_tier } : {}) },
+  };
+}
+
+/**
+ * The completion's task, named and ready to start: its ids are known before it starts, so the
+ * answer can be followed from its first word.
+ */
+export async function prepareCompletionTask(
+  deps: OpenAiDeps,
+  call: { principal: Principal; metadata: Metadata; headers: Record<string, string | string[] | undefined> },
+  request: CompletionRequest,
+): Promise<PreparedCompletion> {
+  const { principal } = call;
+  const sessionId = sessionIdFor(request, principal, call.headers);
+  if (sessionId) await openConversation(deps, principal, sessionId, request.history);
+  const labels = { openai_model: request.model.id, ...(request.user ? { openai_user: request.user } : {}) };
+  const input = taskInputOf(routeTaskInput(call, deps, { query: request.query, labels, ...(sessionId ? { sessionId } : {}) }), request);
+  const fingerprint = `openai:${request.model.id}:${createHash('sha256').update(JSON.stringify([request.instructions ?? '', request.history, request.query])).digest('hex')}`;
+  return {
+    taskId: input.taskId,
+    workflowId: taskWorkflowIdOf(input.taskId),
+    ...(sessionId ? { sessionId } : {}),
+    start: async () => void (await deps.tasks.start(input, principal, fingerprint)),
+  };
+}

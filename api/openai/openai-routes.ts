@@ -1,0 +1,146 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { OpenAiModel } from '../../core/openai/model-catalog';
+import { metadataOf } from '../rest/http-mapping';
+import { followAnswer, type CompletionOutcome } from './completion-answer';
+import { chatCompletionRequest, completionRequest, type CompletionRequest } from './completion-request';
+import { completionObject, finalChunk, textChunk, usageChunk, type CompletionKind, type CompletionShape } from './completion-shapes';
+import { prepareCompletionTask, type OpenAiDeps } from './completion-task';
+import { modelNotFound, openAiErrorOf, type OpenAiErrorBody } from './openai-errors';
+
+// OpenAI's routes on the REST port (/v1/models, /v1/chat/completions, /v1/completions), in
+// OpenAI's wire format, so any OpenAI client runs Weft tasks by changing its base URL and key.
+
+const modelObject = (model: OpenAiModel, created: Date) => ({ id: model.id, object: 'model', created: Math.floor(created.getTime() / 1000), owned_by: 'weft' });
+
+/** The task's outcome as OpenAI's error when it did not complete. */
+function failureOf(outcome: CompletionOutcome): { httpStatus: number; body: OpenAiErrorBody } | undefined {
+  if (outcome.status === 'COMPLETED') return undefined;
+  const cancelled = outcome.status === 'CANCELLED';
+  const message = `the task ${cancelled ? 'was cancelled' : `ended ${outcome.status}`}${outcome.errorMessage ? `: ${outcome.errorMessage}` : ''}`;
+  return { httpStatus: cancelled ? 409 : 502, body: { error: { message, type: 'server_error', param: null, code: cancelled ? 'task_cancelled' : 'task_failed' } } };
+}
+
+function shapeHeaders({ task }: CompletionShape): Record<string, string> {
+  return { 'x-task-id': task.taskId, 'x-workflow-id': task.workflowId, ...(task.sessionId ? { 'x-session-id': task.sessionId } : {}) };
+}
+
+/** Aborts when the client goes away; the task goes on regardless. */
+function whileConnected(reply: FastifyReply): AbortSignal {
+  const gone = new AbortController();
+  reply.raw.once('close', () => gone.abort());
+  return gone.signal;
+}
+
+async function answerWhole(deps: OpenAiDeps, shape: CompletionShape, reply: FastifyReply) {
+  for await (const piece of followAnswer(deps, shape.task, whileConnected(reply), false)) {
+    if (piece.kind !== 'end') continue;
+    const failure = failureOf(piece.outcome);
+    return reply.code(failure?.httpStatus ?? 200).headers(shapeHeaders(shape)).send(failure?.body ?? completionObject(shape, piece.outcome));
+  }
+  return reply; // the client left: nobody to answer
+}
+
+/** Server-sent chunks once the task has started (a refused start is an HTTP error), then `[DONE]`. */
+async function answerStreaming(deps: OpenAiDeps, shape: CompletionShape, reply: FastifyReply) {
+  const pieces = followAnswer(deps, shape.task, whileConnected(reply), true);
+  await pieces.next(); // started
+  reply.hijack();
+  const raw = reply.raw;
+  raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no', ...shapeHeaders(shape) });
+  const send = (data: unknown) => raw.write(`data: ${JSON.stringify(data)}\n\n`);
+  let first = true;
+  try {
+    for await (const piece of pieces) {
+      if (piece.kind === 'text') {
+        send(textChunk(shape, piece.text, first));
+        first = false;
+      } else if (piece.kind === 'end') {
+        const failure = failureOf(piece.outcome);
+        if (failure) send(failure.body);
+        else {
+          if (first && shape.kind === 'chat') send(textChunk(shape, '', true));
+          send(finalChunk(shape));
+          if (shape.request.includeUsage) send(usageChunk(shape, piece.outcome));
+        }
+        raw.write('data: [DONE]\n\n');
+      }
+    }
+  } catch (err) {
+    send(openAiErrorOf(err).body);
+  }
+  raw.end();
+}
+
+type Handler = (request: FastifyRequest<{ Params: Record<string, string> }>, reply: FastifyReply, deps: OpenAiDeps) => Promise<unknown>;
+
+/** One of OpenAI's routes: what /openapi.json lists, and how it answers. */
+export interface OpenAiRoute {
+  method: 'GET' | 'POST';
+  path: string;
+  summary: string;
+  handle: Handler;
+}
+
+function completionHandler(kind: CompletionKind, parse: (body: unknown, deps: OpenAiDeps) => CompletionRequest): Handler {
+  return async (request, reply, deps) => {
+    const metadata = metadataOf(request.headers);
+    const principal = await deps.auth.authenticate(metadata);
+    const parsed = parse(request.body, deps);
+    const task = await prepareCompletionTask(deps, { principal, metadata, headers: request.headers }, parsed);
+    const shape: CompletionShape = { kind, request: parsed, task, created: Math.floor(Date.now() / 1000) };
+    return parsed.stream ? answerStreaming(deps, shape, reply) : answerWhole(deps, shape, reply);
+  };
+}
+
+export const openAiRoutes: readonly OpenAiRoute[] = [
+  {
+    method: 'GET',
+    path: '/v1/models',
+    summary: 'The models an OpenAI client can name (openai-models.yaml): each a shape of Weft task',
+    handle: async (request, _reply, deps) => {
+      await deps.auth.authenticate(metadataOf(request.headers));
+      return { object: 'list', data: deps.models.list().map((m) => modelObject(m, deps.models.loadedAt)) };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/models/:model',
+    summary: 'One model, by id or alias; X-Model-Description says what kind of task it runs',
+    handle: async (request, reply, deps) => {
+      await deps.auth.authenticate(metadataOf(request.headers));
+      const name = request.params.model ?? '';
+      const model = name ? deps.models.find(name) : undefined;
+      if (!model) throw modelNotFound(name);
+      return reply.header('x-model-description', model.description).send({ ...modelObject(model, deps.models.loadedAt), id: name });
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/chat/completions',
+    summary: "OpenAI's chat completion as a Weft task (stream with stream: true); the id names the task",
+    handle: completionHandler('chat', (body, deps) => chatCompletionRequest(body, deps.models)),
+  },
+  {
+    method: 'POST',
+    path: '/v1/completions',
+    summary: "OpenAI's (legacy) text completion of a prompt as a Weft task",
+    handle: completionHandler('text', (body, deps) => completionRequest(body, deps.models)),
+  },
+];
+
+export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiDeps): void {
+  for (const route of openAiRoutes) {
+    app.route<{ Params: Record<string, string> }>({
+      method: route.method,
+      url: route.path,
+      handler: async (request, reply) => {
+        try {
+          return await route.handle(request, reply, deps);
+        } catch (err) {
+          const { httpStatus, body } = openAiErrorOf(err);
+          return reply.code(httpStatus).send(body);
+        }
+      },
+    });
+  }
+}
