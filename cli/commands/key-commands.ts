@@ -15,12 +15,13 @@ export function addKeyCommands(program: Command, ctx: CliContext): void {
     .requiredOption('--user <id>', 'user the key acts as')
     .option('--role <role...>', `any of ${roles.join(', ')}`, [])
     .option('--expires-in-days <days>', 'the key stops working after this many days', positiveNumberOption)
-    .action(async (options: { tenant: string; user: string; role: string[]; expiresInDays?: number }) => {
+    .option('--name <name>', 'what the key is for, as `keys list` shows it', '')
+    .action(async (options: { tenant: string; user: string; role: string[]; expiresInDays?: number; name: string }) => {
       const unknown = options.role.filter((role) => !isRole(role));
       if (unknown.length > 0) throw new Error(`unknown role ${unknown.join(', ')}: roles are ${roles.join(', ')}`);
       const expiresAt = options.expiresInDays ? new Date(Date.now() + options.expiresInDays * 86_400_000) : undefined;
       const principal = { tenantId: options.tenant, userId: options.user, roles: options.role.filter(isRole) };
-      const key = await withDatabase((pool) => createApiKey(pool, principal, expiresAt ? { expiresAt } : {}));
+      const key = await withDatabase((pool) => createApiKey(pool, principal, { name: options.name, ...(expiresAt ? { expiresAt } : {}) }));
       ctx.output().data({ key }, ({ key }) => key);
     });
 
@@ -33,7 +34,7 @@ export function addKeyCommands(program: Command, ctx: CliContext): void {
       ctx.output().data(found, (list) =>
         list.map((key) => {
           const state = key.revokedAt ? `revoked ${key.revokedAt.toISOString()}` : key.expiresAt ? `expires ${key.expiresAt.toISOString()}` : 'active';
-          return [key.keyId, key.tenantId, key.userId, key.roles.join(',') || '-', state].join('\t');
+          return [key.keyId, key.tenantId, key.userId, key.roles.join(',') || '-', state, key.name].join('\t');
         }),
       );
     });

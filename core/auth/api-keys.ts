@@ -23,6 +23,9 @@ export interface Principal {
 
 /** What an API key is, without its secret. */
 export interface ApiKeyInfo extends Required<Principal> {
+  /** What its owner calls it ('' when it was given no name). */
+  name: string;
+  description?: string;
   createdAt: Date;
   expiresAt?: Date;
   revokedAt?: Date;
@@ -34,18 +37,26 @@ export const apiKeyChannel = 'weft_api_keys';
 const keyPattern = /^weft_([a-z0-9]{12})_([A-Za-z0-9_-]{43})$/;
 const sha256 = (secret: string) => createHash('sha256').update(secret).digest();
 
+export interface NewKeyOptions {
+  expiresAt?: Date;
+  name?: string;
+  description?: string;
+}
+
 /** A new key for the principal, valid until `expiresAt` if given. The key is returned once and never stored. */
-export async function createApiKey(db: Queryable, principal: Principal, options: { expiresAt?: Date } = {}): Promise<string> {
+export async function createApiKey(db: Queryable, principal: Principal, options: NewKeyOptions = {}): Promise<string> {
   if (!principal.tenantId || !principal.userId) throw new Error('an API key needs a tenant and a user');
   const keyId = randomBytes(9).toString('base64url').toLowerCase().replace(/[^a-z0-9]/g, '0').slice(0, 12);
   const secret = randomBytes(32).toString('base64url');
-  await db.query('INSERT INTO api_keys (key_id, secret_sha256, tenant_id, user_id, roles, expires_at) VALUES ($1, $2, $3, $4, $5, $6)', [
+  await db.query('INSERT INTO api_keys (key_id, secret_sha256, tenant_id, user_id, roles, expires_at, name, description) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', [
     keyId,
     sha256(secret),
     principal.tenantId,
     principal.userId,
     principal.roles,
     options.expiresAt ?? null,
+    options.name ?? '',
+    options.description ?? null,
   ]);
   return `weft_${keyId}_${secret}`;
 }

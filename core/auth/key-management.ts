@@ -16,6 +16,8 @@ interface KeyRow {
   tenant_id: string;
   user_id: string;
   roles: Role[];
+  name: string;
+  description: string | null;
   created_at: Date;
   expires_at: Date | null;
   revoked_at: Date | null;
@@ -26,6 +28,8 @@ const infoOf = (row: KeyRow): ApiKeyInfo => ({
   tenantId: row.tenant_id,
   userId: row.user_id,
   roles: row.roles,
+  name: row.name,
+  ...(row.description !== null ? { description: row.description } : {}),
   createdAt: row.created_at,
   ...(row.expires_at ? { expiresAt: row.expires_at } : {}),
   ...(row.revoked_at ? { revokedAt: row.revoked_at } : {}),
@@ -34,7 +38,7 @@ const infoOf = (row: KeyRow): ApiKeyInfo => ({
 /** Every key (of one tenant when given), oldest first, without secrets. */
 export async function listApiKeys(db: Queryable, filter: { tenantId?: string } = {}): Promise<ApiKeyInfo[]> {
   const { rows } = await db.query<KeyRow>(
-    `SELECT key_id, tenant_id, user_id, roles, created_at, expires_at, revoked_at FROM api_keys
+    `SELECT key_id, tenant_id, user_id, roles, name, description, created_at, expires_at, revoked_at FROM api_keys
      WHERE $1::text IS NULL OR tenant_id = $1 ORDER BY tenant_id, created_at`,
     [filter.tenantId ?? null],
   );
@@ -54,12 +58,16 @@ export async function revokeApiKey(db: Queryable, keyId: string): Promise<void> 
  */
 export async function rotateApiKey(db: Queryable, keyId: string, graceSeconds: number): Promise<string> {
   const { rows } = await db.query<KeyRow>(
-    'SELECT key_id, tenant_id, user_id, roles, created_at, expires_at, revoked_at FROM api_keys WHERE key_id = $1 AND revoked_at IS NULL',
+    'SELECT key_id, tenant_id, user_id, roles, name, description, created_at, expires_at, revoked_at FROM api_keys WHERE key_id = $1 AND revoked_at IS NULL',
     [keyId],
   );
   const old = rows[0];
   if (!old) throw new ApiKeyNotFoundError(keyId);
-  const fresh = await createApiKey(db, { tenantId: old.tenant_id, userId: old.user_id, roles: old.roles }, old.expires_at ? { expiresAt: old.expires_at } : {});
+  const fresh = await createApiKey(
+    db,
+    { tenantId: old.tenant_id, userId: old.user_id, roles: old.roles },
+    { name: old.name, ...(old.description !== null ? { description: old.description } : {}), ...(old.expires_at ? { expiresAt: old.expires_at } : {}) },
+  );
   if (graceSeconds === 0) await revokeApiKey(db, keyId);
   else await db.query(`UPDATE api_keys SET expires_at = least(coalesce(expires_at, 'infinity'), now() + make_interval(secs => $2)) WHERE key_id = $1`, [keyId, graceSeconds]);
   return fresh;
