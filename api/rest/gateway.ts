@@ -1,11 +1,13 @@
-import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type * as grpc from '@grpc/grpc-js';
 import { callUnary, createServiceClient, type ServiceClient, type UnaryMethod } from '../../protos/clients';
 import { JsonMappingError, methodTypes, toJson } from '../../protos/json-mapping';
 import { grpcRequestOf, httpErrorOf, metadataOf, uncarriableHeaderOf } from './http-mapping';
 import { openApiDocument, openApiPath } from './openapi';
-import { fullServiceNames, restRoutes, shannonStreamRoute, streamRoute, withSlashedIdsEscaped, type RestRoute } from './routes';
+import { fullServiceNames, restRoutes, shannonStreamRoute, shannonWebSocketRoute, streamRoute, withSlashedIdsEscaped, type RestRoute } from './routes';
 import { serveTaskEvents } from './sse';
+import { serveTaskEventsOverWebSocket } from './task-events-ws';
+import fastifyWebsocket from '@fastify/websocket';
 import { registerToolRoutes, type ToolRouteDeps } from './tool-routes';
 import { httpsOptions, type TlsMaterial } from '../grpc/tls';
 import { log } from '../../core/telemetry/logger';
@@ -67,6 +69,30 @@ function rateLimitHeaders(auth: Authenticator) {
   };
 }
 
+async function refuseUnauthenticated(auth: Authenticator, request: FastifyRequest, reply: FastifyReply) {
+  try {
+    await auth.identify(metadataOf(request.headers));
+  } catch (err) {
+    const { httpStatus, body } = httpErrorOf(toServiceErrorOrAsIs(err));
+    return reply.code(httpStatus).send(body);
+  }
+}
+
+/** A task's events as server-sent events (Weft's path and Shannon's) and over a WebSocket (Shannon's). */
+function registerStreamRoutes(app: FastifyInstance, streaming: ServiceClient<'streaming'>, options: RestGatewayOptions): void {
+  for (const route of [streamRoute, shannonStreamRoute]) {
+    app.get<{ Params: Record<string, string>; Querystring: Record<string, unknown> }>(route.path, (request, reply) =>
+      serveTaskEvents(route, streaming, options.sseKeepAliveMs, request, reply),
+    );
+  }
+  app.get<{ Params: Record<string, string>; Querystring: Record<string, unknown> }>(
+    shannonWebSocketRoute.path,
+    // A caller without a key is refused in the handshake (401), before the socket opens.
+    { websocket: true, preValidation: (request, reply) => refuseUnauthenticated(options.shannon.auth, request, reply) },
+    (socket, request) => serveTaskEventsOverWebSocket(shannonWebSocketRoute, streaming, options.sseKeepAliveMs, socket, request),
+  );
+}
+
 type UnaryClient = grpc.Client & Record<string, UnaryMethod<unknown, object>>;
 
 export async function startRestGateway(options: RestGatewayOptions): Promise<RestGateway> {
@@ -80,6 +106,8 @@ export async function startRestGateway(options: RestGatewayOptions): Promise<Res
     rewriteUrl: (request) => withSlashedIdsEscaped(request.url ?? '/'),
     ...(options.tls ? { https: httpsOptions(options.tls) } : {}),
   });
+  // Before any route: a plugin loaded later would build the routes before the error handlers below are set.
+  await app.register(fastifyWebsocket);
   // A JSON content type with no body at all (a DELETE from some clients) is a request without a body.
   const json = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
@@ -118,11 +146,7 @@ export async function startRestGateway(options: RestGatewayOptions): Promise<Res
       },
     });
   }
-  for (const route of [streamRoute, shannonStreamRoute]) {
-    app.get<{ Params: Record<string, string>; Querystring: Record<string, unknown> }>(route.path, (request, reply) =>
-      serveTaskEvents(route, streaming, options.sseKeepAliveMs, request, reply),
-    );
-  }
+  registerStreamRoutes(app, streaming, options);
   registerToolRoutes(app, options.toolDiscovery);
   registerShannonRoutes(app, shannonRoutes, options.shannonRoutes);
   registerOpenAiRoutes(app, options.openAi);

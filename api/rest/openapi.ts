@@ -1,6 +1,6 @@
 import { fieldSchemaOf, jsonSchemaOf, messageType, methodTypes } from '../../protos/json-mapping';
 import { weftVersion } from '../../core/version';
-import { fullServiceNames, restRoutes, shannonStreamRoute, streamRoute } from './routes';
+import { fullServiceNames, restRoutes, shannonStreamRoute, shannonWebSocketRoute, streamRoute } from './routes';
 import { shannonRoutes } from '../shannon';
 import { openAiRoutes } from '../openai/openai-routes';
 
@@ -29,6 +29,45 @@ const errorResponses = Object.fromEntries(
 
 const openApiPathOf = (path: string) => path.replace(/:(\w+)/g, '{$1}').replace(/\*$/, '{path}');
 const pathParams = (path: string) => [...[...path.matchAll(/:(\w+)/g)].map((m) => m[1]!), ...(path.endsWith('*') ? ['path'] : [])];
+
+/** A task's event streams: server-sent events on Weft's path and Shannon's, and Shannon's WebSocket. */
+function streamPaths(schemas: Record<string, Record<string, unknown>>): Record<string, Record<string, unknown>> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of [streamRoute, shannonStreamRoute]) {
+    paths[openApiPathOf(route.path)] = {
+      get: {
+        operationId: route === streamRoute ? 'StreamTaskExecution' : 'StreamTaskExecutionByQuery',
+        summary: 'Server-sent events of a task from its durable event log, then live; resume with the Last-Event-ID header',
+        tags: ['streaming'],
+        parameters: [
+          { name: 'workflow_id', in: route === streamRoute ? 'path' : 'query', required: true, schema: { type: 'string' } },
+          { name: 'types', in: 'query', schema: { type: 'string' }, description: 'comma-separated event types' },
+          { name: 'last_event_id', in: 'query', schema: { type: 'string' } },
+          { name: 'last_stream_id', in: 'query', schema: { type: 'string' } },
+          { name: 'Last-Event-ID', in: 'header', schema: { type: 'string' }, description: 'the id of the last event received' },
+        ],
+        responses: {
+          '200': {
+            description: 'event: <type>, id: <stream id>, data: a TaskUpdate; ": keep-alive" comments between events',
+            content: { 'text/event-stream': { schema: jsonSchemaOf(messageType('shannon.orchestrator.TaskUpdate'), schemas) } },
+          },
+          ...errorResponses,
+        },
+      },
+    };
+  }
+
+  paths[shannonWebSocketRoute.path] = {
+    get: {
+      operationId: 'StreamTaskExecutionOverWebSocket',
+      summary: "A WebSocket of the task's events: one TaskUpdate JSON per message, as on /api/v1/stream/sse; closes 1000 once they are over, 4000 + the HTTP status after an error",
+      tags: ['streaming'],
+      parameters: ['workflow_id', 'types', 'last_event_id', 'last_stream_id'].map((name) => ({ name, in: 'query', required: name === 'workflow_id', schema: { type: 'string' } })),
+      responses: { '101': { description: 'switching to the WebSocket protocol' }, ...errorResponses },
+    },
+  };
+  return paths;
+}
 
 /** OpenAI's routes (api/openai/): OpenAI's request and response bodies, and its error body. */
 function openAiPaths(): Record<string, Record<string, unknown>> {
@@ -68,29 +107,7 @@ export function openApiDocument(): Record<string, unknown> {
       responses: { '200': { description: 'OK', content: { 'application/json': { schema: jsonSchemaOf(response, schemas) } } }, ...errorResponses },
     };
   }
-  for (const route of [streamRoute, shannonStreamRoute]) {
-    paths[openApiPathOf(route.path)] = {
-      get: {
-        operationId: route === streamRoute ? 'StreamTaskExecution' : 'StreamTaskExecutionByQuery',
-        summary: 'Server-sent events of a task from its durable event log, then live; resume with the Last-Event-ID header',
-        tags: ['streaming'],
-        parameters: [
-          { name: 'workflow_id', in: route === streamRoute ? 'path' : 'query', required: true, schema: { type: 'string' } },
-          { name: 'types', in: 'query', schema: { type: 'string' }, description: 'comma-separated event types' },
-          { name: 'last_event_id', in: 'query', schema: { type: 'string' } },
-          { name: 'last_stream_id', in: 'query', schema: { type: 'string' } },
-          { name: 'Last-Event-ID', in: 'header', schema: { type: 'string' }, description: 'the id of the last event received' },
-        ],
-        responses: {
-          '200': {
-            description: 'event: <type>, id: <stream id>, data: a TaskUpdate; ": keep-alive" comments between events',
-            content: { 'text/event-stream': { schema: jsonSchemaOf(messageType('shannon.orchestrator.TaskUpdate'), schemas) } },
-          },
-          ...errorResponses,
-        },
-      },
-    };
-  }
+  Object.assign(paths, streamPaths(schemas));
 
   // Shannon's gateway routes without a gRPC counterpart (api/shannon/): JSON in Shannon's shapes.
   for (const route of shannonRoutes) {

@@ -62,6 +62,9 @@ export const shannonStreamRoute: StreamRoute = {
   shannon: true,
 };
 
+/** The same events over a WebSocket, one JSON message each (Shannon's /api/v1/stream/ws). */
+export const shannonWebSocketRoute: StreamRoute = { ...shannonStreamRoute, path: '/api/v1/stream/ws' };
+
 export const fullServiceNames = {
   orchestrator: 'shannon.orchestrator.OrchestratorService',
   session: 'shannon.session.SessionService',

@@ -20,9 +20,20 @@ function withStreamIdsAsSuch(query: Record<string, unknown>): Record<string, unk
 }
 
 /** An update's JSON as the route's clients read it: Shannon's carry `seq` as a number. */
-function eventData(route: StreamRoute, update: TaskUpdate__Output): string {
+export function eventData(route: StreamRoute, update: TaskUpdate__Output): string {
   const json = toJson(taskUpdate(), update);
   return JSON.stringify(route.shannon ? { ...json, seq: Number(update.seq) } : json);
+}
+
+/** The StreamTaskExecution request a stream route's HTTP request asks for (Last-Event-ID, query, path). */
+export function streamRequestOf(route: StreamRoute, request: FastifyRequest<{ Params: Record<string, string>; Querystring: Record<string, unknown> }>) {
+  const lastEventId = request.headers['last-event-id'];
+  return grpcRequestOf(messageType('shannon.orchestrator.StreamRequest'), {
+    params: { ...request.params, ...(typeof lastEventId === 'string' && lastEventId ? { last_stream_id: lastEventId } : {}) },
+    query: withStreamIdsAsSuch(request.query),
+    body: undefined,
+    queryFields: route.query,
+  });
 }
 
 /**
@@ -39,13 +50,7 @@ export function serveTaskEvents(
 ): void {
   const streamRequest = (() => {
     try {
-      const lastEventId = request.headers['last-event-id'];
-      return grpcRequestOf(messageType('shannon.orchestrator.StreamRequest'), {
-        params: { ...request.params, ...(typeof lastEventId === 'string' && lastEventId ? { last_stream_id: lastEventId } : {}) },
-        query: withStreamIdsAsSuch(request.query),
-        body: undefined,
-        queryFields: route.query,
-      });
+      return streamRequestOf(route, request);
     } catch (err) {
       const { httpStatus, body } = httpErrorOf(err);
       void reply.code(httpStatus).send(body);

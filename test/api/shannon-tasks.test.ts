@@ -102,6 +102,43 @@ it('submits with a stream URL, streams Shannon\'s events to a closing done, and 
   expect(resumed.events.at(-1)?.event).toBe('done');
 });
 
+/** Every message of a task's WebSocket stream until it closes, and how it closed. */
+function readWebSocket(url: string, headers: Record<string, string>): Promise<{ messages: Array<Record<string, unknown>>; code: number; opened: boolean }> {
+  return new Promise((resolve, reject) => {
+    // Node's WebSocket (undici) takes headers in its init object, as Shannon's SDK sends X-API-Key.
+    const socket = new WebSocket(url, { headers } as unknown as string[]);
+    const messages: Array<Record<string, unknown>> = [];
+    let opened = false;
+    socket.onopen = () => (opened = true);
+    socket.onmessage = (message) => messages.push(JSON.parse(String(message.data)) as Record<string, unknown>);
+    socket.onclose = (closed) => resolve({ messages, code: closed.code, opened });
+    socket.onerror = () => (opened ? undefined : resolve({ messages, code: 0, opened }));
+    setTimeout(() => reject(new Error(`no close from ${url}`)), 20_000);
+  });
+}
+
+it('carries the same events over a WebSocket, resumable by last_event_id, and refuses a caller without a key in the handshake', async () => {
+  const query = unique('websocket question');
+  stack.model.on(query, { content: 'answer over a socket' });
+  const submitted = await http.call('POST', '/api/v1/tasks/stream', { query });
+  const workflowId = submitted.body.workflow_id as string;
+  const ws = `ws://127.0.0.1:${stack.api.httpPort}/api/v1/stream/ws?workflow_id=${workflowId}`;
+  const { messages, code } = await readWebSocket(ws, { 'x-api-key': stack.apiKey });
+  expect(code).toBe(1000);
+  const stored = messages.filter((m) => m.stream_id);
+  expect(stored.map((m) => m.type)).toEqual(expect.arrayContaining(['WORKFLOW_STARTED', 'WORKFLOW_COMPLETED']));
+  const sse = (await readSse(await http.raw('GET', `/api/v1/stream/sse?workflow_id=${workflowId}`))).events.filter((e) => e.id).map((e) => JSON.parse(e.data));
+  expect(stored).toEqual(sse);
+
+  const resumed = await readWebSocket(`${ws}&last_event_id=${String(stored[1]!.stream_id)}`, { 'x-api-key': stack.apiKey });
+  expect(resumed.messages.filter((m) => m.stream_id).map((m) => m.seq)).toEqual(stored.slice(2).map((m) => m.seq));
+
+  expect(await readWebSocket(ws, {})).toMatchObject({ opened: false, messages: [] });
+  const other = await stack.newApiKey({ tenantId: `other-${stack.principal.tenantId}`, userId: 'eve', roles: [] });
+  const refused = await readWebSocket(ws, { 'x-api-key': other });
+  expect(refused).toMatchObject({ code: 4404, messages: [{ code: 'NOT_FOUND' }] });
+});
+
 it('refuses what Shannon\'s body may not carry with a clear 400, and another tenant\'s task with 404', async () => {
   expect(await http.call('POST', '/api/v1/tasks', { query: 'q', mode: 'turbo' })).toMatchObject({ status: 400, body: { error: 'mode must be one of simple, standard, complex, supervisor' } });
   expect(await http.call('POST', '/api/v1/tasks', { query: 'q', session_id: 42 })).toMatchObject({ status: 400, body: { error: 'session_id must be a string' } });
@@ -130,7 +167,7 @@ it("lists every route, Weft's and Shannon's, in /openapi.json", async () => {
   const doc = (await (await fetch(`${http.base}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
   const documented = (method: string, path: string) => doc.paths[path.replace(/:(\w+)/g, '{$1}').replace(/\*$/, '{path}')]?.[method.toLowerCase()];
   for (const route of [...restRoutes, ...shannonRoutes]) expect([route.method, route.path, documented(route.method, route.path) !== undefined]).toEqual([route.method, route.path, true]);
-  for (const path of ['/v1/models', '/v1/models/{model}', '/v1/chat/completions', '/v1/completions', '/health', '/readiness', '/metrics', '/api/v1/tasks/stream', '/api/v1/tasks/{task_id}/timeline', '/api/v1/tasks/{task_id}/pause', '/api/v1/memory/files/{path}', '/api/v1/stream/sse']) {
+  for (const path of ['/v1/models', '/v1/models/{model}', '/v1/chat/completions', '/v1/completions', '/health', '/readiness', '/metrics', '/api/v1/tasks/stream', '/api/v1/tasks/{task_id}/timeline', '/api/v1/tasks/{task_id}/pause', '/api/v1/memory/files/{path}', '/api/v1/stream/sse', '/api/v1/stream/ws', '/api/v1/auth/me', '/api/v1/auth/api-keys']) {
     expect(doc.paths[path]).toBeDefined();
   }
 });

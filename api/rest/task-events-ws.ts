@@ -1,0 +1,63 @@
+import type { ServiceError, StatusObject } from '@grpc/grpc-js';
+import type { FastifyRequest } from 'fastify';
+import type { WebSocket } from '@fastify/websocket';
+import type { ServiceClient } from '../../protos/clients';
+import type { TaskUpdate__Output } from '../../protos/generated/shannon/orchestrator/TaskUpdate';
+import { taskEndedTrailer } from '../streaming/streaming-service';
+import { httpErrorOf, metadataOf } from './http-mapping';
+import type { StreamRoute } from './routes';
+import { eventData, streamRequestOf } from './sse';
+
+// A task's events over a WebSocket (Shannon's /api/v1/stream/ws): the same StreamTaskExecution
+// and the same event JSON as the SSE stream, one message each, resumable with last_event_id. The
+// socket closes normally (1000) once the task's events are over; a failure is sent as the
+// gateway's error body, then closes with 4000 + its HTTP status.
+
+const closeWith = (socket: WebSocket, err: unknown) => {
+  const { httpStatus, body } = httpErrorOf(err);
+  socket.send(JSON.stringify(body));
+  socket.close(4000 + httpStatus, body.code);
+};
+
+export function serveTaskEventsOverWebSocket(
+  route: StreamRoute,
+  streaming: ServiceClient<'streaming'>,
+  keepAliveMs: number,
+  socket: WebSocket,
+  request: FastifyRequest<{ Params: Record<string, string>; Querystring: Record<string, unknown> }>,
+): void {
+  let streamRequest;
+  try {
+    streamRequest = streamRequestOf(route, request);
+  } catch (err) {
+    return closeWith(socket, err);
+  }
+  const call = streaming.StreamTaskExecution(streamRequest, metadataOf(request.headers));
+  // Pings keep idle sockets open through proxies.
+  const keepAlive = setInterval(() => socket.ping(), keepAliveMs);
+  call.on('data', (update: TaskUpdate__Output) => socket.send(eventData(route, update)));
+  let ended = false;
+  let status: StatusObject | undefined;
+  const finish = () => {
+    if (!ended || !status) return;
+    clearInterval(keepAlive);
+    // A stream cut short (not the task's end) closes as "going away", so the client reconnects.
+    socket.close(status.metadata.get(taskEndedTrailer).length > 0 ? 1000 : 1001, 'done');
+  };
+  call.on('end', () => {
+    ended = true;
+    finish();
+  });
+  call.on('status', (received: StatusObject) => {
+    status = received;
+    finish();
+  });
+  call.on('error', (err: ServiceError) => {
+    clearInterval(keepAlive);
+    if (err.code !== 1 /* CANCELLED: the client left */) closeWith(socket, err);
+  });
+  socket.on('close', () => {
+    clearInterval(keepAlive);
+    call.cancel();
+  });
+}
