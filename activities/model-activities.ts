@@ -1,3 +1,4 @@
+import type { MemoryNoteInput } from '../core/tasks/run/memory-note';
 import type { ModelStepInput } from '../core/tasks/run/model-step';
 import type { RoutingInput } from '../core/tasks/run/routing';
 import type { TaskRun } from '../core/tasks/run/task-run';
@@ -10,5 +11,6 @@ export function createModelActivities(taskRun: TaskRun) {
     analyzeComplexity: (input: RoutingInput) => failPermanentErrorsFast(() => taskRun.route(input, activityStep())),
     decomposeTask: (input: RoutingInput) => failPermanentErrorsFast(() => taskRun.decompose(input, activityStep())),
     runModelStep: (input: ModelStepInput) => failPermanentErrorsFast(() => taskRun.runModelStep(input, activityStep())),
+    draftMemoryNote: (input: MemoryNoteInput) => failPermanentErrorsFast(() => taskRun.draftMemoryNote(input, activityStep())),
   };
 }

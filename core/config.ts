@@ -87,6 +87,8 @@ const envSchema = telemetryEnvSchema.extend(capacityEnvSchema.shape).extend(webS
   WEFT_HISTORY_KEEP_TURNS: z.coerce.number().int().nonnegative().default(4),
   WEFT_HISTORY_MODEL: z.string().optional(),
   WEFT_STEPS_PER_HISTORY: z.coerce.number().int().positive().default(50),
+  /** A completed task's long answer is distilled into its user's memory files by one more (small-tier) model step. */
+  WEFT_USER_MEMORY: z.enum(['on', 'off']).default('off'),
   WEFT_APPROVAL_TIMEOUT_MS: z.coerce.number().int().positive().default(60 * 60 * 1000),
   WEFT_APPROVAL_COST_THRESHOLD_USD: z.coerce.number().nonnegative().default(0),
   WEFT_LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
@@ -278,6 +280,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
       maxIterations: e.WEFT_MAX_ITERATIONS,
       toolParallelism: e.WEFT_TOOL_PARALLELISM ?? e.TOOL_PARALLELISM ?? 4,
       stepsPerHistory: e.WEFT_STEPS_PER_HISTORY,
+      ...(e.WEFT_USER_MEMORY === 'on' ? { rememberResults: true } : {}),
       approvalTimeoutMs: e.WEFT_APPROVAL_TIMEOUT_MS,
       approvalCostThresholdUsd: e.WEFT_APPROVAL_COST_THRESHOLD_USD,
       ...budgetSettingsOf(e),

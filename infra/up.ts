@@ -62,7 +62,11 @@ async function main(): Promise<void> {
     }
 
     const demo = needsDemoModel(env);
-    if (demo) startDemoModel(env, supervisor);
+    if (demo) {
+      startDemoModel(env, supervisor);
+      // The demo shows every feature, users' memory notes too: its model calls cost nothing.
+      env.WEFT_USER_MEMORY ??= 'on';
+    }
     const devKey = await prepareWeft(env, log);
     const ready = await untilReady(startWeftProcesses(env, supervisor, { workers: [{}], apis: [{}] }), log);
     console.log(banner({ config: loadConfig(env), temporalUi, embeddedPostgres: postgres.embedded, demo, devKey, ready }));

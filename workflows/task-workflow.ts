@@ -22,6 +22,7 @@ import { finishTaskRun } from './task-ending';
 import type { TaskWorkflowInput, TaskWorkflowResult } from './task-workflow-types';
 import { runTask } from './run-task';
 import { steerTask } from './task-steering';
+import { rememberResult } from './remember-result';
 
 const { recordCancellationRequest } = storeActivities;
 const { startTask } = lifecycleActivities;
@@ -109,5 +110,6 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkfl
   }
   finishing = true;
   await cancelling;
+  await rememberResult({ input, task, view }, outcome);
   return finishTaskRun({ input, task, view, deferredStart }, outcome);
 }

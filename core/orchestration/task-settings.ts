@@ -27,4 +27,6 @@ export interface TaskSettings {
   promptParams?: PromptParams;
   /** The tier a single-agent task's model steps use (context.model_tier); MEDIUM when absent. */
   modelTier?: ModelTier;
+  /** A completed task's long answer is distilled into its user's memory (WEFT_USER_MEMORY=on). */
+  rememberResults?: boolean;
 }

@@ -1,4 +1,5 @@
 import type { ScriptedModelServer, ScriptedReply } from './scripted-model-server';
+import { memoryInstruction } from '../../workflows/memory-note';
 
 // What the demo model (`make up` without a model provider) answers, so a newcomer sees the whole
 // product run: a research-style question becomes a COMPLEX plan of three agents, two of them in
@@ -60,6 +61,13 @@ export function scriptDemo(server: ScriptedModelServer): void {
   server.on(wantsFile, (text) => ({
     toolCalls: [{ id: 'demo-file_write', name: 'file_write', arguments: JSON.stringify({ path: 'summary.md', content: `# ${/titled ['"]([^'"]+)['"]/i.exec(text)?.[1] ?? 'Summary'}\n\n${label} A short summary of: ${text}\n` }) }],
   }));
+  // Asked what a finished task leaves its user's memory (WEFT_USER_MEMORY=on), it keeps a note.
+  server.on((text) => text.startsWith(memoryInstruction), (text) => {
+    const task = /## Task\n([\s\S]*?)\n\n## Answer/.exec(text)?.[1]?.trim() ?? 'a task';
+    const slug = task.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'task';
+    const note = { worth_remembering: true, title: task.slice(0, 60), summary: `${label} What the task "${task.slice(0, 60)}" found.`, content: `${label} The user asked: ${task}\n\nThe demo model answered it at length; a real model would keep the facts worth remembering here.`, suggested_path: `notes/${slug}.md` };
+    return { content: JSON.stringify(note) };
+  });
   server.on((text) => text.includes('Combine these results into one final answer'), {
     content: `${label} Final answer: the researcher counted 8760 hours in a year, the analyst computed a mean of 7.25, and the writer saved report.md.`,
   });

@@ -18,7 +18,7 @@ function loadHistory(file: string) {
 }
 
 it('has a golden history for every workflow path', () => {
-  const paths = ['simple', 'standard', 'complex-dag', 'complex-dag.agent-join', 'approve', 'approve-modified', 'reject', 'timeout', 'cancel', 'budget-exceeded', 'failure', 'continue-as-new.run-1', 'continue-as-new.run-2', 'outcome-review', 'unrecordable-end', 'ignored-decision', 'reset-decision.run-1', 'reset-decision.run-2', 'reset-run.run-1', 'reset-run.run-2', 'reset-agent-wait.run-1', 'reset-agent-wait.run-2', 'cancel-dag', 'first-step-start', 'cancel-before-first-step', 'steered'];
+  const paths = ['simple', 'standard', 'complex-dag', 'complex-dag.agent-join', 'approve', 'approve-modified', 'reject', 'timeout', 'cancel', 'budget-exceeded', 'failure', 'continue-as-new.run-1', 'continue-as-new.run-2', 'outcome-review', 'unrecordable-end', 'ignored-decision', 'reset-decision.run-1', 'reset-decision.run-2', 'reset-run.run-1', 'reset-run.run-2', 'reset-agent-wait.run-1', 'reset-agent-wait.run-2', 'cancel-dag', 'first-step-start', 'cancel-before-first-step', 'steered', 'remembered'];
   expect(goldenFiles.map((file) => path.basename(file, '.json')).sort()).toEqual(paths.sort());
 });
 

@@ -4,12 +4,10 @@ import { appendTaskEvent } from '../../events/event-log';
 import { EventType } from '../../events/event-types';
 import { decideComplexity, heuristicComplexity, type ComplexityVerdict } from '../../orchestration/complexity';
 import { checkPlan, parsePlanText, type ModelTier, type Plan } from '../../orchestration/plan';
-import { userText, textOf } from '../../transcript';
 import { findRecentAnswer, recordTaskMode, recordTaskPlan } from '../task-index';
-import { recordStepUsage } from '../task-usage';
-import { decodeModelReply, modelReplyKey, modelReplyRecord, type ModelReplyPayload } from './run-records';
+import { askOnce } from './recorded-reply';
 import { taskEvent } from './task-events';
-import { TaskAgent, runEventKey, taskRunOf, type TaskRef } from './task-ref';
+import { TaskAgent, runEventKey, type TaskRef } from './task-ref';
 import type { StepContext, TaskRunDeps } from './task-run-deps';
 
 /** A task as routing sees it: its caller's roles play no part. */
@@ -45,23 +43,8 @@ const decompositionPrompt = (query: string, tools: readonly string[], errors?: s
 export function taskRouting({ store, pool, gateway, tools }: TaskRunDeps) {
   const toolNames = (tenantId?: string) => tools.list(tenantId).map((t) => t.name);
 
-  /**
-   * A model call whose reply is kept in the task run's log under `key`, with its usage, in one
-   * transaction: a retry reuses the reply instead of asking again, and its usage counts once.
-   */
-  async function askOnce(input: RoutingInput, key: string, prompt: string, tier: ModelTier, step: StepContext): Promise<ModelReplyPayload> {
-    const owner = { ...taskRunOf(taskRunIdOf(input)), sessionId: input.sessionId };
-    const recordKey = modelReplyKey(owner, key);
-    const stored = await store.findRunRecord(owner.runId, recordKey);
-    if (stored) return decodeModelReply(stored);
-    const completion = await step.keepAlive(() => gateway.complete({ tier, messages: [userText(prompt)] }));
-    const reply = { text: textOf(completion.message), model: completion.model, usage: completion.usage };
-    const at = new Date(input.atMs);
-    await store.appendRunRecord(modelReplyRecord(owner, key, at, reply), (tx) =>
-      recordStepUsage(tx, { taskId: input.taskId, stepKey: recordKey, agentId: TaskAgent.Router, model: reply.model, ...reply.usage, costUsd: completion.costUsd, at }),
-    );
-    return reply;
-  }
+  const ask = (input: RoutingInput, name: string, prompt: string, tier: ModelTier, step: StepContext) =>
+    askOnce({ store, gateway }, { taskId: input.taskId, sessionId: input.sessionId, runId: taskRunIdOf(input), agentId: TaskAgent.Router, name, prompt, tier, atMs: input.atMs }, step);
 
   /** The routing decision in the task index and its announcement, in one transaction. */
   const announce = (input: RoutingInput, verdict: ComplexityVerdict) =>
@@ -95,7 +78,7 @@ export function taskRouting({ store, pool, gateway, tools }: TaskRunDeps) {
         }
       }
       const verdict = await decideComplexity(heuristic, input.query, toolNames(input.tenantId), (prompt) =>
-        askOnce(input, 'routing/analysis', prompt, 'SMALL', step).then((reply) => reply.text),
+        ask(input, 'routing/analysis', prompt, 'SMALL', step).then((reply) => reply.text),
       );
       await announce(input, verdict);
       return { verdict };
@@ -105,7 +88,7 @@ export function taskRouting({ store, pool, gateway, tools }: TaskRunDeps) {
     async decompose(input: RoutingInput, step: StepContext): Promise<DecompositionResult> {
       let errors: string[] | undefined;
       for (const attempt of [1, 2]) {
-        const reply = await askOnce(input, `routing/plan-${attempt}`, decompositionPrompt(input.query, toolNames(input.tenantId), errors), 'MEDIUM', step);
+        const reply = await ask(input, `routing/plan-${attempt}`, decompositionPrompt(input.query, toolNames(input.tenantId), errors), 'MEDIUM', step);
         const check = checkPlan(parsePlanText(reply.text), toolNames(input.tenantId));
         if (check.ok) {
           await recordPlan(input, check.plan);

@@ -38,6 +38,8 @@ export const TaskAgent = {
   Synthesis: 'synthesis',
   /** Complexity analysis and decomposition. */
   Router: 'router',
+  /** The step that distils a completed task's answer into its user's memory. */
+  Memory: 'memory',
 } as const;
 
 /**

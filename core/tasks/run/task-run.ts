@@ -1,5 +1,6 @@
 import { agentRuns } from './agent-runs';
 import { approvalChanges } from './approval-changes';
+import { memoryNotes } from './memory-note';
 import { modelSteps } from './model-step';
 import { taskRouting } from './routing';
 import { taskLifecycle } from './task-lifecycle';
@@ -8,7 +9,7 @@ import type { TaskRunDeps } from './task-run-deps';
 import { toolSteps } from './tool-step';
 
 // Every write of one task, in one place: its start, routing decision and plan, model steps, tool
-// results, approval changes, agent runs and finish. Each is one store transaction that writes the
+// results, approval changes, agent runs, memory note and finish. Each is one store transaction that writes the
 // lifecycle change with its record, its event and its usage; keys come from run-records.ts and
 // timestamps from the caller (the workflow), so a retry proposes exactly the same write.
 
@@ -21,6 +22,7 @@ export function createTaskRun(deps: TaskRunDeps) {
     ...approvalChanges(deps),
     ...agentRuns(deps),
     ...taskSteering(deps),
+    ...memoryNotes(deps),
 
     /** Validates edited tool arguments (JSON text) against the tool's schema, like the original call. */
     checkToolArguments(input: { tool: string; argumentsText: string }): { ok: true; arguments: Record<string, unknown> } | { ok: false; error: string } {

@@ -1,0 +1,45 @@
+import { log, patched } from '@temporalio/workflow';
+import { memoryDecisionOf, memoryPrompt, minRememberedResultLength } from './memory-note';
+import { TaskAgent, taskRefOf } from '../core/tasks/run/task-ref';
+import { modelActivities, toolActivities } from './activity-stubs';
+import type { TaskView } from './messages';
+import { failureMessageOf, type TaskOutcome } from './task-outcomes';
+import { handoverOf, taskRunIdOf, type TaskScope } from './task-scope';
+import type { TaskWorkflowInput } from './task-workflow-types';
+
+const { draftMemoryNote } = modelActivities;
+const { runToolCall } = toolActivities;
+
+/** Workflows from before it ran no memory step; the patch goes once none of them runs (see README, "Patches"). */
+const rememberResultsPatch = 'remember-task-results';
+
+interface RememberingTask {
+  input: TaskWorkflowInput;
+  task: TaskScope;
+  view: TaskView;
+}
+
+/**
+ * With WEFT_USER_MEMORY on, a completed task's long answer leaves a note in its user's memory: a
+ * small-tier model call says what is worth keeping, and memory_write keeps it, both recorded as the
+ * task's agent "memory". Best effort: the task completes whatever happens here, and the log says why
+ * nothing was kept.
+ */
+export async function rememberResult({ input, task, view }: RememberingTask, outcome: TaskOutcome): Promise<void> {
+  if (outcome.status !== 'COMPLETED' || !input.settings.rememberResults || outcome.result.length < minRememberedResultLength) return;
+  if (!patched(rememberResultsPatch)) return;
+  const run = { runId: taskRunIdOf(task), agentId: TaskAgent.Memory };
+  try {
+    const note = await draftMemoryNote.executeWithOptions({ summary: 'memory: what this task leaves its user' }, [
+      { taskId: task.taskId, runId: run.runId, sessionId: task.sessionId, prompt: memoryPrompt(task.query, outcome.result), atMs: Date.now(), ...handoverOf(task) },
+    ]);
+    view.tokens += note.usage.totalTokens;
+    const decision = memoryDecisionOf(note.text);
+    if (decision.kind === 'skip') return log.info('nothing remembered', { reason: decision.reason });
+    const call = { id: 'weft-memory-note', name: 'memory_write', arguments: { path: decision.path, content: decision.content } };
+    const written = await runToolCall.executeWithOptions({ summary: `memory: ${decision.path}` }, [{ ...taskRefOf(task), workflowId: task.taskWorkflowId, ...run, call, atMs: Date.now(), ...handoverOf(task) }]);
+    if (!written.ok) log.warn('the memory note was not written', { path: decision.path, error: written.error.message });
+  } catch (err) {
+    log.warn("remembering the task's answer failed; the task completes without it", { error: failureMessageOf(err) });
+  }
+}
