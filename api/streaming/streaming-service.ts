@@ -2,7 +2,7 @@ import { Metadata, type ServerWritableStream } from '@grpc/grpc-js';
 import type { Pool } from 'pg';
 import type { EventFeed } from '../../core/events/event-feed';
 import { isLiveOnly, type TaskEvent } from '../../core/events/event-log';
-import { EventType } from '../../core/events/event-types';
+import { EventType, shannonEventAliases, shannonOnlyEventTypes } from '../../core/events/event-types';
 import type { StreamRequest__Output } from '../../protos/generated/shannon/orchestrator/StreamRequest';
 import type { StreamingServiceHandlers } from '../../protos/generated/shannon/orchestrator/StreamingService';
 import type { TaskUpdate } from '../../protos/generated/shannon/orchestrator/TaskUpdate';
@@ -22,7 +22,7 @@ export interface StreamingDeps {
   events: EventFeed;
 }
 
-const knownTypes: ReadonlySet<string> = new Set(Object.values(EventType));
+const knownTypes: ReadonlySet<string> = new Set([...Object.values(EventType), ...shannonOnlyEventTypes, ...Object.keys(shannonEventAliases)]);
 
 /** Where a client resumes after this event; a live-only event has none (empty), as it is not in the log. */
 function streamIdOf(event: TaskEvent): string {
@@ -87,7 +87,8 @@ export function createStreamingService(deps: StreamingDeps): StreamingService {
     const after = resumeAfter(request);
     const { workflowId } = await ownTaskOf(deps, request.workflow_id, principal);
 
-    const wanted = (event: TaskEvent) => request.types.length === 0 || request.types.includes(event.type);
+    const types = request.types.map((type) => shannonEventAliases[type] ?? type);
+    const wanted = (event: TaskEvent) => types.length === 0 || types.includes(event.type);
     const lifetime = streamLifetime(call, deps.auth, principal, open);
     try {
       // Headers once the stream is live: a client (and the SSE gateway) then knows it is accepted and

@@ -24,3 +24,36 @@ export const EventType = {
   LlmPartial: 'LLM_PARTIAL',
 } as const;
 export type EventType = (typeof EventType)[keyof typeof EventType];
+
+/**
+ * Shannon's event types that Weft does not emit. A stream filter may name them (Shannon's clients
+ * filter by its catalog, LLM_OUTPUT say); they match nothing. Any other unknown type is refused.
+ */
+export const shannonOnlyEventTypes: readonly string[] = [
+  'LLM_PROMPT',
+  'LLM_OUTPUT',
+  'PROGRESS',
+  'DATA_PROCESSING',
+  'DELEGATION',
+  'TEAM_RECRUITED',
+  'TEAM_RETIRED',
+  'ROLE_ASSIGNED',
+  'TEAM_STATUS',
+  'MESSAGE_SENT',
+  'WAITING',
+  'WORKSPACE_UPDATED',
+  'ERROR_RECOVERY',
+  'DEPENDENCY_SATISFIED',
+  'BUDGET_THRESHOLD',
+  'workflow.pausing',
+  'workflow.cancelling',
+  'thread.message.delta',
+  'thread.message.completed',
+];
+
+/** Shannon's names for events Weft emits under its own: a filter naming one gets Weft's. */
+export const shannonEventAliases: Readonly<Record<string, EventType>> = {
+  'workflow.paused': EventType.WorkflowPaused,
+  'workflow.resumed': EventType.WorkflowResumed,
+  'workflow.cancelled': EventType.WorkflowCancelled,
+};

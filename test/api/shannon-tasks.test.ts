@@ -102,6 +102,22 @@ it('submits with a stream URL, streams Shannon\'s events to a closing done, and 
   expect(resumed.events.at(-1)?.event).toBe('done');
 });
 
+it("filters a stream by Shannon's event names: those Weft does not emit match nothing, its aliases match Weft's own, others are refused", async () => {
+  const query = unique('filtered stream');
+  stack.model.on(query, { content: 'filtered answer' });
+  const { body } = await http.call('POST', '/api/v1/tasks/stream', { query });
+  const filtered = await readSse(await http.raw('GET', `/api/v1/stream/sse?workflow_id=${body.workflow_id}&types=LLM_OUTPUT,WORKFLOW_COMPLETED,workflow.cancelled`));
+  expect(filtered.events.filter((e) => e.id).map((e) => e.event)).toEqual(['WORKFLOW_COMPLETED']);
+  expect(await http.call('GET', `/api/v1/stream/sse?workflow_id=${body.workflow_id}&types=LLM_OUTPUTS`)).toMatchObject({ status: 400, body: { error: 'unknown event types: LLM_OUTPUTS' } });
+
+  const slow = unique('cancelled stream');
+  stack.model.on(slow, { content: 'too late', delayMs: 5_000 });
+  const cancelled = await http.call('POST', '/api/v1/tasks', { query: slow });
+  expect((await http.call('POST', `/api/v1/tasks/${cancelled.body.task_id}/cancel`, { reason: 'filter test' })).status).toBe(200);
+  const onlyCancel = await readSse(await http.raw('GET', `/api/v1/stream/sse?workflow_id=${cancelled.body.workflow_id}&types=workflow.cancelled`));
+  expect(onlyCancel.events.filter((e) => e.id).map((e) => e.event)).toEqual(['WORKFLOW_CANCELLED']);
+});
+
 /** Every message of a task's WebSocket stream until it closes, and how it closed. */
 function readWebSocket(url: string, headers: Record<string, string>): Promise<{ messages: Array<Record<string, unknown>>; code: number; opened: boolean }> {
   return new Promise((resolve, reject) => {

@@ -65,7 +65,7 @@ export function scriptDemo(server: ScriptedModelServer): void {
   server.on((text) => text.startsWith(memoryInstruction), (text) => {
     const task = /## Task\n([\s\S]*?)\n\n## Answer/.exec(text)?.[1]?.trim() ?? 'a task';
     const slug = task.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'task';
-    const note = { worth_remembering: true, title: task.slice(0, 60), summary: `${label} What the task "${task.slice(0, 60)}" found.`, content: `${label} The user asked: ${task}\n\nThe demo model answered it at length; a real model would keep the facts worth remembering here.`, suggested_path: `notes/${slug}.md` };
+    const note = { worth_remembering: true, title: task.slice(0, 60), summary: `${label} What the task "${task.slice(0, 60)}" found.`, content: `${label} The user asked: ${task}\n\nThe demo model answered it at length; a real model would keep the facts worth remembering here.`, suggested_path: `${slug}.md` };
     return { content: JSON.stringify(note) };
   });
   server.on((text) => text.includes('Combine these results into one final answer'), {
