@@ -6,7 +6,7 @@ import { workerEnv, workerNodeFlags } from '../infra/processes';
 import { callUnary, createOrchestratorClient } from '../protos/clients';
 import type { SubmitTaskRequest } from '../protos/generated/shannon/orchestrator/SubmitTaskRequest';
 import type { SubmitTaskResponse__Output } from '../protos/generated/shannon/orchestrator/SubmitTaskResponse';
-import { ScriptedModelServer } from '../test/model-server/scripted-model-server';
+import { ScriptedModelServer, type ModelPace } from '../test/model-server/scripted-model-server';
 import '../test/setup/quiet-logs';
 import { startTestServices } from '../test/setup/test-services';
 import { startReadyProcess, stop } from '../test/support/processes';
@@ -16,12 +16,13 @@ import { startBenchApi } from './bench-api';
  * What the benches that hold Weft against bare Temporal run on: their own Temporal dev server and
  * database, the scripted model, Weft's production worker (prebuilt workflow bundle, configured as
  * `make up` runs it, or with `workerNodeFlags`) and the bare baseline's worker (bench/bare-worker.ts),
- * each in its own process, and Weft's API in the bench's process. stop() ends all of it.
+ * each in its own process, and Weft's API in the bench's process (at a model's pace with
+ * `modelPace`). stop() ends all of it.
  */
-export async function startWeftBesideBare(options: { workerNodeFlags?: string[] } = {}) {
+export async function startWeftBesideBare(options: { workerNodeFlags?: string[]; modelPace?: ModelPace } = {}) {
   const services = await startTestServices();
   const pool = createPool(process.env.DATABASE_URL!, { size: 20 });
-  const model = new ScriptedModelServer({ demo: true });
+  const model = new ScriptedModelServer({ demo: true, ...(options.modelPace ? { pace: options.modelPace } : {}) });
   await model.start();
   const weftQueue = `bench-weft-${randomUUID()}`;
   const bareQueue = `bench-bare-${randomUUID()}`;
@@ -48,6 +49,8 @@ export async function startWeftBesideBare(options: { workerNodeFlags?: string[] 
   const orchestrator = createOrchestratorClient(`127.0.0.1:${api.port}`, { apiKey });
   return {
     temporal,
+    pool,
+    api,
     model,
     weftWorker,
     bareWorker,
