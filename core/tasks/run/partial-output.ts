@@ -4,7 +4,8 @@ import { EventType } from '../../events/event-types';
 
 // A model step's text as it streams, to the task's live readers as LLM_PARTIAL events. They are
 // live-only: not stored, never replayed, and repeated when a step is retried; the step's stored
-// reply is the record. Pieces are batched so a fast stream costs a few notifications a second.
+// reply is the record. The first piece is sent at once; the rest are batched, so a fast stream
+// costs a few notifications a second.
 
 const flushMs = 100;
 /** Code points per notification: even fully escaped in JSON this stays under NOTIFY's 8,000 bytes. */
@@ -26,6 +27,7 @@ export function partialOutputPublisher(db: Queryable, workflowId: string, agentI
   let pending: string[] = [];
   let timer: NodeJS.Timeout | undefined;
   let sent: Promise<void> = Promise.resolve();
+  let started = false;
   // Kept until finish() rather than left as a rejected promise nobody awaits yet.
   let failure: unknown;
   const publish = (through: Queryable, message: string) => publishLiveEvent(through, { workflowId, type: EventType.LlmPartial, agentId, message, at: new Date() });
@@ -54,8 +56,10 @@ export function partialOutputPublisher(db: Queryable, workflowId: string, agentI
   return {
     add(text) {
       pending.push(...Array.from(text));
-      if (pending.length >= maxPiece) flush();
+      // The first piece goes at once (a reader's time to first token), the rest in batches.
+      if (!started || pending.length >= maxPiece) flush();
       else timer ??= setTimeout(flush, flushMs);
+      started = true;
     },
     async finish() {
       flush();
