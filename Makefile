@@ -5,7 +5,7 @@ TSX := node_modules/.bin/tsx
 export PATH := $(CURDIR)/.tools/node/bin:$(PATH)
 PROTOS := $(wildcard protos/shannon/*/*.proto)
 
-.PHONY: up cluster test test-cluster deploy-check lint typecheck jest deps node temporal-cli test-tools
+.PHONY: up cluster test test-cluster deploy-check lint format format-check typecheck jest deps node temporal-cli test-tools
 
 up: deps temporal-cli
 	$(TSX) infra/up.ts
@@ -14,7 +14,7 @@ up: deps temporal-cli
 cluster: deps temporal-cli
 	$(TSX) infra/cluster.ts
 
-test: deps test-tools lint typecheck jest
+test: deps test-tools format-check lint typecheck jest
 
 jest: deps
 	node_modules/.bin/jest
@@ -32,6 +32,13 @@ deploy-check:
 
 lint: deps
 	node_modules/.bin/eslint .
+
+# Prettier (.prettierrc.json) on every TypeScript and JavaScript file; `make format` rewrites them.
+format-check: deps
+	node_modules/.bin/prettier --check --log-level warn "**/*.{ts,mjs,js}"
+
+format: deps
+	node_modules/.bin/prettier --write --log-level warn "**/*.{ts,mjs,js}"
 
 typecheck: deps
 	node_modules/.bin/tsc --noEmit

@@ -8,7 +8,7 @@ import { Gauge, type Registry } from 'prom-client';
 export function watchApiState(registry: Registry, state: { pool: Pool; openStreams: () => number }): void {
   new Gauge({
     name: 'weft_stream_clients',
-    help: "Task event streams open on this API process (gRPC and SSE)",
+    help: 'Task event streams open on this API process (gRPC and SSE)',
     registers: [registry],
     collect() {
       this.set(state.openStreams());

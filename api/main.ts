@@ -43,7 +43,10 @@ async function main(): Promise<void> {
       routingWaitMs: config.limits.routingWaitMs,
       taskDefaults: config.task,
       tools,
-      ...loadCatalogs(config, tools.list().map((t) => t.name)),
+      ...loadCatalogs(
+        config,
+        tools.list().map((t) => t.name),
+      ),
       auth,
       tenantQuotas: config.tenantQuotas,
       events,

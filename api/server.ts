@@ -68,7 +68,10 @@ export function ephemeralListen(host = '127.0.0.1'): ApiListen {
  * their own (api/shannon/), and OpenAI's routes (api/openai/); all start tasks as SubmitTask does.
  */
 function gatewayDepsOf(deps: ApiDeps, admission: TenantAdmission): Pick<RestGatewayOptions, 'shannon' | 'shannonRoutes' | 'openAi'> {
-  const tasks = { start: (input: TaskWorkflowInput, principal: Principal, fingerprint: string) => startTaskWorkflow({ ...deps, admission }, input, principal, fingerprint), limits: submissionLimits(deps) };
+  const tasks = {
+    start: (input: TaskWorkflowInput, principal: Principal, fingerprint: string) => startTaskWorkflow({ ...deps, admission }, input, principal, fingerprint),
+    limits: submissionLimits(deps),
+  };
   return {
     shannon: {
       pool: deps.pool,

@@ -62,7 +62,9 @@ async function benchSubmits(address: string, apiKey: string): Promise<Summary> {
   const orchestrator = createServiceClient('orchestrator', address, { apiKey });
   for (let i = 0; i < 20; i++) await unaryCall(orchestrator, 'SubmitTask', { query: `warm-up ${i}` });
   const latencies: number[] = [];
-  const elapsed = await openLoop(rate * seconds, rate, (i) => timedInto(latencies, () => unaryCall(orchestrator, 'SubmitTask', { query: `bench submit ${i}` })));
+  const elapsed = await openLoop(rate * seconds, rate, (i) =>
+    timedInto(latencies, () => unaryCall(orchestrator, 'SubmitTask', { query: `bench submit ${i}` })),
+  );
   orchestrator.close();
   return summarize(`SubmitTask at ${rate}/s (open loop)`, latencies, elapsed);
 }
@@ -101,7 +103,13 @@ async function benchStreams(pool: Pool, api: ChildProcess, address: string, apiK
   }
   const receiver = await startReadyProcess(
     'bench/stream-clients.ts',
-    { BENCH_API_ADDRESS: address, BENCH_API_KEY: apiKey, BENCH_WORKFLOW_IDS: workflowIds.join(','), BENCH_STREAMS: String(streams), BENCH_CHANNELS: String(channels) },
+    {
+      BENCH_API_ADDRESS: address,
+      BENCH_API_KEY: apiKey,
+      BENCH_WORKFLOW_IDS: workflowIds.join(','),
+      BENCH_STREAMS: String(streams),
+      BENCH_CHANNELS: String(channels),
+    },
     'streams ready',
   );
   let received = '';
@@ -113,7 +121,13 @@ async function benchStreams(pool: Pool, api: ChildProcess, address: string, apiK
   const appends = eventRate * seconds;
   const elapsed = await openLoop(appends, eventRate, (i) =>
     withTransaction(pool, (tx) =>
-      appendTaskEvent(tx, { workflowId: workflowIds[i % tasks]!, key: `bench-${i}`, type: EventType.StatusUpdate, message: String(Date.now()), at: new Date() }),
+      appendTaskEvent(tx, {
+        workflowId: workflowIds[i % tasks]!,
+        key: `bench-${i}`,
+        type: EventType.StatusUpdate,
+        message: String(Date.now()),
+        at: new Date(),
+      }),
     ),
   );
   await sleep(2_000); // the last deliveries
@@ -157,8 +171,12 @@ async function main(): Promise<void> {
     console.log('');
     printTable([submit, baseline, delivery.summary]);
     console.log(`\nSubmitTask p99: ${submit.p99.toFixed(1)} ms (target <= 30 ms at 100/s); Temporal alone: p99 ${baseline.p99.toFixed(1)} ms`);
-    console.log(`delivery p99: ${delivery.summary.p99.toFixed(1)} ms from the append call, its commit included (target <= 50 ms); ${delivery.delivered} of ${delivery.expected} deliveries arrived`);
-    console.log(`API RSS: ${delivery.idleRss.toFixed(0)} MB before the streams, peak ${delivery.peakRss.toFixed(0)} MB with ${streams} open (target <= 500 MB)`);
+    console.log(
+      `delivery p99: ${delivery.summary.p99.toFixed(1)} ms from the append call, its commit included (target <= 50 ms); ${delivery.delivered} of ${delivery.expected} deliveries arrived`,
+    );
+    console.log(
+      `API RSS: ${delivery.idleRss.toFixed(0)} MB before the streams, peak ${delivery.peakRss.toFixed(0)} MB with ${streams} open (target <= 500 MB)`,
+    );
   } finally {
     await stop(api);
     await pool.end();

@@ -25,7 +25,10 @@ export async function startBenchApi(temporal: Client, pool: Pool, taskQueue: str
       routingWaitMs: loadConfig({}).limits.routingWaitMs,
       taskDefaults: testTaskSettings(),
       tools,
-      ...loadCatalogs(loadConfig({}), tools.list().map((t) => t.name)),
+      ...loadCatalogs(
+        loadConfig({}),
+        tools.list().map((t) => t.name),
+      ),
       auth,
       ...(tenantQuotas ? { tenantQuotas } : {}),
       events,

@@ -34,13 +34,23 @@ async function dropDatabase(name: string): Promise<void> {
 async function throughput(name: string, address: string, workers: number, model: ScriptedModelServer): Promise<Summary> {
   const pool = createPool(process.env.DATABASE_URL!, { size: 20 });
   const taskQueue = `bench-cluster-${randomUUID()}`;
-  const env = { TEMPORAL_ADDRESS: address, WEFT_TASK_QUEUE: taskQueue, WEFT_LLM_BASE_URL: model.baseURL, WEFT_LLM_MODEL: 'bench-model', WEFT_METRICS_PORT: '0', WEFT_WORKFLOW_BUNDLE: process.env.WEFT_TEST_WORKFLOW_BUNDLE! };
+  const env = {
+    TEMPORAL_ADDRESS: address,
+    WEFT_TASK_QUEUE: taskQueue,
+    WEFT_LLM_BASE_URL: model.baseURL,
+    WEFT_LLM_MODEL: 'bench-model',
+    WEFT_METRICS_PORT: '0',
+    WEFT_WORKFLOW_BUNDLE: process.env.WEFT_TEST_WORKFLOW_BUNDLE!,
+  };
   const processes = [];
-  for (let i = 0; i < workers; i++) processes.push(await startReadyProcess('workers/main.ts', { ...env, ...workerEnv }, 'worker polling task queue', workerNodeFlags));
+  for (let i = 0; i < workers; i++)
+    processes.push(await startReadyProcess('workers/main.ts', { ...env, ...workerEnv }, 'worker polling task queue', workerNodeFlags));
   const connection = await Connection.connect({ address });
   const temporal = new Client({ connection });
   const { api, stop: stopApi } = await startBenchApi(temporal, pool, taskQueue, model.baseURL);
-  const orchestrator = createOrchestratorClient(`127.0.0.1:${api.port}`, { apiKey: await createApiKey(pool, { tenantId: `bench-${randomUUID()}`, userId: 'bench', roles: [] }) });
+  const orchestrator = createOrchestratorClient(`127.0.0.1:${api.port}`, {
+    apiKey: await createApiKey(pool, { tenantId: `bench-${randomUUID()}`, userId: 'bench', roles: [] }),
+  });
   const task = async () => {
     const submitted = await unaryCall(orchestrator, 'SubmitTask', { query: `cluster bench ${randomUUID()}` });
     return temporal.workflow.getHandle(submitted.workflow_id).result();
@@ -50,9 +60,11 @@ async function throughput(name: string, address: string, workers: number, model:
     const latencies: number[] = [];
     const deadline = Date.now() + seconds * 1000;
     const begin = Date.now();
-    await Promise.all(Array.from({ length: concurrency }, async () => {
-      while (Date.now() < deadline) await timed(latencies, task);
-    }));
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (Date.now() < deadline) await timed(latencies, task);
+      }),
+    );
     return summarize(name, latencies, (Date.now() - begin) / 1000);
   } finally {
     orchestrator.close();

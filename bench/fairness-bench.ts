@@ -25,7 +25,10 @@ const calls = Number(process.env.BENCH_CALLS ?? 120);
 const floodConcurrency = Number(process.env.BENCH_FLOOD_CONCURRENCY ?? 8);
 // The shipped per-tenant quotas; the quiet tenant (about 1.6 submits a second) stays inside them.
 const defaults = loadConfig({}).tenantQuotas;
-const quotas = { submitsPerMinute: Number(process.env.BENCH_SUBMITS_PER_MINUTE ?? defaults.submitsPerMinute), maxRunningTasks: Number(process.env.BENCH_MAX_RUNNING ?? defaults.maxRunningTasks) };
+const quotas = {
+  submitsPerMinute: Number(process.env.BENCH_SUBMITS_PER_MINUTE ?? defaults.submitsPerMinute),
+  maxRunningTasks: Number(process.env.BENCH_MAX_RUNNING ?? defaults.maxRunningTasks),
+};
 const rounds = 3;
 
 /** Temporal, Postgres, a scripted model, a worker process and the API with the quotas; stop() ends them all. */
@@ -37,14 +40,23 @@ async function startFairnessStack() {
   const taskQueue = `bench-fairness-${randomUUID()}`;
   const worker = await startReadyProcess(
     'workers/main.ts',
-    { WEFT_TASK_QUEUE: taskQueue, WEFT_METRICS_PORT: '0', WEFT_LLM_BASE_URL: model.baseURL, WEFT_LLM_MODEL: 'bench-model', WEFT_WORKSPACE_DIR: '.state/bench-workspaces', WEFT_WORKFLOW_BUNDLE: process.env.WEFT_TEST_WORKFLOW_BUNDLE!, ...workerEnv },
+    {
+      WEFT_TASK_QUEUE: taskQueue,
+      WEFT_METRICS_PORT: '0',
+      WEFT_LLM_BASE_URL: model.baseURL,
+      WEFT_LLM_MODEL: 'bench-model',
+      WEFT_WORKSPACE_DIR: '.state/bench-workspaces',
+      WEFT_WORKFLOW_BUNDLE: process.env.WEFT_TEST_WORKFLOW_BUNDLE!,
+      ...workerEnv,
+    },
     'worker polling task queue',
     workerNodeFlags,
   );
   const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const { api, stop: stopApi } = await startBenchApi(new Client({ connection }), pool, taskQueue, model.baseURL, quotas);
   return {
-    clientOf: async (tenantId: string) => createOrchestratorClient(`127.0.0.1:${api.port}`, { apiKey: await createApiKey(pool, { tenantId, userId: 'u', roles: [] }) }),
+    clientOf: async (tenantId: string) =>
+      createOrchestratorClient(`127.0.0.1:${api.port}`, { apiKey: await createApiKey(pool, { tenantId, userId: 'u', roles: [] }) }),
     async stop() {
       await stopApi();
       await connection.close();
@@ -87,7 +99,8 @@ async function main(): Promise<void> {
       while (on) {
         const began = Date.now();
         await floodOnce();
-        if (flooding.perSecond) await new Promise((resolve) => setTimeout(resolve, Math.max(0, (1000 * flooding.concurrency) / flooding.perSecond! - (Date.now() - began))));
+        if (flooding.perSecond)
+          await new Promise((resolve) => setTimeout(resolve, Math.max(0, (1000 * flooding.concurrency) / flooding.perSecond! - (Date.now() - began))));
       }
     });
     try {
@@ -112,9 +125,15 @@ async function main(): Promise<void> {
       summarize(`quiet tenant SubmitTask, other tenant unbounded (${floodConcurrency} callers)`, phases.unbounded, 0),
     ];
     printTable(rows.map((row) => ({ ...row, opsPerSecond: NaN })));
-    console.log(`\nflooding tenant: ${flood.accepted} accepted, ${flood.refused} refused (RESOURCE_EXHAUSTED); quotas ${quotas.submitsPerMinute}/min, ${quotas.maxRunningTasks} running`);
-    console.log(`quiet tenant p99 ratio, other tenant at its limit / alone: ${(rows[1]!.p99 / rows[0]!.p99).toFixed(2)} (target <= 1.5); p50 ratio ${(rows[1]!.p50 / rows[0]!.p50).toFixed(2)}`);
-    console.log(`quiet tenant p99 ratio, other tenant unbounded / alone: ${(rows[2]!.p99 / rows[0]!.p99).toFixed(2)} (no target: two cores shared with every caller); p50 ratio ${(rows[2]!.p50 / rows[0]!.p50).toFixed(2)}`);
+    console.log(
+      `\nflooding tenant: ${flood.accepted} accepted, ${flood.refused} refused (RESOURCE_EXHAUSTED); quotas ${quotas.submitsPerMinute}/min, ${quotas.maxRunningTasks} running`,
+    );
+    console.log(
+      `quiet tenant p99 ratio, other tenant at its limit / alone: ${(rows[1]!.p99 / rows[0]!.p99).toFixed(2)} (target <= 1.5); p50 ratio ${(rows[1]!.p50 / rows[0]!.p50).toFixed(2)}`,
+    );
+    console.log(
+      `quiet tenant p99 ratio, other tenant unbounded / alone: ${(rows[2]!.p99 / rows[0]!.p99).toFixed(2)} (no target: two cores shared with every caller); p50 ratio ${(rows[2]!.p50 / rows[0]!.p50).toFixed(2)}`,
+    );
   } finally {
     quiet.close();
     flooder.close();

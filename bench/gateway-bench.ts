@@ -77,7 +77,8 @@ async function cacheHits(provider: ScriptedModelServer, pool: Pool): Promise<Sum
   const apiKey = await createApiKey(pool, { tenantId: `bench-${Date.now()}`, userId: 'bench', roles: [] });
   const llm = createServiceClient('llm', `127.0.0.1:${server.port}`, { apiKey });
   try {
-    const ask = (caching: boolean, text = question) => unaryCall(llm, 'GenerateCompletion', { messages: [{ role: 'user', content: text }], config: { enable_caching: caching } });
+    const ask = (caching: boolean, text = question) =>
+      unaryCall(llm, 'GenerateCompletion', { messages: [{ role: 'user', content: text }], config: { enable_caching: caching } });
     await ask(true);
     const hits: number[] = [];
     const misses: number[] = [];

@@ -26,13 +26,16 @@ const clients = 16;
 /** Runs `work(i)` for i in 0..count-1, `clients` at a time. */
 async function inParallel(count: number, work: (i: number) => Promise<unknown>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: clients }, async () => {
-    while (next < count) await work(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (next < count) await work(next++);
+    }),
+  );
 }
 
 const countWhere = async (pool: Pool, sql: string, tenantId: string) => Number((await pool.query<{ n: string }>(sql, [tenantId])).rows[0]!.n);
-const databaseBytes = async (pool: Pool) => Number((await pool.query<{ bytes: string }>('SELECT pg_database_size(current_database()) AS bytes')).rows[0]!.bytes);
+const databaseBytes = async (pool: Pool) =>
+  Number((await pool.query<{ bytes: string }>('SELECT pg_database_size(current_database()) AS bytes')).rows[0]!.bytes);
 
 /** The peak RSS of some processes, sampled every 100 ms until stopped. */
 function peakRss(pids: Record<string, number>) {
@@ -46,7 +49,10 @@ function peakRss(pids: Record<string, number>) {
 async function submitAll(orchestrator: OrchestratorServiceClient): Promise<string[]> {
   const workflowIds: string[] = [];
   await inParallel(tasks, async (i) => {
-    const submitted = await callUnary<SubmitTaskRequest, SubmitTaskResponse__Output>(orchestrator.SubmitTask, orchestrator, { query: `in flight ${i}`, require_approval: true });
+    const submitted = await callUnary<SubmitTaskRequest, SubmitTaskResponse__Output>(orchestrator.SubmitTask, orchestrator, {
+      query: `in flight ${i}`,
+      require_approval: true,
+    });
     workflowIds.push(submitted.workflow_id);
   });
   return workflowIds;
@@ -66,10 +72,20 @@ async function main(): Promise<void> {
     'worker polling task queue',
     process.env.BENCH_WORKER_NODE_FLAGS?.split(' ') ?? workerNodeFlags,
   );
-  const apiPorts = { WEFT_GRPC_PORT: String(port), WEFT_AGENT_GRPC_PORT: String(await freePort()), WEFT_LLM_GRPC_PORT: String(await freePort()), WEFT_HTTP_PORT: String(await freePort()) };
+  const apiPorts = {
+    WEFT_GRPC_PORT: String(port),
+    WEFT_AGENT_GRPC_PORT: String(await freePort()),
+    WEFT_LLM_GRPC_PORT: String(await freePort()),
+    WEFT_HTTP_PORT: String(await freePort()),
+  };
   // One tenant submits all of them: its quotas would refuse the load the bench is about.
   const noQuotas = { WEFT_RATE_LIMIT_PER_MINUTE: '0', WEFT_TENANT_SUBMITS_PER_MINUTE: '0', WEFT_TENANT_MAX_RUNNING_TASKS: '0' };
-  const api = await startReadyProcess('api/main.ts', { ...shared, ...apiPorts, ...noQuotas, WEFT_GRPC_HOST: '127.0.0.1', WEFT_API_METRICS_PORT: '0' }, 'api serving gRPC', apiNodeFlags);
+  const api = await startReadyProcess(
+    'api/main.ts',
+    { ...shared, ...apiPorts, ...noQuotas, WEFT_GRPC_HOST: '127.0.0.1', WEFT_API_METRICS_PORT: '0' },
+    'api serving gRPC',
+    apiNodeFlags,
+  );
   const tenantId = `bench-${randomUUID()}`;
   const orchestrator = createOrchestratorClient(`127.0.0.1:${port}`, { apiKey: await createApiKey(pool, { tenantId, userId: 'bench', roles: ['approver'] }) });
   try {
@@ -78,20 +94,35 @@ async function main(): Promise<void> {
     const waiting = peakRss({ worker: worker.pid!, api: api.pid! });
     const started = Date.now();
     const workflowIds = await submitAll(orchestrator);
-    await until(async () => (await countWhere(pool, "SELECT count(*) AS n FROM approvals WHERE tenant_id = $1 AND status = 'pending'", tenantId)) === tasks || undefined, 10 * 60_000);
+    await until(
+      async () => (await countWhere(pool, "SELECT count(*) AS n FROM approvals WHERE tenant_id = $1 AND status = 'pending'", tenantId)) === tasks || undefined,
+      10 * 60_000,
+    );
     const inFlightSeconds = (Date.now() - started) / 1000;
     waiting.stop();
 
     const finishing = peakRss({ worker: worker.pid!, api: api.pid! });
-    const pending = await pool.query<{ approval_id: string; workflow_id: string }>("SELECT approval_id, workflow_id FROM approvals WHERE tenant_id = $1 AND status = 'pending'", [tenantId]);
-    await inParallel(pending.rows.length, (i) => approveTask(orchestrator, { approval_id: pending.rows[i]!.approval_id, workflow_id: pending.rows[i]!.workflow_id, approved: true }));
-    await until(async () => (await countWhere(pool, "SELECT count(*) AS n FROM tasks WHERE tenant_id = $1 AND status = 'COMPLETED'", tenantId)) === tasks || undefined, 10 * 60_000);
+    const pending = await pool.query<{ approval_id: string; workflow_id: string }>(
+      "SELECT approval_id, workflow_id FROM approvals WHERE tenant_id = $1 AND status = 'pending'",
+      [tenantId],
+    );
+    await inParallel(pending.rows.length, (i) =>
+      approveTask(orchestrator, { approval_id: pending.rows[i]!.approval_id, workflow_id: pending.rows[i]!.workflow_id, approved: true }),
+    );
+    await until(
+      async () => (await countWhere(pool, "SELECT count(*) AS n FROM tasks WHERE tenant_id = $1 AND status = 'COMPLETED'", tenantId)) === tasks || undefined,
+      10 * 60_000,
+    );
     finishing.stop();
     const storeBytes = (await databaseBytes(pool)) - bytesBefore;
 
     console.log(`${workflowIds.length} tasks submitted and waiting for approval after ${inFlightSeconds.toFixed(1)} s; all completed after approval`);
-    console.log(`worker RSS: ${idle.worker.toFixed(0)} MB idle, peak ${waiting.peaks.worker!.toFixed(0)} MB with ${tasks} tasks in flight, ${finishing.peaks.worker!.toFixed(0)} MB while they finish (target <= 400 MB)`);
-    console.log(`API RSS: ${idle.api.toFixed(0)} MB idle, peak ${waiting.peaks.api!.toFixed(0)} MB while submitting, ${finishing.peaks.api!.toFixed(0)} MB while approving`);
+    console.log(
+      `worker RSS: ${idle.worker.toFixed(0)} MB idle, peak ${waiting.peaks.worker!.toFixed(0)} MB with ${tasks} tasks in flight, ${finishing.peaks.worker!.toFixed(0)} MB while they finish (target <= 400 MB)`,
+    );
+    console.log(
+      `API RSS: ${idle.api.toFixed(0)} MB idle, peak ${waiting.peaks.api!.toFixed(0)} MB while submitting, ${finishing.peaks.api!.toFixed(0)} MB while approving`,
+    );
     console.log(`store: ${(storeBytes / tasks / 1024).toFixed(1)} KiB per finished task (database size before and after)`);
   } finally {
     orchestrator.close();

@@ -16,7 +16,14 @@ export interface LoadSide {
   cpuMs: Map<string, number>;
 }
 
-export const loadSide = (name: string, runOne: () => Promise<unknown>, cpuParts: CpuPart[]): LoadSide => ({ name, runOne, cpuParts, latencies: [], seconds: 0, cpuMs: new Map() });
+export const loadSide = (name: string, runOne: () => Promise<unknown>, cpuParts: CpuPart[]): LoadSide => ({
+  name,
+  runOne,
+  cpuParts,
+  latencies: [],
+  seconds: 0,
+  cpuMs: new Map(),
+});
 
 /** `concurrency` at a time, each starting when one ends, for a slice of the run; adds to the side's tallies. */
 async function runSlice(side: LoadSide, sliceSeconds: number, concurrency: number): Promise<void> {

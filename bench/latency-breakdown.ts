@@ -55,7 +55,13 @@ async function main(): Promise<void> {
   const sides = {
     'STANDARD task': () => bench.submitStandardTask(),
     'bare + model call': async () =>
-      (await bench.temporal.workflow.start('bareModelWorkflow', { taskQueue: bench.bareQueue, workflowId: `bare-${randomUUID()}`, args: [`bench question ${randomUUID()}`] })).workflowId,
+      (
+        await bench.temporal.workflow.start('bareModelWorkflow', {
+          taskQueue: bench.bareQueue,
+          workflowId: `bare-${randomUUID()}`,
+          args: [`bench question ${randomUUID()}`],
+        })
+      ).workflowId,
   };
   try {
     const measured = Object.fromEntries(Object.keys(sides).map((name) => [name, [] as Array<Awaited<ReturnType<typeof timedRun>>>]));
@@ -73,7 +79,9 @@ async function main(): Promise<void> {
     console.log(`\nmedians of ${runs} runs each, ms    STANDARD   bare+model   difference`);
     for (const phase of phases) row(phase, (run) => run.split[phase]);
     row('end to end', (run) => run.total);
-    console.log(`latency ratio (p50 STANDARD / p50 bare + the model call): ${(median(weft.map((r) => r.total)) / median(bare.map((r) => r.total))).toFixed(2)}`);
+    console.log(
+      `latency ratio (p50 STANDARD / p50 bare + the model call): ${(median(weft.map((r) => r.total)) / median(bare.map((r) => r.total))).toFixed(2)}`,
+    );
   } finally {
     await bench.stop();
   }

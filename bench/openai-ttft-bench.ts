@@ -61,7 +61,9 @@ async function main(): Promise<void> {
     [`first token ${firstTokenMs} ms`, { firstTokenMs, tokensPerSecond: 50 }],
   ] as const) {
     const { direct, weft } = await measure(pace);
-    console.log(`${label.padEnd(28)} ${direct.toFixed(1).padStart(13)} ${weft.toFixed(1).padStart(14)} ${(weft / direct).toFixed(2).padStart(7)} ${(weft - direct).toFixed(1).padStart(11)}`);
+    console.log(
+      `${label.padEnd(28)} ${direct.toFixed(1).padStart(13)} ${weft.toFixed(1).padStart(14)} ${(weft / direct).toFixed(2).padStart(7)} ${(weft - direct).toFixed(1).padStart(11)}`,
+    );
   }
 }
 

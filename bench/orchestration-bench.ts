@@ -43,7 +43,11 @@ async function main(): Promise<void> {
   const standardTask = async (query?: string) => temporal.workflow.getHandle(await bench.submitStandardTask(query)).result();
   const bare = () => temporal.workflow.execute<typeof bareWorkflow>('bareWorkflow', { taskQueue: bareQueue, workflowId: `bare-${randomUUID()}` });
   const bareWithModel = () =>
-    temporal.workflow.execute<typeof bareModelWorkflow>('bareModelWorkflow', { taskQueue: bareQueue, workflowId: `bare-${randomUUID()}`, args: [`bench question ${randomUUID()}`] });
+    temporal.workflow.execute<typeof bareModelWorkflow>('bareModelWorkflow', {
+      taskQueue: bareQueue,
+      workflowId: `bare-${randomUUID()}`,
+      args: [`bench question ${randomUUID()}`],
+    });
 
   try {
     const [weftLatency, bareLatency, bareModelLatency] = await sequentialLatencies([
@@ -56,11 +60,14 @@ async function main(): Promise<void> {
     // The bench's process holds the API, the clients and the scripted model server.
     const shared = [temporalCpu, postgresCpu, { name: 'bench process', pids: [process.pid] }];
     const bareCpu = [...shared, { name: 'worker', pids: [bareWorker.pid!] }];
-    const [weftThroughput, bareThroughput, bareModelThroughput] = (await interleavedThroughput([
-      loadSide(`throughput: STANDARD tasks, ${concurrency} in flight`, () => standardTask(), [...shared, { name: 'worker', pids: [weftWorker.pid!] }]),
-      loadSide(`throughput: bare workflows, ${concurrency} in flight`, bare, bareCpu),
-      loadSide(`throughput: bare + the model call, ${concurrency} in flight`, bareWithModel, bareCpu),
-    ], { seconds, slices, concurrency })) as [Summary, Summary, Summary];
+    const [weftThroughput, bareThroughput, bareModelThroughput] = (await interleavedThroughput(
+      [
+        loadSide(`throughput: STANDARD tasks, ${concurrency} in flight`, () => standardTask(), [...shared, { name: 'worker', pids: [weftWorker.pid!] }]),
+        loadSide(`throughput: bare workflows, ${concurrency} in flight`, bare, bareCpu),
+        loadSide(`throughput: bare + the model call, ${concurrency} in flight`, bareWithModel, bareCpu),
+      ],
+      { seconds, slices, concurrency },
+    )) as [Summary, Summary, Summary];
     rows.push(weftThroughput, bareThroughput, bareModelThroughput);
 
     let peakRss = rssMb(weftWorker.pid!);
@@ -71,9 +78,13 @@ async function main(): Promise<void> {
     console.log('');
     printTable(rows.map((r) => (r.name.startsWith('latency') ? { ...r, opsPerSecond: NaN } : r)));
     console.log(`\nlatency ratio (p50 STANDARD / p50 bare): ${(weftLatency!.p50 / bareLatency!.p50).toFixed(2)} (target <= 1.1)`);
-    console.log(`latency ratio with the model call on both sides (p50 STANDARD / p50 bare + the model call): ${(weftLatency!.p50 / bareModelLatency!.p50).toFixed(2)}`);
+    console.log(
+      `latency ratio with the model call on both sides (p50 STANDARD / p50 bare + the model call): ${(weftLatency!.p50 / bareModelLatency!.p50).toFixed(2)}`,
+    );
     console.log(`throughput ratio (STANDARD / bare): ${(weftThroughput.opsPerSecond / bareThroughput.opsPerSecond).toFixed(2)} (target >= 0.85)`);
-    console.log(`throughput ratio with the model call on both sides (STANDARD / bare + the model call): ${(weftThroughput.opsPerSecond / bareModelThroughput.opsPerSecond).toFixed(2)}`);
+    console.log(
+      `throughput ratio with the model call on both sides (STANDARD / bare + the model call): ${(weftThroughput.opsPerSecond / bareModelThroughput.opsPerSecond).toFixed(2)}`,
+    );
     console.log(`worker RSS: ${idleRss.toFixed(0)} MB idle, peak ${peakRss.toFixed(0)} MB with ${inFlight} tasks in flight (target <= 300 MB)`);
   } finally {
     await bench.stop();

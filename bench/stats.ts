@@ -29,7 +29,13 @@ export async function timed<T>(latencies: number[], work: () => Promise<T>): Pro
 
 export function printTable(rows: Summary[]): void {
   const header = ['benchmark', 'ops', 'p50 ms', 'p99 ms', 'ops/s'];
-  const lines = rows.map((r) => [r.name, String(r.count), r.p50.toFixed(2), r.p99.toFixed(2), Number.isFinite(r.opsPerSecond) ? r.opsPerSecond.toFixed(0) : '-']);
+  const lines = rows.map((r) => [
+    r.name,
+    String(r.count),
+    r.p50.toFixed(2),
+    r.p99.toFixed(2),
+    Number.isFinite(r.opsPerSecond) ? r.opsPerSecond.toFixed(0) : '-',
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const format = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   console.log(format(header));

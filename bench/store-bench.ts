@@ -21,7 +21,15 @@ let clock = Date.now();
 const tick = () => new Date((clock += 1));
 
 function rec(run: { runId: string; agentId: string; sessionId?: string }, type: string, payload: object): RecordInput {
-  return { key: randomUUID(), runId: run.runId, agentId: run.agentId, ...(run.sessionId ? { sessionId: run.sessionId } : {}), type, timestamp: tick(), payload: encodePayload(payload) };
+  return {
+    key: randomUUID(),
+    runId: run.runId,
+    agentId: run.agentId,
+    ...(run.sessionId ? { sessionId: run.sessionId } : {}),
+    type,
+    timestamp: tick(),
+    payload: encodePayload(payload),
+  };
 }
 
 async function startRun(store: RuntimeStore, sessionId: string) {
@@ -48,7 +56,9 @@ async function lifecycleRound(store: RuntimeStore, sessionId: string): Promise<{
   const begin = process.hrtime.bigint();
   for (let i = 0; i < Math.ceil(lifecycleRuns / rounds); i++) {
     const run = await timed(starts, () => startRun(store, sessionId));
-    await timed(terminals, () => store.recordRunTerminal({ runId: run.runId, status: 'completed', record: rec(run, RecordType.RunCompleted, { status: 'completed' }) }));
+    await timed(terminals, () =>
+      store.recordRunTerminal({ runId: run.runId, status: 'completed', record: rec(run, RecordType.RunCompleted, { status: 'completed' }) }),
+    );
   }
   const seconds = Number(process.hrtime.bigint() - begin) / 1e9;
   return { starts: { latencies: starts, seconds }, terminals: { latencies: terminals, seconds } };
@@ -96,7 +106,11 @@ async function plainInserts(pool: Pool): Promise<Round> {
 
 function summarizeRounds(name: string, rounds: Round[]): Summary {
   const seconds = rounds.reduce((sum, round) => sum + round.seconds, 0);
-  return summarize(`${name}, ${rounds.length} rounds`, rounds.flatMap((round) => round.latencies), seconds);
+  return summarize(
+    `${name}, ${rounds.length} rounds`,
+    rounds.flatMap((round) => round.latencies),
+    seconds,
+  );
 }
 
 async function pageReads(store: RuntimeStore, runId: string): Promise<Summary> {
@@ -135,7 +149,9 @@ async function bench(databaseUrl: string): Promise<void> {
     printTable([starts, terminals, appended, baseline, await pageReads(store, runId)]);
     const ratio = appended.opsPerSecond / baseline.opsPerSecond;
     const lifecycleP99 = Math.max(starts.p99, terminals.p99);
-    console.log(`\nlifecycle transaction p99: ${lifecycleP99.toFixed(2)} ms, ${(lifecycleP99 / baseline.p99).toFixed(2)}x a plain INSERT's p99 (target <= 1.5x)`);
+    console.log(
+      `\nlifecycle transaction p99: ${lifecycleP99.toFixed(2)} ms, ${(lifecycleP99 / baseline.p99).toFixed(2)}x a plain INSERT's p99 (target <= 1.5x)`,
+    );
     console.log(`appends: ${appended.opsPerSecond.toFixed(0)}/s, ${ratio.toFixed(2)}x plain INSERTs' rate (target >= 0.6x)`);
   } finally {
     await pool.end();

@@ -18,7 +18,8 @@ const pythonRuns = Number(process.env.BENCH_PYTHON_RUNS ?? 15);
 const poolSize = Number(process.env.BENCH_POOL_SIZE ?? 20);
 const limits = { timeoutMs: 30_000, memoryMb: 512 };
 // A typical agent program: a little data, the standard library, printed JSON.
-const program = 'import json, statistics\nsales = [120, 80, 150.5, 99, 130]\nprint(json.dumps({"mean": statistics.mean(sales), "stdev": round(statistics.stdev(sales), 2)}))';
+const program =
+  'import json, statistics\nsales = [120, 80, 150.5, 99, 130]\nprint(json.dumps({"mean": statistics.mean(sales), "stdev": round(statistics.stdev(sales), 2)}))';
 
 async function registryOverhead(): Promise<Summary[]> {
   const registry = createToolRegistry([calculatorTool], { rateLimits: { CALCULATOR_RATE_LIMIT: 0 } });
@@ -96,7 +97,10 @@ async function pooled(): Promise<Summary[]> {
   } finally {
     sandbox.close();
   }
-  return [summarize(`python_executor, 20 back to back (pool ${poolSize})`, backToBack, 0), summarize(`python_executor, 4 at once (pool ${poolSize})`, concurrent, 0)];
+  return [
+    summarize(`python_executor, 20 back to back (pool ${poolSize})`, backToBack, 0),
+    summarize(`python_executor, 4 at once (pool ${poolSize})`, concurrent, 0),
+  ];
 }
 
 async function python(): Promise<{ rows: Summary[]; peakRssMb: number }> {
@@ -117,7 +121,9 @@ async function main(): Promise<void> {
   console.log(`\nregistry overhead: +${(overhead[1]!.p50 - overhead[0]!.p50).toFixed(3)} ms p50 per call (target <= 2 ms)`);
   const [cold, warm, backToBack, atOnce] = rows;
   console.log(`python_executor: warm p50 ${warm!.p50.toFixed(1)} ms (target <= 50 ms), cold p50 ${cold!.p50.toFixed(0)} ms (target <= 3000 ms)`);
-  console.log(`20 back to back: p50 ${backToBack!.p50.toFixed(1)} ms, p99 ${backToBack!.p99.toFixed(1)} ms (targets <= 50 / <= 250 ms); 4 at once: p50 ${atOnce!.p50.toFixed(1)} ms (target <= 100 ms)`);
+  console.log(
+    `20 back to back: p50 ${backToBack!.p50.toFixed(1)} ms, p99 ${backToBack!.p99.toFixed(1)} ms (targets <= 50 / <= 250 ms); 4 at once: p50 ${atOnce!.p50.toFixed(1)} ms (target <= 100 ms)`,
+  );
   console.log(`sandbox process peak RSS: ${peakRssMb.toFixed(0)} MB (target <= 256 MB)`);
 }
 

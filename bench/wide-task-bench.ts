@@ -36,7 +36,15 @@ async function wideTask(stack: TestStack) {
   const query = `wide task ${randomUUID()}: research every region`;
   const plan = Array.from({ length: agents }, (_, i) => ({ id: `region-${i}`, description: `${query} region ${i}` }));
   stack.model.on((text) => text.includes('Classify the task') && text.includes(query), {
-    content: JSON.stringify({ recommended_mode: 'COMPLEX', complexity_score: 0.9, required_capabilities: [], estimated_agents: agents, estimated_tokens: 5000, estimated_cost_usd: 0, reasoning: 'one part per region' }),
+    content: JSON.stringify({
+      recommended_mode: 'COMPLEX',
+      complexity_score: 0.9,
+      required_capabilities: [],
+      estimated_agents: agents,
+      estimated_tokens: 5000,
+      estimated_cost_usd: 0,
+      reasoning: 'one part per region',
+    }),
     delayMs: stepDelayMs / 2,
   });
   stack.model.on((text) => text.includes('Split the task') && text.includes(query), { content: JSON.stringify({ agents: plan }), delayMs: stepDelayMs });

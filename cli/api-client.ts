@@ -11,7 +11,11 @@ export interface ApiTarget {
 }
 
 /** Runs `work` with a client of one API service, closed afterwards. */
-export async function withService<S extends 'orchestrator' | 'streaming', T>(target: ApiTarget, service: S, work: (client: ServiceClient<S>) => Promise<T>): Promise<T> {
+export async function withService<S extends 'orchestrator' | 'streaming', T>(
+  target: ApiTarget,
+  service: S,
+  work: (client: ServiceClient<S>) => Promise<T>,
+): Promise<T> {
   const client = createServiceClient(service, target.address, target.apiKey ? { apiKey: target.apiKey } : {});
   try {
     return await work(client);

@@ -58,7 +58,9 @@ function stepOf(activity: proto.api.history.v1.IActivityTaskScheduledEventAttrib
  * so its record may stand although Temporal never took the result.
  */
 function stepsOf(events: HistoryEvent[]): { completed: CompletedStep[]; abandoned: string[] } {
-  const scheduled = new Map(events.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => [String(e.eventId), e.activityTaskScheduledEventAttributes!]));
+  const scheduled = new Map(
+    events.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => [String(e.eventId), e.activityTaskScheduledEventAttributes!]),
+  );
   const closedWithin = new Set(
     events.flatMap((e) => {
       const closing = e.activityTaskFailedEventAttributes ?? e.activityTaskTimedOutEventAttributes;
@@ -85,7 +87,11 @@ function stepsOf(events: HistoryEvent[]): { completed: CompletedStep[]; abandone
 const runOf = (input: { runId: string; runAgentId?: string }) => ({ runId: input.runId, runAgentId: input.runAgentId ?? TASK_RUN_AGENT_ID });
 
 const childWorkflowsOf = (events: HistoryEvent[]) =>
-  events.flatMap((e) => (e.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.workflowId ? [e.childWorkflowExecutionStartedEventAttributes.workflowExecution.workflowId] : []));
+  events.flatMap((e) =>
+    e.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.workflowId
+      ? [e.childWorkflowExecutionStartedEventAttributes.workflowExecution.workflowId]
+      : [],
+  );
 
 /** The store's records that stand for a completed activity: model replies and tool results. */
 const isStepRecord = (runId: string, key: string) => new RegExp(`^${runId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/(step-\\d+/reply|tool/[^/]+)$`).test(key);
@@ -123,33 +129,44 @@ export async function historyProblems(deps: { pool: Pool; store: RuntimeStore; t
   // An agent's run is its child workflow's id, in the scope of the task's run that started it.
   const agentRuns = children.flatMap((child) => task.runChain.map((taskRun) => agentRunIdOf(child, taskRun)));
   const runIds = [...new Set([...task.runChain, ...steps.map((step) => step.runId), ...agentRuns])];
-  const logs = new Map(await Promise.all(runIds.map(async (runId) => [runId, runId === task.runId ? task.taskLog : await readRunLog(deps.store, runId)] as const)));
+  const logs = new Map(
+    await Promise.all(runIds.map(async (runId) => [runId, runId === task.runId ? task.taskLog : await readRunLog(deps.store, runId)] as const)),
+  );
   const problems: string[] = [];
 
-  const { rows: usage } = await deps.pool.query<{ step_key: string; total_tokens: number }>('SELECT step_key, total_tokens FROM task_usage WHERE task_id = $1', [task.taskId]);
+  const { rows: usage } = await deps.pool.query<{ step_key: string; total_tokens: number }>(
+    'SELECT step_key, total_tokens FROM task_usage WHERE task_id = $1',
+    [task.taskId],
+  );
   const tokensOf = new Map(usage.map((row) => [row.step_key, row.total_tokens]));
   for (const step of steps) {
     if (!logs.get(step.runId)!.some((record) => record.key === step.key)) problems.push(`${step.what} completed in Temporal but has no record`);
-    else if (step.tokens !== undefined && (tokensOf.get(step.key) ?? 0) !== step.tokens) problems.push(`${step.what} used ${step.tokens} tokens, the store counts ${tokensOf.get(step.key) ?? 0}`);
+    else if (step.tokens !== undefined && (tokensOf.get(step.key) ?? 0) !== step.tokens)
+      problems.push(`${step.what} used ${step.tokens} tokens, the store counts ${tokensOf.get(step.key) ?? 0}`);
   }
   // A record written by an activity still running (or retried) has no completion yet.
   if (closed) {
     const expected = withResetCopies(new Set([...steps.map((step) => step.key), ...runs.flatMap((run) => run.abandoned)]), task.runChain);
     for (const [runId, log] of logs) {
-      for (const record of log) if (isStepRecord(runId, record.key) && !expected.has(record.key)) problems.push(`record ${record.key} has no completed activity in Temporal's history`);
+      for (const record of log)
+        if (isStepRecord(runId, record.key) && !expected.has(record.key)) problems.push(`record ${record.key} has no completed activity in Temporal's history`);
     }
   }
   // A child cancelled before its first activity never started a run: there is nothing to link.
   for (const taskRun of task.runChain) {
     const taskLog = logs.get(taskRun)!;
     for (const agentRun of children.map((child) => agentRunIdOf(child, taskRun)).filter((id) => logs.get(id)!.length > 0)) {
-      if (!taskLog.some((record) => record.key === `${taskRun}/link/${agentRun}`)) problems.push(`agent run ${agentRun} is not linked to the task's run ${taskRun}`);
+      if (!taskLog.some((record) => record.key === `${taskRun}/link/${agentRun}`))
+        problems.push(`agent run ${agentRun} is not linked to the task's run ${taskRun}`);
     }
   }
-  const { rows: running } = await deps.pool.query<{ run_id: string }>(`SELECT run_id FROM task_agents WHERE task_id = $1 AND status = 'RUNNING'`, [task.taskId]);
+  const { rows: running } = await deps.pool.query<{ run_id: string }>(`SELECT run_id FROM task_agents WHERE task_id = $1 AND status = 'RUNNING'`, [
+    task.taskId,
+  ]);
   for (const { run_id: runId } of running) {
     const child = children.find((id) => task.runChain.some((taskRun) => agentRunIdOf(id, taskRun) === runId));
-    if (child && (await deps.temporal.workflow.getHandle(child).describe()).status.name !== 'RUNNING') problems.push(`agent run ${runId} is RUNNING in the store, its workflow has closed`);
+    if (child && (await deps.temporal.workflow.getHandle(child).describe()).status.name !== 'RUNNING')
+      problems.push(`agent run ${runId} is RUNNING in the store, its workflow has closed`);
   }
   return problems;
 }

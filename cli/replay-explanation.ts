@@ -44,7 +44,13 @@ function eventHolding(history: History, value: string): HistoryEvent | undefined
 function patchMarkerOf(history: History, change: string): HistoryEvent | undefined {
   return history.events?.find((event) => {
     const details = event.markerRecordedEventAttributes?.details ?? {};
-    return Object.values(details).some((payloads) => payloads.payloads?.some((payload) => Buffer.from(payload.data ?? []).toString('utf8').includes(change)));
+    return Object.values(details).some((payloads) =>
+      payloads.payloads?.some((payload) =>
+        Buffer.from(payload.data ?? [])
+          .toString('utf8')
+          .includes(change),
+      ),
+    );
   });
 }
 

@@ -11,21 +11,33 @@ export function statusText(status: GetTaskStatusResponse__Output): string[] {
   const usage = status.metrics?.token_usage;
   const lines = [`task      ${status.task_id}`, `status    ${shortStatus(status.status)}  (progress ${Math.round(status.progress * 100)}%)`];
   for (const agent of status.agent_statuses) {
-    lines.push(`agent     ${agent.agent_id}: ${shortStatus(agent.status)}${agent.token_usage?.total_tokens ? `, ${agent.token_usage.total_tokens} tokens` : ''}`);
+    lines.push(
+      `agent     ${agent.agent_id}: ${shortStatus(agent.status)}${agent.token_usage?.total_tokens ? `, ${agent.token_usage.total_tokens} tokens` : ''}`,
+    );
   }
   if (status.result) lines.push(`result    ${status.result}`);
   if (status.error_message) lines.push(`error     ${status.error_message}`);
   if (usage && usage.total_tokens > 0) {
-    lines.push(`tokens    ${usage.total_tokens} (prompt ${usage.prompt_tokens}, completion ${usage.completion_tokens}), $${usage.cost_usd.toFixed(6)}  model ${usage.model}`);
+    lines.push(
+      `tokens    ${usage.total_tokens} (prompt ${usage.prompt_tokens}, completion ${usage.completion_tokens}), $${usage.cost_usd.toFixed(6)}  model ${usage.model}`,
+    );
   }
   return lines;
 }
 
-const timeText = (at: { seconds: string | number } | null | undefined) => (at ? new Date(Number(at.seconds) * 1000).toISOString().slice(0, 19).replace('T', ' ') : '-');
+const timeText = (at: { seconds: string | number } | null | undefined) =>
+  at ? new Date(Number(at.seconds) * 1000).toISOString().slice(0, 19).replace('T', ' ') : '-';
 
 export function taskRowsText(tasks: TaskSummary__Output[], total: number): string[] {
   const rows = tasks.map((task) =>
-    [task.task_id, shortStatus(task.status).padEnd(9), task.mode.replace('EXECUTION_MODE_', '').padEnd(8), timeText(task.created_at), String(task.total_token_usage?.total_tokens ?? 0).padStart(7), oneLine(task.query, 60)].join('  '),
+    [
+      task.task_id,
+      shortStatus(task.status).padEnd(9),
+      task.mode.replace('EXECUTION_MODE_', '').padEnd(8),
+      timeText(task.created_at),
+      String(task.total_token_usage?.total_tokens ?? 0).padStart(7),
+      oneLine(task.query, 60),
+    ].join('  '),
   );
   return [...rows, `${tasks.length} of ${total} tasks`];
 }

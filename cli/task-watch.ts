@@ -64,7 +64,13 @@ export async function watchTask(ctx: CliContext, taskId: string) {
     } catch (err) {
       const code = (err as ServiceError).code;
       if (!resumable.has(code)) throw err;
-      ctx.output().note(ctx.output().style('dim', `(connection lost: ${(err as ServiceError).details || (err as Error).message}; resuming after ${from.lastStreamId || 'the start'})`));
+      ctx
+        .output()
+        .note(
+          ctx
+            .output()
+            .style('dim', `(connection lost: ${(err as ServiceError).details || (err as Error).message}; resuming after ${from.lastStreamId || 'the start'})`),
+        );
     }
     if (!from.done) await sleep(pauseMs);
     pauseMs = Math.min(pauseMs * 2, maxResumePauseMs);

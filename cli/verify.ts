@@ -31,7 +31,8 @@ async function storeProblems(pool: Pool, task: TaskRecord, records: StoredRecord
   const events = await listTaskEvents(pool, task.workflowId, 0, 100_000);
   const gap = events.findIndex((event, index) => event.seq !== index + 1);
   if (gap >= 0) problems.push(`event ${gap + 1} has seq ${events[gap]!.seq}: the log has a gap`);
-  if (closed && !finalEventTypes.has(events.at(-1)?.type ?? '')) problems.push(`the event log ends with ${events.at(-1)?.type ?? 'nothing'}, not a final event`);
+  if (closed && !finalEventTypes.has(events.at(-1)?.type ?? ''))
+    problems.push(`the event log ends with ${events.at(-1)?.type ?? 'nothing'}, not a final event`);
   const { rows } = await pool.query<{ steps: string; pending: string; running: string }>(
     `SELECT (SELECT coalesce(sum(total_tokens), 0) FROM task_usage WHERE task_id = $1) AS steps,
             (SELECT count(*) FROM approvals WHERE task_id = $1 AND status = 'pending') AS pending,
@@ -48,7 +49,8 @@ async function storeProblems(pool: Pool, task: TaskRecord, records: StoredRecord
 /** The task's store runs, its current one first, each followed by the run a Temporal reset continued (the `reset_from_run` label). */
 async function runChainOf(store: RuntimeStore, runId: string): Promise<string[]> {
   const chain = [runId];
-  for (let from = (await store.loadRun(runId)).labels.reset_from_run; from && !chain.includes(from); from = (await store.loadRun(from)).labels.reset_from_run) chain.push(from);
+  for (let from = (await store.loadRun(runId)).labels.reset_from_run; from && !chain.includes(from); from = (await store.loadRun(from)).labels.reset_from_run)
+    chain.push(from);
   return chain;
 }
 
@@ -60,7 +62,9 @@ async function replacedRunProblems(store: RuntimeStore, runIds: string[]): Promi
       const count = (type: string) => records.filter((record) => record.type === type).length;
       const started = count(RecordType.RunStarted);
       const ended = count(RecordType.RunCompleted);
-      return started === 1 && ended === 1 ? [] : [`run ${runId}, which a reset replaced, has ${started} run_started and ${ended} run_completed records (one each expected)`];
+      return started === 1 && ended === 1
+        ? []
+        : [`run ${runId}, which a reset replaced, has ${started} run_started and ${ended} run_completed records (one each expected)`];
     }),
   );
   return problems.flat();

@@ -19,7 +19,9 @@ export const budgetEnvSchema = z.object({
   WEFT_TENANT_DAILY_COST_LIMIT_USD: z.coerce.number().nonnegative().default(0),
 });
 
-export function budgetSettingsOf(e: z.infer<typeof budgetEnvSchema>): Pick<TaskSettings, 'taskTokenBudget' | 'agentTokenBudget' | 'taskCostLimitUsd' | 'tenantDailyCostLimitUsd'> {
+export function budgetSettingsOf(
+  e: z.infer<typeof budgetEnvSchema>,
+): Pick<TaskSettings, 'taskTokenBudget' | 'agentTokenBudget' | 'taskCostLimitUsd' | 'tenantDailyCostLimitUsd'> {
   return {
     ...(e.WEFT_TENANT_DAILY_COST_LIMIT_USD > 0 ? { tenantDailyCostLimitUsd: e.WEFT_TENANT_DAILY_COST_LIMIT_USD } : {}),
     taskTokenBudget: e.WEFT_TASK_TOKEN_BUDGET ?? e.TOKEN_BUDGET_PER_TASK ?? e.MAX_TOKENS_PER_REQUEST ?? 0,

@@ -47,7 +47,8 @@ export interface CapacitySettings {
 
 function versionOf(deploymentName: string | undefined, buildId: string | undefined): Pick<WorkerCapacity, 'version'> {
   if (!deploymentName && !buildId) return {};
-  if (!deploymentName || !buildId) throw new Error('invalid configuration: WEFT_WORKER_DEPLOYMENT and WEFT_WORKER_BUILD_ID are set together (worker versioning)');
+  if (!deploymentName || !buildId)
+    throw new Error('invalid configuration: WEFT_WORKER_DEPLOYMENT and WEFT_WORKER_BUILD_ID are set together (worker versioning)');
   return { version: { deploymentName, buildId } };
 }
 

@@ -21,88 +21,122 @@ export const defaultToolSecretPrefix = 'TOOL_SECRET_';
 
 // Every setting Weft reads from the environment, validated once at process start.
 // Workflow code never reads this: configuration reaches workflows through their input.
-const envSchema = telemetryEnvSchema.extend(capacityEnvSchema.shape).extend(webSearchEnvSchema.shape).extend(budgetEnvSchema.shape).extend(errorRateEnvSchema.shape).extend(catalogEnvSchema.shape).extend({
-  DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/weft'),
-  TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
-  TEMPORAL_NAMESPACE: z.string().default('default'),
-  WEFT_TASK_QUEUE: z.string().default('weft-tasks'),
-  WEFT_AUTH: z.enum(['on', 'off']).default('on'),
-  WEFT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().nonnegative().default(600),
-  // Loopback unless a deployment exposes it on purpose (0.0.0.0 in a container).
-  WEFT_GRPC_HOST: z.string().default('127.0.0.1'),
-  WEFT_TLS_CERT_FILE: z.string().min(1).optional(),
-  WEFT_TLS_KEY_FILE: z.string().min(1).optional(),
-  WEFT_TLS_CLIENT_CA_FILE: z.string().min(1).optional(),
-  WEFT_GRPC_PORT: z.coerce.number().int().min(0).max(65535).default(50052),
-  WEFT_AGENT_GRPC_PORT: z.coerce.number().int().min(0).max(65535).default(50051),
-  WEFT_LLM_GRPC_PORT: z.coerce.number().int().min(0).max(65535).default(8000),
-  WEFT_HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-  WEFT_SESSION_TTL_SECONDS: z.coerce.number().int().positive().default(24 * 3600),
-  WEFT_SESSION_MAX_HISTORY: z.coerce.number().int().positive().default(100),
-  WEFT_SSE_KEEPALIVE_MS: z.coerce.number().int().positive().default(15_000),
-  WEFT_SANDBOX_MEMORY_MB: z.coerce.number().int().positive().optional(),
-  /** The seed's name for WEFT_SANDBOX_MEMORY_MB (Weft's wins when both are set). */
-  WASI_MEMORY_LIMIT_MB: z.coerce.number().int().positive().optional(),
-  WEFT_SANDBOX_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
-  /** The seed's name for the timeout, in seconds (WEFT_SANDBOX_TIMEOUT_MS wins). */
-  WASI_TIMEOUT_SECONDS: z.coerce.number().positive().optional(),
-  WEFT_SANDBOX_OUTPUT_BYTES: z.coerce.number().int().positive().default(64 * 1024),
-  WEFT_SANDBOX_POOL_SIZE: z.coerce.number().int().nonnegative().default(2),
-  WEFT_TENANT_SANDBOX_PROGRAMS: z.coerce.number().int().nonnegative().default(2),
-  WEFT_TENANT_SUBMITS_PER_MINUTE: z.coerce.number().int().nonnegative().default(120),
-  WEFT_TENANT_MAX_RUNNING_TASKS: z.coerce.number().int().nonnegative().default(50),
-  WEFT_SANDBOX_DATA_BYTES: z.coerce.number().int().nonnegative().default(8 * 1024 * 1024),
-  WEFT_MAX_MESSAGE_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
-  WEFT_LLM_BASE_URL: z.string().url().optional(),
-  WEFT_LLM_API_KEY: z.string().optional(),
-  OPENAI_API_KEY: z.string().optional(),
-  WEFT_LLM_MODEL: z.string().default('gpt-5-mini'),
-  WEFT_MODEL_SMALL: z.string().optional(),
-  WEFT_MODEL_MEDIUM: z.string().optional(),
-  WEFT_MODEL_LARGE: z.string().optional(),
-  WEFT_MODEL_CATALOG: z.string().optional(),
-  WEFT_MODEL_ALIASES: z.string().optional(),
-  WEFT_EMBEDDING_MODEL: z.string().default('text-embedding-3-small'),
-  WEFT_LLM_CACHE_TTL_SECONDS: z.coerce.number().int().positive().default(3600),
-  WEFT_WORKSPACE_DIR: z.string().default('.state/workspaces'),
-  WEFT_MAX_AGENTS: z.coerce.number().int().positive().default(5),
-  WEFT_MAX_ITERATIONS: z.coerce.number().int().positive().default(10),
-  WEFT_MCP_SERVERS: z.string().optional(),
-  WEFT_TOOL_POLICY: z.string().optional(),
-  WEFT_OPENAPI_SOURCES: z.string().optional(),
-  OPENAPI_MAX_SPEC_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
-  WEFT_HTTP_FETCH_ALLOWED_DOMAINS: z.string().default(''),
-  MCP_ALLOWED_DOMAINS: z.string().default(''),
-  OPENAPI_ALLOWED_DOMAINS: z.string().default(''),
-  WEFT_TOOL_SPEC_DIR: z.string().optional(),
-  WEFT_TOOL_SECRET_PREFIX: z.string().min(1).default(defaultToolSecretPrefix),
-  MCP_CB_FAILURES: z.coerce.number().int().positive().default(5),
-  MCP_CB_RECOVERY_SECONDS: z.coerce.number().positive().default(60),
-  WEFT_TOOL_HTTP_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
-  WEFT_TOOL_HTTP_ATTEMPTS: z.coerce.number().int().positive().default(3),
-  WEFT_TOOL_PARALLELISM: z.coerce.number().int().positive().optional(),
-  /** The seed's name for WEFT_TOOL_PARALLELISM. */
-  TOOL_PARALLELISM: z.coerce.number().int().positive().optional(),
-  WEFT_HISTORY_COMPRESS_AT_TOKENS: z.coerce.number().int().nonnegative().default(32_000),
-  WEFT_HISTORY_KEEP_TURNS: z.coerce.number().int().nonnegative().default(4),
-  WEFT_HISTORY_MODEL: z.string().optional(),
-  WEFT_STEPS_PER_HISTORY: z.coerce.number().int().positive().default(50),
-  /** A completed task's long answer is distilled into its user's memory files by one more (small-tier) model step. */
-  WEFT_USER_MEMORY: z.enum(['on', 'off']).default('off'),
-  WEFT_APPROVAL_TIMEOUT_MS: z.coerce.number().int().positive().default(60 * 60 * 1000),
-  WEFT_APPROVAL_COST_THRESHOLD_USD: z.coerce.number().nonnegative().default(0),
-  WEFT_LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
-  WEFT_MAX_QUERY_BYTES: z.coerce.number().int().positive().default(32 * 1024),
-  WEFT_SUBMIT_ROUTING_WAIT_MS: z.coerce.number().int().nonnegative().default(30_000),
-  WEFT_WORKFLOW_BUNDLE: z.string().optional(),
-  WEFT_SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(30_000),
-  MCP_RATE_LIMIT_DEFAULT: z.coerce.number().int().nonnegative().default(60),
-  // Read by the `weft` CLI and the demo model server (entry points), declared so they are known.
-  WEFT_API_ADDRESS: z.string().optional(),
-  WEFT_API_KEY: z.string().optional(),
-  WEFT_DEMO_MODEL_PORT: z.coerce.number().int().min(0).max(65535).optional(),
-  WEFT_DEMO_MODEL_HOST: z.string().optional(),
-});
+const envSchema = telemetryEnvSchema
+  .extend(capacityEnvSchema.shape)
+  .extend(webSearchEnvSchema.shape)
+  .extend(budgetEnvSchema.shape)
+  .extend(errorRateEnvSchema.shape)
+  .extend(catalogEnvSchema.shape)
+  .extend({
+    DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/weft'),
+    TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
+    TEMPORAL_NAMESPACE: z.string().default('default'),
+    WEFT_TASK_QUEUE: z.string().default('weft-tasks'),
+    WEFT_AUTH: z.enum(['on', 'off']).default('on'),
+    WEFT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().nonnegative().default(600),
+    // Loopback unless a deployment exposes it on purpose (0.0.0.0 in a container).
+    WEFT_GRPC_HOST: z.string().default('127.0.0.1'),
+    WEFT_TLS_CERT_FILE: z.string().min(1).optional(),
+    WEFT_TLS_KEY_FILE: z.string().min(1).optional(),
+    WEFT_TLS_CLIENT_CA_FILE: z.string().min(1).optional(),
+    WEFT_GRPC_PORT: z.coerce.number().int().min(0).max(65535).default(50052),
+    WEFT_AGENT_GRPC_PORT: z.coerce.number().int().min(0).max(65535).default(50051),
+    WEFT_LLM_GRPC_PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+    WEFT_HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+    WEFT_SESSION_TTL_SECONDS: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(24 * 3600),
+    WEFT_SESSION_MAX_HISTORY: z.coerce.number().int().positive().default(100),
+    WEFT_SSE_KEEPALIVE_MS: z.coerce.number().int().positive().default(15_000),
+    WEFT_SANDBOX_MEMORY_MB: z.coerce.number().int().positive().optional(),
+    /** The seed's name for WEFT_SANDBOX_MEMORY_MB (Weft's wins when both are set). */
+    WASI_MEMORY_LIMIT_MB: z.coerce.number().int().positive().optional(),
+    WEFT_SANDBOX_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
+    /** The seed's name for the timeout, in seconds (WEFT_SANDBOX_TIMEOUT_MS wins). */
+    WASI_TIMEOUT_SECONDS: z.coerce.number().positive().optional(),
+    WEFT_SANDBOX_OUTPUT_BYTES: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(64 * 1024),
+    WEFT_SANDBOX_POOL_SIZE: z.coerce.number().int().nonnegative().default(2),
+    WEFT_TENANT_SANDBOX_PROGRAMS: z.coerce.number().int().nonnegative().default(2),
+    WEFT_TENANT_SUBMITS_PER_MINUTE: z.coerce.number().int().nonnegative().default(120),
+    WEFT_TENANT_MAX_RUNNING_TASKS: z.coerce.number().int().nonnegative().default(50),
+    WEFT_SANDBOX_DATA_BYTES: z.coerce
+      .number()
+      .int()
+      .nonnegative()
+      .default(8 * 1024 * 1024),
+    WEFT_MAX_MESSAGE_BYTES: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(1024 * 1024),
+    WEFT_LLM_BASE_URL: z.string().url().optional(),
+    WEFT_LLM_API_KEY: z.string().optional(),
+    OPENAI_API_KEY: z.string().optional(),
+    WEFT_LLM_MODEL: z.string().default('gpt-5-mini'),
+    WEFT_MODEL_SMALL: z.string().optional(),
+    WEFT_MODEL_MEDIUM: z.string().optional(),
+    WEFT_MODEL_LARGE: z.string().optional(),
+    WEFT_MODEL_CATALOG: z.string().optional(),
+    WEFT_MODEL_ALIASES: z.string().optional(),
+    WEFT_EMBEDDING_MODEL: z.string().default('text-embedding-3-small'),
+    WEFT_LLM_CACHE_TTL_SECONDS: z.coerce.number().int().positive().default(3600),
+    WEFT_WORKSPACE_DIR: z.string().default('.state/workspaces'),
+    WEFT_MAX_AGENTS: z.coerce.number().int().positive().default(5),
+    WEFT_MAX_ITERATIONS: z.coerce.number().int().positive().default(10),
+    WEFT_MCP_SERVERS: z.string().optional(),
+    WEFT_TOOL_POLICY: z.string().optional(),
+    WEFT_OPENAPI_SOURCES: z.string().optional(),
+    OPENAPI_MAX_SPEC_BYTES: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(1024 * 1024),
+    WEFT_HTTP_FETCH_ALLOWED_DOMAINS: z.string().default(''),
+    MCP_ALLOWED_DOMAINS: z.string().default(''),
+    OPENAPI_ALLOWED_DOMAINS: z.string().default(''),
+    WEFT_TOOL_SPEC_DIR: z.string().optional(),
+    WEFT_TOOL_SECRET_PREFIX: z.string().min(1).default(defaultToolSecretPrefix),
+    MCP_CB_FAILURES: z.coerce.number().int().positive().default(5),
+    MCP_CB_RECOVERY_SECONDS: z.coerce.number().positive().default(60),
+    WEFT_TOOL_HTTP_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+    WEFT_TOOL_HTTP_ATTEMPTS: z.coerce.number().int().positive().default(3),
+    WEFT_TOOL_PARALLELISM: z.coerce.number().int().positive().optional(),
+    /** The seed's name for WEFT_TOOL_PARALLELISM. */
+    TOOL_PARALLELISM: z.coerce.number().int().positive().optional(),
+    WEFT_HISTORY_COMPRESS_AT_TOKENS: z.coerce.number().int().nonnegative().default(32_000),
+    WEFT_HISTORY_KEEP_TURNS: z.coerce.number().int().nonnegative().default(4),
+    WEFT_HISTORY_MODEL: z.string().optional(),
+    WEFT_STEPS_PER_HISTORY: z.coerce.number().int().positive().default(50),
+    /** A completed task's long answer is distilled into its user's memory files by one more (small-tier) model step. */
+    WEFT_USER_MEMORY: z.enum(['on', 'off']).default('off'),
+    WEFT_APPROVAL_TIMEOUT_MS: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(60 * 60 * 1000),
+    WEFT_APPROVAL_COST_THRESHOLD_USD: z.coerce.number().nonnegative().default(0),
+    WEFT_LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
+    WEFT_MAX_QUERY_BYTES: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(32 * 1024),
+    WEFT_SUBMIT_ROUTING_WAIT_MS: z.coerce.number().int().nonnegative().default(30_000),
+    WEFT_WORKFLOW_BUNDLE: z.string().optional(),
+    WEFT_SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(30_000),
+    MCP_RATE_LIMIT_DEFAULT: z.coerce.number().int().nonnegative().default(60),
+    // Read by the `weft` CLI and the demo model server (entry points), declared so they are known.
+    WEFT_API_ADDRESS: z.string().optional(),
+    WEFT_API_KEY: z.string().optional(),
+    WEFT_DEMO_MODEL_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+    WEFT_DEMO_MODEL_HOST: z.string().optional(),
+  });
 
 /** Variables under Weft's own prefix that are no setting: a test's own (WEFT_TEST_*). */
 const notSettings = /^WEFT_TEST_/;
@@ -117,7 +151,8 @@ function openEndedSettings(env: NodeJS.ProcessEnv): { problems: string[]; toolRa
   const problems: string[] = [];
   const toolRateLimits: Record<string, number> = {};
   for (const [name, value] of Object.entries(env)) {
-    if (name.startsWith('WEFT_') && !known.has(name) && !notSettings.test(name)) problems.push(`${name}: not a Weft setting (see the README's configuration table)`);
+    if (name.startsWith('WEFT_') && !known.has(name) && !notSettings.test(name))
+      problems.push(`${name}: not a Weft setting (see the README's configuration table)`);
     if (!rateLimitSetting.test(name) || value === undefined || value === '') continue;
     const perMinute = Number(value);
     if (Number.isInteger(perMinute) && perMinute >= 0) toolRateLimits[name] = perMinute;
@@ -214,6 +249,25 @@ function catalogOf(e: z.infer<typeof envSchema>, secrets: SecretSource): ModelCa
       );
 }
 
+/** The settings a task starts with unless its request says otherwise. */
+function taskDefaultsOf(e: z.infer<typeof envSchema>): TaskSettings {
+  return {
+    maxAgents: e.WEFT_MAX_AGENTS,
+    maxIterations: e.WEFT_MAX_ITERATIONS,
+    toolParallelism: e.WEFT_TOOL_PARALLELISM ?? e.TOOL_PARALLELISM ?? 4,
+    stepsPerHistory: e.WEFT_STEPS_PER_HISTORY,
+    ...(e.WEFT_USER_MEMORY === 'on' ? { rememberResults: true } : {}),
+    approvalTimeoutMs: e.WEFT_APPROVAL_TIMEOUT_MS,
+    approvalCostThresholdUsd: e.WEFT_APPROVAL_COST_THRESHOLD_USD,
+    ...budgetSettingsOf(e),
+    history: {
+      compressAtTokens: e.WEFT_HISTORY_COMPRESS_AT_TOKENS,
+      keepTurns: e.WEFT_HISTORY_KEEP_TURNS,
+      ...(e.WEFT_HISTORY_MODEL ? { model: e.WEFT_HISTORY_MODEL } : {}),
+    },
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
   const parsed = envSchema.safeParse(env);
   const { problems, toolRateLimits } = openEndedSettings(env);
@@ -225,7 +279,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
   const tls = apiTlsOf({ certFile: e.WEFT_TLS_CERT_FILE, keyFile: e.WEFT_TLS_KEY_FILE, clientCaFile: e.WEFT_TLS_CLIENT_CA_FILE });
   return {
     databaseUrl: e.DATABASE_URL,
-    temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.WEFT_TASK_QUEUE, connection: temporalConnectionOf(env, e.TEMPORAL_ADDRESS) },
+    temporal: {
+      address: e.TEMPORAL_ADDRESS,
+      namespace: e.TEMPORAL_NAMESPACE,
+      taskQueue: e.WEFT_TASK_QUEUE,
+      connection: temporalConnectionOf(env, e.TEMPORAL_ADDRESS),
+    },
     listen: {
       host: e.WEFT_GRPC_HOST,
       port: e.WEFT_GRPC_PORT,
@@ -275,21 +334,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
     },
     tenantQuotas: { submitsPerMinute: e.WEFT_TENANT_SUBMITS_PER_MINUTE, maxRunningTasks: e.WEFT_TENANT_MAX_RUNNING_TASKS },
     limits: { maxQueryBytes: e.WEFT_MAX_QUERY_BYTES, routingWaitMs: e.WEFT_SUBMIT_ROUTING_WAIT_MS },
-    task: {
-      maxAgents: e.WEFT_MAX_AGENTS,
-      maxIterations: e.WEFT_MAX_ITERATIONS,
-      toolParallelism: e.WEFT_TOOL_PARALLELISM ?? e.TOOL_PARALLELISM ?? 4,
-      stepsPerHistory: e.WEFT_STEPS_PER_HISTORY,
-      ...(e.WEFT_USER_MEMORY === 'on' ? { rememberResults: true } : {}),
-      approvalTimeoutMs: e.WEFT_APPROVAL_TIMEOUT_MS,
-      approvalCostThresholdUsd: e.WEFT_APPROVAL_COST_THRESHOLD_USD,
-      ...budgetSettingsOf(e),
-      history: {
-        compressAtTokens: e.WEFT_HISTORY_COMPRESS_AT_TOKENS,
-        keepTurns: e.WEFT_HISTORY_KEEP_TURNS,
-        ...(e.WEFT_HISTORY_MODEL ? { model: e.WEFT_HISTORY_MODEL } : {}),
-      },
-    },
+    task: taskDefaultsOf(e),
     ...(e.WEFT_WORKFLOW_BUNDLE ? { workflowBundlePath: e.WEFT_WORKFLOW_BUNDLE } : {}),
     shutdownGraceMs: e.WEFT_SHUTDOWN_GRACE_MS,
   };

@@ -38,7 +38,11 @@ export function telemetrySettingsOf(e: z.infer<typeof telemetryEnvSchema>): Tele
   return {
     metricsPort: e.WEFT_METRICS_PORT,
     apiMetricsPort: e.WEFT_API_METRICS_PORT,
-    metrics: { ...(e.WEFT_METRICS_TOKEN ? { token: e.WEFT_METRICS_TOKEN } : {}), tenantLabels: e.WEFT_METRICS_TENANT_LABELS === 'true', shannonNames: e.WEFT_METRICS_COMPAT === 'shannon' },
+    metrics: {
+      ...(e.WEFT_METRICS_TOKEN ? { token: e.WEFT_METRICS_TOKEN } : {}),
+      tenantLabels: e.WEFT_METRICS_TENANT_LABELS === 'true',
+      shannonNames: e.WEFT_METRICS_COMPAT === 'shannon',
+    },
     logLevel: e.WEFT_LOG_LEVEL,
     ...tracingOf(e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, e.OTEL_EXPORTER_OTLP_ENDPOINT),
   };

@@ -29,6 +29,7 @@ export interface ApiTlsFiles {
 export function apiTlsOf(files: Partial<ApiTlsFiles>): ApiTlsFiles | undefined {
   const { certFile, keyFile, clientCaFile } = files;
   if (!certFile && !keyFile && !clientCaFile) return undefined;
-  if (!certFile || !keyFile) throw new Error('invalid configuration: WEFT_TLS_CERT_FILE and WEFT_TLS_KEY_FILE are set together (WEFT_TLS_CLIENT_CA_FILE needs both)');
+  if (!certFile || !keyFile)
+    throw new Error('invalid configuration: WEFT_TLS_CERT_FILE and WEFT_TLS_KEY_FILE are set together (WEFT_TLS_CLIENT_CA_FILE needs both)');
   return { certFile, keyFile, ...(clientCaFile ? { clientCaFile } : {}) };
 }

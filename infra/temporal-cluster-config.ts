@@ -101,7 +101,12 @@ const dynamicConfig = {
 };
 
 /** Writes every config file under `dir`; the server's config folder and the UI's. */
-export function writeClusterConfig(dir: string, ports: ClusterPorts, databases: ClusterDatabases, databaseUrl: string): { serverConfigDir: string; uiConfigDir: string } {
+export function writeClusterConfig(
+  dir: string,
+  ports: ClusterPorts,
+  databases: ClusterDatabases,
+  databaseUrl: string,
+): { serverConfigDir: string; uiConfigDir: string } {
   const postgres = new URL(databaseUrl);
   const serverConfigDir = path.join(dir, 'temporal-config');
   const uiConfigDir = path.join(dir, 'ui-config');
@@ -115,7 +120,13 @@ export function writeClusterConfig(dir: string, ports: ClusterPorts, databases: 
   writeFileSync(path.join(uiConfigDir, 'base.yaml'), stringify({ temporalGrpcAddress: `127.0.0.1:${ports.frontend.grpc}`, port: ports.ui }));
   writeFileSync(
     path.join(uiConfigDir, 'development.yaml'),
-    stringify({ enableUi: true, defaultNamespace: 'default', refreshInterval: '1m', cors: { cookieInsecure: true, allowOrigins: ['*'], unsafeAllowAllOrigins: true }, notifyOnNewVersion: false }),
+    stringify({
+      enableUi: true,
+      defaultNamespace: 'default',
+      refreshInterval: '1m',
+      cors: { cookieInsecure: true, allowOrigins: ['*'], unsafeAllowAllOrigins: true },
+      notifyOnNewVersion: false,
+    }),
   );
   return { serverConfigDir, uiConfigDir };
 }

@@ -106,7 +106,14 @@ export async function ensureNamespace(address: string, namespace: string, timeou
         );
         if (found === false) await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('3 days') });
         // Every service knows a new namespace once its namespace cache has refreshed (about 10 s).
-        if (found && (await connection.operatorService.listSearchAttributes({ namespace }).then(() => true, () => false))) return;
+        if (
+          found &&
+          (await connection.operatorService.listSearchAttributes({ namespace }).then(
+            () => true,
+            () => false,
+          ))
+        )
+          return;
       }
     } finally {
       await connection?.close();

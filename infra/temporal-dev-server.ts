@@ -35,11 +35,7 @@ export async function startDevServer(options: DevServerOptions, log: (line: stri
   // Local latency: one partition per task queue (a single worker's polls and its tasks never sit on
   // different partitions), and the history service reads its transfer queue as often as tasks come
   // rather than at most 20 times a second (which adds up to 50 ms before every task is dispatched).
-  for (const setting of [
-    'matching.numTaskqueueReadPartitions=1',
-    'matching.numTaskqueueWritePartitions=1',
-    'history.transferProcessorMaxPollRPS=1000',
-  ]) {
+  for (const setting of ['matching.numTaskqueueReadPartitions=1', 'matching.numTaskqueueWritePartitions=1', 'history.transferProcessorMaxPollRPS=1000']) {
     args.push('--dynamic-config-value', setting);
   }
   if (options.uiPort) args.push('--ui-port', String(options.uiPort));
@@ -100,9 +96,7 @@ export async function ensureSearchAttributes(address: string, namespace = 'defau
       const typeIds = { KEYWORD: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD, BOOL: IndexedValueType.INDEXED_VALUE_TYPE_BOOL };
       await connection.operatorService.addSearchAttributes({
         namespace,
-        searchAttributes: Object.fromEntries(
-          missing.map((key) => [key.name, typeIds[key.type as keyof typeof typeIds]]),
-        ),
+        searchAttributes: Object.fromEntries(missing.map((key) => [key.name, typeIds[key.type as keyof typeof typeIds]])),
       });
     }
   } finally {

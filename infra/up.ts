@@ -11,7 +11,21 @@ import { ensureSearchAttributes, startDevServer, stateDir, type RunningDevServer
 
 const log = (line: string) => console.log(`[up] ${line}`);
 /** What `make up` prints once everything is ready (or has had its time): endpoints, the model in use, the development key. */
-function banner({ config, temporalUi, embeddedPostgres, demo, devKey, ready }: { config: WeftConfig; temporalUi: string; embeddedPostgres: boolean; demo: boolean; devKey: string; ready: boolean }): string {
+function banner({
+  config,
+  temporalUi,
+  embeddedPostgres,
+  demo,
+  devKey,
+  ready,
+}: {
+  config: WeftConfig;
+  temporalUi: string;
+  embeddedPostgres: boolean;
+  demo: boolean;
+  devKey: string;
+  ready: boolean;
+}): string {
   return [
     '',
     ready ? 'Weft is ready:' : 'Weft is still starting (see above):',
@@ -41,7 +55,7 @@ async function main(): Promise<void> {
   try {
     const postgres = await startPostgres(env, supervisor, log);
 
-    let temporalUi = 'your cluster\'s Web UI';
+    let temporalUi = "your cluster's Web UI";
     if (process.env.TEMPORAL_ADDRESS) {
       log(`using the Temporal cluster at ${process.env.TEMPORAL_ADDRESS}`);
       await ensureSearchAttributes(process.env.TEMPORAL_ADDRESS, loadConfig(env).temporal.namespace);

@@ -44,10 +44,20 @@ export async function prepareWeft(env: NodeJS.ProcessEnv, log: (line: string) =>
  * Starts workers and APIs, each with its own settings on top of `env`; any of them exiting stops
  * everything. The URL of each one's readiness probe (GET /readyz on its metrics port).
  */
-export function startWeftProcesses(env: NodeJS.ProcessEnv, supervisor: Supervisor, processes: { workers: Array<Record<string, string>>; apis: Array<Record<string, string>> }): string[] {
+export function startWeftProcesses(
+  env: NodeJS.ProcessEnv,
+  supervisor: Supervisor,
+  processes: { workers: Array<Record<string, string>>; apis: Array<Record<string, string>> },
+): string[] {
   const named = (kind: string, i: number, count: number) => (count > 1 ? `${kind}-${i + 1}` : kind);
-  processes.workers.forEach((own, i) => supervisor.add(startProcess(named('worker', i, processes.workers.length), 'workers/main.ts', { ...env, ...workerEnv, ...own }, workerNodeFlags), { essential: true }));
-  processes.apis.forEach((own, i) => supervisor.add(startProcess(named('api', i, processes.apis.length), 'api/main.ts', { ...env, ...own }, apiNodeFlags), { essential: true }));
+  processes.workers.forEach((own, i) =>
+    supervisor.add(startProcess(named('worker', i, processes.workers.length), 'workers/main.ts', { ...env, ...workerEnv, ...own }, workerNodeFlags), {
+      essential: true,
+    }),
+  );
+  processes.apis.forEach((own, i) =>
+    supervisor.add(startProcess(named('api', i, processes.apis.length), 'api/main.ts', { ...env, ...own }, apiNodeFlags), { essential: true }),
+  );
   const probe = (port: number) => `http://127.0.0.1:${port}/readyz`;
   return [
     ...processes.workers.map((own) => probe(loadConfig({ ...env, ...own }).metricsPort)),
@@ -64,7 +74,15 @@ export async function untilReady(probes: string[], log: (line: string) => void, 
   const deadline = Date.now() + timeoutMs;
   let waiting = probes;
   while (waiting.length > 0 && Date.now() < deadline) {
-    const answers = await Promise.all(waiting.map(async (url) => ({ url, ready: await fetch(url).then((res) => res.ok, () => false) })));
+    const answers = await Promise.all(
+      waiting.map(async (url) => ({
+        url,
+        ready: await fetch(url).then(
+          (res) => res.ok,
+          () => false,
+        ),
+      })),
+    );
     waiting = answers.filter((answer) => !answer.ready).map((answer) => answer.url);
     if (waiting.length > 0) await setTimeout(500);
   }

@@ -61,14 +61,14 @@ export function callUnary<Req, Res>(
 ): Promise<Res> {
   return new Promise((resolve, reject) => {
     const deadline = Date.now() + (options.deadlineMs ?? 30_000);
-    method.call(client, request, options.metadata ?? new grpc.Metadata(), { deadline }, (err, response) =>
-      err ? reject(err) : resolve(response as Res),
-    );
+    method.call(client, request, options.metadata ?? new grpc.Metadata(), { deadline }, (err, response) => (err ? reject(err) : resolve(response as Res)));
   });
 }
 
 /** The request and response types of a generated unary method (its last overload is `(request, callback)`). */
-type UnaryTypes<F> = F extends (request: infer Req, callback: grpc.requestCallback<infer Res>) => grpc.ClientUnaryCall ? { request: Req; response: Res } : never;
+type UnaryTypes<F> = F extends (request: infer Req, callback: grpc.requestCallback<infer Res>) => grpc.ClientUnaryCall
+  ? { request: Req; response: Res }
+  : never;
 
 /** Calls a unary method by name: `await unaryCall(sessions, 'CreateSession', { user_id: 'ann' })`. */
 export function unaryCall<C extends grpc.Client, M extends keyof C & string>(

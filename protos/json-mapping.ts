@@ -92,7 +92,8 @@ const wellKnown = {
 function valueToJson(value: ProtoObject): Json {
   if ('structValue' in value && value.structValue) return structToJson(value.structValue as ProtoObject);
   if ('listValue' in value && value.listValue) return ((value.listValue as { values?: ProtoObject[] }).values ?? []).map(valueToJson);
-  for (const kind of ['numberValue', 'stringValue', 'boolValue'] as const) if (kind in value && value[kind] !== undefined && value[kind] !== null) return value[kind] as Json;
+  for (const kind of ['numberValue', 'stringValue', 'boolValue'] as const)
+    if (kind in value && value[kind] !== undefined && value[kind] !== null) return value[kind] as Json;
   return null;
 }
 

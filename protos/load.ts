@@ -38,7 +38,12 @@ export type ApiProtos = OrchestratorProto & StreamingProto & SessionProto & AiPr
 
 /** The package definition of some .proto files (also what server reflection describes for them). */
 export function packageDefinitionOf(files: readonly string[] = allProtoFiles): protoLoader.PackageDefinition {
-  return qualifyTypeNames(protoLoader.loadSync(files.map((file) => path.join(protosDir, file)), loaderOptions));
+  return qualifyTypeNames(
+    protoLoader.loadSync(
+      files.map((file) => path.join(protosDir, file)),
+      loaderOptions,
+    ),
+  );
 }
 
 /** grpc.health.v1, as the health-check package ships it, for server reflection. */

@@ -62,7 +62,10 @@ async function main(): Promise<void> {
     ...(tracing ? { tracing: tracing.plugin } : {}),
   });
   started.worker = worker;
-  log().info({ taskQueue: config.temporal.taskQueue, temporal: config.temporal.address, metricsPort: opsServer.port, build: config.worker.version }, `worker polling task queue ${config.temporal.taskQueue}; metrics on :${opsServer.port}/metrics`);
+  log().info(
+    { taskQueue: config.temporal.taskQueue, temporal: config.temporal.address, metricsPort: opsServer.port, build: config.worker.version },
+    `worker polling task queue ${config.temporal.taskQueue}; metrics on :${opsServer.port}/metrics`,
+  );
   // The SDK's runtime shuts the worker down on SIGINT/SIGTERM; run() resolves once it has drained.
   await worker.run();
   await toolSources.close();

@@ -24,7 +24,16 @@ async function freePort(): Promise<number> {
 
 /** Installs the runtime (before any connection); reads the SDK's metrics in Prometheus' text format. */
 export async function installWorkerRuntime(logLevel: string): Promise<{ sdkMetrics: () => Promise<string> }> {
-  const sdkLevel = logLevel === 'trace' ? 'TRACE' : logLevel === 'debug' ? 'DEBUG' : logLevel === 'warn' ? 'WARN' : logLevel === 'error' || logLevel === 'fatal' ? 'ERROR' : 'INFO';
+  const sdkLevel =
+    logLevel === 'trace'
+      ? 'TRACE'
+      : logLevel === 'debug'
+        ? 'DEBUG'
+        : logLevel === 'warn'
+          ? 'WARN'
+          : logLevel === 'error' || logLevel === 'fatal'
+            ? 'ERROR'
+            : 'INFO';
   const address = `127.0.0.1:${await freePort()}`;
   Runtime.install({
     logger: new DefaultLogger(sdkLevel, toWeftLog),

@@ -132,7 +132,8 @@ function startRecorded(params: AgentLoopParams, step: ModelStepResult): AgentLoo
 }
 
 /** How the Web UI names a model step: "model step 3 of agent researcher, tier MEDIUM". */
-const modelStepSummary = (params: AgentLoopParams, step: number) => `model step ${step + 1} of agent ${params.agentId}${params.tier ? `, tier ${params.tier}` : ''}`;
+const modelStepSummary = (params: AgentLoopParams, step: number) =>
+  `model step ${step + 1} of agent ${params.agentId}${params.tier ? `, tier ${params.tier}` : ''}`;
 
 function toolCallInput(params: AgentLoopParams, call: ToolCallRequest): ToolCallInput {
   const { task } = params;
@@ -234,7 +235,12 @@ async function reviewUnknownOutcome(params: AgentLoopParams, call: ToolCallReque
     toolApproval(
       params,
       `${approvalIdOf(call)}/outcome`,
-      { tool: call.name, arguments: call.arguments, outcome: 'unknown', resolve: 'approve: it took effect; reject: it did not; approve with modified_action {"run_again": true}: run it again' },
+      {
+        tool: call.name,
+        arguments: call.arguments,
+        outcome: 'unknown',
+        resolve: 'approve: it took effect; reject: it did not; approve with modified_action {"run_again": true}: run it again',
+      },
       `${call.name} was interrupted after its request may have been sent: did it take effect?`,
     ),
     async (modified) => {
@@ -252,7 +258,12 @@ async function reviewUnknownOutcome(params: AgentLoopParams, call: ToolCallReque
   );
   if (decision.outcome === 'timeout') return;
   const resolution = decision.outcome === 'rejected' ? 'failed' : runAgain ? 'run_again' : 'done';
-  await resolveToolOutcome({ ...toolCallInput(params, call), resolution, decidedBy: decision.decidedBy, feedback: decision.outcome === 'rejected' ? decision.feedback : '' });
+  await resolveToolOutcome({
+    ...toolCallInput(params, call),
+    resolution,
+    decidedBy: decision.decidedBy,
+    feedback: decision.outcome === 'rejected' ? decision.feedback : '',
+  });
 }
 
 export async function runAgentLoop(given: AgentLoopParams, from: AgentLoopState): Promise<AgentLoopResult> {
@@ -286,7 +297,9 @@ export async function runAgentLoop(given: AgentLoopParams, from: AgentLoopState)
     const reuse = reuseFor(params, state.step - 1);
     const done: string[] = [];
     const outcomes = await inBatches(approved.calls, params.toolParallelism, async (call) => {
-      const outcome = await runToolCall.executeWithOptions({ summary: `tool ${call.name} (${call.id}) of agent ${params.agentId}` }, [{ ...toolCallInput(params, call), ...reuse }]);
+      const outcome = await runToolCall.executeWithOptions({ summary: `tool ${call.name} (${call.id}) of agent ${params.agentId}` }, [
+        { ...toolCallInput(params, call), ...reuse },
+      ]);
       done.push(call.id);
       noteProgress(params, state, [...done]);
       return outcome;

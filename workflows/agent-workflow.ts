@@ -40,7 +40,14 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWor
   // The agent's own run is keyed by its child workflow's id, in the scope of the task's run (a reset's run starts agents of its own).
   const taskRunId = taskRunIdOf(input);
   const runId = agentRunIdOf(workflowInfo().workflowId, taskRunId);
-  const agentRun: Omit<AgentRunInput, 'atMs'> = { taskId: input.taskId, workflowId: input.taskWorkflowId, taskRunId, sessionId: input.sessionId, agentId: input.agent.id, runId };
+  const agentRun: Omit<AgentRunInput, 'atMs'> = {
+    taskId: input.taskId,
+    workflowId: input.taskWorkflowId,
+    taskRunId,
+    sessionId: input.sessionId,
+    agentId: input.agent.id,
+    runId,
+  };
   const awaitApproval = createApprovalGate({}, { taskWorkflowId: input.taskWorkflowId });
   const steering = agentSteering();
 
@@ -76,7 +83,13 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWor
     const cancelled = isCancellation(err);
     // The run's end is recorded even when this workflow is being cancelled.
     await CancellationScope.nonCancellable(() =>
-      finishAgent({ ...agentRun, status: cancelled ? 'CANCELLED' : 'FAILED', result: '', error: cancelled ? '' : String((err as Error).message), atMs: Date.now() }),
+      finishAgent({
+        ...agentRun,
+        status: cancelled ? 'CANCELLED' : 'FAILED',
+        result: '',
+        error: cancelled ? '' : String((err as Error).message),
+        atMs: Date.now(),
+      }),
     );
     throw err;
   }

@@ -1,4 +1,15 @@
-import { CancellationScope, condition, isCancellation, log, patched, setCurrentDetails, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  condition,
+  isCancellation,
+  log,
+  patched,
+  setCurrentDetails,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { ApprovalRequestInput } from '../core/tasks/run/approval-changes';
 import type { ApprovalDecidedPayload } from '../core/tasks/run/run-records';
 import { storeActivities } from './activity-stubs';
@@ -11,9 +22,7 @@ const visibleIgnoredDecisionsPatch = 'visible-ignored-approval-decisions';
 const recordedDecisionsPatch = 'recorded-approval-decisions';
 
 export type ApprovalOutcome =
-  | { outcome: 'approved'; modifiedAction?: string; decidedBy: string }
-  | { outcome: 'rejected'; feedback: string; decidedBy: string }
-  | { outcome: 'timeout' };
+  { outcome: 'approved'; modifiedAction?: string; decidedBy: string } | { outcome: 'rejected'; feedback: string; decidedBy: string } | { outcome: 'timeout' };
 
 export type ApprovalRequest = Omit<ApprovalRequestInput, 'workflowId' | 'atMs'>;
 
@@ -109,15 +118,19 @@ function receiveDecisions(gate: GateState, taskWorkflowId: string): void {
       description: handlerDescriptions.decideApproval,
     },
   );
-  setHandler(approvalDecisionSignal, (incoming) => {
-    if (incoming?.approvalId !== gate.waitingFor || gate.decision) {
-      const reason = decisionProblem(incoming, gate.waitingFor, gate.decision !== undefined) ?? 'it matches no pending approval';
-      gate.ignored += 1;
-      showIgnoredDecision(taskWorkflowId, `${workflowInfo().workflowId}/${gate.ignored}`, incoming, reason);
-      return;
-    }
-    gate.decision = { ...incoming, channel: incoming.channel ?? 'signal' };
-  }, { description: handlerDescriptions.approvalDecision });
+  setHandler(
+    approvalDecisionSignal,
+    (incoming) => {
+      if (incoming?.approvalId !== gate.waitingFor || gate.decision) {
+        const reason = decisionProblem(incoming, gate.waitingFor, gate.decision !== undefined) ?? 'it matches no pending approval';
+        gate.ignored += 1;
+        showIgnoredDecision(taskWorkflowId, `${workflowInfo().workflowId}/${gate.ignored}`, incoming, reason);
+        return;
+      }
+      gate.decision = { ...incoming, channel: incoming.channel ?? 'signal' };
+    },
+    { description: handlerDescriptions.approvalDecision },
+  );
 }
 
 /**
@@ -141,10 +154,12 @@ export function createApprovalGate(view: { pendingApproval?: PendingApprovalView
     gate.waitingFor = request.approvalId;
     let timedOut = false;
     const deadline = new CancellationScope();
-    void deadline.run(() => sleep(request.timeoutMs, { summary: `approval deadline of ${request.approvalId}` })).then(
-      () => (timedOut = true),
-      () => undefined, // cancelled once decided
-    );
+    void deadline
+      .run(() => sleep(request.timeoutMs, { summary: `approval deadline of ${request.approvalId}` }))
+      .then(
+        () => (timedOut = true),
+        () => undefined, // cancelled once decided
+      );
     let requested = false;
     const record = (status: 'approved' | 'rejected' | 'expired', d?: ApprovalDecision) => recordDecision(request, status, d);
     try {

@@ -33,7 +33,13 @@ function noteIn(value: unknown): Note | undefined {
   const fields = value as Record<string, unknown>;
   if (typeof fields.worth_remembering !== 'boolean') return undefined;
   const text = (name: string) => (typeof fields[name] === 'string' ? (fields[name] as string) : '');
-  return { worth_remembering: fields.worth_remembering, title: text('title'), summary: text('summary'), content: text('content'), suggested_path: text('suggested_path') };
+  return {
+    worth_remembering: fields.worth_remembering,
+    title: text('title'),
+    summary: text('summary'),
+    content: text('content'),
+    suggested_path: text('suggested_path'),
+  };
 }
 
 export type MemoryDecision = { kind: 'keep'; path: string; content: string } | { kind: 'skip'; reason: string };
@@ -52,7 +58,11 @@ function jsonObjectIn(reply: string): unknown {
 
 /** A relative Markdown path inside the memory folder, or undefined for one that could leave it. */
 function safeNotePath(suggested: string): string | undefined {
-  const segments = suggested.trim().replace(/\\/g, '/').split('/').filter((s) => s !== '' && s !== '.');
+  const segments = suggested
+    .trim()
+    .replace(/\\/g, '/')
+    .split('/')
+    .filter((s) => s !== '' && s !== '.');
   if (segments.length === 0 || segments.length > 4 || segments.some((s) => s === '..' || !/^[A-Za-z0-9][A-Za-z0-9 _.-]{0,79}$/.test(s))) return undefined;
   const file = segments.join('/');
   return file.endsWith('.md') ? file : `${file}.md`;

@@ -36,7 +36,8 @@ export const handlerDescriptions = {
     'Pause the task: the model or tool call under way finishes, and no agent starts another step until it is resumed. Send {"reason": "...", "requestedBy": "<you>"}. Refused once the task is ending.',
   resumeTask: 'Resume a paused task where it stopped. Send {"reason": "...", "requestedBy": "<you>"}.',
   controlState: 'Whether the task is paused (since when, by whom, why) or being cancelled.',
-  sendMessage: 'Send the running task a message its agents get with their next model step. Send {"id": "<unique>", "text": "...", "from": "<you>"}; the same id again is delivered once.',
+  sendMessage:
+    'Send the running task a message its agents get with their next model step. Send {"id": "<unique>", "text": "...", "from": "<you>"}; the same id again is delivered once.',
   agentMessage: "A person's message for this agent's next step; sent by the task's workflow.",
   agentHold: "The task holds (true) or releases (false) this agent at its next step boundary; sent by the task's workflow when it is paused or resumed.",
 } as const;

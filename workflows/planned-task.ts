@@ -21,7 +21,13 @@ export async function runPlanned(ctx: TaskContext, plan: Plan, record: boolean):
     await recordPlan({ ...routingInputOf(task), plan });
   }
   ctx.view.agents = plan.agents.map((a) => ({ agentId: a.id, status: 'PENDING', result: '', tokens: 0, costUsd: 0 }));
-  const outcome = await runPlan(plan, { task, dangerousTools: ctx.tools.filter((t) => t.dangerous).map((t) => t.name), settings: input.settings, agents: ctx.view.agents, hold: ctx.hold });
+  const outcome = await runPlan(plan, {
+    task,
+    dangerousTools: ctx.tools.filter((t) => t.dangerous).map((t) => t.name),
+    settings: input.settings,
+    agents: ctx.view.agents,
+    hold: ctx.hold,
+  });
   ctx.view.tokens = ctx.view.agents.reduce((sum, a) => sum + a.tokens, 0);
   ctx.view.costUsd = ctx.view.agents.reduce((sum, a) => sum + a.costUsd, 0);
   ctx.view.progress = 0.9;

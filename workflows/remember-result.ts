@@ -31,13 +31,22 @@ export async function rememberResult({ input, task, view }: RememberingTask, out
   const run = { runId: taskRunIdOf(task), agentId: TaskAgent.Memory };
   try {
     const note = await draftMemoryNote.executeWithOptions({ summary: 'memory: what this task leaves its user' }, [
-      { taskId: task.taskId, runId: run.runId, sessionId: task.sessionId, prompt: memoryPrompt(task.query, outcome.result), atMs: Date.now(), ...handoverOf(task) },
+      {
+        taskId: task.taskId,
+        runId: run.runId,
+        sessionId: task.sessionId,
+        prompt: memoryPrompt(task.query, outcome.result),
+        atMs: Date.now(),
+        ...handoverOf(task),
+      },
     ]);
     view.tokens += note.usage.totalTokens;
     const decision = memoryDecisionOf(note.text);
     if (decision.kind === 'skip') return log.info('nothing remembered', { reason: decision.reason });
     const call = { id: 'weft-memory-note', name: 'memory_write', arguments: { path: decision.path, content: decision.content } };
-    const written = await runToolCall.executeWithOptions({ summary: `memory: ${decision.path}` }, [{ ...taskRefOf(task), workflowId: task.taskWorkflowId, ...run, call, atMs: Date.now(), ...handoverOf(task) }]);
+    const written = await runToolCall.executeWithOptions({ summary: `memory: ${decision.path}` }, [
+      { ...taskRefOf(task), workflowId: task.taskWorkflowId, ...run, call, atMs: Date.now(), ...handoverOf(task) },
+    ]);
     if (!written.ok) log.warn('the memory note was not written', { path: decision.path, error: written.error.message });
   } catch (err) {
     log.warn("remembering the task's answer failed; the task completes without it", { error: failureMessageOf(err) });

@@ -87,7 +87,8 @@ async function approvePlan(ctx: TaskContext, route: Extract<Route, { kind: 'run'
       : undefined,
   );
   if (decision.outcome === 'timeout') return { kind: 'stopped', outcome: loopOutcome({ kind: 'approval_timeout', state: initialLoopState }) };
-  if (decision.outcome === 'rejected') return { kind: 'stopped', outcome: loopOutcome({ kind: 'rejected', feedback: decision.feedback, state: initialLoopState }) };
+  if (decision.outcome === 'rejected')
+    return { kind: 'stopped', outcome: loopOutcome({ kind: 'rejected', feedback: decision.feedback, state: initialLoopState }) };
   if (decision.modifiedAction && approvedPlan) return { kind: 'approved', query: ctx.task.query, plan: approvedPlan, planChanged: true };
   return asRouted(ctx, route, decision.modifiedAction || ctx.task.query);
 }
@@ -122,7 +123,15 @@ export async function runTask(ctx: TaskContext): Promise<TaskOutcome> {
   if (approval.plan) return runPlanned(ctx, approval.plan, approval.planChanged);
   if (route.mode === 'SIMPLE' && route.directTool) {
     const call = { id: 'direct', ...route.directTool };
-    const direct = { ...taskRefOf(task), workflowId: task.taskWorkflowId, runId: taskRunIdOf(task), agentId: TaskAgent.Main, call, atMs: Date.now(), ...handoverOf(task) };
+    const direct = {
+      ...taskRefOf(task),
+      workflowId: task.taskWorkflowId,
+      runId: taskRunIdOf(task),
+      agentId: TaskAgent.Main,
+      call,
+      atMs: Date.now(),
+      ...handoverOf(task),
+    };
     const outcome = await runToolCall.executeWithOptions({ summary: `tool ${call.name}, answering the task directly` }, [direct]);
     return outcome.ok ? completed(outputText(outcome.content), call.name) : failed(`${outcome.error.category} error: ${outcome.error.message}`);
   }
@@ -165,7 +174,11 @@ async function runSingleAgent(ctx: TaskContext, query: string, from: AgentLoopSt
   );
   if (loop.kind === 'continue') {
     const { reset } = ctx.task;
-    return continueAsNew<TaskWorkflowFunction>({ ...input, query, resume: { tools: ctx.tools, loop: loop.state, runId: taskRunIdOf(ctx.task), ...(reset ? { reset } : {}) } });
+    return continueAsNew<TaskWorkflowFunction>({
+      ...input,
+      query,
+      resume: { tools: ctx.tools, loop: loop.state, runId: taskRunIdOf(ctx.task), ...(reset ? { reset } : {}) },
+    });
   }
   return loopOutcome(loop);
 }

@@ -11,12 +11,4 @@ export const awaitingApprovalKey = defineSearchAttributeKey('WeftAwaitingApprova
 /** Set while a person has the task paused (pauseTask); the Web UI lists paused tasks with `WeftPaused = true`. */
 export const pausedKey = defineSearchAttributeKey('WeftPaused', SearchAttributeType.BOOL);
 
-export const weftSearchAttributes = [
-  taskStatusKey,
-  executionModeKey,
-  userIdKey,
-  sessionIdKey,
-  tenantIdKey,
-  awaitingApprovalKey,
-  pausedKey,
-] as const;
+export const weftSearchAttributes = [taskStatusKey, executionModeKey, userIdKey, sessionIdKey, tenantIdKey, awaitingApprovalKey, pausedKey] as const;

@@ -43,7 +43,8 @@ export async function finishTaskRun(task: EndingTask, outcome: TaskOutcome): Pro
     costUsd: view.costUsd,
     ...(end.code ? { code: end.code } : {}),
   };
-  if (end.status === 'FAILED') throw ApplicationFailure.nonRetryable(`task failed: ${end.code ? `${end.code}: ` : ''}${end.errorMessage}`, taskFailedType, result);
+  if (end.status === 'FAILED')
+    throw ApplicationFailure.nonRetryable(`task failed: ${end.code ? `${end.code}: ` : ''}${end.errorMessage}`, taskFailedType, result);
   return result;
 }
 
@@ -54,7 +55,16 @@ export async function finishTaskRun(task: EndingTask, outcome: TaskOutcome): Pro
  */
 async function recordEnd({ input, task, deferredStart }: EndingTask, end: TaskOutcome): Promise<{ end: TaskOutcome; spent: Spend | undefined }> {
   const run = { runId: taskRunIdOf(task), workflowId: task.taskWorkflowId };
-  const record = (outcome: TaskOutcome) => finishTask({ taskId: input.taskId, ...run, sessionId: input.sessionId, ...outcome, finishedAtMs: Date.now(), ...handoverOf(task), ...carriedStart(deferredStart) });
+  const record = (outcome: TaskOutcome) =>
+    finishTask({
+      taskId: input.taskId,
+      ...run,
+      sessionId: input.sessionId,
+      ...outcome,
+      finishedAtMs: Date.now(),
+      ...handoverOf(task),
+      ...carriedStart(deferredStart),
+    });
   try {
     return { end, spent: await record(end) };
   } catch (err) {

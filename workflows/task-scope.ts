@@ -48,7 +48,17 @@ export function handoverOf(task: TaskScope): HandsOver {
   const { reset } = task;
   if (!reset) return {};
   const { temporalRunId, belowStep, toolCalls } = reset;
-  return { handover: { ...taskRefOf(task), workflowId: task.taskWorkflowId, runId: taskRunIdOf(task), temporalRunId, belowStep, toolCalls: [...toolCalls], atMs: Date.now() } };
+  return {
+    handover: {
+      ...taskRefOf(task),
+      workflowId: task.taskWorkflowId,
+      runId: taskRunIdOf(task),
+      temporalRunId,
+      belowStep,
+      toolCalls: [...toolCalls],
+      atMs: Date.now(),
+    },
+  };
 }
 
 /** What routing activities know of a task (its caller's roles play no part). */

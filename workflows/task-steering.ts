@@ -81,7 +81,11 @@ export function steerTask(options: SteeringOptions): TaskSteering {
 
   const controlState = (): ControlState => {
     const cancellation = options.cancellation();
-    return { ...paused, isCancelled: cancellation !== undefined, ...(cancellation ? { cancelReason: cancellation.reason, ...(cancellation.requestedBy ? { cancelledBy: cancellation.requestedBy } : {}) } : {}) };
+    return {
+      ...paused,
+      isCancelled: cancellation !== undefined,
+      ...(cancellation ? { cancelReason: cancellation.reason, ...(cancellation.requestedBy ? { cancelledBy: cancellation.requestedBy } : {}) } : {}),
+    };
   };
 
   /** Tells each running agent of the plan to hold or go on; an agent that just ended is past caring. */
@@ -121,8 +125,14 @@ export function steerTask(options: SteeringOptions): TaskSteering {
     const why = options.unsteerable();
     if (why) throw new Error(why);
   };
-  setHandler(pauseTaskUpdate, (request) => (paused.isPaused ? Promise.resolve(controlState()) : change('paused', request)), { validator, description: handlerDescriptions.pauseTask });
-  setHandler(resumeTaskUpdate, (request) => (paused.isPaused ? change('resumed', request) : Promise.resolve(controlState())), { validator, description: handlerDescriptions.resumeTask });
+  setHandler(pauseTaskUpdate, (request) => (paused.isPaused ? Promise.resolve(controlState()) : change('paused', request)), {
+    validator,
+    description: handlerDescriptions.pauseTask,
+  });
+  setHandler(resumeTaskUpdate, (request) => (paused.isPaused ? change('resumed', request) : Promise.resolve(controlState())), {
+    validator,
+    description: handlerDescriptions.resumeTask,
+  });
   setHandler(controlStateQuery, controlState, { description: handlerDescriptions.controlState });
 
   const takeMessages = receiveMessages(options);
@@ -150,7 +160,15 @@ function receiveMessages(options: SteeringOptions): () => TaskMessage[] {
           .signal(agentMessageSignal, message)
           .catch((err: unknown) => log.warn('passing a message to an agent failed', { agentId: agent.agentId, error: String(err) }));
       }
-      await recordMessageReceived({ runId: taskRunIdOf(task), workflowId: task.taskWorkflowId, sessionId: task.sessionId, message, atMs: Date.now(), ...handoverOf(task), ...carriedStart(options.deferredStart) });
+      await recordMessageReceived({
+        runId: taskRunIdOf(task),
+        workflowId: task.taskWorkflowId,
+        sessionId: task.sessionId,
+        message,
+        atMs: Date.now(),
+        ...handoverOf(task),
+        ...carriedStart(options.deferredStart),
+      });
       return { accepted: true, duplicate: false };
     },
     {

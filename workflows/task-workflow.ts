@@ -1,14 +1,6 @@
-import {
-  CancellationScope,
-  ContinueAsNew,
-  isCancellation,
-  log,
-  setHandler,
-  upsertSearchAttributes,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { CancellationScope, ContinueAsNew, isCancellation, log, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { ExecutionMode } from '../core/orchestration/complexity';
-import type { StartTaskInput } from '../core/tasks/run/task-lifecycle';
+import type { StartTaskInput, ToolSummary } from '../core/tasks/run/task-lifecycle';
 import { taskRefOf } from '../core/tasks/run/task-ref';
 import { lifecycleActivities, storeActivities } from './activity-stubs';
 import { createApprovalGate } from './approval-gate';
@@ -28,15 +20,59 @@ const { recordCancellationRequest } = storeActivities;
 const { startTask } = lifecycleActivities;
 
 /**
+ * Records the task's start, or leaves it to its agent's first model step (deferred-start.ts): the
+ * tools the task offers, or its end when its session has ended.
+ */
+async function startTheTask(
+  input: TaskWorkflowInput,
+  task: TaskScope,
+  firstStepStartsTask: boolean,
+  view: TaskView,
+  deferredStart: DeferredStart,
+): Promise<{ tools: ToolSummary[] } | { ended: TaskWorkflowResult }> {
+  const { workflowId, startTime } = workflowInfo();
+  upsertSearchAttributes([{ key: taskStatusKey, value: 'RUNNING' }]);
+  const allowed = input.allowedTools ? { allowedTools: input.allowedTools } : {};
+  const fork = input.fork ? { fork: input.fork } : {};
+  const start: StartTaskInput = {
+    ...taskRefOf(input),
+    workflowId,
+    query: input.query,
+    mode: input.directTool ? 'SIMPLE' : 'STANDARD',
+    startedAtMs: startTime.getTime(),
+    ...allowed,
+    ...fork,
+  };
+  if (firstStepStartsTask && goesStraightToItsAgent(input)) {
+    // Its first model step records it, and returns the tools it offers.
+    deferredStart.pending = start;
+    return { tools: [] };
+  }
+  const started = await startTask({ ...start, ...handoverOf(task) });
+  if (!started.proceed) {
+    view.status = 'CANCELLED';
+    upsertSearchAttributes([{ key: taskStatusKey, value: 'CANCELLED' }]);
+    return { ended: { status: 'CANCELLED', mode: '', result: '', errorMessage: 'session ended', modelUsed: '', tokens: 0, costUsd: 0 } };
+  }
+  return { tools: started.tools };
+}
+
+/**
  * One task, end to end. Records the run's start (or has its agent's first model step record it),
  * routes the task (SIMPLE, STANDARD or COMPLEX), asks for approval when required, runs one agent or
  * a DAG of agent child workflows, and records the terminal status with its usage. Every side effect is an activity; this code only decides,
  * with workflow time for every timestamp, so activity retries are exact retries.
  */
 export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkflowResult> {
-  const { workflowId, startTime } = workflowInfo();
+  const { workflowId } = workflowInfo();
   const run = taskRunOfThisRun(input.resume);
-  const task: TaskScope = { ...taskRefOf(input), taskWorkflowId: workflowId, taskRunId: run.taskRunId, ...(run.reset ? { reset: run.reset } : {}), query: input.query };
+  const task: TaskScope = {
+    ...taskRefOf(input),
+    taskWorkflowId: workflowId,
+    taskRunId: run.taskRunId,
+    ...(run.reset ? { reset: run.reset } : {}),
+    query: input.query,
+  };
   const runId = run.taskRunId;
   const view: TaskView = { status: 'RUNNING', mode: '', progress: 0, agents: [], tokens: 0, costUsd: 0 };
   setHandler(taskStatusQuery, () => view, { description: handlerDescriptions.taskStatus });
@@ -50,23 +86,9 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkfl
   const deferredStart: DeferredStart = {};
   let tools = input.resume?.tools;
   if (!tools) {
-    upsertSearchAttributes([{ key: taskStatusKey, value: 'RUNNING' }]);
-    const allowed = input.allowedTools ? { allowedTools: input.allowedTools } : {};
-    const fork = input.fork ? { fork: input.fork } : {};
-    const start: StartTaskInput = { ...taskRefOf(input), workflowId, query: input.query, mode: input.directTool ? 'SIMPLE' : 'STANDARD', startedAtMs: startTime.getTime(), ...allowed, ...fork };
-    if (run.firstStepStartsTask && goesStraightToItsAgent(input)) {
-      // Its first model step records it, and returns the tools it offers.
-      deferredStart.pending = start;
-      tools = [];
-    } else {
-      const started = await startTask({ ...start, ...handoverOf(task) });
-      if (!started.proceed) {
-        view.status = 'CANCELLED';
-        upsertSearchAttributes([{ key: taskStatusKey, value: 'CANCELLED' }]);
-        return { status: 'CANCELLED', mode: '', result: '', errorMessage: 'session ended', modelUsed: '', tokens: 0, costUsd: 0 };
-      }
-      tools = started.tools;
-    }
+    const started = await startTheTask(input, task, run.firstStepStartsTask, view, deferredStart);
+    if ('ended' in started) return started.ended;
+    tools = started.tools;
   }
 
   // CancelTask: record the intent with its reason first, then cancel the work (and every child).
@@ -74,15 +96,26 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkfl
   let cancelRequest: CancelRequest | undefined;
   let cancelling: Promise<void> | undefined;
   let finishing = false;
-  setHandler(cancelTaskSignal, (request) => {
-    if (cancelRequest || finishing) return;
-    cancelRequest = request;
-    cancelling = recordCancellationRequest({ runId, sessionId: input.sessionId, reason: request.reason, atMs: Date.now(), ...handoverOf(task), ...carriedStart(deferredStart) }).then(
-      () => work.cancel(),
-      // Handled here: a rejection nobody awaits yet would fail the workflow task.
-      (err: unknown) => log.warn('recording the cancellation request failed', { error: String(err) }),
-    );
-  }, { description: handlerDescriptions.cancelTask });
+  setHandler(
+    cancelTaskSignal,
+    (request) => {
+      if (cancelRequest || finishing) return;
+      cancelRequest = request;
+      cancelling = recordCancellationRequest({
+        runId,
+        sessionId: input.sessionId,
+        reason: request.reason,
+        atMs: Date.now(),
+        ...handoverOf(task),
+        ...carriedStart(deferredStart),
+      }).then(
+        () => work.cancel(),
+        // Handled here: a rejection nobody awaits yet would fail the workflow task.
+        (err: unknown) => log.warn('recording the cancellation request failed', { error: String(err) }),
+      );
+    },
+    { description: handlerDescriptions.cancelTask },
+  );
 
   const steering = steerTask({
     task,
@@ -94,7 +127,9 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkfl
 
   let outcome: TaskOutcome;
   try {
-    outcome = await work.run(() => runTask({ input, task, tools, view, awaitApproval, setMode, deferredStart, hold: steering.hold, takeMessages: steering.takeMessages }));
+    outcome = await work.run(() =>
+      runTask({ input, task, tools, view, awaitApproval, setMode, deferredStart, hold: steering.hold, takeMessages: steering.takeMessages }),
+    );
   } catch (err) {
     // Handing over to a fresh history is not an ending.
     if (err instanceof ContinueAsNew) throw err;
@@ -104,7 +139,9 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkfl
       outcome = { status: 'CANCELLED', result: '', errorMessage: `cancelled: ${cancelRequest.reason}`, model: '' };
     } else {
       // The engine cancelled the workflow (no CancelTask): record it as such, then end as cancelled.
-      await CancellationScope.nonCancellable(() => finishTaskRun({ input, task, view, deferredStart }, { status: 'CANCELLED', result: '', errorMessage: 'cancelled', model: '' }));
+      await CancellationScope.nonCancellable(() =>
+        finishTaskRun({ input, task, view, deferredStart }, { status: 'CANCELLED', result: '', errorMessage: 'cancelled', model: '' }),
+      );
       throw err;
     }
   }

@@ -17,7 +17,8 @@ export interface WorkflowMetadata {
   staticDetails: string;
 }
 
-const requestedMode = (input: TaskWorkflowInput) => (input.manualPlan ? 'COMPLEX (caller\'s plan)' : input.autoDecompose ? 'chosen by complexity analysis' : 'STANDARD');
+const requestedMode = (input: TaskWorkflowInput) =>
+  input.manualPlan ? "COMPLEX (caller's plan)" : input.autoDecompose ? 'chosen by complexity analysis' : 'STANDARD';
 
 export function taskMetadata(input: TaskWorkflowInput): WorkflowMetadata {
   return {

@@ -77,7 +77,13 @@ async function askInSession(deps: AiDeps, sessionId: string, text: string, enabl
   const question = questionOf(text, conversation.botUsername, deps.maxQueryBytes);
   const transcript = toTranscript(history);
   const system = [systemPrompt(conversation.botUsername), ...transcript.system].filter(Boolean).join('\n\n');
-  const answer = await ask(deps, conversation.model, system, [...transcript.messages, { role: 'user', parts: [{ kind: 'text', text: question }] }], enableReasoning);
+  const answer = await ask(
+    deps,
+    conversation.model,
+    system,
+    [...transcript.messages, { role: 'user', parts: [{ kind: 'text', text: question }] }],
+    enableReasoning,
+  );
   const message = (role: 'user' | 'assistant', content: string, tokensUsed: number): HistoryMessage => ({
     id: randomUUID(),
     role,
@@ -143,9 +149,23 @@ export function createAiService(deps: AiDeps): AIServiceHandlers {
       if (!request.session_id) return { ...base, status: '', error: 'session_id is required', duration_ms: 0 };
       try {
         const answer = await askInSession(deps, request.session_id, request.text, request.enable_reasoning, principal);
-        return { ...base, status: 'active', content: answer.content, reasoning_content: answer.reasoning_content, error: '', duration_ms: elapsedMs(startedAt) };
+        return {
+          ...base,
+          status: 'active',
+          content: answer.content,
+          reasoning_content: answer.reasoning_content,
+          error: '',
+          duration_ms: elapsedMs(startedAt),
+        };
       } catch (err) {
-        const status = err instanceof ConversationExpiredError ? 'expired' : err instanceof ConversationClosedError ? 'closed' : err instanceof ConversationError ? '' : 'active';
+        const status =
+          err instanceof ConversationExpiredError
+            ? 'expired'
+            : err instanceof ConversationClosedError
+              ? 'closed'
+              : err instanceof ConversationError
+                ? ''
+                : 'active';
         return { ...base, status, error: describe(err), duration_ms: elapsedMs(startedAt) };
       }
     }),

@@ -35,7 +35,11 @@ export interface RateLimitState {
 async function rateLimitStateOf(limiter: RateLimiterMemory | undefined, key: string | undefined): Promise<RateLimitState | undefined> {
   if (!limiter || !key) return undefined;
   const state = await limiter.get(key);
-  return { limit: limiter.points, remaining: Math.max(0, limiter.points - (state?.consumedPoints ?? 0)), resetSeconds: Math.ceil((state?.msBeforeNext ?? 0) / 1000) };
+  return {
+    limit: limiter.points,
+    remaining: Math.max(0, limiter.points - (state?.consumedPoints ?? 0)),
+    resetSeconds: Math.ceil((state?.msBeforeNext ?? 0) / 1000),
+  };
 }
 
 /** With authentication off every caller is this principal (and the API logs a warning at start). */
@@ -67,7 +71,10 @@ export async function startAuthenticator(options: AuthenticatorOptions): Promise
       await limiter?.consume(key);
     } catch (err) {
       if (!(err instanceof RateLimiterRes)) throw err;
-      throw new ApiError(GrpcStatus.RESOURCE_EXHAUSTED, `rate limit of ${options.perMinute} calls a minute reached; retry in ${Math.ceil(err.msBeforeNext / 1000)} s`);
+      throw new ApiError(
+        GrpcStatus.RESOURCE_EXHAUSTED,
+        `rate limit of ${options.perMinute} calls a minute reached; retry in ${Math.ceil(err.msBeforeNext / 1000)} s`,
+      );
     }
   };
   const changed = (keyId: string) => {

@@ -14,7 +14,13 @@ const metadataGetter: TextMapGetter<grpc.Metadata> = {
   get: (metadata, key) => metadata.get(key).map(String),
 };
 
-const serverFaults: ReadonlySet<number> = new Set([grpc.status.INTERNAL, grpc.status.UNKNOWN, grpc.status.DATA_LOSS, grpc.status.UNAVAILABLE, grpc.status.UNIMPLEMENTED]);
+const serverFaults: ReadonlySet<number> = new Set([
+  grpc.status.INTERNAL,
+  grpc.status.UNKNOWN,
+  grpc.status.DATA_LOSS,
+  grpc.status.UNAVAILABLE,
+  grpc.status.UNIMPLEMENTED,
+]);
 
 export interface RequestMetrics {
   requests: Counter<'method' | 'code'>;
@@ -23,7 +29,12 @@ export interface RequestMetrics {
 
 export function createRequestMetrics(registry: Registry): RequestMetrics {
   return {
-    requests: new Counter({ name: 'weft_api_requests_total', help: 'gRPC calls answered, by method and status code', labelNames: ['method', 'code'], registers: [registry] }),
+    requests: new Counter({
+      name: 'weft_api_requests_total',
+      help: 'gRPC calls answered, by method and status code',
+      labelNames: ['method', 'code'],
+      registers: [registry],
+    }),
     latency: new Histogram({
       name: 'weft_api_request_duration_seconds',
       help: 'gRPC call latency (a stream: its whole life), by method',
@@ -84,10 +95,20 @@ export function requestTelemetry(metrics?: RequestMetrics): grpc.ServerIntercept
           if (status.code !== grpc.status.OK) span.setStatus({ code: SpanStatusCode.ERROR, message: status.details });
           span.end();
         }
-        const line = { method: name, code, ms: Math.round(seconds * 1000), ...(taskId ? { taskId } : {}), ...(caller ? { tenantId: caller.tenantId, userId: caller.userId } : {}) };
+        const line = {
+          method: name,
+          code,
+          ms: Math.round(seconds * 1000),
+          ...(taskId ? { taskId } : {}),
+          ...(caller ? { tenantId: caller.tenantId, userId: caller.userId } : {}),
+        };
         // A caller's mistake (a bad argument, an unknown id) is an answer like any other; the server's own failures are warnings.
         const serverFault = serverFaults.has(status.code);
-        context.with(spanContext, () => (serverFault ? log().warn({ ...line, details: status.details }, 'request') : log().info(status.code === grpc.status.OK ? line : { ...line, details: status.details }, 'request')));
+        context.with(spanContext, () =>
+          serverFault
+            ? log().warn({ ...line, details: status.details }, 'request')
+            : log().info(status.code === grpc.status.OK ? line : { ...line, details: status.details }, 'request'),
+        );
         next(status);
       },
     });

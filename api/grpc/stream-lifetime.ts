@@ -14,7 +14,12 @@ export interface StreamLifetime {
  * How long a server stream may go on. `open` holds the streams a graceful shutdown ends (clients
  * resume elsewhere); a revoked key ends its streams at once.
  */
-export function streamLifetime<Req, Res>(call: ServerWritableStream<Req, Res>, auth: Authenticator, principal: Principal, open: Set<AbortController>): StreamLifetime {
+export function streamLifetime<Req, Res>(
+  call: ServerWritableStream<Req, Res>,
+  auth: Authenticator,
+  principal: Principal,
+  open: Set<AbortController>,
+): StreamLifetime {
   const ending = new AbortController();
   const key = auth.watch(principal);
   open.add(ending);

@@ -27,5 +27,11 @@ export function serverCredentials(tls: TlsMaterial | undefined): grpc.ServerCred
 
 /** The REST gateway's HTTPS options for the same material. */
 export function httpsOptions(tls: TlsMaterial): { cert: Buffer; key: Buffer; ca?: Buffer; requestCert: boolean; rejectUnauthorized: boolean } {
-  return { cert: tls.cert, key: tls.key, ...(tls.clientCa ? { ca: tls.clientCa } : {}), requestCert: Boolean(tls.clientCa), rejectUnauthorized: Boolean(tls.clientCa) };
+  return {
+    cert: tls.cert,
+    key: tls.key,
+    ...(tls.clientCa ? { ca: tls.clientCa } : {}),
+    requestCert: Boolean(tls.clientCa),
+    rejectUnauthorized: Boolean(tls.clientCa),
+  };
 }

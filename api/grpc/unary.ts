@@ -20,10 +20,7 @@ export function authorized<Req, Res>(auth: Authenticator, handler: (request: Req
 }
 
 /** Like `authorized`, for handlers that also read the call (its metadata or deadline). */
-export function authorizedCall<Req, Res>(
-  auth: Authenticator,
-  handler: (request: Req, principal: Principal, call: ServerUnaryCall<Req, Res>) => Promise<Res>,
-) {
+export function authorizedCall<Req, Res>(auth: Authenticator, handler: (request: Req, principal: Principal, call: ServerUnaryCall<Req, Res>) => Promise<Res>) {
   return unary<Req, Res>(async (request, call) => handler(request, await auth.authenticate(call.metadata), call));
 }
 

@@ -68,7 +68,15 @@ export function completionHandlers(deps: CompletionDeps): Pick<LLMServiceHandler
     taskId: metadata?.task_id ?? '',
   });
   const recordUsage = (meter: ReturnType<typeof meterFor>, served: Served & { usage: TokenCounts }, cacheHit: boolean) =>
-    recordGatewayUsage(deps.pool, { ...meter, model: served.model, provider: served.provider, ...served.usage, costUsd: served.costUsd, cacheHit, at: new Date() });
+    recordGatewayUsage(deps.pool, {
+      ...meter,
+      model: served.model,
+      provider: served.provider,
+      ...served.usage,
+      costUsd: served.costUsd,
+      cacheHit,
+      at: new Date(),
+    });
 
   const streamCompletion = async (call: ServerWritableStream<GenerateCompletionRequest__Output, CompletionChunk>) => {
     const principal = await deps.auth.authenticate(call.metadata);
@@ -92,7 +100,8 @@ export function completionHandlers(deps: CompletionDeps): Pick<LLMServiceHandler
     for await (const delta of await deps.gateway.stream({ ...request, signal: abandoned.signal })) {
       // CompletionChunk has no place for reasoning.
       if (delta.kind === 'thinking') continue;
-      if (delta.kind === 'end') await settleGatewayUsage(deps.pool, reservation, { model: delta.model, provider: delta.provider, ...delta.usage, costUsd: delta.costUsd });
+      if (delta.kind === 'end')
+        await settleGatewayUsage(deps.pool, reservation, { model: delta.model, provider: delta.provider, ...delta.usage, costUsd: delta.costUsd });
       const chunk: CompletionChunk =
         delta.kind === 'text'
           ? { delta: delta.text }
@@ -126,6 +135,5 @@ export function completionHandlers(deps: CompletionDeps): Pick<LLMServiceHandler
     }),
 
     StreamCompletion: serverStream(streamCompletion),
-
   };
 }

@@ -61,7 +61,8 @@ export async function* followAnswer(deps: OpenAiDeps, task: PreparedCompletion, 
     }
     if (signal.aborted) return;
     const outcome = await outcomeOf(deps, task.taskId);
-    if (streamText && outcome.result.startsWith(stepText) && outcome.result.length > stepText.length) yield { kind: 'text', text: outcome.result.slice(stepText.length) };
+    if (streamText && outcome.result.startsWith(stepText) && outcome.result.length > stepText.length)
+      yield { kind: 'text', text: outcome.result.slice(stepText.length) };
     yield { kind: 'end', outcome };
   } finally {
     signal.removeEventListener('abort', stop);

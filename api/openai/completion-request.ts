@@ -29,7 +29,19 @@ export interface CompletionRequest {
  * Sampling settings OpenAI clients send by default. A Weft task's model steps take theirs from the
  * model catalog's tier, so these are checked for type and otherwise not applied (README says so).
  */
-const samplingFields = ['temperature', 'top_p', 'max_tokens', 'max_completion_tokens', 'presence_penalty', 'frequency_penalty', 'seed', 'stop', 'logit_bias', 'logprobs', 'top_logprobs'];
+const samplingFields = [
+  'temperature',
+  'top_p',
+  'max_tokens',
+  'max_completion_tokens',
+  'presence_penalty',
+  'frequency_penalty',
+  'seed',
+  'stop',
+  'logit_bias',
+  'logprobs',
+  'top_logprobs',
+];
 const sharedFields = ['model', 'stream', 'stream_options', 'n', 'user', ...samplingFields];
 const chatFields = [...sharedFields, 'messages'];
 const completionFields = [...sharedFields, 'prompt', 'echo', 'suffix', 'best_of'];
@@ -59,7 +71,14 @@ function objectBody(body: unknown, fields: readonly string[]): Record<string, un
 function checkSampling(request: Record<string, unknown>): void {
   for (const name of samplingFields.filter((field) => request[field] !== undefined && request[field] !== null)) {
     const value = request[name];
-    const ok = name === 'stop' ? typeof value === 'string' || (Array.isArray(value) && value.every((s) => typeof s === 'string')) : name === 'logit_bias' ? typeof value === 'object' : name === 'logprobs' ? typeof value === 'boolean' || typeof value === 'number' : typeof value === 'number';
+    const ok =
+      name === 'stop'
+        ? typeof value === 'string' || (Array.isArray(value) && value.every((s) => typeof s === 'string'))
+        : name === 'logit_bias'
+          ? typeof value === 'object'
+          : name === 'logprobs'
+            ? typeof value === 'boolean' || typeof value === 'number'
+            : typeof value === 'number';
     if (!ok) throw invalid(`Invalid type for '${name}'.`, name);
   }
   if (request.n !== undefined && request.n !== null && request.n !== 1) throw invalid('Weft answers one choice per request: n must be 1.', 'n');
@@ -79,7 +98,8 @@ function streamOptionsOf(request: Record<string, unknown>): { stream: boolean; i
   if (options === undefined || options === null) return { stream, includeUsage: false };
   if (!stream) throw invalid('stream_options is only allowed when stream is true.', 'stream_options');
   const includeUsage = (options as { include_usage?: unknown }).include_usage ?? false;
-  if (typeof options !== 'object' || typeof includeUsage !== 'boolean') throw invalid("Invalid type for 'stream_options.include_usage': expected a boolean.", 'stream_options.include_usage');
+  if (typeof options !== 'object' || typeof includeUsage !== 'boolean')
+    throw invalid("Invalid type for 'stream_options.include_usage': expected a boolean.", 'stream_options.include_usage');
   return { stream, includeUsage };
 }
 
@@ -96,7 +116,8 @@ function contentText(content: unknown, param: string): string {
     return content
       .map((part: unknown, i) => {
         const { type, text } = (part ?? {}) as { type?: unknown; text?: unknown };
-        if (type !== 'text' || typeof text !== 'string') throw invalid(`Weft reads text parts only: ${param}[${i}] must be {"type": "text", "text": "..."}.`, `${param}[${i}]`);
+        if (type !== 'text' || typeof text !== 'string')
+          throw invalid(`Weft reads text parts only: ${param}[${i}] must be {"type": "text", "text": "..."}.`, `${param}[${i}]`);
         return text;
       })
       .join('');
@@ -113,11 +134,13 @@ function conversationOf(messages: unknown): Pick<CompletionRequest, 'query' | 'i
     const text = contentText(content, `messages[${i}].content`);
     if (role === 'system' || role === 'developer') system.push(text);
     else if (role === 'user' || role === 'assistant') turns.push({ role, content: text });
-    else if (role === 'tool' || role === 'function') throw invalid(`messages[${i}]: tool results from the client are not supported; Weft runs tools itself.`, `messages[${i}].role`);
+    else if (role === 'tool' || role === 'function')
+      throw invalid(`messages[${i}]: tool results from the client are not supported; Weft runs tools itself.`, `messages[${i}].role`);
     else throw invalid(`Invalid value for 'messages[${i}].role': expected system, developer, user or assistant.`, `messages[${i}].role`);
   });
   const last = turns.at(-1);
-  if (last?.role !== 'user' || last.content.trim() === '') throw invalid('The last message (after any system messages) must be a user message with text.', 'messages');
+  if (last?.role !== 'user' || last.content.trim() === '')
+    throw invalid('The last message (after any system messages) must be a user message with text.', 'messages');
   return { query: last.content, history: turns.slice(0, -1), ...(system.length > 0 ? { instructions: system.join('\n\n') } : {}) };
 }
 
@@ -134,7 +157,10 @@ export function completionRequest(body: unknown, models: OpenAiModelCatalog): Co
   const text = Array.isArray(prompt) && prompt.length === 1 ? prompt[0] : prompt;
   if (typeof text !== 'string' || text.trim() === '') throw invalid("'prompt' must be a non-empty string (or an array of one).", 'prompt');
   if (request.echo === true || (request.best_of !== undefined && request.best_of !== 1) || request.suffix !== undefined) {
-    throw invalid('Weft answers a prompt once: echo, suffix and best_of other than 1 are not supported.', request.echo === true ? 'echo' : request.suffix !== undefined ? 'suffix' : 'best_of');
+    throw invalid(
+      'Weft answers a prompt once: echo, suffix and best_of other than 1 are not supported.',
+      request.echo === true ? 'echo' : request.suffix !== undefined ? 'suffix' : 'best_of',
+    );
   }
   return { ...modelOf(request, models), query: text, history: [], ...streamOptionsOf(request), ...userOf(request) };
 }

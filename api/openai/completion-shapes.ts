@@ -20,12 +20,19 @@ const common = (shape: CompletionShape) => ({ id: idOf(shape), created: shape.cr
 
 function choice(kind: CompletionKind, text: string, finishReason: string | null, streamed: boolean) {
   if (kind === 'text') return { index: 0, text, logprobs: null, finish_reason: finishReason };
-  const message = streamed ? { delta: text === '' && finishReason !== null ? {} : { content: text } } : { message: { role: 'assistant', content: text, refusal: null } };
+  const message = streamed
+    ? { delta: text === '' && finishReason !== null ? {} : { content: text } }
+    : { message: { role: 'assistant', content: text, refusal: null } };
   return { index: 0, ...message, logprobs: null, finish_reason: finishReason };
 }
 
 export function completionObject(shape: CompletionShape, outcome: CompletionOutcome) {
-  return { ...common(shape), object: shape.kind === 'chat' ? 'chat.completion' : 'text_completion', choices: [choice(shape.kind, outcome.result, 'stop', false)], usage: outcome.usage };
+  return {
+    ...common(shape),
+    object: shape.kind === 'chat' ? 'chat.completion' : 'text_completion',
+    choices: [choice(shape.kind, outcome.result, 'stop', false)],
+    usage: outcome.usage,
+  };
 }
 
 /** A chunk of the answer's text; the first chat chunk also says who speaks. */
@@ -36,7 +43,12 @@ export function textChunk(shape: CompletionShape, text: string, first: boolean) 
 }
 
 export function finalChunk(shape: CompletionShape) {
-  return { ...common(shape), object: chunkObject(shape), choices: [choice(shape.kind, '', 'stop', true)], ...(shape.request.includeUsage ? { usage: null } : {}) };
+  return {
+    ...common(shape),
+    object: chunkObject(shape),
+    choices: [choice(shape.kind, '', 'stop', true)],
+    ...(shape.request.includeUsage ? { usage: null } : {}),
+  };
 }
 
 /** With stream_options.include_usage: a last chunk with no choices and the task's usage. */

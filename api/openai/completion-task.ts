@@ -45,7 +45,8 @@ export interface PreparedCompletion {
 function sessionIdFor(request: CompletionRequest, principal: Principal, headers: Record<string, string | string[] | undefined>): string | undefined {
   const named = headers['x-session-id'];
   if (typeof named === 'string' && named !== '') {
-    if (!isPathSafeId(named)) throw new OpenAiRequestError('X-Session-ID must be 1-128 letters, digits, ".", "_", ":" or "-", starting with a letter or digit.', null);
+    if (!isPathSafeId(named))
+      throw new OpenAiRequestError('X-Session-ID must be 1-128 letters, digits, ".", "_", ":" or "-", starting with a letter or digit.', null);
     return named;
   }
   if (request.history.length === 0) return undefined;
@@ -87,7 +88,9 @@ export async function prepareCompletionTask(
   if (sessionId) await openConversation(deps, principal, sessionId, request.history);
   const labels = { openai_model: request.model.id, ...(request.user ? { openai_user: request.user } : {}) };
   const input = taskInputOf(routeTaskInput(call, deps, { query: request.query, labels, ...(sessionId ? { sessionId } : {}) }), request);
-  const fingerprint = `openai:${request.model.id}:${createHash('sha256').update(JSON.stringify([request.instructions ?? '', request.history, request.query])).digest('hex')}`;
+  const fingerprint = `openai:${request.model.id}:${createHash('sha256')
+    .update(JSON.stringify([request.instructions ?? '', request.history, request.query]))
+    .digest('hex')}`;
   return {
     taskId: input.taskId,
     workflowId: taskWorkflowIdOf(input.taskId),

@@ -24,7 +24,12 @@ export class OpenAiRequestError extends Error {
 }
 
 export const modelNotFound = (model: string) =>
-  new OpenAiRequestError(`The model '${model}' does not exist or you do not have access to it. GET /v1/models lists the models.`, 'model', 404, 'model_not_found');
+  new OpenAiRequestError(
+    `The model '${model}' does not exist or you do not have access to it. GET /v1/models lists the models.`,
+    'model',
+    404,
+    'model_not_found',
+  );
 
 const typeOfStatus: Record<number, string> = { 401: 'invalid_request_error', 403: 'permission_error', 404: 'invalid_request_error', 429: 'rate_limit_error' };
 const codeOfGrpc: Partial<Record<GrpcStatus, string>> = {

@@ -17,7 +17,10 @@ function failureOf(outcome: CompletionOutcome): { httpStatus: number; body: Open
   if (outcome.status === 'COMPLETED') return undefined;
   const cancelled = outcome.status === 'CANCELLED';
   const message = `the task ${cancelled ? 'was cancelled' : `ended ${outcome.status}`}${outcome.errorMessage ? `: ${outcome.errorMessage}` : ''}`;
-  return { httpStatus: cancelled ? 409 : 502, body: { error: { message, type: 'server_error', param: null, code: cancelled ? 'task_cancelled' : 'task_failed' } } };
+  return {
+    httpStatus: cancelled ? 409 : 502,
+    body: { error: { message, type: 'server_error', param: null, code: cancelled ? 'task_cancelled' : 'task_failed' } },
+  };
 }
 
 function shapeHeaders({ task }: CompletionShape): Record<string, string> {
@@ -35,7 +38,10 @@ async function answerWhole(deps: OpenAiDeps, shape: CompletionShape, reply: Fast
   for await (const piece of followAnswer(deps, shape.task, whileConnected(reply), false)) {
     if (piece.kind !== 'end') continue;
     const failure = failureOf(piece.outcome);
-    return reply.code(failure?.httpStatus ?? 200).headers(shapeHeaders(shape)).send(failure?.body ?? completionObject(shape, piece.outcome));
+    return reply
+      .code(failure?.httpStatus ?? 200)
+      .headers(shapeHeaders(shape))
+      .send(failure?.body ?? completionObject(shape, piece.outcome));
   }
   return reply; // the client left: nobody to answer
 }
@@ -46,7 +52,13 @@ async function answerStreaming(deps: OpenAiDeps, shape: CompletionShape, reply: 
   await pieces.next(); // started
   reply.hijack();
   const raw = reply.raw;
-  raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no', ...shapeHeaders(shape) });
+  raw.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+    ...shapeHeaders(shape),
+  });
   const send = (data: unknown) => raw.write(`data: ${JSON.stringify(data)}\n\n`);
   let first = true;
   try {

@@ -25,7 +25,10 @@ function checkModification(kind: 'plan' | 'tool', proposed: unknown, modified: s
   if (kind === 'plan') {
     const isPlan = typeof proposed === 'object' && proposed !== null && 'plan' in proposed;
     if (!isPlan) return; // without a plan, the modification is a new query text
-    const check = checkPlan(parsePlanText(modified), tools.list(tenantId).map((t) => t.name));
+    const check = checkPlan(
+      parsePlanText(modified),
+      tools.list(tenantId).map((t) => t.name),
+    );
     if (!check.ok) throw invalidArgument(`modified_action is not a valid plan: ${check.errors.join('; ')}`);
     return;
   }
@@ -51,7 +54,8 @@ export async function approveTask(deps: ApprovalDeps, request: ApproveTaskReques
   }
   if (approval.status !== 'pending') throw failedPrecondition(`approval ${request.approval_id} is already ${approval.status}`);
   if (approval.expiresAt.getTime() < Date.now()) throw failedPrecondition(`approval ${request.approval_id} has expired`);
-  if (request.approved && request.modified_action) checkModification(approval.kind, approval.proposedAction, request.modified_action, deps.tools, principal.tenantId);
+  if (request.approved && request.modified_action)
+    checkModification(approval.kind, approval.proposedAction, request.modified_action, deps.tools, principal.tenantId);
   await deps.temporal.workflow.getHandle(approval.workflowId).signal(approvalDecisionSignal, {
     approvalId: approval.approvalId,
     approved: request.approved,

@@ -8,5 +8,7 @@ import { stringify } from 'safe-stable-stringify';
  */
 export function requestFingerprint(request: { metadata?: { task_id?: string } | null }, userId: string): string {
   const asked = { ...request, metadata: request.metadata ? { ...request.metadata, task_id: '' } : request.metadata };
-  return createHash('sha256').update(stringify({ userId, asked }) ?? '').digest('hex');
+  return createHash('sha256')
+    .update(stringify({ userId, asked }) ?? '')
+    .digest('hex');
 }

@@ -11,7 +11,10 @@ export const isValidTaskId = isPathSafeId;
 
 /** A task id only this tenant's `parts` give: the same parts always give the same id. */
 export function tenantScopedTaskId(tenantId: string, ...parts: string[]): string {
-  return `task-${createHash('sha256').update([tenantId, ...parts].join('\n')).digest('hex').slice(0, 32)}`;
+  return `task-${createHash('sha256')
+    .update([tenantId, ...parts].join('\n'))
+    .digest('hex')
+    .slice(0, 32)}`;
 }
 
 /** The id of the tenant's task named `name`. */

@@ -12,7 +12,10 @@ import { taskWorkflowIdOf } from '../../core/tasks/run/task-ref';
  * what was asked (the fingerprint, absent on workflows started before it was kept), or undefined
  * when Temporal does not know it.
  */
-export async function describeTaskWorkflow(temporal: Client, workflowId: string): Promise<{ tenantId: string; status: string; requestFingerprint?: string } | undefined> {
+export async function describeTaskWorkflow(
+  temporal: Client,
+  workflowId: string,
+): Promise<{ tenantId: string; status: string; requestFingerprint?: string } | undefined> {
   try {
     const description = await temporal.workflow.getHandle(workflowId).describe();
     const fingerprint = description.memo?.[requestFingerprintMemo];

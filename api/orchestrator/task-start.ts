@@ -76,7 +76,10 @@ export async function startTaskWorkflow(
       throw new ApiError(GrpcStatus.ALREADY_EXISTS, `task id ${input.taskId} is already taken; choose another`);
     }
     if (earlier.requestFingerprint !== undefined && earlier.requestFingerprint !== requestFingerprint) {
-      throw new ApiError(GrpcStatus.ALREADY_EXISTS, `this task id was already submitted with a different request (task ${input.taskId}); resubmit the same request, or use another task id`);
+      throw new ApiError(
+        GrpcStatus.ALREADY_EXISTS,
+        `this task id was already submitted with a different request (task ${input.taskId}); resubmit the same request, or use another task id`,
+      );
     }
     return { workflowId, alreadyStarted: true };
   }

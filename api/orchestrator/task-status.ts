@@ -33,11 +33,7 @@ function agentStatus(taskId: string, agent: AgentRecord, view: TaskView | undefi
 }
 
 /** GetTaskStatus from the store, with the workflow's live view while the task runs. */
-export async function taskStatusResponse(
-  deps: { temporal: Client; pool: Pool },
-  task: TaskRecord,
-  includeDetails: boolean,
-): Promise<GetTaskStatusResponse> {
+export async function taskStatusResponse(deps: { temporal: Client; pool: Pool }, task: TaskRecord, includeDetails: boolean): Promise<GetTaskStatusResponse> {
   const running = task.status === 'RUNNING' || task.status === 'QUEUED';
   const view = running ? await queryView(deps.temporal, task.workflowId) : undefined;
   const finishedAt = task.completedAt ?? new Date();

@@ -31,7 +31,13 @@ export function submissionLimits(deps: {
   templates: TemplateCatalog;
   skills: SkillCatalog;
 }): SubmissionLimits {
-  return { maxQueryBytes: deps.maxQueryBytes, taskDefaults: deps.taskDefaults, toolNamesFor: (tenantId) => deps.tools.list(tenantId).map((t) => t.name), templates: deps.templates, skills: deps.skills };
+  return {
+    maxQueryBytes: deps.maxQueryBytes,
+    taskDefaults: deps.taskDefaults,
+    toolNamesFor: (tenantId) => deps.tools.list(tenantId).map((t) => t.name),
+    templates: deps.templates,
+    skills: deps.skills,
+  };
 }
 
 /** The skill named by context.skill ("name" or "name@version"), if any; it runs with one agent. */
@@ -47,7 +53,6 @@ function namedSkill(context: Record<string, unknown>, skills: SkillCatalog, prin
   }
   return { name: skill.name, version: skill.version, instructions: skill.content };
 }
-
 
 /** The caller's manual_decomposition as a plan, validated like a model's. */
 function manualPlan(decomposition: TaskDecomposition__Output | null, toolNames: string[]): Plan | undefined {

@@ -48,7 +48,9 @@ export function createTenantAdmission(deps: { pool: Pool; temporal: Client }, qu
         await submits?.consume(tenantId);
       } catch (err) {
         if (!(err instanceof RateLimiterRes)) throw err;
-        throw resourceExhausted(`your tenant has submitted ${quotas.submitsPerMinute} tasks this minute, its limit; retry in ${Math.ceil(err.msBeforeNext / 1000)} s`);
+        throw resourceExhausted(
+          `your tenant has submitted ${quotas.submitsPerMinute} tasks this minute, its limit; retry in ${Math.ceil(err.msBeforeNext / 1000)} s`,
+        );
       }
       if (quotas.maxRunningTasks <= 0) return;
       const { count } = await deps.temporal.workflow.count(

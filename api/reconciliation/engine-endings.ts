@@ -37,7 +37,9 @@ const endingOf: Record<string, { status: FinishedStatus; reason: string; message
 function noteReset(pool: Pool, replaced: WorkflowExecutionInfo, byRunId: string): Promise<boolean> {
   const message = `reset in Temporal: run ${replaced.runId} was ended and run ${byRunId} carries the task on from the reset point`;
   const at = replaced.closeTime ?? new Date();
-  return withTransaction(pool, (tx) => appendWhileTaskRuns(tx, taskEvent(replaced.workflowId, `engine/reset/${replaced.runId}`, EventType.StatusUpdate, at, { message })));
+  return withTransaction(pool, (tx) =>
+    appendWhileTaskRuns(tx, taskEvent(replaced.workflowId, `engine/reset/${replaced.runId}`, EventType.StatusUpdate, at, { message })),
+  );
 }
 
 const scanEveryMs = 2_000;
@@ -93,7 +95,9 @@ export function startEngineEndings(deps: { temporal: Client; pool: Pool; store: 
   const stopping = new AbortController();
   const loop = (async () => {
     while (!stopping.signal.aborted) {
-      await deps.temporal.withDeadline(Date.now() + passDeadlineMs, reconcile).catch((err: unknown) => log().error({ err }, 'engine endings: a pass failed; trying again'));
+      await deps.temporal
+        .withDeadline(Date.now() + passDeadlineMs, reconcile)
+        .catch((err: unknown) => log().error({ err }, 'engine endings: a pass failed; trying again'));
       await sleep(scanEveryMs, undefined, { signal: stopping.signal, ref: false }).catch(() => undefined);
     }
   })();

@@ -64,7 +64,11 @@ function rateLimitHeaders(auth: Authenticator) {
     if (uncarriableHeaderOf(request.headers)) return;
     const state = await auth.rateLimitOf(metadataOf(request.headers));
     if (!state) return;
-    void reply.headers({ 'x-ratelimit-limit': String(state.limit), 'x-ratelimit-remaining': String(state.remaining), 'x-ratelimit-reset': String(state.resetSeconds) });
+    void reply.headers({
+      'x-ratelimit-limit': String(state.limit),
+      'x-ratelimit-remaining': String(state.remaining),
+      'x-ratelimit-reset': String(state.resetSeconds),
+    });
     if (reply.statusCode === 429) void reply.header('retry-after', String(Math.max(1, state.resetSeconds)));
   };
 }
@@ -95,31 +99,8 @@ function registerStreamRoutes(app: FastifyInstance, streaming: ServiceClient<'st
 
 type UnaryClient = grpc.Client & Record<string, UnaryMethod<unknown, object>>;
 
-export async function startRestGateway(options: RestGatewayOptions): Promise<RestGateway> {
-  const clients = {
-    orchestrator: createServiceClient('orchestrator', options.grpcAddress),
-    session: createServiceClient('session', options.grpcAddress),
-  } satisfies Record<RestRoute['service'], unknown>;
-  const streaming: ServiceClient<'streaming'> = createServiceClient('streaming', options.grpcAddress);
-  const app = Fastify({
-    bodyLimit: options.maxBodyBytes,
-    rewriteUrl: (request) => withSlashedIdsEscaped(request.url ?? '/'),
-    ...(options.tls ? { https: httpsOptions(options.tls) } : {}),
-  });
-  // Before any route: a plugin loaded later would build the routes before the error handlers below are set.
-  await app.register(fastifyWebsocket);
-  // A JSON content type with no body at all (a DELETE from some clients) is a request without a body.
-  const json = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => (body === '' ? done(null, undefined) : json(request, body as string, done)));
-  const openApi = openApiDocument();
-  // Every route, SSE included, refuses headers it could not pass on before doing anything else.
-  app.addHook('onRequest', async (request, reply) => {
-    const problem = uncarriableHeaderOf(request.headers);
-    if (problem) return reply.code(400).send({ error: problem, code: 'INVALID_ARGUMENT', status: 'STATUS_CODE_ERROR' });
-  });
-
-  app.addHook('onSend', rateLimitHeaders(options.shannon.auth));
+/** Weft's REST routes, each one gRPC call of the front port, with Shannon's shapes where a route has them. */
+function registerRestRoutes(app: FastifyInstance, clients: Record<RestRoute['service'], grpc.Client>, options: RestGatewayOptions): void {
   for (const route of restRoutes) {
     const { request: requestType, response: responseType } = methodTypes(fullServiceNames[route.service], route.rpc);
     const client = clients[route.service] as unknown as UnaryClient;
@@ -138,7 +119,10 @@ export async function startRestGateway(options: RestGatewayOptions): Promise<Res
           const json = toJson(responseType, response);
           if (!route.shannon?.respond) return json;
           const adapted = await route.shannon.respond(json, adapter, sent);
-          return reply.code(adapted.status ?? 200).headers(adapted.headers ?? {}).send(adapted.body);
+          return reply
+            .code(adapted.status ?? 200)
+            .headers(adapted.headers ?? {})
+            .send(adapted.body);
         } catch (err) {
           const { httpStatus, body } = httpErrorOf(toServiceErrorOrAsIs(err));
           return reply.code(httpStatus).send(body);
@@ -146,19 +130,55 @@ export async function startRestGateway(options: RestGatewayOptions): Promise<Res
       },
     });
   }
+}
+
+export async function startRestGateway(options: RestGatewayOptions): Promise<RestGateway> {
+  const clients = {
+    orchestrator: createServiceClient('orchestrator', options.grpcAddress),
+    session: createServiceClient('session', options.grpcAddress),
+  } satisfies Record<RestRoute['service'], unknown>;
+  const streaming: ServiceClient<'streaming'> = createServiceClient('streaming', options.grpcAddress);
+  const app = Fastify({
+    bodyLimit: options.maxBodyBytes,
+    rewriteUrl: (request) => withSlashedIdsEscaped(request.url ?? '/'),
+    ...(options.tls ? { https: httpsOptions(options.tls) } : {}),
+  });
+  // Before any route: a plugin loaded later would build the routes before the error handlers below are set.
+  await app.register(fastifyWebsocket);
+  // A JSON content type with no body at all (a DELETE from some clients) is a request without a body.
+  const json = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
+    body === '' ? done(null, undefined) : json(request, body as string, done),
+  );
+  const openApi = openApiDocument();
+  // Every route, SSE included, refuses headers it could not pass on before doing anything else.
+  app.addHook('onRequest', async (request, reply) => {
+    const problem = uncarriableHeaderOf(request.headers);
+    if (problem) return reply.code(400).send({ error: problem, code: 'INVALID_ARGUMENT', status: 'STATUS_CODE_ERROR' });
+  });
+
+  app.addHook('onSend', rateLimitHeaders(options.shannon.auth));
+  registerRestRoutes(app, clients, options);
   registerStreamRoutes(app, streaming, options);
   registerToolRoutes(app, options.toolDiscovery);
   registerShannonRoutes(app, shannonRoutes, options.shannonRoutes);
   registerOpenAiRoutes(app, options.openAi);
   app.get(openApiPath, async () => openApi);
   app.setNotFoundHandler((request, reply) => {
-    void reply.code(404).send({ error: `no route ${request.method} ${request.url.split('?')[0]}; see ${openApiPath}`, code: 'NOT_FOUND', status: 'STATUS_CODE_ERROR' });
+    void reply
+      .code(404)
+      .send({ error: `no route ${request.method} ${request.url.split('?')[0]}; see ${openApiPath}`, code: 'NOT_FOUND', status: 'STATUS_CODE_ERROR' });
   });
   // Malformed JSON and oversized bodies, in the same shape as every other error.
   app.setErrorHandler((err: { statusCode?: number; message: string }, _request, reply) => {
     const httpStatus = err.statusCode && err.statusCode < 500 ? err.statusCode : 500;
     if (httpStatus === 500) log().error({ err }, 'REST gateway internal error');
-    void reply.code(httpStatus).send({ error: httpStatus === 500 ? 'internal error' : err.message, code: httpStatus === 413 ? 'RESOURCE_EXHAUSTED' : httpStatus === 500 ? 'INTERNAL' : 'INVALID_ARGUMENT', status: 'STATUS_CODE_ERROR' });
+    void reply.code(httpStatus).send({
+      error: httpStatus === 500 ? 'internal error' : err.message,
+      code: httpStatus === 413 ? 'RESOURCE_EXHAUSTED' : httpStatus === 500 ? 'INTERNAL' : 'INVALID_ARGUMENT',
+      status: 'STATUS_CODE_ERROR',
+    });
   });
 
   await app.listen({ host: options.host, port: options.port });

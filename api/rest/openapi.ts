@@ -60,9 +60,15 @@ function streamPaths(schemas: Record<string, Record<string, unknown>>): Record<s
   paths[shannonWebSocketRoute.path] = {
     get: {
       operationId: 'StreamTaskExecutionOverWebSocket',
-      summary: "A WebSocket of the task's events: one TaskUpdate JSON per message, as on /api/v1/stream/sse; closes 1000 once they are over, 4000 + the HTTP status after an error",
+      summary:
+        "A WebSocket of the task's events: one TaskUpdate JSON per message, as on /api/v1/stream/sse; closes 1000 once they are over, 4000 + the HTTP status after an error",
       tags: ['streaming'],
-      parameters: ['workflow_id', 'types', 'last_event_id', 'last_stream_id'].map((name) => ({ name, in: 'query', required: name === 'workflow_id', schema: { type: 'string' } })),
+      parameters: ['workflow_id', 'types', 'last_event_id', 'last_stream_id'].map((name) => ({
+        name,
+        in: 'query',
+        required: name === 'workflow_id',
+        schema: { type: 'string' },
+      })),
       responses: { '101': { description: 'switching to the WebSocket protocol' }, ...errorResponses },
     },
   };
@@ -80,7 +86,9 @@ function openAiPaths(): Record<string, Record<string, unknown>> {
         tags: ['openai'],
         parameters: pathParams(route.path).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
         ...(route.method === 'POST' ? { requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } } } : {}),
-        responses: { '200': { description: 'OK: JSON, or server-sent chunks with stream: true', content: { 'application/json': { schema: { type: 'object' } } } } },
+        responses: {
+          '200': { description: 'OK: JSON, or server-sent chunks with stream: true', content: { 'application/json': { schema: { type: 'object' } } } },
+        },
       },
     };
   }
@@ -130,7 +138,11 @@ export function openApiDocument(): Record<string, unknown> {
 
   return {
     openapi: '3.1.0',
-    info: { title: 'Weft REST and SSE gateway', version: weftVersion, description: 'Each route is one gRPC call of the Shannon API; field names as in the .proto files.' },
+    info: {
+      title: 'Weft REST and SSE gateway',
+      version: weftVersion,
+      description: 'Each route is one gRPC call of the Shannon API; field names as in the .proto files.',
+    },
     servers: [{ url: '/' }],
     security: [{ apiKey: [] }],
     paths,

@@ -76,7 +76,12 @@ export function registerToolRoutes(app: FastifyInstance, deps: ToolRouteDeps): v
 
   route('GET', '/tools/list', ({ query, principal }) => {
     const category = typeof query.category === 'string' && query.category ? query.category : undefined;
-    return { tools: deps.tools.list(principal.tenantId).filter((tool) => !category || tool.category === category).map(seedMetadata) };
+    return {
+      tools: deps.tools
+        .list(principal.tenantId)
+        .filter((tool) => !category || tool.category === category)
+        .map(seedMetadata),
+    };
   });
   route('GET', '/tools/:name/schema', ({ params, principal }) => ({ name: params.name, parameters: toolNamed(params.name!, principal.tenantId).parameters }));
   route('GET', '/tools/:name/metadata', ({ params, principal }) => seedMetadata(toolNamed(params.name!, principal.tenantId)));
@@ -85,7 +90,13 @@ export function registerToolRoutes(app: FastifyInstance, deps: ToolRouteDeps): v
     const everyTenant = hasRole(principal, 'platform_admin');
     if (!everyTenant) requireRole(principal, 'admin', 'listing tool sources');
     const sources = await listToolSources(deps.pool, everyTenant ? undefined : principal.tenantId);
-    return { sources: sources.map(({ tenantId, ...source }) => ({ ...source, scope: tenantId ? 'tenant' : 'platform', ...(everyTenant && tenantId ? { tenant_id: tenantId } : {}) })) };
+    return {
+      sources: sources.map(({ tenantId, ...source }) => ({
+        ...source,
+        scope: tenantId ? 'tenant' : 'platform',
+        ...(everyTenant && tenantId ? { tenant_id: tenantId } : {}),
+      })),
+    };
   });
   route('POST', '/tools/sources', async ({ body, principal }) => {
     const { kind, config, scope } = (body ?? {}) as { kind?: unknown; config?: unknown; scope?: unknown };

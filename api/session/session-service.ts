@@ -108,7 +108,10 @@ function historyMessageFrom(message: Message__Output | null): HistoryMessage {
 }
 
 async function sessionMessage(pool: Pool, conversation: Conversation, includeHistory: boolean): Promise<Session> {
-  const [history, spent] = await Promise.all([listHistory(pool, conversation.tenantId, conversation.sessionId), sessionSpend(pool, conversation.tenantId, conversation.sessionId)]);
+  const [history, spent] = await Promise.all([
+    listHistory(pool, conversation.tenantId, conversation.sessionId),
+    sessionSpend(pool, conversation.tenantId, conversation.sessionId),
+  ]);
   return {
     id: conversation.sessionId,
     user_id: conversation.userId,

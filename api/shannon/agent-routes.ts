@@ -54,14 +54,25 @@ export const agentRoutes: ShannonRoute[] = [
       const task = routeTaskInput(call, deps, { query, labels: { agent: agent.id }, ...(sessionId ? { sessionId } : {}) });
       const taskId = task.taskId;
       const { workflowId } = await deps.tasks.start(
-        { ...task, allowedTools: agent.tools, settings: { ...task.settings, maxAgents: 1, ...(agent.max_iterations ? { maxIterations: agent.max_iterations } : {}) } },
+        {
+          ...task,
+          allowedTools: agent.tools,
+          settings: { ...task.settings, maxAgents: 1, ...(agent.max_iterations ? { maxIterations: agent.max_iterations } : {}) },
+        },
         principal,
         `agent:${agent.id}:${query}`,
       );
       return {
         status: 202,
         headers: { 'x-workflow-id': workflowId, ...(sessionId ? { 'x-session-id': sessionId } : {}) },
-        body: { task_id: taskId, workflow_id: workflowId, agent_id: agent.id, status: 'QUEUED', created_at: new Date().toISOString(), ...(stream ? { stream_url: `/api/v1/stream/sse?workflow_id=${workflowId}` } : {}) },
+        body: {
+          task_id: taskId,
+          workflow_id: workflowId,
+          agent_id: agent.id,
+          status: 'QUEUED',
+          created_at: new Date().toISOString(),
+          ...(stream ? { stream_url: `/api/v1/stream/sse?workflow_id=${workflowId}` } : {}),
+        },
       };
     },
   },

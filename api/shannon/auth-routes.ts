@@ -52,14 +52,20 @@ function newKeyOf(body: unknown, principal: Principal) {
   const userId = textField(request, 'user_id', 128) ?? principal.userId;
   if (userId !== principal.userId && !hasRole(principal, 'admin')) throw permissionDenied("only the tenant's admin creates keys for another user");
   const given = request.roles ?? principal.roles;
-  if (!Array.isArray(given) || !given.every((role): role is Role => typeof role === 'string' && isRole(role))) throw badRequest('roles must be a list of approver, act_for_users, admin, platform_admin');
+  if (!Array.isArray(given) || !given.every((role): role is Role => typeof role === 'string' && isRole(role)))
+    throw badRequest('roles must be a list of approver, act_for_users, admin, platform_admin');
   const beyond = given.find((role) => !hasRole(principal, role));
   if (beyond) throw permissionDenied(`you cannot give a key the role ${beyond}, which you do not hold`);
   const days = request.expires_in_days;
-  if (days !== undefined && (typeof days !== 'number' || !Number.isInteger(days) || days < 1 || days > maxExpiryDays)) throw badRequest(`expires_in_days must be an integer from 1 to ${maxExpiryDays}`);
+  if (days !== undefined && (typeof days !== 'number' || !Number.isInteger(days) || days < 1 || days > maxExpiryDays))
+    throw badRequest(`expires_in_days must be an integer from 1 to ${maxExpiryDays}`);
   return {
     principal: { tenantId: principal.tenantId, userId, roles: [...new Set(given)] },
-    options: { name, ...(description !== undefined ? { description } : {}), ...(days !== undefined ? { expiresAt: new Date(Date.now() + days * 86_400_000) } : {}) },
+    options: {
+      name,
+      ...(description !== undefined ? { description } : {}),
+      ...(days !== undefined ? { expiresAt: new Date(Date.now() + days * 86_400_000) } : {}),
+    },
   };
 }
 
@@ -108,14 +114,23 @@ export const authRoutes: ShannonRoute[] = [
       const keyId = apiKey.split('_')[1]!;
       return {
         status: 201,
-        body: { id: keyId, name: wanted.options.name, api_key: apiKey, key_prefix: `weft_${keyId}`, user_id: wanted.principal.userId, roles: wanted.principal.roles, created_at: new Date().toISOString(), warning: 'Store this API key securely. It will not be shown again.' },
+        body: {
+          id: keyId,
+          name: wanted.options.name,
+          api_key: apiKey,
+          key_prefix: `weft_${keyId}`,
+          user_id: wanted.principal.userId,
+          roles: wanted.principal.roles,
+          created_at: new Date().toISOString(),
+          warning: 'Store this API key securely. It will not be shown again.',
+        },
       };
     },
   },
   {
     method: 'DELETE',
     path: '/api/v1/auth/api-keys/:key_id',
-    summary: 'Revokes one of the caller\'s keys (a tenant admin: any of the tenant\'s); another tenant\'s key is not found',
+    summary: "Revokes one of the caller's keys (a tenant admin: any of the tenant's); another tenant's key is not found",
     tag: 'auth',
     async handle({ principal, params }, deps) {
       const key = (await manageableKeys(deps.pool, principal)).find((k) => k.keyId === params.key_id && !k.revokedAt);

@@ -50,7 +50,9 @@ function steer(update: typeof pauseTaskUpdate, verb: 'paused' | 'resumed') {
     requireSteerer(task, principal);
     if (!isRunning(task)) throw failedPrecondition(`task ${params.task_id} has already finished (${task.record!.status})`);
     try {
-      const state = await deps.temporal.workflow.getHandle(task.workflowId).executeUpdate(update, { args: [{ reason, requestedBy: `${principal.tenantId}/${principal.userId}` }] });
+      const state = await deps.temporal.workflow
+        .getHandle(task.workflowId)
+        .executeUpdate(update, { args: [{ reason, requestedBy: `${principal.tenantId}/${principal.userId}` }] });
       return { status: 202, body: { success: true, message: `task ${verb}`, task_id: task.taskId, ...controlStateJson(state) } };
     } catch (err) {
       // The workflow refused the change (it is ending or being cancelled): the reason is its own.
@@ -77,7 +79,9 @@ async function sendMessage({ principal, params, body, metadata }: ShannonCall, d
   requireSteerer(task, principal);
   if (!isRunning(task)) throw failedPrecondition(`task ${params.workflow_id} has already finished (${task.record!.status})`);
   try {
-    const sent = await deps.temporal.workflow.getHandle(task.workflowId).executeUpdate(sendMessageUpdate, { args: [{ id, text: message, from: `${principal.tenantId}/${principal.userId}` }] });
+    const sent = await deps.temporal.workflow
+      .getHandle(task.workflowId)
+      .executeUpdate(sendMessageUpdate, { args: [{ id, text: message, from: `${principal.tenantId}/${principal.userId}` }] });
     return { body: { success: true, status: sent.duplicate ? 'duplicate' : 'delivered', message_id: id } };
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError) throw failedPrecondition(err.cause?.message ?? err.message);

@@ -40,7 +40,14 @@ export const directToolRoutes: ShannonRoute[] = [
     query: ['category'],
     async handle({ principal, query }, deps) {
       const category = typeof query.category === 'string' && query.category ? query.category : undefined;
-      return { body: { tools: deps.tools.list(principal.tenantId).filter((tool) => !category || tool.category === category).map(toolJson) } };
+      return {
+        body: {
+          tools: deps.tools
+            .list(principal.tenantId)
+            .filter((tool) => !category || tool.category === category)
+            .map(toolJson),
+        },
+      };
     },
   },
   {
@@ -72,7 +79,11 @@ export const directToolRoutes: ShannonRoute[] = [
       const input = routeTaskInput(call, deps, { query: `tool ${tool.name}: ${JSON.stringify(args)}`.slice(0, 4096), ...(sessionId ? { sessionId } : {}) });
       const taskId = input.taskId;
       const started = Date.now();
-      const { workflowId } = await deps.tasks.start({ ...input, directTool: { name: tool.name, arguments: args } }, principal, `tool:${tool.name}:${JSON.stringify(args)}`);
+      const { workflowId } = await deps.tasks.start(
+        { ...input, directTool: { name: tool.name, arguments: args } },
+        principal,
+        `tool:${tool.name}:${JSON.stringify(args)}`,
+      );
       const { result } = await awaitAgentResult(deps.temporal, workflowId, tool.timeoutMs / 1000 + executionMarginSeconds, new AbortController().signal);
       const observed = (await listTaskEvents(deps.pool, workflowId)).find((event) => event.type === EventType.ToolObservation);
       const outcome = (observed?.payload ?? {}) as { ok?: boolean; output?: unknown; error?: { category?: string; message?: string } };

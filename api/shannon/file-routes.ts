@@ -10,7 +10,13 @@ import type { ShannonCall, ShannonDeps, ShannonRoute } from './shannon-route';
 
 const maxDownloadBytes = 10 * 1024 * 1024;
 
-const entryJson = (entry: FolderEntry) => ({ name: entry.name, path: entry.path, is_dir: entry.isDir, size_bytes: entry.sizeBytes, modified_at: entry.modifiedAt.toISOString() });
+const entryJson = (entry: FolderEntry) => ({
+  name: entry.name,
+  path: entry.path,
+  is_dir: entry.isDir,
+  size_bytes: entry.sizeBytes,
+  modified_at: entry.modifiedAt.toISOString(),
+});
 
 /** Text when the bytes are valid UTF-8 without control characters other than whitespace; base64 otherwise. */
 function contentOf(bytes: Buffer): { content: string; encoding: 'utf-8' | 'base64' } {
@@ -20,7 +26,15 @@ function contentOf(bytes: Buffer): { content: string; encoding: 'utf-8' | 'base6
 }
 
 const contentTypeOf = (file: string, encoding: string) =>
-  file.endsWith('.md') ? 'text/markdown' : file.endsWith('.json') ? 'application/json' : file.endsWith('.csv') ? 'text/csv' : encoding === 'base64' ? 'application/octet-stream' : 'text/plain';
+  file.endsWith('.md')
+    ? 'text/markdown'
+    : file.endsWith('.json')
+      ? 'application/json'
+      : file.endsWith('.csv')
+        ? 'text/csv'
+        : encoding === 'base64'
+          ? 'application/octet-stream'
+          : 'text/plain';
 
 async function download(root: string, relative: string) {
   const bytes = await readFolderFile(root, relative, maxDownloadBytes);
@@ -45,7 +59,13 @@ export const fileRoutes: ShannonRoute[] = [
     summary: "A session workspace's files and folders (path: a folder inside it)",
     tag: 'files',
     query: ['path'],
-    handle: async (call, deps) => ({ body: { success: true, session_id: call.params.session_id!, files: (await listFolder(await sessionFolder(call, deps), subfolder(call.query))).map(entryJson) } }),
+    handle: async (call, deps) => ({
+      body: {
+        success: true,
+        session_id: call.params.session_id!,
+        files: (await listFolder(await sessionFolder(call, deps), subfolder(call.query))).map(entryJson),
+      },
+    }),
   },
   {
     method: 'GET',
@@ -60,7 +80,9 @@ export const fileRoutes: ShannonRoute[] = [
     summary: "The caller's memory files, which outlive sessions (path: a folder inside it)",
     tag: 'files',
     query: ['path'],
-    handle: async ({ principal, query }, deps) => ({ body: { success: true, files: (await listFolder(memoryDirOf(deps.workspaceDir, principal), subfolder(query))).map(entryJson) } }),
+    handle: async ({ principal, query }, deps) => ({
+      body: { success: true, files: (await listFolder(memoryDirOf(deps.workspaceDir, principal), subfolder(query))).map(entryJson) },
+    }),
   },
   {
     method: 'GET',

@@ -20,7 +20,10 @@ async function readiness(deps: ShannonDeps) {
     check(() => deps.temporal.connection.workflowService.getSystemInfo({})),
   ]);
   const ready = postgres === 'ok' && temporal === 'ok';
-  return { status: ready ? 200 : 503, body: { status: ready ? 'ready' : 'not_ready', version: weftVersion, time: new Date().toISOString(), checks: { postgres, temporal } } };
+  return {
+    status: ready ? 200 : 503,
+    body: { status: ready ? 'ready' : 'not_ready', version: weftVersion, time: new Date().toISOString(), checks: { postgres, temporal } },
+  };
 }
 
 export const healthRoutes: ShannonRoute[] = [
@@ -32,7 +35,14 @@ export const healthRoutes: ShannonRoute[] = [
     public: true,
     handle: async () => ({ body: { status: 'healthy', version: weftVersion, time: new Date().toISOString() } }),
   },
-  { method: 'GET', path: '/readiness', summary: 'Ready when Postgres and Temporal both answer (503 otherwise, with each check)', tag: 'health', public: true, handle: (_call, deps) => readiness(deps) },
+  {
+    method: 'GET',
+    path: '/readiness',
+    summary: 'Ready when Postgres and Temporal both answer (503 otherwise, with each check)',
+    tag: 'health',
+    public: true,
+    handle: (_call, deps) => readiness(deps),
+  },
   {
     method: 'GET',
     path: '/metrics',
@@ -43,7 +53,11 @@ export const healthRoutes: ShannonRoute[] = [
       if (!deps.metrics) return { status: 404, body: { error: 'this API serves no metrics', code: 'NOT_FOUND', status: 'STATUS_CODE_ERROR' } };
       const authorization = typeof call.headers.authorization === 'string' ? call.headers.authorization : undefined;
       if (!metricsAuthorized(deps.metrics.token, authorization)) {
-        return { status: 401, headers: { 'www-authenticate': 'Bearer' }, body: { error: 'send authorization: Bearer <WEFT_METRICS_TOKEN>', code: 'UNAUTHENTICATED', status: 'STATUS_CODE_ERROR' } };
+        return {
+          status: 401,
+          headers: { 'www-authenticate': 'Bearer' },
+          body: { error: 'send authorization: Bearer <WEFT_METRICS_TOKEN>', code: 'UNAUTHENTICATED', status: 'STATUS_CODE_ERROR' },
+        };
       }
       return { headers: { 'content-type': deps.metrics.registry.contentType }, body: await deps.metrics.registry.metrics() };
     },

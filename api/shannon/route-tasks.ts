@@ -23,11 +23,24 @@ export function bodyFields<F extends string>(body: unknown, fields: readonly F[]
 }
 
 /** A single-agent task's input for `query`, with its id from the caller's Idempotency-Key or new. */
-export function routeTaskInput({ principal, metadata }: Pick<ShannonCall, 'principal' | 'metadata'>, deps: Pick<ShannonDeps, 'tasks'>, task: { query: string; sessionId?: string; labels?: Record<string, string> }): TaskWorkflowInput {
+export function routeTaskInput(
+  { principal, metadata }: Pick<ShannonCall, 'principal' | 'metadata'>,
+  deps: Pick<ShannonDeps, 'tasks'>,
+  task: { query: string; sessionId?: string; labels?: Record<string, string> },
+): TaskWorkflowInput {
   const taskId = submittedTaskId('', metadata, principal);
   return taskInputFrom(
     {
-      metadata: { task_id: '', user_id: '', session_id: task.sessionId ?? '', tenant_id: '', created_at: null, labels: task.labels ?? {}, max_agents: 0, token_budget: 0 },
+      metadata: {
+        task_id: '',
+        user_id: '',
+        session_id: task.sessionId ?? '',
+        tenant_id: '',
+        created_at: null,
+        labels: task.labels ?? {},
+        max_agents: 0,
+        token_budget: 0,
+      },
       query: task.query,
       context: null,
       auto_decompose: false,

@@ -33,7 +33,10 @@ async function profilesOf(context: AdapterContext, sessionIds: string[]) {
 export const listSessionsShape: RouteAdapter = {
   async respond(response, context) {
     const sessions = (response.sessions as JsonObject[] | undefined) ?? [];
-    const profiles = await profilesOf(context, sessions.map((s) => String(s.id)));
+    const profiles = await profilesOf(
+      context,
+      sessions.map((s) => String(s.id)),
+    );
     return {
       body: {
         ...response,

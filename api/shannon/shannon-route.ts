@@ -86,12 +86,18 @@ export function registerShannonRoutes(app: FastifyInstance, routes: readonly Sha
             if (unknown.length > 0) throw badRequest(`unknown query parameter ${unknown[0]}`);
             const metadata = metadataOf(request.headers);
             const principal = route.public ? undefined : await deps.auth.authenticate(metadata);
-            return await route.handle({ principal: principal!, params: request.params, query: request.query, body: request.body, metadata, headers: request.headers }, deps);
+            return await route.handle(
+              { principal: principal!, params: request.params, query: request.query, body: request.body, metadata, headers: request.headers },
+              deps,
+            );
           } catch (err) {
             return errorAnswer(err);
           }
         })();
-        return reply.code(answer.status ?? 200).headers(answer.headers ?? {}).send(answer.body);
+        return reply
+          .code(answer.status ?? 200)
+          .headers(answer.headers ?? {})
+          .send(answer.body);
       },
     });
   }

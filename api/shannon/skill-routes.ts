@@ -54,7 +54,7 @@ export const skillRoutes: ShannonRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/skills/:name/versions',
-    summary: "Every version of a skill, newest first",
+    summary: 'Every version of a skill, newest first',
     tag: 'skills',
     async handle({ params }, deps) {
       const versions = deps.skills.versions(params.name!);

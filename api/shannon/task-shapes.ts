@@ -14,7 +14,16 @@ const unsupported: Record<string, string> = {
   enable_verification: 'Weft runs no separate verification pass',
 };
 
-const shannonSubmitFields = ['session_id', 'mode', 'model_tier', 'skill', 'research_strategy', 'max_iterations', 'max_concurrent_agents', ...Object.keys(unsupported)];
+const shannonSubmitFields = [
+  'session_id',
+  'mode',
+  'model_tier',
+  'skill',
+  'research_strategy',
+  'max_iterations',
+  'max_concurrent_agents',
+  ...Object.keys(unsupported),
+];
 
 const modes: Record<string, boolean> = { simple: false, standard: false, complex: true, supervisor: true };
 const researchStrategies = ['quick', 'standard', 'deep', 'academic'];
@@ -61,7 +70,8 @@ async function submitRequest(parts: RequestParts, context: AdapterContext): Prom
   const mode = stringField(body, 'mode');
   if (mode !== undefined && !(mode in modes)) throw new JsonMappingError(`mode must be one of ${Object.keys(modes).join(', ')}`);
   const strategy = stringField(body, 'research_strategy');
-  if (strategy !== undefined && !researchStrategies.includes(strategy)) throw new JsonMappingError(`research_strategy must be one of ${researchStrategies.join(', ')}`);
+  if (strategy !== undefined && !researchStrategies.includes(strategy))
+    throw new JsonMappingError(`research_strategy must be one of ${researchStrategies.join(', ')}`);
   const tier = stringField(body, 'model_tier');
   if (tier !== undefined) taskContext.model_tier = tier;
   const skill = stringField(body, 'skill');
@@ -72,7 +82,7 @@ async function submitRequest(parts: RequestParts, context: AdapterContext): Prom
   const maxAgents = positiveIntegerField(body, 'max_concurrent_agents');
   if (maxAgents !== undefined) metadata.max_agents = maxAgents;
 
-  const decompose = mode !== undefined ? modes[mode] : rest.auto_decompose ?? (asksForResearch(taskContext, strategy) || undefined);
+  const decompose = mode !== undefined ? modes[mode] : (rest.auto_decompose ?? (asksForResearch(taskContext, strategy) || undefined));
   if (sessionId) {
     const principal = await context.auth.identify(context.metadata);
     await openNamedSession(
@@ -150,7 +160,9 @@ export const listTasksShape: RouteAdapter = {
   request(parts) {
     const { status, ...query } = parts.query;
     if (status === undefined) return parts;
-    const name = String(status).toUpperCase().replace(/^TASK_STATUS_/, '');
+    const name = String(status)
+      .toUpperCase()
+      .replace(/^TASK_STATUS_/, '');
     if (!shannonStatuses.includes(name)) throw new JsonMappingError(`status must be one of ${shannonStatuses.join(', ')}`);
     return { ...parts, query: { ...query, filter_status: `TASK_STATUS_${name}` } };
   },

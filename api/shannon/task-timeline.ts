@@ -45,13 +45,15 @@ function describe(event: HistoryEvent, scheduled: Map<number, string>): string |
   if (a.workflowExecutionTerminatedEventAttributes) return `workflow terminated: ${a.workflowExecutionTerminatedEventAttributes.reason || 'no reason given'}`;
   if (a.workflowExecutionTimedOutEventAttributes) return 'workflow timed out';
   if (a.workflowExecutionContinuedAsNewEventAttributes) return 'continued in a fresh history (continue-as-new)';
-  if (a.workflowExecutionCancelRequestedEventAttributes) return `cancellation requested${a.workflowExecutionCancelRequestedEventAttributes.cause ? `: ${a.workflowExecutionCancelRequestedEventAttributes.cause}` : ''}`;
+  if (a.workflowExecutionCancelRequestedEventAttributes)
+    return `cancellation requested${a.workflowExecutionCancelRequestedEventAttributes.cause ? `: ${a.workflowExecutionCancelRequestedEventAttributes.cause}` : ''}`;
   if (a.activityTaskScheduledEventAttributes) {
     const what = named(summary, `activity ${a.activityTaskScheduledEventAttributes.activityType?.name ?? ''}`);
     scheduled.set(Number(event.eventId), what);
     return `${what} scheduled`;
   }
-  if (a.activityTaskCompletedEventAttributes) return `${scheduled.get(Number(a.activityTaskCompletedEventAttributes.scheduledEventId)) ?? 'activity'} completed`;
+  if (a.activityTaskCompletedEventAttributes)
+    return `${scheduled.get(Number(a.activityTaskCompletedEventAttributes.scheduledEventId)) ?? 'activity'} completed`;
   if (a.activityTaskFailedEventAttributes) {
     const attrs = a.activityTaskFailedEventAttributes;
     return `${scheduled.get(Number(attrs.scheduledEventId)) ?? 'activity'} failed: ${failureOf(attrs.failure)}`;
@@ -62,13 +64,16 @@ function describe(event: HistoryEvent, scheduled: Map<number, string>): string |
     const attrs = a.startChildWorkflowExecutionInitiatedEventAttributes;
     return named(summary, `child workflow ${attrs.workflowType?.name ?? ''} ${attrs.workflowId ?? ''} started`);
   }
-  if (a.childWorkflowExecutionCompletedEventAttributes) return `child workflow ${a.childWorkflowExecutionCompletedEventAttributes.workflowExecution?.workflowId ?? ''} completed`;
+  if (a.childWorkflowExecutionCompletedEventAttributes)
+    return `child workflow ${a.childWorkflowExecutionCompletedEventAttributes.workflowExecution?.workflowId ?? ''} completed`;
   if (a.childWorkflowExecutionFailedEventAttributes) {
     const attrs = a.childWorkflowExecutionFailedEventAttributes;
     return `child workflow ${attrs.workflowExecution?.workflowId ?? ''} failed: ${failureOf(attrs.failure)}`;
   }
-  if (a.childWorkflowExecutionCanceledEventAttributes) return `child workflow ${a.childWorkflowExecutionCanceledEventAttributes.workflowExecution?.workflowId ?? ''} cancelled`;
-  if (a.childWorkflowExecutionTerminatedEventAttributes) return `child workflow ${a.childWorkflowExecutionTerminatedEventAttributes.workflowExecution?.workflowId ?? ''} terminated`;
+  if (a.childWorkflowExecutionCanceledEventAttributes)
+    return `child workflow ${a.childWorkflowExecutionCanceledEventAttributes.workflowExecution?.workflowId ?? ''} cancelled`;
+  if (a.childWorkflowExecutionTerminatedEventAttributes)
+    return `child workflow ${a.childWorkflowExecutionTerminatedEventAttributes.workflowExecution?.workflowId ?? ''} terminated`;
   if (a.workflowExecutionSignaledEventAttributes) {
     const attrs = a.workflowExecutionSignaledEventAttributes;
     return `signal ${attrs.signalName ?? ''}${attrs.identity ? ` from ${attrs.identity}` : ''}: ${firstPayload(attrs.input)}`;

@@ -59,7 +59,6 @@ function resumeAfter(request: StreamRequest__Output): number {
   return after;
 }
 
-
 /** A trailer a stream ends with once the task's events are over, as opposed to a stream cut short (a client then resumes). */
 export const taskEndedTrailer = 'weft-task-ended';
 const taskEndedTrailers = () => {

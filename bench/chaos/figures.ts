@@ -8,7 +8,14 @@ export interface ChaosFigures {
   wallMs: number;
   tasks: { submitted: number; terminal: number; byStatus: Record<string, number>; verifiedClean: number };
   disagreements: { duplicatedRecords: number; missingRecords: number; eventGaps: number; other: number; lines: string[] };
-  streams: { followed: number; endedAtFinalEvent: number; reconnects: number; resumed: number; resumedWithoutGapOrDuplicate: number; withGapOrDuplicate: number };
+  streams: {
+    followed: number;
+    endedAtFinalEvent: number;
+    reconnects: number;
+    resumed: number;
+    resumedWithoutGapOrDuplicate: number;
+    withGapOrDuplicate: number;
+  };
   recovery: Record<string, number[]>;
   faults: { workerKills: number; apiRestarts: number; servicesRestarted: boolean };
 }
@@ -19,8 +26,14 @@ const kindsOfDisagreement = {
   eventGaps: /the log has a gap|not a final event/,
 };
 
-export async function taskFigures(pool: Pool, taskIds: string[], verified: Array<{ taskId: string; problems: string[] }>): Promise<Pick<ChaosFigures, 'tasks' | 'disagreements'>> {
-  const { rows } = await pool.query<{ status: string; n: string }>('SELECT status, count(*) AS n FROM tasks WHERE task_id = ANY($1) GROUP BY status', [taskIds]);
+export async function taskFigures(
+  pool: Pool,
+  taskIds: string[],
+  verified: Array<{ taskId: string; problems: string[] }>,
+): Promise<Pick<ChaosFigures, 'tasks' | 'disagreements'>> {
+  const { rows } = await pool.query<{ status: string; n: string }>('SELECT status, count(*) AS n FROM tasks WHERE task_id = ANY($1) GROUP BY status', [
+    taskIds,
+  ]);
   const byStatus = Object.fromEntries(rows.map((row) => [row.status, Number(row.n)]));
   const terminal = rows.filter((row) => !['QUEUED', 'RUNNING'].includes(row.status)).reduce((sum, row) => sum + Number(row.n), 0);
   const lines = verified.flatMap((task) => task.problems);

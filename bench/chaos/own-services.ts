@@ -40,7 +40,9 @@ export async function startOwnPostgres(folder: string): Promise<RestartableServi
   const dataDir = path.join(folder, 'postgres');
   mkdirSync(dataDir, { mode: 0o700 });
   const asRoot = process.getuid?.() === 0;
-  const owner = asRoot ? { uid: Number(execFileSync('id', ['-u', 'postgres']).toString()), gid: Number(execFileSync('id', ['-g', 'postgres']).toString()) } : {};
+  const owner = asRoot
+    ? { uid: Number(execFileSync('id', ['-u', 'postgres']).toString()), gid: Number(execFileSync('id', ['-g', 'postgres']).toString()) }
+    : {};
   if (asRoot) chownSync(dataDir, owner.uid!, owner.gid!);
   const run = (program: string, args: string[]) => execFileSync(path.join(bin, program), args, { ...owner, stdio: 'ignore' });
   run('initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--no-sync']);

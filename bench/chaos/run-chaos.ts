@@ -47,7 +47,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     const restartingApi = (async () => {
       for (let r = 0; r < options.apiRestarts; r++) {
         await pause(options.spreadMs / (2 * options.apiRestarts + 1));
-        const streams = { streams: options.streams, recentWorkflows: tasks.slice(-4).map((task) => task.workflowId), deadline: started + options.spreadMs + 300_000 };
+        const streams = {
+          streams: options.streams,
+          recentWorkflows: tasks.slice(-4).map((task) => task.workflowId),
+          deadline: started + options.spreadMs + 300_000,
+        };
         recovery.apiRestartMs!.push(await restartApiUnderStreams(stack, approver, streams, followed));
       }
     })();
@@ -77,7 +81,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
 async function untilAllEnded(pool: Pool, taskIds: string[], timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const { rows } = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM tasks WHERE task_id = ANY($1) AND status IN ('COMPLETED','FAILED','CANCELLED','TIMEOUT')`, [taskIds]);
+    const { rows } = await pool.query<{ n: string }>(
+      `SELECT count(*) AS n FROM tasks WHERE task_id = ANY($1) AND status IN ('COMPLETED','FAILED','CANCELLED','TIMEOUT')`,
+      [taskIds],
+    );
     if (Number(rows[0]!.n) === taskIds.length) return;
     await pause(500);
   }

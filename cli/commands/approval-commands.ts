@@ -55,7 +55,7 @@ export function addApprovalCommands(program: Command, ctx: CliContext): void {
     .argument('<approval>', 'approval id, as `weft approvals` or the watcher shows it')
     .option('--feedback <text>', 'a note recorded with the decision')
     .option('--modify <json|@file>', 'run this instead: an edited plan (JSON) or tool arguments (JSON)')
-    .option('--as <name>', 'the person deciding, recorded beside the key\'s user')
+    .option('--as <name>', "the person deciding, recorded beside the key's user")
     .action(decide(true));
 
   program
@@ -63,6 +63,6 @@ export function addApprovalCommands(program: Command, ctx: CliContext): void {
     .description('reject a waiting approval: the task is cancelled (needs the approver role)')
     .argument('<approval>', 'approval id')
     .option('--feedback <text>', 'why, recorded with the decision')
-    .option('--as <name>', 'the person deciding, recorded beside the key\'s user')
+    .option('--as <name>', "the person deciding, recorded beside the key's user")
     .action(decide(false));
 }

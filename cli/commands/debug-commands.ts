@@ -31,13 +31,18 @@ async function replayCommand(ctx: CliContext, workflowId: string | undefined, op
   const verdicts = options.file
     ? await replayHistories(historiesFrom({ file: options.file, ...(workflowId ? { workflowId } : {}) }), ...candidate)
     : await withTemporal({ address: options.temporal, namespace: options.namespace }, (client) =>
-        replayHistories(historiesFrom(options.query ? { client, query: options.query, limit: options.limit } : { client, workflowId: workflowId! }), ...candidate),
+        replayHistories(
+          historiesFrom(options.query ? { client, query: options.query, limit: options.limit } : { client, workflowId: workflowId! }),
+          ...candidate,
+        ),
       );
   const failed = verdicts.filter((v) => !v.ok).length;
-  ctx.output().data({ verdicts, replayed: verdicts.length, failed }, () => [
-    ...verdicts.flatMap(verdictText),
-    ...(options.query ? [`replayed ${verdicts.length} workflows: ${verdicts.length - failed} match, ${failed} do not`] : []),
-  ]);
+  ctx
+    .output()
+    .data({ verdicts, replayed: verdicts.length, failed }, () => [
+      ...verdicts.flatMap(verdictText),
+      ...(options.query ? [`replayed ${verdicts.length} workflows: ${verdicts.length - failed} match, ${failed} do not`] : []),
+    ]);
   process.exitCode = failed === 0 ? 0 : 1;
 }
 
@@ -66,10 +71,12 @@ export function addDebugCommands(program: Command, ctx: CliContext): void {
       await withOperatorDeps(async (deps) => {
         const tasks = taskIds.length > 0 ? taskIds : await tasksSince(deps.pool, since);
         const problems = (await Promise.all(tasks.map((taskId) => verifyTask(deps, taskId)))).flat();
-        ctx.output().data({ tasks: tasks.length, problems }, () => [
-          ...problems,
-          problems.length === 0 ? `OK: ${tasks.length} tasks verified` : `${problems.length} disagreements in ${tasks.length} tasks`,
-        ]);
+        ctx
+          .output()
+          .data({ tasks: tasks.length, problems }, () => [
+            ...problems,
+            problems.length === 0 ? `OK: ${tasks.length} tasks verified` : `${problems.length} disagreements in ${tasks.length} tasks`,
+          ]);
         process.exitCode = problems.length === 0 ? 0 : 1;
       });
     });
@@ -81,10 +88,14 @@ export function addDebugCommands(program: Command, ctx: CliContext): void {
     .requiredOption('--from-step <n>', 'the first model step (1-based) that runs fresh', positiveNumberOption)
     .option('--task-queue <queue>', "the workers' task queue (default WEFT_TASK_QUEUE)")
     .action(async (taskId: string, options: { fromStep: number; taskQueue?: string }) => {
-      const forkId = await withOperatorDeps((deps) => forkTask({ ...deps, ...(options.taskQueue ? { taskQueue: options.taskQueue } : {}) }, taskId, options.fromStep));
-      ctx.output().data({ task_id: forkId, forked_from: taskId, from_step: options.fromStep }, () => [
-        `forked ${taskId} from step ${options.fromStep} as ${forkId}`,
-        `follow it with: ${ctx.selfCommand} watch ${forkId}`,
-      ]);
+      const forkId = await withOperatorDeps((deps) =>
+        forkTask({ ...deps, ...(options.taskQueue ? { taskQueue: options.taskQueue } : {}) }, taskId, options.fromStep),
+      );
+      ctx
+        .output()
+        .data({ task_id: forkId, forked_from: taskId, from_step: options.fromStep }, () => [
+          `forked ${taskId} from step ${options.fromStep} as ${forkId}`,
+          `follow it with: ${ctx.selfCommand} watch ${forkId}`,
+        ]);
     });
 }

@@ -91,7 +91,13 @@ export function addTaskCommands(program: Command, ctx: CliContext): void {
       if (status && !taskStatuses.includes(status)) throw new Error(`--status must be one of ${taskStatuses.join(', ')}, not "${options.status}"`);
       const mode = options.mode?.toUpperCase();
       if (mode && !modes.includes(mode)) throw new Error(`--mode must be one of ${modes.join(', ')}, not "${options.mode}"`);
-      const request = { user_id: options.user ?? '', session_id: options.session ?? '', limit: options.limit, offset: options.offset, filter_status: (status ? `TASK_STATUS_${status}` : 'TASK_STATUS_UNSPECIFIED') as TaskStatus };
+      const request = {
+        user_id: options.user ?? '',
+        session_id: options.session ?? '',
+        limit: options.limit,
+        offset: options.offset,
+        filter_status: (status ? `TASK_STATUS_${status}` : 'TASK_STATUS_UNSPECIFIED') as TaskStatus,
+      };
       const page = await withService(ctx.api(), 'orchestrator', (client) => unaryCall(client, 'ListTasks', request));
       const waiting = options.awaitingApproval ? new Set((await pendingApprovals(ctx.api())).map(taskOfApproval)) : undefined;
       const tasks = page.tasks.filter((task) => (!mode || task.mode === `EXECUTION_MODE_${mode}`) && (!waiting || waiting.has(task.task_id)));

@@ -41,7 +41,9 @@ const fieldText = (value: unknown) => (typeof value === 'string' ? value : JSON.
 /** Loads every `*.yaml` agent in `dir`; a broken one, or one naming an unknown tool, stops start-up with its file named. */
 export function loadAgentCatalog(dir: string, knownTools: readonly string[]): AgentCatalog {
   const ajv = new Ajv({ allErrors: true, strict: false });
-  const files = readdirSync(dir).filter((file) => file.endsWith('.yaml') || file.endsWith('.yml')).sort();
+  const files = readdirSync(dir)
+    .filter((file) => file.endsWith('.yaml') || file.endsWith('.yml'))
+    .sort();
   const agents = new Map<string, { agent: AgentDefinition; validate: ValidateFunction }>();
   for (const file of files) {
     const parsed = agentFileSchema.safeParse(parseYaml(readFileSync(path.join(dir, file), 'utf8')));

@@ -46,18 +46,16 @@ export interface NewKeyOptions {
 /** A new key for the principal, valid until `expiresAt` if given. The key is returned once and never stored. */
 export async function createApiKey(db: Queryable, principal: Principal, options: NewKeyOptions = {}): Promise<string> {
   if (!principal.tenantId || !principal.userId) throw new Error('an API key needs a tenant and a user');
-  const keyId = randomBytes(9).toString('base64url').toLowerCase().replace(/[^a-z0-9]/g, '0').slice(0, 12);
+  const keyId = randomBytes(9)
+    .toString('base64url')
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '0')
+    .slice(0, 12);
   const secret = randomBytes(32).toString('base64url');
-  await db.query('INSERT INTO api_keys (key_id, secret_sha256, tenant_id, user_id, roles, expires_at, name, description) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', [
-    keyId,
-    sha256(secret),
-    principal.tenantId,
-    principal.userId,
-    principal.roles,
-    options.expiresAt ?? null,
-    options.name ?? '',
-    options.description ?? null,
-  ]);
+  await db.query(
+    'INSERT INTO api_keys (key_id, secret_sha256, tenant_id, user_id, roles, expires_at, name, description) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
+    [keyId, sha256(secret), principal.tenantId, principal.userId, principal.roles, options.expiresAt ?? null, options.name ?? '', options.description ?? null],
+  );
   return `weft_${keyId}_${secret}`;
 }
 
@@ -78,6 +76,8 @@ export async function verifyApiKey(db: Queryable, key: string): Promise<{ princi
 
 /** Whether a key id is still usable (not revoked, not expired). */
 export async function isKeyUsable(db: Queryable, keyId: string): Promise<boolean> {
-  const { rowCount } = await db.query('SELECT 1 FROM api_keys WHERE key_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())', [keyId]);
+  const { rowCount } = await db.query('SELECT 1 FROM api_keys WHERE key_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())', [
+    keyId,
+  ]);
   return rowCount === 1;
 }

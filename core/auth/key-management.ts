@@ -69,6 +69,10 @@ export async function rotateApiKey(db: Queryable, keyId: string, graceSeconds: n
     { name: old.name, ...(old.description !== null ? { description: old.description } : {}), ...(old.expires_at ? { expiresAt: old.expires_at } : {}) },
   );
   if (graceSeconds === 0) await revokeApiKey(db, keyId);
-  else await db.query(`UPDATE api_keys SET expires_at = least(coalesce(expires_at, 'infinity'), now() + make_interval(secs => $2)) WHERE key_id = $1`, [keyId, graceSeconds]);
+  else
+    await db.query(`UPDATE api_keys SET expires_at = least(coalesce(expires_at, 'infinity'), now() + make_interval(secs => $2)) WHERE key_id = $1`, [
+      keyId,
+      graceSeconds,
+    ]);
   return fresh;
 }

@@ -11,7 +11,12 @@ export interface NotificationHandlers {
 
 const pauseMs = { first: 100, max: 5_000 };
 
-export async function listenFor(databaseUrl: string, channel: string, handlers: NotificationHandlers, log: (line: string) => void): Promise<{ close(): Promise<void> }> {
+export async function listenFor(
+  databaseUrl: string,
+  channel: string,
+  handlers: NotificationHandlers,
+  log: (line: string) => void,
+): Promise<{ close(): Promise<void> }> {
   let client: Client | undefined;
   let closed = false;
   let retry: NodeJS.Timeout | undefined;

@@ -16,7 +16,8 @@ export class PipelinedClient extends PreparingClient {
 
   override query(...args: unknown[]): never {
     // Behind a COMMIT sent with the last statements (commitWith), it would run outside the transaction.
-    if (hasSentCommit(this)) return Promise.reject(new Error("a statement sent after its transaction's COMMIT (commitWith): it would not be part of the transaction")) as never;
+    if (hasSentCommit(this))
+      return Promise.reject(new Error("a statement sent after its transaction's COMMIT (commitWith): it would not be part of the transaction")) as never;
     this.holdWritesUntilTickEnds();
     return super.query(...args);
   }

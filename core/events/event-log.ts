@@ -42,7 +42,16 @@ export async function appendTaskEvent(tx: Queryable, event: NewTaskEvent): Promi
  * a write and its event in one round trip.
  */
 export function appendCallOf(event: NewTaskEvent, firstParam: number): { call: string; params: unknown[] } {
-  const params = [event.workflowId, event.key, event.type, event.agentId ?? '', event.message ?? '', JSON.stringify(event.payload ?? {}), event.at, eventChannel];
+  const params = [
+    event.workflowId,
+    event.key,
+    event.type,
+    event.agentId ?? '',
+    event.message ?? '',
+    JSON.stringify(event.payload ?? {}),
+    event.at,
+    eventChannel,
+  ];
   return { call: `weft_append_task_event(${params.map((_, i) => `$${firstParam + i}`).join(', ')})`, params };
 }
 
@@ -88,10 +97,7 @@ interface EventRow {
 
 /** Events after `afterSeq`, in order. */
 export async function listTaskEvents(db: Queryable, workflowId: string, afterSeq = 0, limit = 1000): Promise<TaskEvent[]> {
-  const rows = await db.query<EventRow>(
-    `SELECT * FROM task_events WHERE workflow_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
-    [workflowId, afterSeq, limit],
-  );
+  const rows = await db.query<EventRow>(`SELECT * FROM task_events WHERE workflow_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, [workflowId, afterSeq, limit]);
   return rows.rows.map(fromRow);
 }
 
@@ -105,7 +111,16 @@ export const isLiveOnly = (event: TaskEvent) => event.seq === 0;
 
 /** Notifies the task's readers of an event that is not stored: they get it only while connected. */
 export async function publishLiveEvent(db: Queryable, event: Omit<NewTaskEvent, 'key' | 'payload'>): Promise<void> {
-  const note = { workflow_id: event.workflowId, seq: 0, event_key: '', event_type: event.type, agent_id: event.agentId ?? '', message: event.message ?? '', payload: {}, created_at: event.at };
+  const note = {
+    workflow_id: event.workflowId,
+    seq: 0,
+    event_key: '',
+    event_type: event.type,
+    agent_id: event.agentId ?? '',
+    message: event.message ?? '',
+    payload: {},
+    created_at: event.at,
+  };
   await db.query('SELECT pg_notify($1, $2)', [eventChannel, JSON.stringify(note)]);
 }
 
@@ -114,13 +129,20 @@ export async function publishLiveEvent(db: Queryable, event: Omit<NewTaskEvent, 
  * undefined when the notification carries only the event's place.
  */
 export function eventFromNotification(payload: string): { workflowId: string; event?: TaskEvent } {
-  const { seq, created_at: createdAt, ...note } = JSON.parse(payload) as Partial<Omit<EventRow, 'seq' | 'created_at'>> & {
+  const {
+    seq,
+    created_at: createdAt,
+    ...note
+  } = JSON.parse(payload) as Partial<Omit<EventRow, 'seq' | 'created_at'>> & {
     workflow_id: string;
     seq: number;
     created_at?: string;
   };
   if (note.event_type === undefined || createdAt === undefined) return { workflowId: note.workflow_id };
-  return { workflowId: note.workflow_id, event: fromRow({ ...(note as Omit<EventRow, 'seq' | 'created_at'>), seq: String(seq), created_at: new Date(createdAt) }) };
+  return {
+    workflowId: note.workflow_id,
+    event: fromRow({ ...(note as Omit<EventRow, 'seq' | 'created_at'>), seq: String(seq), created_at: new Date(createdAt) }),
+  };
 }
 
 function fromRow(row: EventRow): TaskEvent {

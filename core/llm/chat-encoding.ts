@@ -1,8 +1,4 @@
-import type {
-  ChatCompletionContentPart,
-  ChatCompletionMessage,
-  ChatCompletionMessageParam,
-} from 'openai/resources/chat/completions';
+import type { ChatCompletionContentPart, ChatCompletionMessage, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { TranscriptError, type Message, type Part } from '../transcript';
 
 // Weft's transcript <-> OpenAI chat format, part order preserved. Thinking, citations and cache
@@ -38,9 +34,7 @@ export function toChatMessage(message: Message, index: number): ChatCompletionMe
   if (message.role === 'assistant') {
     const text = message.parts.flatMap((p) => (p.kind === 'text' ? [p.text] : [])).join('');
     const calls = message.parts.flatMap((p) =>
-      p.kind === 'tool_use'
-        ? [{ id: p.id, type: 'function' as const, function: { name: p.name, arguments: JSON.stringify(p.input ?? {}) } }]
-        : [],
+      p.kind === 'tool_use' ? [{ id: p.id, type: 'function' as const, function: { name: p.name, arguments: JSON.stringify(p.input ?? {}) } }] : [],
     );
     return [{ role: 'assistant', content: text || null, ...(calls.length > 0 ? { tool_calls: calls } : {}) }];
   }

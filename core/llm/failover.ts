@@ -38,10 +38,13 @@ function honouringRetryAfter(backoff: IBackoffFactory<IRetryBackoffContext<unkno
 
 /** Retries a round nobody answered, unless a provider asked for a longer wait than max_retry_after_ms. */
 export function roundRetries(resilience: Resilience) {
-  return retry(handleWhen((err) => err instanceof ModelUnavailableError && (err.retryAfterMs ?? 0) <= resilience.max_retry_after_ms), {
-    maxAttempts: resilience.max_attempts - 1,
-    backoff: honouringRetryAfter(new ExponentialBackoff({ initialDelay: resilience.initial_backoff_ms, maxDelay: resilience.max_backoff_ms })),
-  });
+  return retry(
+    handleWhen((err) => err instanceof ModelUnavailableError && (err.retryAfterMs ?? 0) <= resilience.max_retry_after_ms),
+    {
+      maxAttempts: resilience.max_attempts - 1,
+      backoff: honouringRetryAfter(new ExponentialBackoff({ initialDelay: resilience.initial_backoff_ms, maxDelay: resilience.max_backoff_ms })),
+    },
+  );
 }
 
 export interface Round<T> {

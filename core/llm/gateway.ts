@@ -61,7 +61,10 @@ function connectProviders(catalog: ModelCatalog, guardOptions: { now: () => numb
   return new Map(
     catalog.providers.map((provider) => {
       const client = { baseURL: provider.base_url, apiKey: provider.apiKey, timeoutMs: provider.timeout_ms };
-      return [provider.id, { guard: createProviderGuard(provider, catalog.resilience, guardOptions), chat: createChatModel(client), embedder: createEmbedder(client) }];
+      return [
+        provider.id,
+        { guard: createProviderGuard(provider, catalog.resilience, guardOptions), chat: createChatModel(client), embedder: createEmbedder(client) },
+      ];
     }),
   );
 }
@@ -86,7 +89,11 @@ async function collect(deltas: AsyncGenerator<GatewayDelta>, onPartial: (text: s
 }
 
 /** A provider's stream with the gateway's view of who served it on its final delta, settled first. */
-async function* withServed(deltas: AsyncGenerator<ChatDelta>, servedOf: (usage: TokenCounts) => Served, settle: (usage: TokenCounts) => Promise<void>): AsyncGenerator<GatewayDelta> {
+async function* withServed(
+  deltas: AsyncGenerator<ChatDelta>,
+  servedOf: (usage: TokenCounts) => Served,
+  settle: (usage: TokenCounts) => Promise<void>,
+): AsyncGenerator<GatewayDelta> {
   for await (const delta of deltas) {
     if (delta.kind !== 'end') {
       yield delta;
@@ -119,7 +126,10 @@ export function createModelGateway(catalog: ModelCatalog, options: GatewayOption
     const startedAt = performance.now();
     const seconds = () => (performance.now() - startedAt) / 1000;
     const result = await retrying
-      .execute(() => failoverRound({ wanted, targets: models, refusedUpFront: refused, guardOf, estimate, call: (target) => call(target as CatalogModel), now }), request.signal)
+      .execute(
+        () => failoverRound({ wanted, targets: models, refusedUpFront: refused, guardOf, estimate, call: (target) => call(target as CatalogModel), now }),
+        request.signal,
+      )
       .catch((err: unknown) => {
         options.observer?.failed({ wanted, seconds: seconds() });
         throw err;
@@ -154,9 +164,7 @@ export function createModelGateway(catalog: ModelCatalog, options: GatewayOption
     async complete(request) {
       const { onPartial } = request;
       if (onPartial && candidates(request, { streaming: true }).models.length > 0) return collect(await stream(request), onPartial);
-      const { model, settle, value } = await served(request, {}, (target) =>
-        providerOf(target.provider).chat.complete({ ...request, model: target.id }),
-      );
+      const { model, settle, value } = await served(request, {}, (target) => providerOf(target.provider).chat.complete({ ...request, model: target.id }));
       await settle(value.usage);
       return { ...value, ...servedBy(model, value.usage) };
     },
@@ -167,7 +175,13 @@ export function createModelGateway(catalog: ModelCatalog, options: GatewayOption
       const id = model ? resolveModelName(model, options.aliases ?? {}) : catalog.embedding.model;
       const provider = providerOf(catalog.embedding.provider);
       const call = () => provider.embedder.embed(texts, id);
-      const round = { wanted: `embeddings with model ${id}`, targets: [{ id, provider: catalog.embedding.provider }], refusedUpFront: [], estimate: () => 0, now };
+      const round = {
+        wanted: `embeddings with model ${id}`,
+        targets: [{ id, provider: catalog.embedding.provider }],
+        refusedUpFront: [],
+        estimate: () => 0,
+        now,
+      };
       const { value } = await retrying.execute(() => failoverRound({ ...round, guardOf: () => provider.guard, call }));
       return { ...value, provider: provider.guard.provider.kind };
     },
@@ -181,4 +195,3 @@ export function createModelGateway(catalog: ModelCatalog, options: GatewayOption
     },
   };
 }
-

@@ -36,7 +36,11 @@ export interface CompressionPlan {
 }
 
 /** What to summarise, when the transcript is over the threshold and has turns older than the kept ones. */
-export function planCompression(messages: readonly Message[], policy: HistoryPolicy, countTokens: (messages: readonly Message[]) => number): CompressionPlan | undefined {
+export function planCompression(
+  messages: readonly Message[],
+  policy: HistoryPolicy,
+  countTokens: (messages: readonly Message[]) => number,
+): CompressionPlan | undefined {
   if (policy.compressAtTokens <= 0) return undefined;
   const tokens = countTokens(messages);
   if (tokens <= policy.compressAtTokens) return undefined;

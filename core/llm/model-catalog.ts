@@ -72,7 +72,8 @@ const catalogSchema = z
     });
     const models = new Set<string>();
     catalog.models.forEach((m, i) => {
-      if (!providerIds.has(m.provider)) ctx.addIssue({ code: 'custom', path: ['models', i, 'provider'], message: `model "${m.id}" names unknown provider "${m.provider}"` });
+      if (!providerIds.has(m.provider))
+        ctx.addIssue({ code: 'custom', path: ['models', i, 'provider'], message: `model "${m.id}" names unknown provider "${m.provider}"` });
       const key = `${m.id}@${m.tier}`;
       if (models.has(key)) ctx.addIssue({ code: 'custom', path: ['models', i, 'id'], message: `model "${m.id}" is declared twice in tier ${m.tier}` });
       models.add(key);

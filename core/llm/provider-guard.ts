@@ -41,9 +41,16 @@ const breakerStates: Record<CircuitState, BreakerState> = {
 function perMinute(points: number, keyPrefix: string, pool: Pool | undefined): RateLimiterAbstract | undefined {
   if (points <= 0) return undefined;
   if (!pool) return new RateLimiterMemory({ points, duration: 60, keyPrefix });
-  return new RateLimiterPostgres({ storeClient: pool, tableName: 'weft_rate_limits', tableCreated: true, clearExpiredByTimeout: false, points, duration: 60, keyPrefix });
+  return new RateLimiterPostgres({
+    storeClient: pool,
+    tableName: 'weft_rate_limits',
+    tableCreated: true,
+    clearExpiredByTimeout: false,
+    points,
+    duration: 60,
+    keyPrefix,
+  });
 }
-
 
 export function createProviderGuard(provider: CatalogProvider, resilience: Resilience, options: { now: () => number; pool?: Pool }): ProviderGuard {
   const { now } = options;

@@ -12,7 +12,11 @@ export type CachedCompletion = GatewayCompletion;
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical((value as Record<string, unknown>)[key])]));
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, canonical((value as Record<string, unknown>)[key])]),
+    );
   }
   return value;
 }
@@ -20,7 +24,9 @@ function canonical(value: unknown): unknown {
 export function cacheKeyOf(request: ModelRequest, callerKey: string): string {
   if (callerKey) return `key:${callerKey}`;
   const { model, tier, system, messages, tools, sampling } = request;
-  const normalised = JSON.stringify(canonical({ model: model ?? '', tier: tier ?? '', system: system ?? '', messages, tools: tools ?? [], sampling: sampling ?? {} }));
+  const normalised = JSON.stringify(
+    canonical({ model: model ?? '', tier: tier ?? '', system: system ?? '', messages, tools: tools ?? [], sampling: sampling ?? {} }),
+  );
   return `sha256:${createHash('sha256').update(normalised).digest('hex')}`;
 }
 

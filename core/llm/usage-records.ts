@@ -20,7 +20,21 @@ const insertUsage = (db: Queryable, usage: GatewayUsage, settled: boolean) =>
   db.query<{ id: string }>(
     `INSERT INTO llm_usage (tenant_id, user_id, session_id, task_id, model, provider, prompt_tokens, completion_tokens, total_tokens, cost_usd, cache_hit, recorded_at, settled)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id`,
-    [usage.tenantId, usage.userId, usage.sessionId, usage.taskId, usage.model, usage.provider, usage.promptTokens, usage.completionTokens, usage.totalTokens, usage.costUsd, usage.cacheHit, usage.at, settled],
+    [
+      usage.tenantId,
+      usage.userId,
+      usage.sessionId,
+      usage.taskId,
+      usage.model,
+      usage.provider,
+      usage.promptTokens,
+      usage.completionTokens,
+      usage.totalTokens,
+      usage.costUsd,
+      usage.cacheHit,
+      usage.at,
+      settled,
+    ],
   );
 
 export async function recordGatewayUsage(db: Queryable, usage: GatewayUsage): Promise<void> {
@@ -36,7 +50,11 @@ export async function reserveGatewayUsage(db: Queryable, estimate: GatewayUsage)
 }
 
 /** Replaces a reservation with what the call really spent. */
-export async function settleGatewayUsage(db: Queryable, reservation: string, usage: Pick<GatewayUsage, 'model' | 'provider' | 'promptTokens' | 'completionTokens' | 'totalTokens' | 'costUsd'>): Promise<void> {
+export async function settleGatewayUsage(
+  db: Queryable,
+  reservation: string,
+  usage: Pick<GatewayUsage, 'model' | 'provider' | 'promptTokens' | 'completionTokens' | 'totalTokens' | 'costUsd'>,
+): Promise<void> {
   await db.query(
     `UPDATE llm_usage SET model = $2, provider = $3, prompt_tokens = $4, completion_tokens = $5, total_tokens = $6, cost_usd = $7, settled = true WHERE id = $1`,
     [reservation, usage.model, usage.provider, usage.promptTokens, usage.completionTokens, usage.totalTokens, usage.costUsd],

@@ -88,10 +88,10 @@ export async function createConversation(pool: Pool, input: NewConversation, now
 
 /** The tenant's conversation, whatever its status; another tenant's is not found. */
 export async function findConversation(db: Queryable, tenantId: string, sessionId: string, now: Date, lock = false): Promise<Conversation> {
-  const { rows } = await db.query<ConversationRow>(
-    `SELECT * FROM conversations WHERE session_id = $1 AND tenant_id = $2${lock ? ' FOR UPDATE' : ''}`,
-    [sessionId, tenantId],
-  );
+  const { rows } = await db.query<ConversationRow>(`SELECT * FROM conversations WHERE session_id = $1 AND tenant_id = $2${lock ? ' FOR UPDATE' : ''}`, [
+    sessionId,
+    tenantId,
+  ]);
   if (!rows[0]) throw new ConversationNotFoundError(sessionId);
   return fromRow(rows[0], now);
 }
@@ -184,7 +184,9 @@ export async function listConversations(
  */
 export function endIfExpired(pool: Pool, sessionId: string, at: Date): Promise<void> {
   return storeTransaction(pool, async (tx) => {
-    const { rows } = await tx.query<{ expires_at: Date }>('SELECT expires_at FROM conversations WHERE session_id = $1 AND closed_at IS NULL FOR UPDATE', [sessionId]);
+    const { rows } = await tx.query<{ expires_at: Date }>('SELECT expires_at FROM conversations WHERE session_id = $1 AND closed_at IS NULL FOR UPDATE', [
+      sessionId,
+    ]);
     const expiresAt = rows[0]?.expires_at;
     if (expiresAt && expiresAt.getTime() <= at.getTime()) await endSessionIn(tx, sessionId, expiresAt);
   });

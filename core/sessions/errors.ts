@@ -10,17 +10,30 @@ export abstract class ConversationError extends Error {
 
 /** Unknown, or another tenant's: the two are indistinguishable on purpose. */
 export class ConversationNotFoundError extends ConversationError {
-  constructor(readonly sessionId: string) { super(`session ${sessionId} not found`); }
+  constructor(readonly sessionId: string) {
+    super(`session ${sessionId} not found`);
+  }
 }
 export class ConversationClosedError extends ConversationError {
-  constructor(readonly sessionId: string) { super(`session ${sessionId} was deleted`); }
+  constructor(readonly sessionId: string) {
+    super(`session ${sessionId} was deleted`);
+  }
 }
 export class ConversationExpiredError extends ConversationError {
-  constructor(readonly sessionId: string, readonly expiredAt: Date) { super(`session ${sessionId} expired at ${expiredAt.toISOString()}`); }
+  constructor(
+    readonly sessionId: string,
+    readonly expiredAt: Date,
+  ) {
+    super(`session ${sessionId} expired at ${expiredAt.toISOString()}`);
+  }
 }
 export class ConversationEndedError extends ConversationError {
-  constructor(readonly sessionId: string) { super(`session ${sessionId} has ended`); }
+  constructor(readonly sessionId: string) {
+    super(`session ${sessionId} has ended`);
+  }
 }
 export class MessageConflictError extends ConversationError {
-  constructor(readonly messageId: string) { super(`message ${messageId} already exists with different content`); }
+  constructor(readonly messageId: string) {
+    super(`message ${messageId} already exists with different content`);
+  }
 }

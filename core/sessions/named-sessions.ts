@@ -42,7 +42,11 @@ export async function openNamedSession(pool: Pool, session: OpenedSession, now: 
 
 /** Sets the title of the tenant's open session. */
 export async function retitleSession(db: Queryable, tenantId: string, sessionId: string, title: string): Promise<void> {
-  const { rowCount } = await db.query('UPDATE conversations SET title = $3 WHERE session_id = $1 AND tenant_id = $2 AND closed_at IS NULL', [sessionId, tenantId, title]);
+  const { rowCount } = await db.query('UPDATE conversations SET title = $3 WHERE session_id = $1 AND tenant_id = $2 AND closed_at IS NULL', [
+    sessionId,
+    tenantId,
+    title,
+  ]);
   if (!rowCount) throw new ConversationNotFoundError(sessionId);
 }
 

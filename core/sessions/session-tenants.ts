@@ -13,6 +13,8 @@ export async function claimSession(db: Queryable, tenantId: string, sessionId: s
     [sessionId, tenantId],
   );
   // A claim racing ours commits after this statement's snapshot: read it once more.
-  const owner = rows[0]?.tenant_id ?? (await db.query<{ tenant_id: string }>('SELECT tenant_id FROM session_tenants WHERE session_id = $1', [sessionId])).rows[0]?.tenant_id;
+  const owner =
+    rows[0]?.tenant_id ??
+    (await db.query<{ tenant_id: string }>('SELECT tenant_id FROM session_tenants WHERE session_id = $1', [sessionId])).rows[0]?.tenant_id;
   return owner === tenantId;
 }

@@ -51,7 +51,9 @@ export function loadSkillCatalog(dir: string, knownTools: readonly string[]): Sk
   for (const folder of readdirSync(dir).sort()) {
     const folderPath = path.join(dir, folder);
     if (!statSync(folderPath).isDirectory()) continue;
-    for (const file of readdirSync(folderPath).filter((f) => f.endsWith('.md')).sort()) {
+    for (const file of readdirSync(folderPath)
+      .filter((f) => f.endsWith('.md'))
+      .sort()) {
       const skill = parseSkillFile(path.join(folderPath, file));
       if (skill.name !== folder) throw new Error(`skill ${folder}/${file}: names skill ${skill.name}; keep each skill in the folder of its name`);
       const unknown = skill.requires_tools.filter((tool) => !knownTools.includes(tool));

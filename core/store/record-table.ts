@@ -1,12 +1,5 @@
 import type { Queryable } from '../db/transaction';
-import {
-  EventConflictError,
-  InvalidCursorError,
-  InvalidStoreInputError,
-  RecordOwnerMismatchError,
-  RunNotActiveError,
-  RunNotFoundError,
-} from './errors';
+import { EventConflictError, InvalidCursorError, InvalidStoreInputError, RecordOwnerMismatchError, RunNotActiveError, RunNotFoundError } from './errors';
 import type { RecordInput, RecordWrite, RunStatus, StoredRecord } from './records';
 import { findRun, type LifecycleChange } from './run-table';
 import { requireOwner } from './validation';
@@ -51,10 +44,7 @@ function firstDifference(stored: RecordRow, record: RecordInput): string | undef
 }
 
 export async function findRecordByKey(tx: Queryable, runId: string, key: string): Promise<RecordRow | undefined> {
-  const found = await tx.query<RecordRow>(
-    `SELECT ${recordColumns} FROM runtime_run_records WHERE run_id = $1 AND event_key = $2`,
-    [runId, key],
-  );
+  const found = await tx.query<RecordRow>(`SELECT ${recordColumns} FROM runtime_run_records WHERE run_id = $1 AND event_key = $2`, [runId, key]);
   return found.rows[0];
 }
 
@@ -171,10 +161,10 @@ async function explainSkipped(db: Queryable, records: RecordInput[], insertedIds
   const run = await findRun(db, records[0]!.runId);
   if (!run) throw new RunNotFoundError();
   const skippedKeys = records.map((record) => record.key).filter((key) => !insertedIds.has(key));
-  const stored = await db.query<RecordRow>(
-    `SELECT ${recordColumns} FROM runtime_run_records WHERE run_id = $1 AND event_key = ANY($2::text[])`,
-    [run.runId, skippedKeys],
-  );
+  const stored = await db.query<RecordRow>(`SELECT ${recordColumns} FROM runtime_run_records WHERE run_id = $1 AND event_key = ANY($2::text[])`, [
+    run.runId,
+    skippedKeys,
+  ]);
   const storedByKey = new Map(stored.rows.map((row) => [row.event_key, row]));
   return records.map((record) => {
     requireOwner(record, run, () => new RecordOwnerMismatchError());

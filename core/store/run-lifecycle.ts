@@ -99,9 +99,7 @@ export function validateSuspension(cmd: RunSuspensionCommand): void {
 /** Stores the checkpoint, the run_suspended record and the suspended status together. */
 export async function recordSuspensionIn(tx: Queryable, cmd: RunSuspensionCommand): Promise<RecordWrite> {
   const { run, firstRecordId } = await lockOwnedRun(tx, cmd.runId, cmd.record, 'suspension');
-  const stored = await tx.query<{ checkpoint: Buffer }>('SELECT checkpoint FROM runtime_run_checkpoints WHERE run_id = $1', [
-    cmd.runId,
-  ]);
+  const stored = await tx.query<{ checkpoint: Buffer }>('SELECT checkpoint FROM runtime_run_checkpoints WHERE run_id = $1', [cmd.runId]);
   const first = stored.rows[0];
   if (first && !first.checkpoint.equals(Buffer.from(cmd.checkpoint))) throw new RunSuspensionConflictError();
   if (firstRecordId) return replayChange(tx, firstRecordId, 'suspension', cmd.record);
@@ -118,10 +116,9 @@ export async function recordSuspensionIn(tx: Queryable, cmd: RunSuspensionComman
 export async function loadSuspensionIn(tx: Queryable, runId: string): Promise<RunSuspension> {
   requireId(runId, 'run id');
   await requireRun(tx, runId);
-  const found = await tx.query<{ record_id: string; checkpoint: Buffer }>(
-    'SELECT record_id, checkpoint FROM runtime_run_checkpoints WHERE run_id = $1',
-    [runId],
-  );
+  const found = await tx.query<{ record_id: string; checkpoint: Buffer }>('SELECT record_id, checkpoint FROM runtime_run_checkpoints WHERE run_id = $1', [
+    runId,
+  ]);
   const row = found.rows[0];
   if (!row) throw new RunSuspensionNotFoundError();
   return { runId, recordId: String(row.record_id), checkpoint: row.checkpoint };

@@ -9,32 +9,9 @@ import {
   RunSuspensionNotFoundError,
 } from './errors';
 import { findRecordByKey, insertLifecycleRecord, requireExactRetry } from './record-table';
-import {
-  RecordType,
-  childRunLinkedPayload,
-  decodeStrict,
-  runCompletedPayload,
-  runStartedPayload,
-  type RecordInput,
-  type RunStatus,
-} from './records';
-import {
-  findLifecycleRecordId,
-  findRun,
-  insertRun,
-  lockRunForWrite,
-  requireLiveSession,
-  type StoredRun,
-} from './run-table';
-import {
-  requireDistinctKeys,
-  requireId,
-  requireOwner,
-  requireRecordType,
-  requireTimestamp,
-  sameLabels,
-  validateRecordShape,
-} from './validation';
+import { RecordType, childRunLinkedPayload, decodeStrict, runCompletedPayload, runStartedPayload, type RecordInput, type RunStatus } from './records';
+import { findLifecycleRecordId, findRun, insertRun, lockRunForWrite, requireLiveSession, type StoredRun } from './run-table';
+import { requireDistinctKeys, requireId, requireOwner, requireRecordType, requireTimestamp, sameLabels, validateRecordShape } from './validation';
 
 export const SESSION_ENDED_REASON = 'session_ended';
 
@@ -135,13 +112,7 @@ function sameRunIdentity(stored: StoredRun, cmd: RunStartCommand): boolean {
 }
 
 /** The stored record that first proved `change` must be exactly `record`. */
-async function requireFirstRecord(
-  tx: Queryable,
-  runId: string,
-  change: 'start' | 'terminal' | 'link',
-  record: RecordInput,
-  subject = '',
-): Promise<string> {
+async function requireFirstRecord(tx: Queryable, runId: string, change: 'start' | 'terminal' | 'link', record: RecordInput, subject = ''): Promise<string> {
   const firstId = await findLifecycleRecordId(tx, runId, change, subject);
   const stored = await findRecordByKey(tx, record.runId, record.key);
   if (!stored || String(stored.record_id) !== firstId) {
@@ -218,11 +189,7 @@ async function writeStart(tx: Queryable, cmd: RunStartCommand, stop: boolean): P
  * One start, inside the caller's transaction. Locks follow the store's single order: session,
  * parent, predecessor, run.
  */
-export async function startRunIn(
-  tx: Queryable,
-  cmd: RunStartCommand | ChildRunStartCommand,
-  kind: StartKind,
-): Promise<RunStartResult> {
+export async function startRunIn(tx: Queryable, cmd: RunStartCommand | ChildRunStartCommand, kind: StartKind): Promise<RunStartResult> {
   // Sent together (pipelined), and run in that order.
   const [session, parent, stored] = await Promise.all([
     cmd.sessionId ? requireLiveSession(tx, cmd.sessionId, true) : undefined,

@@ -106,10 +106,7 @@ const runColumns = `run_id, agent_id, session_id, parent_run_id, predecessor_run
   cancellation_reason, started_at, updated_at`;
 
 export async function findRun(tx: Queryable, runId: string, lock = false): Promise<StoredRun | undefined> {
-  const found = await tx.query<RunRow>(
-    `SELECT ${runColumns} FROM runtime_runs WHERE run_id = $1${lock ? ' FOR UPDATE' : ''}`,
-    [runId],
-  );
+  const found = await tx.query<RunRow>(`SELECT ${runColumns} FROM runtime_runs WHERE run_id = $1${lock ? ' FOR UPDATE' : ''}`, [runId]);
   return found.rows[0] ? toStoredRun(found.rows[0]) : undefined;
 }
 
@@ -157,10 +154,7 @@ export async function lockRunForChange(tx: Queryable, runId: string, change: Lif
 }
 
 async function lockSessionOfRun(tx: Queryable, runId: string): Promise<void> {
-  await tx.query(
-    'SELECT 1 FROM runtime_sessions WHERE session_id = (SELECT session_id FROM runtime_runs WHERE run_id = $1) FOR UPDATE',
-    [runId],
-  );
+  await tx.query('SELECT 1 FROM runtime_sessions WHERE session_id = (SELECT session_id FROM runtime_runs WHERE run_id = $1) FOR UPDATE', [runId]);
 }
 
 export async function insertRun(tx: Queryable, run: StoredRun): Promise<void> {
@@ -187,15 +181,11 @@ export async function insertRun(tx: Queryable, run: StoredRun): Promise<void> {
 export type LifecycleChange = 'start' | 'link' | 'cancellation' | 'suspension' | 'terminal';
 
 /** The record that first proved a lifecycle change of a run (subject distinguishes child links). */
-export async function findLifecycleRecordId(
-  tx: Queryable,
-  runId: string,
-  change: LifecycleChange,
-  subject = '',
-): Promise<string | undefined> {
-  const found = await tx.query<{ record_id: string }>(
-    'SELECT record_id FROM runtime_run_lifecycle WHERE run_id = $1 AND change = $2 AND subject = $3',
-    [runId, change, subject],
-  );
+export async function findLifecycleRecordId(tx: Queryable, runId: string, change: LifecycleChange, subject = ''): Promise<string | undefined> {
+  const found = await tx.query<{ record_id: string }>('SELECT record_id FROM runtime_run_lifecycle WHERE run_id = $1 AND change = $2 AND subject = $3', [
+    runId,
+    change,
+    subject,
+  ]);
   return found.rows[0] ? String(found.rows[0].record_id) : undefined;
 }

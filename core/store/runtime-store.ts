@@ -16,22 +16,9 @@ import {
   type RunSuspensionCommand,
   type RunTerminalCommand,
 } from './run-lifecycle';
-import {
-  startRunIn,
-  validateStart,
-  type ChildRunStartCommand,
-  type RunStartCommand,
-  type RunStartResult,
-  type StartKind,
-} from './run-starts';
+import { startRunIn, validateStart, type ChildRunStartCommand, type RunStartCommand, type RunStartResult, type StartKind } from './run-starts';
 import { publicRunMeta, requireLiveSession, requireRun, type RunMeta, type Session } from './run-table';
-import {
-  createSessionIn,
-  endSessionIn,
-  listRunsBySessionIn,
-  loadSessionStatusIn,
-  purgeSessionIn,
-} from './sessions';
+import { createSessionIn, endSessionIn, listRunsBySessionIn, loadSessionStatusIn, purgeSessionIn } from './sessions';
 import { storeTransaction } from './transactions';
 import { requireDistinctKeys, requireId, validateRecordShape } from './validation';
 
@@ -174,22 +161,17 @@ function storeReads(pool: Pool): Pick<RuntimeStore, 'loadRun' | 'loadRunSuspensi
 
 export function createRuntimeStore(pool: Pool): RuntimeStore {
   /** One transaction; `alsoWrite` joins it only when the change was newly applied. */
-  const change = <T extends { inserted: boolean }>(
-    write: (tx: Queryable) => Promise<T>,
-    alsoWrite?: AlsoWrite<T>,
-  ): Promise<T> =>
+  const change = <T extends { inserted: boolean }>(write: (tx: Queryable) => Promise<T>, alsoWrite?: AlsoWrite<T>): Promise<T> =>
     storeTransaction(pool, async (tx) => {
       const result = await write(tx);
       if (result.inserted) await alsoWrite?.(tx, result);
       return result;
     });
 
-  const start =
-    (kind: StartKind) =>
-    async (cmd: RunStartCommand | ChildRunStartCommand, alsoWrite?: AlsoWrite<RunStartResult>) => {
-      validateStart(cmd, kind);
-      return change((tx) => startRunIn(tx, cmd, kind), alsoWrite);
-    };
+  const start = (kind: StartKind) => async (cmd: RunStartCommand | ChildRunStartCommand, alsoWrite?: AlsoWrite<RunStartResult>) => {
+    validateStart(cmd, kind);
+    return change((tx) => startRunIn(tx, cmd, kind), alsoWrite);
+  };
 
   return {
     createSession: (id, createdAt) => storeTransaction(pool, (tx) => createSessionIn(tx, id, createdAt)),

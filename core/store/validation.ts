@@ -33,11 +33,7 @@ export function requireDistinctKeys(records: RecordInput[]): void {
 }
 
 /** The record must belong to the run it is written for. */
-export function requireOwner(
-  record: RecordInput,
-  run: { runId: string; agentId: string; sessionId?: string },
-  mismatch: () => Error,
-): void {
+export function requireOwner(record: RecordInput, run: { runId: string; agentId: string; sessionId?: string }, mismatch: () => Error): void {
   if (record.runId !== run.runId || record.agentId !== run.agentId || (record.sessionId ?? '') !== (run.sessionId ?? '')) {
     throw mismatch();
   }

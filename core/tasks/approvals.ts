@@ -121,10 +121,7 @@ export async function findApproval(db: Queryable, approvalId: string): Promise<A
   return rows.rows[0] ? toApproval(rows.rows[0]) : undefined;
 }
 
-export async function listPendingApprovals(
-  db: Queryable,
-  filter: { tenantId: string; userId?: string; sessionId?: string },
-): Promise<Approval[]> {
+export async function listPendingApprovals(db: Queryable, filter: { tenantId: string; userId?: string; sessionId?: string }): Promise<Approval[]> {
   const rows = await db.query<ApprovalRow>(
     `SELECT * FROM approvals WHERE tenant_id = $1 AND status = 'pending'
        AND ($2::text IS NULL OR user_id = $2) AND ($3::text IS NULL OR session_id = $3)

@@ -38,10 +38,14 @@ export async function recordAgentOutcome(
   agentId: string,
   outcome: { status: TaskStatus; result: string; error: string; at: Date },
 ): Promise<void> {
-  await tx.query(
-    'UPDATE task_agents SET status = $3, result = $4, error = $5, completed_at = $6 WHERE task_id = $1 AND agent_id = $2',
-    [taskId, agentId, outcome.status, outcome.result, outcome.error, outcome.at],
-  );
+  await tx.query('UPDATE task_agents SET status = $3, result = $4, error = $5, completed_at = $6 WHERE task_id = $1 AND agent_id = $2', [
+    taskId,
+    agentId,
+    outcome.status,
+    outcome.result,
+    outcome.error,
+    outcome.at,
+  ]);
 }
 
 /** The outcome of an agent still RUNNING, and its `finished` event, appended by the same statement when it was. */

@@ -67,7 +67,19 @@ export async function insertTask(tx: Queryable, task: NewTask): Promise<void> {
     `INSERT INTO tasks (task_id, workflow_id, run_id, tenant_id, user_id, submitted_by, session_id, query, mode, status, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
      ON CONFLICT (task_id) DO NOTHING`,
-    [task.taskId, task.workflowId, task.runId, task.tenantId, task.userId, task.submittedBy ?? '', task.sessionId, task.query, task.mode, task.status, task.createdAt],
+    [
+      task.taskId,
+      task.workflowId,
+      task.runId,
+      task.tenantId,
+      task.userId,
+      task.submittedBy ?? '',
+      task.sessionId,
+      task.query,
+      task.mode,
+      task.status,
+      task.createdAt,
+    ],
   );
 }
 

@@ -42,7 +42,18 @@ export async function recordStepUsage(tx: Queryable, usage: StepUsage): Promise<
               VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (task_id, step_key) DO NOTHING
             )
        SELECT count(*) FROM task`,
-      [usage.taskId, usage.stepKey, usage.agentId, usage.model, usage.promptTokens, usage.completionTokens, usage.totalTokens, usage.costUsd, usage.cacheHit ?? false, usage.at],
+      [
+        usage.taskId,
+        usage.stepKey,
+        usage.agentId,
+        usage.model,
+        usage.promptTokens,
+        usage.completionTokens,
+        usage.totalTokens,
+        usage.costUsd,
+        usage.cacheHit ?? false,
+        usage.at,
+      ],
     ),
     tx.query(`UPDATE tasks SET ${usageTotalsFromSteps} WHERE task_id = $1 AND status NOT IN ('QUEUED', 'RUNNING')`, [usage.taskId]),
   ]);

@@ -21,8 +21,18 @@ export interface ModelObserver {
 
 export function createModelMetrics(registry: Registry): ModelObserver {
   const labelNames = ['provider', 'model'] as const;
-  const calls = new Counter({ name: 'weft_model_calls_total', help: 'Model calls by provider, model and outcome', labelNames: [...labelNames, 'outcome'], registers: [registry] });
-  const tokens = new Counter({ name: 'weft_model_tokens_total', help: 'Tokens by provider, model and kind (prompt, completion)', labelNames: [...labelNames, 'kind'], registers: [registry] });
+  const calls = new Counter({
+    name: 'weft_model_calls_total',
+    help: 'Model calls by provider, model and outcome',
+    labelNames: [...labelNames, 'outcome'],
+    registers: [registry],
+  });
+  const tokens = new Counter({
+    name: 'weft_model_tokens_total',
+    help: 'Tokens by provider, model and kind (prompt, completion)',
+    labelNames: [...labelNames, 'kind'],
+    registers: [registry],
+  });
   const cost = new Counter({ name: 'weft_model_cost_usd_total', help: 'USD spent on model calls', labelNames, registers: [registry] });
   const latency = new Histogram({
     name: 'weft_model_call_duration_seconds',
@@ -31,8 +41,18 @@ export function createModelMetrics(registry: Registry): ModelObserver {
     buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
     registers: [registry],
   });
-  const failovers = new Counter({ name: 'weft_model_failovers_total', help: 'Answers served by a model after the first choice failed, by the model that answered', labelNames, registers: [registry] });
-  const failures = new Counter({ name: 'weft_model_failures_total', help: 'Model requests no candidate could answer, by what was asked for', labelNames: ['wanted'], registers: [registry] });
+  const failovers = new Counter({
+    name: 'weft_model_failovers_total',
+    help: 'Answers served by a model after the first choice failed, by the model that answered',
+    labelNames,
+    registers: [registry],
+  });
+  const failures = new Counter({
+    name: 'weft_model_failures_total',
+    help: 'Model requests no candidate could answer, by what was asked for',
+    labelNames: ['wanted'],
+    registers: [registry],
+  });
   return {
     served({ provider, model, usage, costUsd, seconds, failedOver }) {
       const labels = { provider, model };

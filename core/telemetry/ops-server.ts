@@ -24,11 +24,14 @@ export interface OpsServerOptions {
 /** Whether a request may read metrics: always without a token, else only with `authorization: Bearer <token>`. */
 export function metricsAuthorized(token: string | undefined, authorization: string | undefined): boolean {
   const expected = token ? Buffer.from(`Bearer ${token}`) : undefined;
-  return !expected || (authorization !== undefined && Buffer.byteLength(authorization) === expected.length && timingSafeEqual(Buffer.from(authorization), expected));
+  return (
+    !expected || (authorization !== undefined && Buffer.byteLength(authorization) === expected.length && timingSafeEqual(Buffer.from(authorization), expected))
+  );
 }
 
 function metrics(options: OpsServerOptions, authorization: string | undefined, res: ServerResponse): void {
-  if (!metricsAuthorized(options.token, authorization)) return void res.writeHead(401, { 'www-authenticate': 'Bearer' }).end('send authorization: Bearer <WEFT_METRICS_TOKEN>\n');
+  if (!metricsAuthorized(options.token, authorization))
+    return void res.writeHead(401, { 'www-authenticate': 'Bearer' }).end('send authorization: Bearer <WEFT_METRICS_TOKEN>\n');
   Promise.all([options.registry.metrics(), options.moreMetrics?.() ?? '']).then(
     ([own, added]) => res.writeHead(200, { 'content-type': options.registry.contentType }).end(added ? `${own}\n${added}` : own),
     (err: unknown) => {

@@ -18,7 +18,12 @@ export function createTaskMetrics(registry: Registry): TaskObserver {
     buckets: [0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600],
     registers: [registry],
   });
-  const decided = new Counter({ name: 'weft_approvals_decided_total', help: 'Approvals ended, by status (approved, rejected, expired) and channel', labelNames: ['status', 'channel'], registers: [registry] });
+  const decided = new Counter({
+    name: 'weft_approvals_decided_total',
+    help: 'Approvals ended, by status (approved, rejected, expired) and channel',
+    labelNames: ['status', 'channel'],
+    registers: [registry],
+  });
   const decisionLatency = new Histogram({
     name: 'weft_approval_decision_seconds',
     help: 'From an approval request to its decision',
@@ -26,7 +31,12 @@ export function createTaskMetrics(registry: Registry): TaskObserver {
     buckets: [1, 5, 30, 60, 300, 900, 3600, 14400, 86400],
     registers: [registry],
   });
-  const cacheHits = new Counter({ name: 'weft_model_cache_hits_total', help: 'Model steps answered from the response cache', labelNames: ['model'], registers: [registry] });
+  const cacheHits = new Counter({
+    name: 'weft_model_cache_hits_total',
+    help: 'Model steps answered from the response cache',
+    labelNames: ['model'],
+    registers: [registry],
+  });
   return {
     taskEnded({ status, mode, seconds }) {
       ended.inc({ status, mode });

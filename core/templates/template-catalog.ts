@@ -39,7 +39,9 @@ const byVersion = (a: TaskTemplate, b: TaskTemplate) => {
 
 /** Loads every `*.yaml` template in `dir`; a broken template stops start-up with its file named. */
 export function loadTemplateCatalog(dir: string, knownTools: readonly string[]): TemplateCatalog {
-  const files = readdirSync(dir).filter((file) => file.endsWith('.yaml') || file.endsWith('.yml')).sort();
+  const files = readdirSync(dir)
+    .filter((file) => file.endsWith('.yaml') || file.endsWith('.yml'))
+    .sort();
   const templates = files.map((file): TaskTemplate => {
     const text = readFileSync(path.join(dir, file), 'utf8');
     const parsed = templateFileSchema.safeParse(parseYaml(text));

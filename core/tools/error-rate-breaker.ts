@@ -43,7 +43,11 @@ export function errorRateBreakers(settings: ErrorRateSettings): ErrorRateBreaker
         handleWhenResult((outcome) => !(outcome as ToolOutcome).ok && countedFailures.has((outcome as Extract<ToolOutcome, { ok: false }>).error.category)),
         {
           halfOpenAfter: settings.recoveryMs,
-          breaker: new SamplingBreaker({ threshold: settings.threshold, duration: settings.windowMs, minimumRps: settings.minRequests / (settings.windowMs / 1000) }),
+          breaker: new SamplingBreaker({
+            threshold: settings.threshold,
+            duration: settings.windowMs,
+            minimumRps: settings.minRequests / (settings.windowMs / 1000),
+          }),
         },
       );
       breakers.set(tool, breaker);

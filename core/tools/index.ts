@@ -107,12 +107,20 @@ export async function startToolSources(
     secrets: prefixedSecrets(settings.secrets, settings.runtimeSources.secretPrefix),
     specFile: (file) => confinedSpecFile(file, settings.runtimeSources.specDir),
   };
-  const mcp = (server: McpServerConfig, rules: LoadRules): ToolSource['load'] => () =>
-    connectMcpServer(server, mcpHttp, { secrets: rules.secrets, defaultRateLimit: settings.mcpRateLimitDefault });
-  const openApi = (source: OpenApiSource, rules: LoadRules): ToolSource['load'] => async () => {
-    const spec = await loadOpenApiSpec(source.spec_url ? { url: source.spec_url } : { file: rules.specFile(source.spec_file!) }, openApiHttp, settings.openApiMaxSpecBytes);
-    return { tools: openApiTools(spec, source, openApiHttp, rules.secrets) };
-  };
+  const mcp =
+    (server: McpServerConfig, rules: LoadRules): ToolSource['load'] =>
+    () =>
+      connectMcpServer(server, mcpHttp, { secrets: rules.secrets, defaultRateLimit: settings.mcpRateLimitDefault });
+  const openApi =
+    (source: OpenApiSource, rules: LoadRules): ToolSource['load'] =>
+    async () => {
+      const spec = await loadOpenApiSpec(
+        source.spec_url ? { url: source.spec_url } : { file: rules.specFile(source.spec_file!) },
+        openApiHttp,
+        settings.openApiMaxSpecBytes,
+      );
+      return { tools: openApiTools(spec, source, openApiHttp, rules.secrets) };
+    };
   const sources = toolSources(registry, log);
   settings.mcpServers.forEach((server) => sources.add({ key: toolSourceKey('mcp', server.name), load: mcp(server, configured) }));
   settings.openApiSources.forEach((source) => sources.add({ key: toolSourceKey('openapi', source.name), load: openApi(source, configured) }));

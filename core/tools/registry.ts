@@ -50,7 +50,10 @@ export interface RegistryOptions {
   errorRate?: ErrorRateSettings;
 }
 
-export function createToolRegistry(tools: ToolDefinition[], { rateLimits = {}, observer, policy = allowEveryTool, errorRate }: RegistryOptions = {}): ToolRegistry {
+export function createToolRegistry(
+  tools: ToolDefinition[],
+  { rateLimits = {}, observer, policy = allowEveryTool, errorRate }: RegistryOptions = {},
+): ToolRegistry {
   const breakers = errorRate ? errorRateBreakers(errorRate) : undefined;
   const ajv = new Ajv({ allErrors: true, strict: false });
   // Each tool's metadata is made once: tasks read the list at every start and step.

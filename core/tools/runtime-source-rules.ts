@@ -29,7 +29,8 @@ function secretNamesOf(source: StoredToolSource): string[] {
 
 /** The spec file a runtime source may read: inside the spec folder once links are resolved. */
 export function confinedSpecFile(file: string, specDir: string | undefined): string {
-  if (!specDir) throw new ToolError('validation', 'spec_file is not allowed for sources registered at runtime (no WEFT_TOOL_SPEC_DIR is configured); use spec_url');
+  if (!specDir)
+    throw new ToolError('validation', 'spec_file is not allowed for sources registered at runtime (no WEFT_TOOL_SPEC_DIR is configured); use spec_url');
   const folder = realpathSync(specDir);
   let resolved: string;
   try {
@@ -44,7 +45,8 @@ export function confinedSpecFile(file: string, specDir: string | undefined): str
 /** Refuses a runtime source that breaks a rule, with a message that names the rule. */
 export async function checkRuntimeSource(source: StoredToolSource, rules: RuntimeSourceRules): Promise<void> {
   for (const name of secretNamesOf(source)) {
-    if (!name.startsWith(rules.secretPrefix)) throw new ToolError('validation', `secret ${name} is not allowed: secrets of runtime sources must be named ${rules.secretPrefix}*`);
+    if (!name.startsWith(rules.secretPrefix))
+      throw new ToolError('validation', `secret ${name} is not allowed: secrets of runtime sources must be named ${rules.secretPrefix}*`);
   }
   if (source.kind === 'openapi' && source.config.spec_file) confinedSpecFile(source.config.spec_file, rules.specDir);
   await checkSourceDestinations(source, rules.allowlists);

@@ -17,18 +17,20 @@ export async function followStoredToolSources(
   const followed = new Set<string>();
   let syncing: Promise<void> = Promise.resolve();
   const sync = () => {
-    syncing = syncing.then(async () => {
-      const stored = new Map((await listToolSources(pool)).map((source) => [toolSourceKey(source.kind, source.name), source]));
-      for (const [key, source] of stored) {
-        if (followed.has(key) || sources.keys().includes(key)) continue;
-        followed.add(key);
-        sources.add(toSource(source));
-      }
-      for (const key of [...followed].filter((key) => !stored.has(key))) {
-        followed.delete(key);
-        await sources.remove(key);
-      }
-    }).catch((err: unknown) => log(`tool sources: reading the stored ones failed: ${(err as Error).message}`));
+    syncing = syncing
+      .then(async () => {
+        const stored = new Map((await listToolSources(pool)).map((source) => [toolSourceKey(source.kind, source.name), source]));
+        for (const [key, source] of stored) {
+          if (followed.has(key) || sources.keys().includes(key)) continue;
+          followed.add(key);
+          sources.add(toSource(source));
+        }
+        for (const key of [...followed].filter((key) => !stored.has(key))) {
+          followed.delete(key);
+          await sources.remove(key);
+        }
+      })
+      .catch((err: unknown) => log(`tool sources: reading the stored ones failed: ${(err as Error).message}`));
     return syncing;
   };
   const listening = await listenFor(databaseUrl, toolSourcesChannel, { notified: () => void sync(), reconnected: () => void sync() }, log);

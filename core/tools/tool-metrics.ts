@@ -61,10 +61,22 @@ function toolMetricSet(registry: Registry, names: MetricNames, tenantLabels: boo
   const duration = new Histogram({ name: names.duration, help: 'Tool call duration', labelNames: ['tool_name'], registers });
   const errors = new Counter({ name: names.errors, help: 'Failed tool calls by error type', labelNames: ['tool_name', 'error_type'], registers });
   const cost = new Counter({ name: names.cost, help: 'USD charged for tool calls', labelNames: ['tool_name'], registers });
-  const breakerState = new Gauge({ name: names.breakerState, help: 'Circuit state per base URL: 0 closed, 1 open, 2 half-open', labelNames: ['base_url'], registers });
-  const breakerFailures = new Counter({ name: names.breakerFailures, help: 'Failed calls counted by a base URL\'s breaker', labelNames: ['base_url'], registers });
-  const rateLimited = new Counter({ name: names.rateLimited, help: 'Tool calls refused by the tool\'s rate limit', labelNames: ['tool_name'], registers });
-  const tokens = tenantLabels ? new Gauge({ name: names.tokens, help: 'Tokens left in a tool\'s bucket for a tenant', labelNames: ['tool_name', 'tenant_id'], registers }) : undefined;
+  const breakerState = new Gauge({
+    name: names.breakerState,
+    help: 'Circuit state per base URL: 0 closed, 1 open, 2 half-open',
+    labelNames: ['base_url'],
+    registers,
+  });
+  const breakerFailures = new Counter({
+    name: names.breakerFailures,
+    help: "Failed calls counted by a base URL's breaker",
+    labelNames: ['base_url'],
+    registers,
+  });
+  const rateLimited = new Counter({ name: names.rateLimited, help: "Tool calls refused by the tool's rate limit", labelNames: ['tool_name'], registers });
+  const tokens = tenantLabels
+    ? new Gauge({ name: names.tokens, help: "Tokens left in a tool's bucket for a tenant", labelNames: ['tool_name', 'tenant_id'], registers })
+    : undefined;
   return {
     executed(tool, outcome, seconds, costUsd) {
       executions.inc({ tool_name: tool, status: outcome.ok ? 'success' : 'error' });

@@ -29,7 +29,13 @@ export interface ToolPolicy {
 
 export const allowEveryTool: ToolPolicy = { refusal: () => undefined };
 
-const patternOf = (glob: string) => new RegExp(`^${glob.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+const patternOf = (glob: string) =>
+  new RegExp(
+    `^${glob
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
 
 export function toolPolicy(document: unknown, source = 'tool policy'): ToolPolicy {
   const parsed = policySchema.safeParse(document ?? {});
@@ -47,7 +53,7 @@ export function toolPolicy(document: unknown, source = 'tool policy'): ToolPolic
       );
       const effect = rule?.effect ?? fallback;
       if (effect === 'allow') return undefined;
-      const why = rule ? `rule ${rule.index + 1} of the tool policy` : 'the tool policy\'s default';
+      const why = rule ? `rule ${rule.index + 1} of the tool policy` : "the tool policy's default";
       return `${caller.userId || 'this caller'} (tenant ${caller.tenantId}) may not use ${tool}: ${why} denies it`;
     },
   };

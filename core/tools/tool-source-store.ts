@@ -49,7 +49,9 @@ export interface SourceAllowlists {
  */
 export async function checkSourceDestinations(source: StoredToolSource, allowlists: SourceAllowlists): Promise<void> {
   const policy =
-    source.kind === 'mcp' ? createDestinationPolicy('MCP_ALLOWED_DOMAINS', allowlists.mcp) : createDestinationPolicy('OPENAPI_ALLOWED_DOMAINS', allowlists.openapi);
+    source.kind === 'mcp'
+      ? createDestinationPolicy('MCP_ALLOWED_DOMAINS', allowlists.mcp)
+      : createDestinationPolicy('OPENAPI_ALLOWED_DOMAINS', allowlists.openapi);
   const urls = source.kind === 'mcp' ? [source.config.url] : [source.config.spec_url, source.config.base_url].filter((url): url is string => Boolean(url));
   for (const url of urls) await policy.checkDestination(new URL(url));
 }

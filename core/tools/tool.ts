@@ -40,7 +40,9 @@ export interface ToolMetadata {
 export const isVisibleTo = (tool: Pick<ToolMetadata, 'tenantId'>, tenantId: string) => tool.tenantId === undefined || tool.tenantId === tenantId;
 
 /** A tool's metadata with the seed's defaults for what it does not say. */
-export function toolMetadata(metadata: Pick<ToolMetadata, 'name' | 'version' | 'description' | 'category' | 'parameters'> & Partial<ToolMetadata>): ToolMetadata {
+export function toolMetadata(
+  metadata: Pick<ToolMetadata, 'name' | 'version' | 'description' | 'category' | 'parameters'> & Partial<ToolMetadata>,
+): ToolMetadata {
   return {
     timeoutMs: 30_000,
     memoryLimitMb: 128,
@@ -97,6 +99,4 @@ export class ToolError extends Error {
   }
 }
 
-export type ToolOutcome =
-  | { ok: true; content: unknown }
-  | { ok: false; error: { category: ToolErrorCategory; message: string } };
+export type ToolOutcome = { ok: true; content: unknown } | { ok: false; error: { category: ToolErrorCategory; message: string } };

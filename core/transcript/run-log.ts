@@ -111,10 +111,6 @@ export async function readRunLog(store: Pick<RuntimeStore, 'listRunRecords'>, ru
 }
 
 /** Rebuilds the exact messages a model saw from the run's log (Goa-AI's BuildMessagesFromRunLog). */
-export async function buildMessagesFromRunLog(
-  store: Pick<RuntimeStore, 'listRunRecords'>,
-  runId: string,
-  pageSize = 500,
-): Promise<Message[]> {
+export async function buildMessagesFromRunLog(store: Pick<RuntimeStore, 'listRunRecords'>, runId: string, pageSize = 500): Promise<Message[]> {
   return replayRunLogRecords(await readRunLog(store, runId, pageSize));
 }

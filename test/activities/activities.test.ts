@@ -42,7 +42,13 @@ let activities: ReturnType<typeof createActivities>;
 beforeAll(async () => {
   await model.start();
   const gateway = createModelGateway(testCatalog(model.baseURL));
-  activities = createActivities({ pool, store, gateway, cacheTtlSeconds: 60, tools: createToolRegistry([counter, silent, waitingTool('book', 'at_most_once'), waitingTool('pay', 'keyed')]) });
+  activities = createActivities({
+    pool,
+    store,
+    gateway,
+    cacheTtlSeconds: 60,
+    tools: createToolRegistry([counter, silent, waitingTool('book', 'at_most_once'), waitingTool('pay', 'keyed')]),
+  });
 });
 afterAll(async () => {
   await model.stop();
@@ -105,7 +111,16 @@ it('finishing a task returns what it spent; the same end proposed again later re
   const step = await new MockActivityEnvironment().run(activities.runModelStep, stepOf(task, 'what did it cost'));
   expect(step).toMatchObject({ kind: 'reply', usage: { totalTokens: 42 } });
 
-  const end = { taskId: task.taskId, runId: task.workflowId, sessionId: '', status: 'COMPLETED' as const, result: 'this much', errorMessage: '', model: 'm', finishedAtMs: Date.now() };
+  const end = {
+    taskId: task.taskId,
+    runId: task.workflowId,
+    sessionId: '',
+    status: 'COMPLETED' as const,
+    result: 'this much',
+    errorMessage: '',
+    model: 'm',
+    finishedAtMs: Date.now(),
+  };
   const spent = (await new MockActivityEnvironment().run(activities.finishTask, end)) as { tokens: number; costUsd: number };
   expect(spent.tokens).toBe(42);
   const events = await pool.query('SELECT count(*)::int AS n FROM task_events WHERE workflow_id = $1', [task.workflowId]);
@@ -149,7 +164,13 @@ it('fails for good on a store contract violation, and leaves other errors to Tem
   expect(failure).toBeInstanceOf(ApplicationFailure);
   expect(failure).toMatchObject({ nonRetryable: true, type: 'RunNotFoundError', message: 'run not found' });
 
-  const unreachable = createActivities({ pool, store, gateway: createModelGateway(testCatalog('http://127.0.0.1:1/v1')), cacheTtlSeconds: 60, tools: createToolRegistry([]) });
+  const unreachable = createActivities({
+    pool,
+    store,
+    gateway: createModelGateway(testCatalog('http://127.0.0.1:1/v1')),
+    cacheTtlSeconds: 60,
+    tools: createToolRegistry([]),
+  });
   const task = await startedTask();
   const down = await new MockActivityEnvironment().run(unreachable.runModelStep, stepOf(task, 'anyone there?')).catch((err: unknown) => err);
   expect(down).not.toBeInstanceOf(ApplicationFailure);
@@ -173,7 +194,10 @@ async function interruptedThenRetried(name: string) {
 
 it('never runs an at-most-once call again once it may have started: the retry records outcome_unknown', async () => {
   const { task, retry } = await interruptedThenRetried('book');
-  expect(await retry).toEqual({ ok: false, error: { category: 'outcome_unknown', message: expect.stringContaining('book was interrupted after its request may have been sent') } });
+  expect(await retry).toEqual({
+    ok: false,
+    error: { category: 'outcome_unknown', message: expect.stringContaining('book was interrupted after its request may have been sent') },
+  });
   expect(hanging.runs).toBe(1);
   const log = await store.listRunRecords(task.workflowId, '', 10);
   expect(log.records.map((record) => record.type)).toEqual(['run_started', 'tool_call_started', 'tool_result']);

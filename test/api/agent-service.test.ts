@@ -63,7 +63,7 @@ it('a call whose deadline passes gets DEADLINE_EXCEEDED, and its agent task stil
   expect((await waitForFinish(stack.orchestrator, task.task_id)).result).toBe('late but done');
 });
 
-it('StreamExecuteTask streams the agent\'s states, tool calls and results, ending with the answer', async () => {
+it("StreamExecuteTask streams the agent's states, tool calls and results, ending with the answer", async () => {
   const query = unique('Stream the calculator for 2+3');
   stack.model.on(query, { toolCalls: [{ id: 'c-1', name: 'calculator', arguments: '{"expression":"2+3"}' }] }, { content: 'Five.' });
   const updates = await new Promise<TaskUpdate__Output[]>((resolve, reject) => {
@@ -105,7 +105,7 @@ it('GetCapabilities, HealthCheck, DiscoverTools and GetToolCapability describe t
   expect((await grpcError(unaryCall(agent, 'GetToolCapability', { tool_id: 'nope' }))).code).toBe(GrpcStatus.NOT_FOUND);
 });
 
-it('refuses bad input, and another tenant\'s task ids', async () => {
+it("refuses bad input, and another tenant's task ids", async () => {
   const invalid: ExecuteTaskRequest[] = [
     { query: '' },
     { query: 'q', mode: 'EXECUTION_MODE_COMPLEX' },

@@ -74,7 +74,7 @@ it('a session keeps the conversation: AskInSession answers with the history, the
   expect(closed).toMatchObject({ status: 'closed', error: expect.stringMatching(/deleted/) });
 });
 
-it('refuses bad session input and another tenant\'s sessions in the error field', async () => {
+it("refuses bad session input and another tenant's sessions in the error field", async () => {
   expect((await unaryCall(ai, 'CreateSession', { ttl_seconds: -1 })).error).toMatch(/ttl_seconds/);
   expect((await unaryCall(ai, 'AskInSession', { session_id: '', text: 'hi' })).error).toBe('session_id is required');
   const mine = await unaryCall(ai, 'CreateSession', {});

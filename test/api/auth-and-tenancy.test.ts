@@ -64,7 +64,7 @@ describe("Shannon's rate-limit headers", () => {
 });
 
 describe('tenancy', () => {
-  it("refuses every id of another tenant and lists none of its data", async () => {
+  it('refuses every id of another tenant and lists none of its data', async () => {
     const query = unique('tenant A secret');
     stack.model.on(query, { content: 'A only' });
     const mine = await submitTask(stack.orchestrator, { query, require_approval: true });

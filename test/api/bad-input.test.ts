@@ -39,36 +39,40 @@ const bases = (): Record<string, Record<string, unknown>> => ({
   AnalyzeComplexity: { query: 'fuzz' },
 });
 
-it.each(apiServices)('%s answers malformed and boundary input with documented codes only', async (service, port) => {
-  const address = `127.0.0.1:${stack.api[port]}`;
-  const client = new grpc.Client(address, grpc.credentials.createInsecure());
-  const metadata = new grpc.Metadata();
-  metadata.set('authorization', `Bearer ${stack.apiKey}`);
-  const surprises: string[] = [];
-  let calls = 0;
-  try {
-    for (const { rpc, serverStreaming } of serviceMethods(service)) {
-      const cases = fuzzCases(service, rpc, bases()[rpc] ?? {});
-      // A few at a time: enough to overlap waits, few enough for two cores.
-      for (let i = 0; i < cases.length; i += 8) {
-        await Promise.all(
-          cases.slice(i, i + 8).map(async (fuzz) => {
-            // An oversized message can stall or reset its connection (HTTP/2 flow control), so it gets its own.
-            const channel = fuzz.oversized ? new grpc.Client(address, grpc.credentials.createInsecure()) : client;
-            const { code, details } = await sendRaw(channel, `/${service}/${rpc}`, fuzz.bytes, metadata, serverStreaming, 5_000);
-            if (channel !== client) channel.close();
-            calls += 1;
-            if (!documentedStatuses.has(code)) surprises.push(`${rpc} ${fuzz.name}: ${grpc.status[code]} ${details}`);
-          }),
-        );
+it.each(apiServices)(
+  '%s answers malformed and boundary input with documented codes only',
+  async (service, port) => {
+    const address = `127.0.0.1:${stack.api[port]}`;
+    const client = new grpc.Client(address, grpc.credentials.createInsecure());
+    const metadata = new grpc.Metadata();
+    metadata.set('authorization', `Bearer ${stack.apiKey}`);
+    const surprises: string[] = [];
+    let calls = 0;
+    try {
+      for (const { rpc, serverStreaming } of serviceMethods(service)) {
+        const cases = fuzzCases(service, rpc, bases()[rpc] ?? {});
+        // A few at a time: enough to overlap waits, few enough for two cores.
+        for (let i = 0; i < cases.length; i += 8) {
+          await Promise.all(
+            cases.slice(i, i + 8).map(async (fuzz) => {
+              // An oversized message can stall or reset its connection (HTTP/2 flow control), so it gets its own.
+              const channel = fuzz.oversized ? new grpc.Client(address, grpc.credentials.createInsecure()) : client;
+              const { code, details } = await sendRaw(channel, `/${service}/${rpc}`, fuzz.bytes, metadata, serverStreaming, 5_000);
+              if (channel !== client) channel.close();
+              calls += 1;
+              if (!documentedStatuses.has(code)) surprises.push(`${rpc} ${fuzz.name}: ${grpc.status[code]} ${details}`);
+            }),
+          );
+        }
       }
+    } finally {
+      client.close();
     }
-  } finally {
-    client.close();
-  }
-  expect(surprises).toEqual([]);
-  expect(calls).toBeGreaterThan(10);
-  // Still serving.
-  const health = await unaryCall(stack.client('agent'), 'HealthCheck', {});
-  expect(health.healthy).toBe(true);
-}, 180_000);
+    expect(surprises).toEqual([]);
+    expect(calls).toBeGreaterThan(10);
+    // Still serving.
+    const health = await unaryCall(stack.client('agent'), 'HealthCheck', {});
+    expect(health.healthy).toBe(true);
+  },
+  180_000,
+);

@@ -44,7 +44,7 @@ it('delivers live events in order with no gap, including one too large to travel
   expect(received[1]!.at).toBeInstanceOf(Date);
 });
 
-it('keeps delivering after the feed\'s connection is cut: it listens again and readers catch up at once', async () => {
+it("keeps delivering after the feed's connection is cut: it listens again and readers catch up at once", async () => {
   const workflowId = `tail-cut-${randomUUID()}`;
   const received: TaskEvent[] = [];
   const tail = (async () => {
@@ -52,7 +52,9 @@ it('keeps delivering after the feed\'s connection is cut: it listens again and r
   })();
   await new Promise((resolve) => setTimeout(resolve, 200));
   await append(workflowId, 'a', EventType.WorkflowStarted, 'before the cut');
-  const cut = await pool.query(`SELECT pg_terminate_backend(pid) AS cut FROM pg_stat_activity WHERE query = 'LISTEN weft_task_events' AND pid <> pg_backend_pid()`);
+  const cut = await pool.query(
+    `SELECT pg_terminate_backend(pid) AS cut FROM pg_stat_activity WHERE query = 'LISTEN weft_task_events' AND pid <> pg_backend_pid()`,
+  );
   expect(cut.rows.length).toBeGreaterThan(0);
   // Appended while nobody listens: no notification reaches the reader.
   await append(workflowId, 'b', EventType.StatusUpdate, 'during the cut');
@@ -68,7 +70,13 @@ it('keeps delivering after the feed\'s connection is cut: it listens again and r
 it('appends a batch of events in the order given, in one statement, and a retried batch appends none twice', async () => {
   const workflowId = `batch-${randomUUID()}`;
   // Keys in descending order: an append in key order would reverse them.
-  const events = Array.from({ length: 30 }, (_, i) => ({ workflowId, key: `${workflowId}/${String(99 - i)}`, type: EventType.StatusUpdate, message: `event ${i}`, at: new Date() }));
+  const events = Array.from({ length: 30 }, (_, i) => ({
+    workflowId,
+    key: `${workflowId}/${String(99 - i)}`,
+    type: EventType.StatusUpdate,
+    message: `event ${i}`,
+    at: new Date(),
+  }));
   const received: TaskEvent[] = [];
   const tail = (async () => {
     for await (const event of tailTaskEvents({ pool, events: feed }, workflowId, 0, new AbortController().signal)) received.push(event);

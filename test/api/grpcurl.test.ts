@@ -20,14 +20,25 @@ async function call(method: string, body: object, port = stack.api.port): Promis
   const args = ['-plaintext', '-H', `authorization: Bearer ${stack.apiKey}`, '-d', JSON.stringify(body), `127.0.0.1:${port}`, method];
   const { stdout } = await promisify(execFile)(binary, args);
   // One JSON object per message.
-  return stdout.trim().split(/\n(?=\{)/).map((text) => JSON.parse(text) as Record<string, unknown>);
+  return stdout
+    .trim()
+    .split(/\n(?=\{)/)
+    .map((text) => JSON.parse(text) as Record<string, unknown>);
 }
 
 it('runs the seed examples: SubmitTask, GetTaskStatus, StreamTaskExecution with and without filters and resume', async () => {
   const query = 'Q4の売上データを分析し、視覚化を作成する';
   // The models decide as in the seed's example: COMPLEX at 0.78, three agents (with Weft's tools).
   stack.model.on((text) => text.includes('Classify the task') && text.includes(query), {
-    content: JSON.stringify({ recommended_mode: 'COMPLEX', complexity_score: 0.78, required_capabilities: [], estimated_agents: 3, estimated_tokens: 5000, estimated_cost_usd: 0.08, reasoning: 'load, analyse, chart' }),
+    content: JSON.stringify({
+      recommended_mode: 'COMPLEX',
+      complexity_score: 0.78,
+      required_capabilities: [],
+      estimated_agents: 3,
+      estimated_tokens: 5000,
+      estimated_cost_usd: 0.08,
+      reasoning: 'load, analyse, chart',
+    }),
   });
   const plan = {
     agents: [
@@ -54,7 +65,13 @@ it('runs the seed examples: SubmitTask, GetTaskStatus, StreamTaskExecution with 
       agent_tasks: [
         { agent_id: 'data-loader', description: 'Q4の売上データをロードする', required_tools: ['data_table'], model_tier: 'MODEL_TIER_SMALL' },
         { agent_id: 'analyst', description: '売上トレンドを分析する', dependencies: ['data-loader'], model_tier: 'MODEL_TIER_MEDIUM' },
-        { agent_id: 'visualizer', description: 'チャートを作成する', dependencies: ['analyst'], required_tools: ['python_executor'], model_tier: 'MODEL_TIER_SMALL' },
+        {
+          agent_id: 'visualizer',
+          description: 'チャートを作成する',
+          dependencies: ['analyst'],
+          required_tools: ['python_executor'],
+          model_tier: 'MODEL_TIER_SMALL',
+        },
       ],
     },
     message: 'task submitted',

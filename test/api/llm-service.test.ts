@@ -22,11 +22,18 @@ beforeAll(async () => {
 afterAll(() => stack.stop());
 
 const chatBodies = () => stack.model.requests.filter((r) => r.path === '/v1/chat/completions').map((r) => r.body);
-const weatherTool = { name: 'weather', description: 'the weather in a city', parameters: jsonToStruct({ type: 'object', properties: { city: { type: 'string' } } }) };
+const weatherTool = {
+  name: 'weather',
+  description: 'the weather in a city',
+  parameters: jsonToStruct({ type: 'object', properties: { city: { type: 'string' } } }),
+};
 
-it('GenerateCompletion uses the tier\'s model, sends the conversation and tools, and reports usage with cost', async () => {
+it("GenerateCompletion uses the tier's model, sends the conversation and tools, and reports usage with cost", async () => {
   const answersTool = (body: Record<string, unknown>) => JSON.stringify(body.messages).includes('"tool_call_id":"w-1"');
-  stack.model.on((text, body) => text === 'weather in Paris?' && !answersTool(body), { toolCalls: [{ id: 'w-1', name: 'weather', arguments: '{"city":"Paris"}' }], usage: { prompt_tokens: 1000, completion_tokens: 500 } });
+  stack.model.on((text, body) => text === 'weather in Paris?' && !answersTool(body), {
+    toolCalls: [{ id: 'w-1', name: 'weather', arguments: '{"city":"Paris"}' }],
+    usage: { prompt_tokens: 1000, completion_tokens: 500 },
+  });
   const response = await unaryCall(llm, 'GenerateCompletion', {
     messages: [
       { role: 'system', content: 'be brief' },
@@ -142,7 +149,7 @@ it('EmbedText returns one vector per text with its dimensions and model', async 
   expect(response.embeddings[0]!.vector).not.toEqual(response.embeddings[1]!.vector);
 });
 
-it('AnalyzeComplexity takes a small model\'s verdict, and falls back to the heuristic without one', async () => {
+it("AnalyzeComplexity takes a small model's verdict, and falls back to the heuristic without one", async () => {
   const verdict = {
     recommended_mode: 'COMPLEX',
     complexity_score: 0.78,
@@ -153,7 +160,10 @@ it('AnalyzeComplexity takes a small model\'s verdict, and falls back to the heur
     reasoning: 'loading, analysis and charts',
   };
   stack.model.on((text, body) => body.model === TEST_MODELS.SMALL && text.includes('Analyze Q4 sales data'), { content: JSON.stringify(verdict) });
-  const fromModel = await unaryCall(llm, 'AnalyzeComplexity', { query: 'Analyze Q4 sales data and create a visualization', available_tools: ['csv_loader', 'pandas', 'matplotlib'] });
+  const fromModel = await unaryCall(llm, 'AnalyzeComplexity', {
+    query: 'Analyze Q4 sales data and create a visualization',
+    available_tools: ['csv_loader', 'pandas', 'matplotlib'],
+  });
   expect(fromModel).toEqual({ ...verdict, recommended_mode: 'EXECUTION_MODE_COMPLEX' });
 
   stack.model.on((text) => text.includes('Compare three vendors'), { status: 503, content: 'down' });
@@ -173,11 +183,13 @@ it('ListModels lists the tier models with prices, filtered by tier and provider'
     [TEST_MODELS.LARGE, 'MODEL_TIER_LARGE'],
   ]);
   const small = await unaryCall(llm, 'ListModels', { tier: 'MODEL_TIER_SMALL' });
-  expect(small.models).toEqual([expect.objectContaining({ id: TEST_MODELS.SMALL, provider: 'PROVIDER_VLLM', cost_per_1k_prompt_tokens: 1, cost_per_1k_completion_tokens: 2 })]);
+  expect(small.models).toEqual([
+    expect.objectContaining({ id: TEST_MODELS.SMALL, provider: 'PROVIDER_VLLM', cost_per_1k_prompt_tokens: 1, cost_per_1k_completion_tokens: 2 }),
+  ]);
   expect((await unaryCall(llm, 'ListModels', { provider: 'PROVIDER_OPENAI' })).models).toEqual([]);
 });
 
-it('maps bad input and provider failures to the seed\'s status codes', async () => {
+it("maps bad input and provider failures to the seed's status codes", async () => {
   const cases: Array<[GenerateCompletionRequest, GrpcStatus]> = [
     [{ messages: [] }, GrpcStatus.INVALID_ARGUMENT],
     [{ messages: [{ role: 'wizard', content: 'hi' }] }, GrpcStatus.INVALID_ARGUMENT],
@@ -187,9 +199,13 @@ it('maps bad input and provider failures to the seed\'s status codes', async () 
   ];
   for (const [request, code] of cases) expect((await grpcError(unaryCall(llm, 'GenerateCompletion', request))).code).toBe(code);
   stack.model.on('overloaded please', { status: 429, content: 'slow down', headers: { 'retry-after': '1' } });
-  expect((await grpcError(unaryCall(llm, 'GenerateCompletion', { messages: [{ role: 'user', content: 'overloaded please' }] }))).code).toBe(GrpcStatus.RESOURCE_EXHAUSTED);
+  expect((await grpcError(unaryCall(llm, 'GenerateCompletion', { messages: [{ role: 'user', content: 'overloaded please' }] }))).code).toBe(
+    GrpcStatus.RESOURCE_EXHAUSTED,
+  );
   stack.model.on('broken provider', { status: 502, content: 'bad gateway' });
-  expect((await grpcError(unaryCall(llm, 'GenerateCompletion', { messages: [{ role: 'user', content: 'broken provider' }] }))).code).toBe(GrpcStatus.UNAVAILABLE);
+  expect((await grpcError(unaryCall(llm, 'GenerateCompletion', { messages: [{ role: 'user', content: 'broken provider' }] }))).code).toBe(
+    GrpcStatus.UNAVAILABLE,
+  );
   expect((await grpcError(unaryCall(llm, 'EmbedText', { texts: [] }))).code).toBe(GrpcStatus.INVALID_ARGUMENT);
   expect((await grpcError(unaryCall(llm, 'AnalyzeComplexity', { query: ' ' }))).code).toBe(GrpcStatus.INVALID_ARGUMENT);
   expect((await grpcError(unaryCall(stack.client('llm', 'weft_nope'), 'ListModels', {}))).code).toBe(GrpcStatus.UNAUTHENTICATED);
@@ -205,7 +221,15 @@ it('records what each call spent against the tenant and the user, session and ta
   });
   const { rows } = await stack.pool.query('SELECT * FROM llm_usage WHERE session_id = $1', [sessionId]);
   expect(rows).toEqual([
-    expect.objectContaining({ tenant_id: stack.principal.tenantId, user_id: 'ann', task_id: 'usage-task', model: TEST_MODELS.SMALL, total_tokens: 2000, cost_usd: 3, cache_hit: false }),
+    expect.objectContaining({
+      tenant_id: stack.principal.tenantId,
+      user_id: 'ann',
+      task_id: 'usage-task',
+      model: TEST_MODELS.SMALL,
+      total_tokens: 2000,
+      cost_usd: 3,
+      cache_hit: false,
+    }),
   ]);
 });
 
@@ -227,7 +251,12 @@ it('a task that asks for caching has its model step answered from the cache the 
 
 it('meters a streamed answer before it goes out: a finished stream settles its reservation, an abandoned one keeps it', async () => {
   const usageOf = async (sessionId: string) =>
-    (await stack.pool.query<{ settled: boolean; prompt_tokens: number; completion_tokens: number; model: string }>('SELECT settled, prompt_tokens, completion_tokens, model FROM llm_usage WHERE session_id = $1', [sessionId])).rows;
+    (
+      await stack.pool.query<{ settled: boolean; prompt_tokens: number; completion_tokens: number; model: string }>(
+        'SELECT settled, prompt_tokens, completion_tokens, model FROM llm_usage WHERE session_id = $1',
+        [sessionId],
+      )
+    ).rows;
   stack.model.on('meter this stream', { content: 'metered', usage: { prompt_tokens: 12, completion_tokens: 3 } });
   const finished = `stream-usage-${Date.now()}`;
   await new Promise<void>((resolve, reject) => {

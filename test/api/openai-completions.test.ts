@@ -35,7 +35,11 @@ describe('chat completions', () => {
   it('runs a task whose answer is the completion, with its usage', async () => {
     stack.model.on('Name a primary colour', { content: 'Blue is a primary colour.', usage: { prompt_tokens: 11, completion_tokens: 6 } });
     const completion = await openai.chat.completions.create({ model: 'weft-chat', messages: [{ role: 'user', content: 'Name a primary colour' }] });
-    expect(completion).toMatchObject({ object: 'chat.completion', model: 'weft-chat', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'Blue is a primary colour.' } }] });
+    expect(completion).toMatchObject({
+      object: 'chat.completion',
+      model: 'weft-chat',
+      choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'Blue is a primary colour.' } }],
+    });
     expect(completion.usage).toEqual({ prompt_tokens: 11, completion_tokens: 6, total_tokens: 17 });
     const task = await http.call('GET', `/api/v1/tasks/${taskIdOf(completion.id)}`);
     expect(task.body).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'Blue is a primary colour.', query: 'Name a primary colour' });
@@ -63,7 +67,12 @@ describe('chat completions', () => {
   it('streams the answer in chunks that add up to it, then the usage', async () => {
     const answer = 'Streaming works one piece at a time, as a model writes it out for the reader.';
     stack.model.on('Stream me an answer', { content: answer, usage: { prompt_tokens: 5, completion_tokens: 20 } });
-    const stream = await openai.chat.completions.create({ model: 'weft-chat', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Stream me an answer' }] });
+    const stream = await openai.chat.completions.create({
+      model: 'weft-chat',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'Stream me an answer' }],
+    });
     const chunks = [];
     for await (const chunk of stream) chunks.push(chunk);
     const text = chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
@@ -96,7 +105,8 @@ describe('completions', () => {
     expect(completion).toMatchObject({ object: 'text_completion', choices: [{ text: 'Thoughts complete.', finish_reason: 'stop' }] });
     stack.model.on('Stream this thought', { content: 'Streamed thoughts.' });
     let text = '';
-    for await (const chunk of await openai.completions.create({ model: 'weft-chat', prompt: 'Stream this thought', stream: true })) text += chunk.choices[0]?.text ?? '';
+    for await (const chunk of await openai.completions.create({ model: 'weft-chat', prompt: 'Stream this thought', stream: true }))
+      text += chunk.choices[0]?.text ?? '';
     expect(text).toBe('Streamed thoughts.');
   });
 });

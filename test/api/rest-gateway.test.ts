@@ -34,17 +34,26 @@ async function waitForFinish(taskId: string) {
   throw new Error(`task ${taskId} did not finish`);
 }
 
-it('submits, reads, lists and cancels tasks over REST with the seed\'s JSON field names', async () => {
+it("submits, reads, lists and cancels tasks over REST with the seed's JSON field names", async () => {
   const query = unique('rest question');
   const session = `rest-${Date.now()}`;
   stack.model.on(query, { content: 'rest answer', usage: { prompt_tokens: 4, completion_tokens: 3 } });
   const submitted = await call('POST', '/api/v1/tasks', { query, metadata: { user_id: 'ann', session_id: session } });
-  expect(submitted).toMatchObject({ status: 200, body: { status: 'STATUS_CODE_OK', message: 'task submitted', decomposition: { mode: 'EXECUTION_MODE_STANDARD' } } });
+  expect(submitted).toMatchObject({
+    status: 200,
+    body: { status: 'STATUS_CODE_OK', message: 'task submitted', decomposition: { mode: 'EXECUTION_MODE_STANDARD' } },
+  });
   const taskId = submitted.body.task_id as string;
   expect(submitted.body.workflow_id).toBe(taskId);
 
   const finished = await waitForFinish(taskId);
-  expect(finished).toMatchObject({ task_id: taskId, status: 'TASK_STATUS_COMPLETED', result: 'rest answer', progress: 1, metrics: { token_usage: { total_tokens: 7 }, mode: 'EXECUTION_MODE_STANDARD' } });
+  expect(finished).toMatchObject({
+    task_id: taskId,
+    status: 'TASK_STATUS_COMPLETED',
+    result: 'rest answer',
+    progress: 1,
+    metrics: { token_usage: { total_tokens: 7 }, mode: 'EXECUTION_MODE_STANDARD' },
+  });
   expect(typeof finished.metrics.latency_ms).toBe('string'); // int64 as a string, per the proto3 JSON mapping
 
   const listed = await call('GET', `/api/v1/tasks?session_id=${session}&limit=5&filter_status=TASK_STATUS_COMPLETED`);
@@ -65,10 +74,13 @@ it('submits, reads, lists and cancels tasks over REST with the seed\'s JSON fiel
   expect(again.body).toMatchObject({ task_id: first.body.task_id, message: 'task already submitted; returning the existing workflow' });
 });
 
-it('answers errors with the gRPC code, the seed\'s StatusCode and an HTTP status', async () => {
+it("answers errors with the gRPC code, the seed's StatusCode and an HTTP status", async () => {
   const noKey = await fetch(`${base}/api/v1/tasks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"q"}' });
   expect([noKey.status, await noKey.json()]).toEqual([401, { error: expect.stringMatching(/API key/i), code: 'UNAUTHENTICATED', status: 'STATUS_CODE_ERROR' }]);
-  expect(await call('POST', '/api/v1/tasks', { qeury: 'typo' })).toMatchObject({ status: 400, body: { error: 'unknown field qeury', code: 'INVALID_ARGUMENT' } });
+  expect(await call('POST', '/api/v1/tasks', { qeury: 'typo' })).toMatchObject({
+    status: 400,
+    body: { error: 'unknown field qeury', code: 'INVALID_ARGUMENT' },
+  });
   expect(await call('POST', '/api/v1/tasks', '{"query": ')).toMatchObject({ status: 400, body: { code: 'INVALID_ARGUMENT' } });
   expect(await call('POST', '/api/v1/tasks', { query: '' })).toMatchObject({ status: 400, body: { error: 'query is required' } });
   expect(await call('GET', '/api/v1/tasks?limit=ten')).toMatchObject({ status: 400, body: { error: 'limit must be a number' } });
@@ -82,10 +94,17 @@ it('manages sessions, approvals and templates over REST', async () => {
   const created = await call('POST', '/api/v1/sessions', { user_id: 'ann', initial_context: { project: 'q4' }, ttl_seconds: 600 });
   expect(created).toMatchObject({ status: 200, body: { status: 'STATUS_CODE_OK' } });
   const id = created.body.session_id as string;
-  expect(await call('POST', `/api/v1/sessions/${id}/messages`, { message: { role: 'user', content: 'hello', tokens_used: 2 } })).toMatchObject({ body: { history_size: 1 } });
+  expect(await call('POST', `/api/v1/sessions/${id}/messages`, { message: { role: 'user', content: 'hello', tokens_used: 2 } })).toMatchObject({
+    body: { history_size: 1 },
+  });
   expect(await call('PATCH', `/api/v1/sessions/${id}`, { context_updates: { lang: 'ja' } })).toMatchObject({ body: { success: true } });
   const got = await call('GET', `/api/v1/sessions/${id}?include_history=true`);
-  expect(got.body.session).toMatchObject({ id, user_id: 'ann', context: { project: 'q4', lang: 'ja' }, history: [{ role: 'user', content: 'hello', tokens_used: 2 }] });
+  expect(got.body.session).toMatchObject({
+    id,
+    user_id: 'ann',
+    context: { project: 'q4', lang: 'ja' },
+    history: [{ role: 'user', content: 'hello', tokens_used: 2 }],
+  });
   expect((await call('GET', '/api/v1/sessions?user_id=ann&active_only=true')).body.sessions.map((s: { id: string }) => s.id)).toContain(id);
   expect(await call('DELETE', `/api/v1/sessions/${id}/history?keep_context=true`)).toMatchObject({ body: { success: true } });
   expect(await call('DELETE', `/api/v1/sessions/${id}`)).toMatchObject({ body: { success: true } });
@@ -96,7 +115,7 @@ it('manages sessions, approvals and templates over REST', async () => {
   expect(templates.body.templates.map((t: { key: string }) => t.key)).toContain('data_analysis@1.0.0');
 });
 
-it('streams a task\'s events as SSE, resumes after Last-Event-ID, and keeps idle streams alive', async () => {
+it("streams a task's events as SSE, resumes after Last-Event-ID, and keeps idle streams alive", async () => {
   const server = await startApiServer(stack.apiDeps, { ...ephemeralListen(), sseKeepAliveMs: 100 });
   try {
     const sseBase = `http://127.0.0.1:${server.httpPort}`;
@@ -134,7 +153,7 @@ it('streams a task\'s events as SSE, resumes after Last-Event-ID, and keeps idle
   }
 });
 
-it('speaks the dialect of Shannon\'s own HTTP clients: X-API-Key, the approval id in the body, /stream/sse, bodiless JSON DELETEs', async () => {
+it("speaks the dialect of Shannon's own HTTP clients: X-API-Key, the approval id in the body, /stream/sse, bodiless JSON DELETEs", async () => {
   const keyed = { authorization: '', 'x-api-key': stack.apiKey };
   expect((await call('GET', '/api/v1/tasks', undefined, keyed)).status).toBe(200);
   expect(await call('GET', '/api/v1/tasks', undefined, { authorization: '', 'x-api-key': 'weft_wrong_key' })).toMatchObject({ status: 401 });
@@ -150,10 +169,15 @@ it('speaks the dialect of Shannon\'s own HTTP clients: X-API-Key, the approval i
   }
   // The id holds a "/": in the body it needs no escaping.
   expect(approvalId).toContain('/');
-  expect(await call('POST', '/api/v1/approvals/decision', { approval_id: approvalId, approved: true }, keyed)).toMatchObject({ status: 200, body: { success: true } });
+  expect(await call('POST', '/api/v1/approvals/decision', { approval_id: approvalId, approved: true }, keyed)).toMatchObject({
+    status: 200,
+    body: { success: true },
+  });
   expect(await waitForFinish(taskId)).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'approved answer' });
 
-  const stream = await readSse(await fetch(`${base}/api/v1/stream/sse?workflow_id=${encodeURIComponent(submitted.body.workflow_id as string)}`, { headers: keyed }));
+  const stream = await readSse(
+    await fetch(`${base}/api/v1/stream/sse?workflow_id=${encodeURIComponent(submitted.body.workflow_id as string)}`, { headers: keyed }),
+  );
   // Shannon's stream closes with its `done` event after the task's last.
   expect(stream.events.slice(-2).map((e) => e.event)).toEqual(['WORKFLOW_COMPLETED', 'done']);
   // Shannon's example client falls back to reading the id from the event's message (`id=...`).
@@ -164,23 +188,54 @@ it('speaks the dialect of Shannon\'s own HTTP clients: X-API-Key, the approval i
   const second = unique('raw slash question');
   stack.model.on(second, { content: 'second answer' });
   const secondTask = (await call('POST', '/api/v1/tasks', { query: second, require_approval: true }, keyed)).body.task_id as string;
-  const secondId = await until(async () => (await call('GET', '/api/v1/approvals')).body.approvals.find((a: { workflow_id: string }) => a.workflow_id === secondTask)?.approval_id as string | undefined);
+  const secondId = await until(
+    async () =>
+      (await call('GET', '/api/v1/approvals')).body.approvals.find((a: { workflow_id: string }) => a.workflow_id === secondTask)?.approval_id as
+        string | undefined,
+  );
   expect(secondId).toContain('/');
-  expect(await call('POST', `/api/v1/approvals/${secondId}/decision`, { approved: false, feedback: 'no' }, keyed)).toMatchObject({ status: 200, body: { success: true } });
+  expect(await call('POST', `/api/v1/approvals/${secondId}/decision`, { approved: false, feedback: 'no' }, keyed)).toMatchObject({
+    status: 200,
+    body: { success: true },
+  });
   expect(await waitForFinish(secondTask)).toMatchObject({ status: 'TASK_STATUS_CANCELLED', error_message: 'rejected: no' });
 
   const session = (await call('POST', '/api/v1/sessions', { user_id: 'ann' })).body.session_id as string;
-  const bodiless = await fetch(`${base}/api/v1/sessions/${session}`, { method: 'DELETE', headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' } });
+  const bodiless = await fetch(`${base}/api/v1/sessions/${session}`, {
+    method: 'DELETE',
+    headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
+  });
   expect([bodiless.status, await bodiless.json()]).toEqual([200, expect.objectContaining({ success: true })]);
 });
 
 it('serves an OpenAPI 3.1 document covering every route, with every schema reference defined', async () => {
   const response = await fetch(`${base}/openapi.json`);
-  const doc = (await response.json()) as { openapi: string; paths: Record<string, Record<string, { operationId: string }>>; components: { schemas: Record<string, unknown> } };
+  const doc = (await response.json()) as {
+    openapi: string;
+    paths: Record<string, Record<string, { operationId: string }>>;
+    components: { schemas: Record<string, unknown> };
+  };
   expect(doc.openapi).toBe('3.1.0');
   const operations = Object.values(doc.paths).flatMap((methods) => Object.values(methods).map((op) => op.operationId));
   expect(operations).toEqual(
-    expect.arrayContaining(['SubmitTask', 'GetTaskStatus', 'ListTasks', 'CancelTask', 'GetPendingApprovals', 'ApproveTask', 'ListTemplates', 'CreateSession', 'GetSession', 'UpdateSession', 'DeleteSession', 'ListSessions', 'AddMessage', 'ClearHistory', 'GetSessionContext', 'StreamTaskExecution']),
+    expect.arrayContaining([
+      'SubmitTask',
+      'GetTaskStatus',
+      'ListTasks',
+      'CancelTask',
+      'GetPendingApprovals',
+      'ApproveTask',
+      'ListTemplates',
+      'CreateSession',
+      'GetSession',
+      'UpdateSession',
+      'DeleteSession',
+      'ListSessions',
+      'AddMessage',
+      'ClearHistory',
+      'GetSessionContext',
+      'StreamTaskExecution',
+    ]),
   );
   const refs = [...JSON.stringify(doc).matchAll(/"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);
   for (const ref of new Set(refs)) expect(doc.components.schemas).toHaveProperty([ref]);

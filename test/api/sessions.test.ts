@@ -71,7 +71,7 @@ it('updates context, extends the TTL, clears history with or without context, an
   expect(structToJson(cleared.session!.context)).toEqual({});
 });
 
-it('lists the tenant\'s sessions by user, active only, with paging and a total', async () => {
+it("lists the tenant's sessions by user, active only, with paging and a total", async () => {
   const user = `lister-${Date.now()}`;
   const ids = [];
   for (let i = 0; i < 3; i++) ids.push((await create({ user_id: user, ttl_seconds: i === 0 ? 1 : 600 })).session_id);
@@ -129,7 +129,7 @@ it('deleting a session ends it in the runtime store, and a task submitted into i
   expect([refused.code, refused.details]).toEqual([GrpcStatus.NOT_FOUND, `session ${created.session_id} was deleted`]);
 });
 
-it('refuses bad input with INVALID_ARGUMENT and another tenant\'s sessions with NOT_FOUND', async () => {
+it("refuses bad input with INVALID_ARGUMENT and another tenant's sessions with NOT_FOUND", async () => {
   const invalid = [
     create({ ttl_seconds: -5 }),
     create({ max_history: -1 }),

@@ -26,7 +26,10 @@ async function eventually(call: () => Promise<{ status: number }>, status: numbe
 
 it('says who the caller is and the key in use', async () => {
   const me = await http.call('GET', '/api/v1/auth/me');
-  expect(me).toMatchObject({ status: 200, body: { user_id: 'tester', tenant_id: stack.principal.tenantId, roles: ['approver', 'act_for_users'], key_id: expect.any(String) } });
+  expect(me).toMatchObject({
+    status: 200,
+    body: { user_id: 'tester', tenant_id: stack.principal.tenantId, roles: ['approver', 'act_for_users'], key_id: expect.any(String) },
+  });
   // The test stack sets no rate limit, so there is none to report.
   expect(me.body.rate_limits).toEqual({ minute: null });
   expect((await fetch(`${http.base}/api/v1/auth/me`)).status).toBe(401);
@@ -39,11 +42,15 @@ it('creates a key shown once, which works, lists without its secret, and stops w
   expect((await fresh.call('GET', '/api/v1/auth/me')).body).toMatchObject({ user_id: 'tester', roles: ['approver'], key_id: created.body.id });
 
   const listed = await http.call('GET', '/api/v1/auth/api-keys');
-  expect(listed.body.keys).toEqual(expect.arrayContaining([expect.objectContaining({ id: created.body.id, name: 'ci runner', description: 'for the nightly job', is_active: true })]));
+  expect(listed.body.keys).toEqual(
+    expect.arrayContaining([expect.objectContaining({ id: created.body.id, name: 'ci runner', description: 'for the nightly job', is_active: true })]),
+  );
   expect(JSON.stringify(listed.body)).not.toContain(created.body.api_key);
   // A user sees only their own keys; the tenant's admin sees everyone's.
   expect(listed.body.keys.every((k: { user_id: string }) => k.user_id === 'tester')).toBe(true);
-  expect((await admin.call('GET', '/api/v1/auth/api-keys')).body.keys.map((k: { user_id: string }) => k.user_id)).toEqual(expect.arrayContaining(['tester', 'root']));
+  expect((await admin.call('GET', '/api/v1/auth/api-keys')).body.keys.map((k: { user_id: string }) => k.user_id)).toEqual(
+    expect.arrayContaining(['tester', 'root']),
+  );
 
   expect(await http.call('DELETE', `/api/v1/auth/api-keys/${created.body.id}`)).toMatchObject({ status: 200, body: { success: true } });
   expect(await eventually(() => fresh.call('GET', '/api/v1/auth/me'), 401)).toBe(401);
@@ -51,7 +58,10 @@ it('creates a key shown once, which works, lists without its secret, and stops w
 });
 
 it('lets only the admin make keys for others, and nobody give a role they do not hold', async () => {
-  expect(await http.call('POST', '/api/v1/auth/api-keys', { name: 'escalate', roles: ['admin'] })).toMatchObject({ status: 403, body: { error: expect.stringMatching(/role admin/) } });
+  expect(await http.call('POST', '/api/v1/auth/api-keys', { name: 'escalate', roles: ['admin'] })).toMatchObject({
+    status: 403,
+    body: { error: expect.stringMatching(/role admin/) },
+  });
   expect(await http.call('POST', '/api/v1/auth/api-keys', { name: 'for bob', user_id: 'bob' })).toMatchObject({ status: 403 });
   const forBob = await admin.call('POST', '/api/v1/auth/api-keys', { name: 'for bob', user_id: 'bob', roles: ['approver'], expires_in_days: 7 });
   expect(forBob).toMatchObject({ status: 201, body: { user_id: 'bob', roles: ['approver'] } });
@@ -77,5 +87,8 @@ it.each([
   ['an expiry out of range', { name: 'k', expires_in_days: 0 }, /expires_in_days/],
   ['a body that is not an object', [1], /JSON object/],
 ])('refuses a key with %s', async (_what, body, message) => {
-  expect(await http.call('POST', '/api/v1/auth/api-keys', body)).toMatchObject({ status: 400, body: { error: expect.stringMatching(message), code: 'INVALID_ARGUMENT' } });
+  expect(await http.call('POST', '/api/v1/auth/api-keys', body)).toMatchObject({
+    status: 400,
+    body: { error: expect.stringMatching(message), code: 'INVALID_ARGUMENT' },
+  });
 });

@@ -30,7 +30,13 @@ it("takes Shannon's submit body, opens the named session and answers what the SD
   const query = unique('shannon question');
   const sessionId = `shannon-${Date.now()}`;
   stack.model.on(query, { content: 'shannon answer', usage: { prompt_tokens: 5, completion_tokens: 4 } });
-  const submitted = await http.call('POST', '/api/v1/tasks', { query, session_id: sessionId, mode: 'standard', model_tier: 'small', context: { role: 'tester' } });
+  const submitted = await http.call('POST', '/api/v1/tasks', {
+    query,
+    session_id: sessionId,
+    mode: 'standard',
+    model_tier: 'small',
+    context: { role: 'tester' },
+  });
   expect(submitted.status).toBe(200);
   const taskId = submitted.body.task_id as string;
   expect(submitted.headers.get('x-workflow-id')).toBe(taskId);
@@ -58,7 +64,7 @@ it("takes Shannon's submit body, opens the named session and answers what the SD
   expect((await http.call('GET', `/api/v1/tasks?session_id=${sessionId}&status=RUNNING`)).body.total_count).toBe(0);
 });
 
-it('pages a task\'s stored events and shows its Temporal history as a timeline', async () => {
+it("pages a task's stored events and shows its Temporal history as a timeline", async () => {
   const query = unique('events question');
   stack.model.on(query, { content: 'events answer' });
   const { body } = await http.call('POST', '/api/v1/tasks', { query });
@@ -82,7 +88,7 @@ it('pages a task\'s stored events and shows its Temporal history as a timeline',
   expect((full.body.events as Array<{ type: string }>).some((e) => e.type === 'WORKFLOW_TASK_COMPLETED')).toBe(true);
 });
 
-it('submits with a stream URL, streams Shannon\'s events to a closing done, and resumes by last_event_id without a gap or duplicate', async () => {
+it("submits with a stream URL, streams Shannon's events to a closing done, and resumes by last_event_id without a gap or duplicate", async () => {
   const query = unique('stream question');
   stack.model.on(query, { content: 'streamed answer' });
   const submitted = await http.call('POST', '/api/v1/tasks/stream', { query });
@@ -106,9 +112,14 @@ it("filters a stream by Shannon's event names: those Weft does not emit match no
   const query = unique('filtered stream');
   stack.model.on(query, { content: 'filtered answer' });
   const { body } = await http.call('POST', '/api/v1/tasks/stream', { query });
-  const filtered = await readSse(await http.raw('GET', `/api/v1/stream/sse?workflow_id=${body.workflow_id}&types=LLM_OUTPUT,WORKFLOW_COMPLETED,workflow.cancelled`));
+  const filtered = await readSse(
+    await http.raw('GET', `/api/v1/stream/sse?workflow_id=${body.workflow_id}&types=LLM_OUTPUT,WORKFLOW_COMPLETED,workflow.cancelled`),
+  );
   expect(filtered.events.filter((e) => e.id).map((e) => e.event)).toEqual(['WORKFLOW_COMPLETED']);
-  expect(await http.call('GET', `/api/v1/stream/sse?workflow_id=${body.workflow_id}&types=LLM_OUTPUTS`)).toMatchObject({ status: 400, body: { error: 'unknown event types: LLM_OUTPUTS' } });
+  expect(await http.call('GET', `/api/v1/stream/sse?workflow_id=${body.workflow_id}&types=LLM_OUTPUTS`)).toMatchObject({
+    status: 400,
+    body: { error: 'unknown event types: LLM_OUTPUTS' },
+  });
 
   const slow = unique('cancelled stream');
   stack.model.on(slow, { content: 'too late', delayMs: 5_000 });
@@ -155,15 +166,33 @@ it('carries the same events over a WebSocket, resumable by last_event_id, and re
   expect(refused).toMatchObject({ code: 4404, messages: [{ code: 'NOT_FOUND' }] });
 });
 
-it('refuses what Shannon\'s body may not carry with a clear 400, and another tenant\'s task with 404', async () => {
-  expect(await http.call('POST', '/api/v1/tasks', { query: 'q', mode: 'turbo' })).toMatchObject({ status: 400, body: { error: 'mode must be one of simple, standard, complex, supervisor' } });
-  expect(await http.call('POST', '/api/v1/tasks', { query: 'q', session_id: 42 })).toMatchObject({ status: 400, body: { error: 'session_id must be a string' } });
-  expect(await http.call('POST', '/api/v1/tasks', { query: 'q', model_tier: 'huge' })).toMatchObject({ status: 400, body: { error: 'context.model_tier must be "small", "medium" or "large"' } });
-  expect(await http.call('POST', '/api/v1/tasks', { query: 'q', model_override: 'gpt-9' })).toMatchObject({ status: 400, body: { error: expect.stringMatching(/^model_override is not supported by Weft/) } });
+it("refuses what Shannon's body may not carry with a clear 400, and another tenant's task with 404", async () => {
+  expect(await http.call('POST', '/api/v1/tasks', { query: 'q', mode: 'turbo' })).toMatchObject({
+    status: 400,
+    body: { error: 'mode must be one of simple, standard, complex, supervisor' },
+  });
+  expect(await http.call('POST', '/api/v1/tasks', { query: 'q', session_id: 42 })).toMatchObject({
+    status: 400,
+    body: { error: 'session_id must be a string' },
+  });
+  expect(await http.call('POST', '/api/v1/tasks', { query: 'q', model_tier: 'huge' })).toMatchObject({
+    status: 400,
+    body: { error: 'context.model_tier must be "small", "medium" or "large"' },
+  });
+  expect(await http.call('POST', '/api/v1/tasks', { query: 'q', model_override: 'gpt-9' })).toMatchObject({
+    status: 400,
+    body: { error: expect.stringMatching(/^model_override is not supported by Weft/) },
+  });
   expect(await http.call('POST', '/api/v1/tasks', { query: 'q', session_id: 'a/b' })).toMatchObject({ status: 400 });
-  expect(await http.call('POST', '/api/v1/tasks', { query: 'q', max_iterations: -1 })).toMatchObject({ status: 400, body: { error: 'max_iterations must be a positive integer' } });
+  expect(await http.call('POST', '/api/v1/tasks', { query: 'q', max_iterations: -1 })).toMatchObject({
+    status: 400,
+    body: { error: 'max_iterations must be a positive integer' },
+  });
   expect(await http.call('GET', '/api/v1/tasks?status=DONE')).toMatchObject({ status: 400 });
-  expect(await http.call('GET', '/api/v1/tasks/task-nope/events?limit=500')).toMatchObject({ status: 400, body: { error: 'limit must be an integer from 1 to 200' } });
+  expect(await http.call('GET', '/api/v1/tasks/task-nope/events?limit=500')).toMatchObject({
+    status: 400,
+    body: { error: 'limit must be an integer from 1 to 200' },
+  });
   expect(await http.call('GET', '/api/v1/tasks/task-nope/events?colour=red')).toMatchObject({ status: 400, body: { error: 'unknown query parameter colour' } });
   expect(await http.call('GET', '/api/v1/tasks/task-nope/timeline?mode=brief')).toMatchObject({ status: 400 });
   expect(await http.call('GET', '/api/v1/tasks/task-nope/timeline?run_id=../../etc')).toMatchObject({ status: 400 });
@@ -182,8 +211,25 @@ it('refuses what Shannon\'s body may not carry with a clear 400, and another ten
 it("lists every route, Weft's and Shannon's, in /openapi.json", async () => {
   const doc = (await (await fetch(`${http.base}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
   const documented = (method: string, path: string) => doc.paths[path.replace(/:(\w+)/g, '{$1}').replace(/\*$/, '{path}')]?.[method.toLowerCase()];
-  for (const route of [...restRoutes, ...shannonRoutes]) expect([route.method, route.path, documented(route.method, route.path) !== undefined]).toEqual([route.method, route.path, true]);
-  for (const path of ['/v1/models', '/v1/models/{model}', '/v1/chat/completions', '/v1/completions', '/health', '/readiness', '/metrics', '/api/v1/tasks/stream', '/api/v1/tasks/{task_id}/timeline', '/api/v1/tasks/{task_id}/pause', '/api/v1/memory/files/{path}', '/api/v1/stream/sse', '/api/v1/stream/ws', '/api/v1/auth/me', '/api/v1/auth/api-keys']) {
+  for (const route of [...restRoutes, ...shannonRoutes])
+    expect([route.method, route.path, documented(route.method, route.path) !== undefined]).toEqual([route.method, route.path, true]);
+  for (const path of [
+    '/v1/models',
+    '/v1/models/{model}',
+    '/v1/chat/completions',
+    '/v1/completions',
+    '/health',
+    '/readiness',
+    '/metrics',
+    '/api/v1/tasks/stream',
+    '/api/v1/tasks/{task_id}/timeline',
+    '/api/v1/tasks/{task_id}/pause',
+    '/api/v1/memory/files/{path}',
+    '/api/v1/stream/sse',
+    '/api/v1/stream/ws',
+    '/api/v1/auth/me',
+    '/api/v1/auth/api-keys',
+  ]) {
     expect(doc.paths[path]).toBeDefined();
   }
 });
@@ -205,9 +251,21 @@ it("serves the API's metrics at /metrics, behind the metrics token when one is s
 
 it("routes a submit whose context asks for Shannon's research or swarm workflows through complexity analysis", async () => {
   const query = unique('research this');
-  stack.model.on((text) => text.includes('Classify the task below') && text.includes(query), { content: JSON.stringify({ recommended_mode: 'STANDARD', complexity_score: 0.2, required_capabilities: [], estimated_agents: 1, estimated_tokens: 10, estimated_cost_usd: 0, reasoning: 'one agent' }) });
+  stack.model.on((text) => text.includes('Classify the task below') && text.includes(query), {
+    content: JSON.stringify({
+      recommended_mode: 'STANDARD',
+      complexity_score: 0.2,
+      required_capabilities: [],
+      estimated_agents: 1,
+      estimated_tokens: 10,
+      estimated_cost_usd: 0,
+      reasoning: 'one agent',
+    }),
+  });
   stack.model.on(query, { content: 'researched' });
   const { body } = await http.call('POST', '/api/v1/tasks', { query, context: { force_research: 'true' } });
   expect(await http.waitForTask(body.task_id)).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'researched' });
-  expect(stack.model.requests.some((r) => JSON.stringify(r.body.messages).includes('Classify the task below') && JSON.stringify(r.body.messages).includes(query))).toBe(true);
+  expect(
+    stack.model.requests.some((r) => JSON.stringify(r.body.messages).includes('Classify the task below') && JSON.stringify(r.body.messages).includes(query)),
+  ).toBe(true);
 });

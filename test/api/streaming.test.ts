@@ -53,7 +53,7 @@ it('resumes after random disconnects with last_event_id or last_stream_id: no ga
   expect(durable(seen).map((u) => Number(u.seq))).toEqual(log.map((e) => e.seq));
 });
 
-it('streams a model step\'s text live as LLM_PARTIAL updates, marked live-only and never replayed', async () => {
+it("streams a model step's text live as LLM_PARTIAL updates, marked live-only and never replayed", async () => {
   const query = `partial output ${Date.now()}`;
   const answer = `A long answer that streams in pieces: ${'lorem ipsum dolor sit amet '.repeat(20)}done.`;
   // The delay lets the stream connect before the model starts answering.

@@ -18,7 +18,7 @@ const listTasks = (client: OrchestratorServiceClient, request: ListTasksRequest)
 const sessionContext = (client: OrchestratorServiceClient, sessionId: string) =>
   callUnary<{ session_id: string }, GetSessionContextResponse__Output>(client.GetSessionContext, client, { session_id: sessionId });
 
-it('lists the tenant\'s tasks with filters, paging and a total, and a session\'s context', async () => {
+it("lists the tenant's tasks with filters, paging and a total, and a session's context", async () => {
   const session = `listing-${Date.now()}`;
   stack.model.on('listing question', { content: 'answer', usage: { prompt_tokens: 3, completion_tokens: 2 } });
   const ids: string[] = [];

@@ -22,12 +22,14 @@ it('ListTemplates lists the template files with their keys and content hashes', 
     name: 'data_analysis',
     version: '1.0.0',
     key: 'data_analysis@1.0.0',
-    content_hash: createHash('sha256').update(readFileSync(path.join(templatesDir, 'data-analysis.yaml'))).digest('hex'),
+    content_hash: createHash('sha256')
+      .update(readFileSync(path.join(templatesDir, 'data-analysis.yaml')))
+      .digest('hex'),
   });
   expect(templates.map((t) => t.name)).toContain('research_report');
 });
 
-it('SubmitTask runs a named template\'s plan, and refuses unknown or conflicting ones', async () => {
+it("SubmitTask runs a named template's plan, and refuses unknown or conflicting ones", async () => {
   const submitted = await unaryCall(stack.orchestrator, 'SubmitTask', {
     query: 'what is 17% of 2,340?',
     context: jsonToStruct({ template: 'data_analysis', template_version: '1.0.0' }),
@@ -70,7 +72,9 @@ it('an idempotency-key header makes a retried SubmitTask return the same workflo
   expect(again).toMatchObject({ task_id: first.task_id, workflow_id: first.workflow_id, message: 'task already submitted; returning the existing workflow' });
   // A key reused for another request names a different task: refused with the reason.
   expect((await grpcError(unaryCall(stack.orchestrator, 'SubmitTask', { query: 'another question' }, withKey(key)))).code).toBe(GrpcStatus.ALREADY_EXISTS);
-  expect((await grpcError(unaryCall(stack.orchestrator, 'SubmitTask', { query: 'idempotent question', require_approval: true }, withKey(key)))).code).toBe(GrpcStatus.ALREADY_EXISTS);
+  expect((await grpcError(unaryCall(stack.orchestrator, 'SubmitTask', { query: 'idempotent question', require_approval: true }, withKey(key)))).code).toBe(
+    GrpcStatus.ALREADY_EXISTS,
+  );
   const other = await stack.clientFor({ tenantId: `other-${Date.now()}`, userId: 'eve', roles: [] });
   const theirs = await unaryCall(other, 'SubmitTask', { query: 'idempotent question' }, withKey(key));
   expect(theirs.task_id).not.toBe(first.task_id);

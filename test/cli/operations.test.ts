@@ -30,7 +30,13 @@ it('submit --approval --watch on a terminal shows the approval id and the comman
   expect(watcher.output()).toContain(`proposed: {"mode":"STANDARD","query":"${query}"}`);
 
   // The printed command, run as printed (the shell's quotes taken off).
-  const decided = await weft(approveLine.split(' ').slice(1).map((part) => part.replace(/^'|'$/g, '')), env);
+  const decided = await weft(
+    approveLine
+      .split(' ')
+      .slice(1)
+      .map((part) => part.replace(/^'|'$/g, '')),
+    env,
+  );
   expect(decided).toMatchObject({ code: 0, stdout: 'approval sent; the task continues\n' });
 
   const watched = await watcher.exited;
@@ -49,13 +55,22 @@ it('lists tasks with filters, as text and as JSON', async () => {
   stack.model.on(query, { content: 'listed' });
   const done = await submitTask(stack.orchestrator, { query, metadata: { user_id: 'lister', session_id: '', task_id: '' } });
   await waitForFinish(stack.orchestrator, done.task_id);
-  const waiting = await submitTask(stack.orchestrator, { query: unique('wait for me'), require_approval: true, metadata: { user_id: 'lister', session_id: '', task_id: '' } });
+  const waiting = await submitTask(stack.orchestrator, {
+    query: unique('wait for me'),
+    require_approval: true,
+    metadata: { user_id: 'lister', session_id: '', task_id: '' },
+  });
   await pendingApprovalOf(stack.orchestrator, waiting.task_id);
 
-  const all = JSON.parse((await weft(['--output', 'json', 'list', '--user', 'lister'], env)).stdout) as { tasks: Array<{ task_id: string; status: string; mode: string }>; total_count: number };
+  const all = JSON.parse((await weft(['--output', 'json', 'list', '--user', 'lister'], env)).stdout) as {
+    tasks: Array<{ task_id: string; status: string; mode: string }>;
+    total_count: number;
+  };
   expect(all.tasks.map((t) => t.task_id)).toEqual([waiting.task_id, done.task_id]);
   expect(all.total_count).toBe(2);
-  const completed = JSON.parse((await weft(['--output', 'json', 'list', '--user', 'lister', '--status', 'completed', '--mode', 'standard'], env)).stdout) as typeof all;
+  const completed = JSON.parse(
+    (await weft(['--output', 'json', 'list', '--user', 'lister', '--status', 'completed', '--mode', 'standard'], env)).stdout,
+  ) as typeof all;
   expect(completed.tasks.map((t) => t.task_id)).toEqual([done.task_id]);
   const awaiting = JSON.parse((await weft(['--output', 'json', 'list', '--user', 'lister', '--awaiting-approval'], env)).stdout) as typeof all;
   expect(awaiting.tasks.map((t) => t.task_id)).toEqual([waiting.task_id]);
@@ -74,16 +89,24 @@ it('lists approvals and rejects one with feedback; cancels a task with a reason'
   const listed = JSON.parse((await weft(['--output', 'json', 'approvals'], env)).stdout) as Array<{ approval_id: string; metadata: { task_id: string } }>;
   expect(listed.find((a) => a.approval_id === pending.approval_id)?.metadata.task_id).toBe(waiting.task_id);
 
-  expect(await weft(['reject', pending.approval_id, '--feedback', 'not today'], env)).toMatchObject({ code: 0, stdout: 'rejection sent; the task will be cancelled\n' });
+  expect(await weft(['reject', pending.approval_id, '--feedback', 'not today'], env)).toMatchObject({
+    code: 0,
+    stdout: 'rejection sent; the task will be cancelled\n',
+  });
   expect(await waitForFinish(stack.orchestrator, waiting.task_id)).toMatchObject({ status: 'TASK_STATUS_CANCELLED' });
   const again = await weft(['approve', pending.approval_id], env);
   expect(again).toMatchObject({ code: 1, stderr: `weft: approval ${pending.approval_id} is already rejected (gRPC status 9)\n` });
 
   const running = await submitTask(stack.orchestrator, { query: unique('cancel me'), require_approval: true });
   await pendingApprovalOf(stack.orchestrator, running.task_id);
-  const cancelled = JSON.parse((await weft(['--output', 'json', 'cancel', running.task_id, '--reason', 'changed my mind'], env)).stdout) as { success: boolean };
+  const cancelled = JSON.parse((await weft(['--output', 'json', 'cancel', running.task_id, '--reason', 'changed my mind'], env)).stdout) as {
+    success: boolean;
+  };
   expect(cancelled.success).toBe(true);
-  expect(await waitForFinish(stack.orchestrator, running.task_id)).toMatchObject({ status: 'TASK_STATUS_CANCELLED', error_message: 'cancelled: changed my mind' });
+  expect(await waitForFinish(stack.orchestrator, running.task_id)).toMatchObject({
+    status: 'TASK_STATUS_CANCELLED',
+    error_message: 'cancelled: changed my mind',
+  });
 });
 
 it('watch resumes after the connection drops, showing every event once', async () => {
@@ -112,9 +135,19 @@ it('watch resumes after the connection drops, showing every event once', async (
     const watched = await watcher.exited;
     expect(watched.code).toBe(0);
     const events = watched.stdout.trim().split('\n').slice(0, -1).join('\n');
-    const updates = events.split('\n').filter((line) => line.startsWith('{"workflow_id"')).map((line) => JSON.parse(line) as { seq: string; type: string });
+    const updates = events
+      .split('\n')
+      .filter((line) => line.startsWith('{"workflow_id"'))
+      .map((line) => JSON.parse(line) as { seq: string; type: string });
     expect(updates.map((u) => Number(u.seq))).toEqual(updates.map((_, i) => i + 1));
-    expect(updates.map((u) => u.type)).toEqual(['WORKFLOW_STARTED', 'APPROVAL_REQUESTED', 'APPROVAL_DECISION', 'AGENT_STARTED', 'AGENT_COMPLETED', 'WORKFLOW_COMPLETED']);
+    expect(updates.map((u) => u.type)).toEqual([
+      'WORKFLOW_STARTED',
+      'APPROVAL_REQUESTED',
+      'APPROVAL_DECISION',
+      'AGENT_STARTED',
+      'AGENT_COMPLETED',
+      'WORKFLOW_COMPLETED',
+    ]);
   } finally {
     for (const socket of sockets) socket.destroy();
     proxy.close();
@@ -124,7 +157,8 @@ it('watch resumes after the connection drops, showing every event once', async (
 it('reports one token count: the status, the list and the workflow result agree, routing included', async () => {
   const query = unique('count my tokens');
   stack.model.on((text) => text.includes('Classify the task') && text.includes(query), {
-    content: '{"recommended_mode":"STANDARD","complexity_score":0.3,"required_capabilities":[],"estimated_agents":1,"estimated_tokens":100,"estimated_cost_usd":0,"reasoning":"one answer"}',
+    content:
+      '{"recommended_mode":"STANDARD","complexity_score":0.3,"required_capabilities":[],"estimated_agents":1,"estimated_tokens":100,"estimated_cost_usd":0,"reasoning":"one answer"}',
   });
   stack.model.on(query, { content: 'counted' });
   const submitted = JSON.parse((await weft(['--output', 'json', 'submit', query], env)).stdout) as { task_id: string; workflow_id: string };
@@ -135,7 +169,9 @@ it('reports one token count: the status, the list and the workflow result agree,
   expect(result.tokens).toBe(Number(status.metrics!.token_usage!.total_tokens));
   const answerOnly = stack.model.requests.filter((r) => JSON.stringify(r.body).includes(query)).length;
   expect(answerOnly).toBe(2);
-  const listed = JSON.parse((await weft(['--output', 'json', 'list'], env)).stdout) as { tasks: Array<{ task_id: string; total_token_usage: { total_tokens: number } }> };
+  const listed = JSON.parse((await weft(['--output', 'json', 'list'], env)).stdout) as {
+    tasks: Array<{ task_id: string; total_token_usage: { total_tokens: number } }>;
+  };
   expect(listed.tasks.find((t) => t.task_id === submitted.task_id)!.total_token_usage.total_tokens).toBe(result.tokens);
   const text = await weft(['status', submitted.task_id], env);
   expect(text.stdout).toContain(`tokens    ${result.tokens} (`);
@@ -149,7 +185,9 @@ it('manages keys: list, rotate and revoke, as JSON', async () => {
   expect(created.key).toContain(listed[0]!.keyId);
   const rotated = JSON.parse((await weft(['--output', 'json', 'keys', 'rotate', listed[0]!.keyId], env)).stdout) as { key: string };
   expect(rotated.key).not.toBe(created.key);
-  const newId = (JSON.parse((await weft(['--output', 'json', 'keys', 'list', '--tenant', tenantId], env)).stdout) as Array<{ keyId: string; revokedAt?: string }>).find((k) => !k.revokedAt)!.keyId;
+  const newId = (
+    JSON.parse((await weft(['--output', 'json', 'keys', 'list', '--tenant', tenantId], env)).stdout) as Array<{ keyId: string; revokedAt?: string }>
+  ).find((k) => !k.revokedAt)!.keyId;
   expect(await weft(['keys', 'revoke', newId], env)).toMatchObject({ code: 0, stdout: `revoked ${newId}\n` });
   const after = JSON.parse((await weft(['--output', 'json', 'keys', 'list', '--tenant', tenantId], env)).stdout) as Array<{ revokedAt?: string }>;
   expect(after.every((k) => k.revokedAt)).toBe(true);

@@ -12,7 +12,6 @@ beforeAll(async () => {
 });
 afterAll(() => stack.stop());
 
-
 describe('weft replay', () => {
   it('replays a live workflow against the current code and says it matches', async () => {
     stack.model.on('replay me live', { content: 'live answer' });
@@ -32,9 +31,11 @@ describe('weft replay', () => {
     const mismatching = weft('replay', '--file', file, 'another-id');
     expect(mismatching.code).toBe(1);
     expect(mismatching.output).toContain('MISMATCH: another-id');
-    expect(mismatching.output).toMatch(/at event \d+ \(START_CHILD_WORKFLOW_EXECUTION_INITIATED\): the history recorded child workflow id 'golden-complex-dag\/agent\/\w+'/);
+    expect(mismatching.output).toMatch(
+      /at event \d+ \(START_CHILD_WORKFLOW_EXECUTION_INITIATED\): the history recorded child workflow id 'golden-complex-dag\/agent\/\w+'/,
+    );
     expect(mismatching.output).toMatch(/the current code issued child workflow id 'another-id\/agent\/\w+'/);
-    expect(mismatching.output).toContain("remedy: If the change is intended, running workflows must keep taking the old path: put the new code behind");
+    expect(mismatching.output).toContain('remedy: If the change is intended, running workflows must keep taking the old path: put the new code behind');
     expect(mismatching.output).toContain("`if (patched('<change-name>'))`");
   });
 
@@ -78,7 +79,17 @@ describe('weft replay', () => {
       return ids.every((id) => found.includes(id)) ? found : undefined;
     });
     const gate = (candidate: string) =>
-      weft('replay', '--query', query, '--limit', '50', '--temporal', process.env.TEMPORAL_ADDRESS!, '--workflows', path.join(repoRoot, 'test/replay/candidate-builds', candidate));
+      weft(
+        'replay',
+        '--query',
+        query,
+        '--limit',
+        '50',
+        '--temporal',
+        process.env.TEMPORAL_ADDRESS!,
+        '--workflows',
+        path.join(repoRoot, 'test/replay/candidate-builds', candidate),
+      );
     const unpatched = gate('unpatched');
     expect(unpatched.code).toBe(1);
     for (const id of ids) expect(unpatched.output).toContain(`MISMATCH: ${id} (`);
@@ -91,7 +102,10 @@ describe('weft replay', () => {
   });
 
   it('refuses a call that names no history, or two', () => {
-    expect(weft('replay')).toMatchObject({ code: 1, stderr: 'weft: give one of: a workflow id, --file <history.json> (with its id optionally), or --query <visibility query>\n' });
+    expect(weft('replay')).toMatchObject({
+      code: 1,
+      stderr: 'weft: give one of: a workflow id, --file <history.json> (with its id optionally), or --query <visibility query>\n',
+    });
     expect(weft('replay', 'some-id', '--query', "WorkflowType = 'taskWorkflow'").code).toBe(1);
   });
 });

@@ -11,7 +11,6 @@ beforeAll(async () => {
 });
 afterAll(() => stack.stop());
 
-
 it('verifies a finished task clean, and reports a store that disagrees with Temporal', async () => {
   stack.model.on('verify me', { content: 'verified answer' });
   const submitted = await submitTask(stack.orchestrator, { query: 'verify me' });
@@ -40,7 +39,10 @@ it("reports a step Temporal's history completed that the store lost, and a recor
   expect(runWeft('verify', submitted.task_id)).toMatchObject({ code: 0 });
 
   // As if the tool's result had been lost, and a reply for a step that never ran had appeared.
-  await stack.pool.query('DELETE FROM runtime_run_records WHERE run_id = $1 AND event_key = $2', [submitted.workflow_id, `${submitted.workflow_id}/tool/calc-1`]);
+  await stack.pool.query('DELETE FROM runtime_run_records WHERE run_id = $1 AND event_key = $2', [
+    submitted.workflow_id,
+    `${submitted.workflow_id}/tool/calc-1`,
+  ]);
   await stack.pool.query(`UPDATE runtime_run_records SET event_key = $2 WHERE run_id = $1 AND event_key = $3`, [
     submitted.workflow_id,
     `${submitted.workflow_id}/step-7/reply`,

@@ -16,7 +16,9 @@ it('reads per-tool rate limits and the MCP default into the configuration', () =
   expect(config.toolRateLimits).toEqual({ PYTHON_EXECUTOR_RATE_LIMIT: 12 });
   expect(config.mcpRateLimitDefault).toBe(30);
   expect(() => loadConfig({ MCP_RATE_LIMIT_DEFAULT: 'many' })).toThrow('MCP_RATE_LIMIT_DEFAULT');
-  expect(() => loadConfig({ CALCULATOR_RATE_LIMIT: '-1' })).toThrow('CALCULATOR_RATE_LIMIT: a tool\'s rate limit must be a whole number of calls per minute, got "-1"');
+  expect(() => loadConfig({ CALCULATOR_RATE_LIMIT: '-1' })).toThrow(
+    'CALCULATOR_RATE_LIMIT: a tool\'s rate limit must be a whole number of calls per minute, got "-1"',
+  );
 });
 
 it('reads secrets from the captured environment or from the file <NAME>_FILE names', () => {

@@ -20,7 +20,11 @@ describe('human approval', () => {
   it('waits for approval, lists it as pending, and continues when approved', async () => {
     const query = unique('approve me');
     stack.model.on(query, { content: 'approved answer' });
-    const submitted = await submitTask(stack.orchestrator, { query, require_approval: true, metadata: { user_id: 'dana', session_id: `s-${query.replace(/\W+/g, '-')}` } });
+    const submitted = await submitTask(stack.orchestrator, {
+      query,
+      require_approval: true,
+      metadata: { user_id: 'dana', session_id: `s-${query.replace(/\W+/g, '-')}` },
+    });
     const pending = await pendingApprovalOf(stack.orchestrator, submitted.task_id);
     expect(pending).toMatchObject({ workflow_id: submitted.workflow_id, query, reason: 'the request requires approval' });
     expect(JSON.parse(pending.proposed_action)).toEqual({ mode: 'STANDARD', query });
@@ -33,11 +37,20 @@ describe('human approval', () => {
     });
     expect(requestsMatching(query)).toHaveLength(0);
 
-    expect(await approveTask(stack.orchestrator, { approval_id: pending.approval_id, approved: true, approved_by: 'alice', feedback: 'ok' })).toMatchObject({ success: true });
+    expect(await approveTask(stack.orchestrator, { approval_id: pending.approval_id, approved: true, approved_by: 'alice', feedback: 'ok' })).toMatchObject({
+      success: true,
+    });
     const status = await waitForFinish(stack.orchestrator, submitted.task_id);
     expect(status).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'approved answer' });
     expect(await findApproval(stack.pool, pending.approval_id)).toMatchObject({ status: 'approved', decidedBy: 'tester (as alice)', feedback: 'ok' });
-    expect(await eventTypes(stack.pool, submitted.workflow_id)).toEqual(['WORKFLOW_STARTED', 'APPROVAL_REQUESTED', 'APPROVAL_DECISION', 'AGENT_STARTED:main', 'AGENT_COMPLETED:main', 'WORKFLOW_COMPLETED']);
+    expect(await eventTypes(stack.pool, submitted.workflow_id)).toEqual([
+      'WORKFLOW_STARTED',
+      'APPROVAL_REQUESTED',
+      'APPROVAL_DECISION',
+      'AGENT_STARTED:main',
+      'AGENT_COMPLETED:main',
+      'WORKFLOW_COMPLETED',
+    ]);
     const log = (await stack.store.listRunRecords(submitted.workflow_id, '', 50)).records.map((r) => r.type);
     expect(log).toEqual(expect.arrayContaining(['approval_requested', 'approval_decided']));
 
@@ -59,7 +72,11 @@ describe('human approval', () => {
     });
     const pending = await pendingApprovalOf(stack.orchestrator, submitted.task_id);
     const invalid = await grpcError(
-      approveTask(stack.orchestrator, { approval_id: pending.approval_id, approved: true, modified_action: '{"agents":[{"id":"x","description":"d","tools":["nope"]}]}' }),
+      approveTask(stack.orchestrator, {
+        approval_id: pending.approval_id,
+        approved: true,
+        modified_action: '{"agents":[{"id":"x","description":"d","tools":["nope"]}]}',
+      }),
     );
     expect(invalid.code).toBe(GrpcStatus.INVALID_ARGUMENT);
     expect(invalid.details).toMatch(/unknown tool nope/);
@@ -102,10 +119,21 @@ describe('human approval', () => {
     stack.model.on(query, { content: 'cli approved' });
     const submitted = await submitTask(stack.orchestrator, { query, require_approval: true });
     const pending = await pendingApprovalOf(stack.orchestrator, submitted.task_id);
-    execFileSync(ensureTemporalCli(() => {}), [
-      'workflow', 'signal', '--address', process.env.TEMPORAL_ADDRESS!, '--workflow-id', submitted.workflow_id,
-      '--name', 'approvalDecision', '--input', JSON.stringify({ approvalId: pending.approval_id, approved: true, decidedBy: 'ops-cli' }),
-    ]);
+    execFileSync(
+      ensureTemporalCli(() => {}),
+      [
+        'workflow',
+        'signal',
+        '--address',
+        process.env.TEMPORAL_ADDRESS!,
+        '--workflow-id',
+        submitted.workflow_id,
+        '--name',
+        'approvalDecision',
+        '--input',
+        JSON.stringify({ approvalId: pending.approval_id, approved: true, decidedBy: 'ops-cli' }),
+      ],
+    );
     expect(await waitForFinish(stack.orchestrator, submitted.task_id)).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'cli approved' });
     expect(await findApproval(stack.pool, pending.approval_id)).toMatchObject({ status: 'approved', decidedBy: 'ops-cli' });
   });
@@ -116,24 +144,44 @@ describe('human approval', () => {
     const submitted = await submitTask(stack.orchestrator, { query, metadata: { session_id: `files-${Date.now()}` } });
     const pending = await pendingApprovalOf(stack.orchestrator, submitted.task_id);
     expect(JSON.parse(pending.proposed_action)).toEqual({ tool: 'file_write', arguments: { path: 'report.txt', content: 'draft' } });
-    const badArgs = await grpcError(approveTask(stack.orchestrator, { approval_id: pending.approval_id, approved: true, modified_action: '{"path":"report.txt"}' }));
+    const badArgs = await grpcError(
+      approveTask(stack.orchestrator, { approval_id: pending.approval_id, approved: true, modified_action: '{"path":"report.txt"}' }),
+    );
     expect(badArgs.details).toMatch(/content/);
     await approveTask(stack.orchestrator, { approval_id: pending.approval_id, approved: true, modified_action: '{"path":"report.txt","content":"final"}' });
     expect(await waitForFinish(stack.orchestrator, submitted.task_id)).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'file written' });
     const toolMessage = (requestsMatching(query)[1]!.body as { messages: Array<{ role: string; content: string }> }).messages.at(-1)!;
     expect(JSON.parse(toolMessage.content)).toEqual({ path: 'report.txt', bytes: 5 });
     expect(await eventTypes(stack.pool, submitted.workflow_id)).toEqual([
-      'WORKFLOW_STARTED', 'AGENT_STARTED:main', 'APPROVAL_REQUESTED:main', 'APPROVAL_DECISION:main', 'TOOL_INVOKED:main', 'TOOL_OBSERVATION:main', 'AGENT_COMPLETED:main', 'WORKFLOW_COMPLETED',
+      'WORKFLOW_STARTED',
+      'AGENT_STARTED:main',
+      'APPROVAL_REQUESTED:main',
+      'APPROVAL_DECISION:main',
+      'TOOL_INVOKED:main',
+      'TOOL_OBSERVATION:main',
+      'AGENT_COMPLETED:main',
+      'WORKFLOW_COMPLETED',
     ]);
   });
 
-  it('an admin\'s own task runs a dangerous tool without asking', async () => {
+  it("an admin's own task runs a dangerous tool without asking", async () => {
     const admin = await stack.clientFor({ tenantId: stack.principal.tenantId, userId: 'root', roles: ['admin'] });
     const query = unique('admin writes the file');
-    stack.model.on(query, { toolCalls: [{ id: 'w1', name: 'file_write', arguments: '{"path":"admin.txt","content":"done"}' }] }, { content: 'written by admin' });
+    stack.model.on(
+      query,
+      { toolCalls: [{ id: 'w1', name: 'file_write', arguments: '{"path":"admin.txt","content":"done"}' }] },
+      { content: 'written by admin' },
+    );
     const submitted = await submitTask(admin, { query, metadata: { session_id: `admin-files-${Date.now()}` } });
     expect(await waitForFinish(stack.orchestrator, submitted.task_id)).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'written by admin' });
-    expect(await eventTypes(stack.pool, submitted.workflow_id)).toEqual(['WORKFLOW_STARTED', 'AGENT_STARTED:main', 'TOOL_INVOKED:main', 'TOOL_OBSERVATION:main', 'AGENT_COMPLETED:main', 'WORKFLOW_COMPLETED']);
+    expect(await eventTypes(stack.pool, submitted.workflow_id)).toEqual([
+      'WORKFLOW_STARTED',
+      'AGENT_STARTED:main',
+      'TOOL_INVOKED:main',
+      'TOOL_OBSERVATION:main',
+      'AGENT_COMPLETED:main',
+      'WORKFLOW_COMPLETED',
+    ]);
   });
 });
 

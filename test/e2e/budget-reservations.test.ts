@@ -13,9 +13,16 @@ import { itLeavesEveryTaskVerified } from '../support/verification';
 
 const step = { prompt_tokens: 40, completion_tokens: 20 };
 const spentOf = async (stack: TestStack, taskId: string) =>
-  (await stack.pool.query<{ total_tokens: string }>('SELECT total_tokens FROM task_usage WHERE task_id = $1', [taskId])).rows.map((row) => Number(row.total_tokens));
+  (await stack.pool.query<{ total_tokens: string }>('SELECT total_tokens FROM task_usage WHERE task_id = $1', [taskId])).rows.map((row) =>
+    Number(row.total_tokens),
+  );
 const reservationsOf = async (stack: TestStack, taskId: string) =>
-  (await stack.pool.query<{ step_key: string; tokens: string; settled: boolean }>('SELECT step_key, tokens, settled_at IS NOT NULL AS settled FROM budget_reservations WHERE task_id = $1 ORDER BY reserved_at, step_key', [taskId])).rows;
+  (
+    await stack.pool.query<{ step_key: string; tokens: string; settled: boolean }>(
+      'SELECT step_key, tokens, settled_at IS NOT NULL AS settled FROM budget_reservations WHERE task_id = $1 ORDER BY reserved_at, step_key',
+      [taskId],
+    )
+  ).rows;
 
 describe('a task budget two agents share', () => {
   let stack: TestStack;
@@ -26,14 +33,22 @@ describe('a task budget two agents share', () => {
 
   it('is never overspent by more than one step of each agent, and every reservation is settled', async () => {
     const prefix = `parallel ${randomUUID()}`;
-    const loop = (n: number) => [...Array.from({ length: n }, (_, i) => ({ toolCalls: [{ id: `c${i}`, name: 'calculator', arguments: '{"expression":"1+1"}' }], usage: step })), { content: 'done', usage: step }];
+    const loop = (n: number) => [
+      ...Array.from({ length: n }, (_, i) => ({ toolCalls: [{ id: `c${i}`, name: 'calculator', arguments: '{"expression":"1+1"}' }], usage: step })),
+      { content: 'done', usage: step },
+    ];
     stack.model.on(`${prefix} count apples`, ...loop(8));
     stack.model.on(`${prefix} count pears`, ...loop(8));
     const budget = 400;
     const submitted = await submitTask(stack.orchestrator, {
       query: `${prefix} count fruit`,
       metadata: { token_budget: budget },
-      manual_decomposition: { agent_tasks: [{ agent_id: 'apples', description: `${prefix} count apples` }, { agent_id: 'pears', description: `${prefix} count pears` }] },
+      manual_decomposition: {
+        agent_tasks: [
+          { agent_id: 'apples', description: `${prefix} count apples` },
+          { agent_id: 'pears', description: `${prefix} count pears` },
+        ],
+      },
     });
     const status = await waitForFinish(stack.orchestrator, submitted.task_id);
     expect(status).toMatchObject({ status: 'TASK_STATUS_FAILED', error_message: expect.stringMatching(/^BUDGET_EXCEEDED/) });
@@ -68,7 +83,7 @@ describe('a retried step', () => {
   });
   afterAll(() => stack.stop());
 
-  it('is reserved once: its earlier attempt\'s reservation is its own, not a second claim on the budget', async () => {
+  it("is reserved once: its earlier attempt's reservation is its own, not a second claim on the budget", async () => {
     // Long enough that its prompt always counts well over the step's 30 tokens, whatever the uuid's tokenization.
     const query = `retry this step within a tight token budget, once its first model call has failed ${randomUUID()}`;
     // A first task learns what this prompt reserves.
@@ -91,11 +106,12 @@ describe('a retried step', () => {
   itLeavesEveryTaskVerified(() => stack.everyTask());
 });
 
-describe('a tenant\'s daily budget', () => {
+describe("a tenant's daily budget", () => {
   let stack: TestStack;
   beforeAll(async () => {
     // Priced models ($0.001 a token), and a tenant allowed $0.15 a day.
-    const priced = (baseURL: string) => testCatalog(baseURL, (doc) => doc.models.forEach((model) => Object.assign(model, { prompt_per_1k: 1, completion_per_1k: 1 })));
+    const priced = (baseURL: string) =>
+      testCatalog(baseURL, (doc) => doc.models.forEach((model) => Object.assign(model, { prompt_per_1k: 1, completion_per_1k: 1 })));
     stack = await startTestStack({ catalog: priced, settings: { tenantDailyCostLimitUsd: 0.15 } });
   });
   afterAll(() => stack.stop());
@@ -126,12 +142,24 @@ describe('a priced tool under a task cost limit', () => {
   let runs = 0;
   beforeAll(async () => {
     const tools = testToolRegistry();
-    tools.add([{ ...toolMetadata({ name: 'paid_lookup', version: '1.0.0', description: 'costs $0.50 a call', category: 'test', parameters: { type: 'object' }, costPerUse: 0.5 }), execute: async () => ++runs }]);
+    tools.add([
+      {
+        ...toolMetadata({
+          name: 'paid_lookup',
+          version: '1.0.0',
+          description: 'costs $0.50 a call',
+          category: 'test',
+          parameters: { type: 'object' },
+          costPerUse: 0.5,
+        }),
+        execute: async () => ++runs,
+      },
+    ]);
     stack = await startTestStack({ tools, settings: { taskCostLimitUsd: 1 } });
   });
   afterAll(() => stack.stop());
 
-  it('reserves each call\'s cost before running it: of three parallel calls, the one the limit cannot take is not made', async () => {
+  it("reserves each call's cost before running it: of three parallel calls, the one the limit cannot take is not made", async () => {
     const query = `three paid lookups ${randomUUID()}`;
     const call = (id: string) => ({ id, name: 'paid_lookup', arguments: '{}' });
     stack.model.on(query, { toolCalls: [call('p1'), call('p2'), call('p3')] }, { content: 'two lookups were enough' });
@@ -139,12 +167,17 @@ describe('a priced tool under a task cost limit', () => {
     const status = await waitForFinish(stack.orchestrator, submitted.task_id);
     expect(status).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'two lookups were enough', metrics: { token_usage: { cost_usd: 1 } } });
     expect(runs).toBe(2);
-    const refused = await stack.pool.query<{ message: string }>(`SELECT message FROM task_events WHERE workflow_id = $1 AND event_type = 'TOOL_OBSERVATION' AND message LIKE '%not run%'`, [submitted.workflow_id]);
-    expect(refused.rows.map((r) => r.message)).toEqual(['validation error: not run: task cost $1.0000 of its $1 cost limit; the next step needs about $0.5000']);
+    const refused = await stack.pool.query<{ message: string }>(
+      `SELECT message FROM task_events WHERE workflow_id = $1 AND event_type = 'TOOL_OBSERVATION' AND message LIKE '%not run%'`,
+      [submitted.workflow_id],
+    );
+    expect(refused.rows.map((r) => r.message)).toEqual([
+      'validation error: not run: task cost $1.0000 of its $1 cost limit; the next step needs about $0.5000',
+    ]);
     expect((await reservationsOf(stack, submitted.task_id)).every((r) => r.settled)).toBe(true);
   });
 
-  it('takes a lower limit from the request\'s context.cost_limit_usd, never a higher one', async () => {
+  it("takes a lower limit from the request's context.cost_limit_usd, never a higher one", async () => {
     const call = (id: string) => ({ id, name: 'paid_lookup', arguments: '{}' });
     const costOf = async (costLimit: number) => {
       const query = `paid lookups under ${costLimit} ${randomUUID()}`;

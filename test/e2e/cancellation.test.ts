@@ -30,8 +30,13 @@ describe('cancellation', () => {
     expect(status).toMatchObject({ status: 'TASK_STATUS_CANCELLED', error_message: 'cancelled: user changed their mind' });
     expect(await stack.store.loadRun(submitted.workflow_id)).toMatchObject({ status: 'canceled', cancellationReason: 'user changed their mind' });
     const records = await recordsOf(submitted.workflow_id);
-    expect(records.filter(([type]) => type === RecordType.CancellationIntent)).toEqual([[RecordType.CancellationIntent, { reason: 'user changed their mind' }]]);
-    expect(records.at(-1)).toEqual([RecordType.RunCompleted, { status: 'canceled', reason: 'user changed their mind', error: 'cancelled: user changed their mind' }]);
+    expect(records.filter(([type]) => type === RecordType.CancellationIntent)).toEqual([
+      [RecordType.CancellationIntent, { reason: 'user changed their mind' }],
+    ]);
+    expect(records.at(-1)).toEqual([
+      RecordType.RunCompleted,
+      { status: 'canceled', reason: 'user changed their mind', error: 'cancelled: user changed their mind' },
+    ]);
     expect((await eventTypes(stack.pool, submitted.workflow_id)).at(-1)).toBe('WORKFLOW_CANCELLED');
 
     const again = await grpcError(cancelTask(stack.orchestrator, submitted.task_id, 'twice'));
@@ -63,9 +68,7 @@ describe('cancellation', () => {
       const description = await stack.temporal.workflow.getHandle(`${submitted.workflow_id}/agent/${agent}`).describe();
       expect(description.status.name).toBe('CANCELLED');
     }
-    expect(await eventTypes(stack.pool, submitted.workflow_id)).toEqual(
-      expect.arrayContaining(['AGENT_FAILED:one', 'AGENT_FAILED:two', 'WORKFLOW_CANCELLED']),
-    );
+    expect(await eventTypes(stack.pool, submitted.workflow_id)).toEqual(expect.arrayContaining(['AGENT_FAILED:one', 'AGENT_FAILED:two', 'WORKFLOW_CANCELLED']));
   });
 
   it('leaves no agent RUNNING, wherever in a COMPLEX task the cancel lands', async () => {

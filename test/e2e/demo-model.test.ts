@@ -46,11 +46,15 @@ it('runs a research-style question as a COMPLEX plan with parallel agents, tool 
 
   const events = await listTaskEvents(stack.pool, submitted.workflow_id);
   const tools = events.filter((e) => e.type === 'TOOL_OBSERVATION').map((e) => `${e.agentId}: ${e.message}`);
-  expect(tools).toEqual(expect.arrayContaining([expect.stringMatching(/^researcher: .*8760/), expect.stringMatching(/^analyst: .*7\.25/), expect.stringMatching(/^writer: /)]));
+  expect(tools).toEqual(
+    expect.arrayContaining([expect.stringMatching(/^researcher: .*8760/), expect.stringMatching(/^analyst: .*7\.25/), expect.stringMatching(/^writer: /)]),
+  );
   expect(events.find((e) => e.type === 'DECOMPOSITION_COMPLETED')?.message).toBe('3 agents: researcher, analyst, writer');
   // The researcher and the analyst ran side by side: both started before either finished.
   const at = (type: string, agentId: string) => events.find((e) => e.type === type && e.agentId === agentId)!.seq;
-  expect(Math.max(at('AGENT_STARTED', 'researcher'), at('AGENT_STARTED', 'analyst'))).toBeLessThan(Math.min(at('AGENT_COMPLETED', 'researcher'), at('AGENT_COMPLETED', 'analyst')));
+  expect(Math.max(at('AGENT_STARTED', 'researcher'), at('AGENT_STARTED', 'analyst'))).toBeLessThan(
+    Math.min(at('AGENT_COMPLETED', 'researcher'), at('AGENT_COMPLETED', 'analyst')),
+  );
 }, 180_000);
 
 it('answers any other question with one agent, saying it is scripted', async () => {
@@ -66,7 +70,11 @@ itLeavesEveryTaskVerified(() => stack.everyTask());
 it("writes the Markdown file it is asked to create to the session's workspace", async () => {
   const admin = await stack.clientFor({ tenantId: stack.principal.tenantId, userId: 'demo-admin', roles: ['admin'] });
   const sessionId = `demo-files-${Date.now()}`;
-  const submitted = await submitTask(admin, { query: "Create a short markdown summary titled 'Demo Notes'.", auto_decompose: true, metadata: { session_id: sessionId } });
+  const submitted = await submitTask(admin, {
+    query: "Create a short markdown summary titled 'Demo Notes'.",
+    auto_decompose: true,
+    metadata: { session_id: sessionId },
+  });
   expect(await waitForFinish(admin, submitted.task_id)).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: expect.stringContaining('summary.md') });
   const file = readFileSync(path.join(workspaceDirOf(stack.workspaceDir, { tenantId: stack.principal.tenantId, sessionId, taskId: '' }), 'summary.md'), 'utf8');
   expect(file).toMatch(/^# Demo Notes\n/);

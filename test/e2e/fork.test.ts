@@ -15,7 +15,8 @@ afterAll(() => stack.stop());
 
 const chatRequestsAbout = (text: string) => stack.model.requests.filter((r) => r.path === '/v1/chat/completions' && JSON.stringify(r.body).includes(text));
 const verified = (taskId: string) => verifyFinishedTask({ pool: stack.pool, store: stack.store, temporal: stack.temporal }, taskId);
-const forkOf = (taskId: string, fromStep: number) => forkTask({ pool: stack.pool, store: stack.store, temporal: stack.temporal, taskQueue: stack.taskQueue }, taskId, fromStep);
+const forkOf = (taskId: string, fromStep: number) =>
+  forkTask({ pool: stack.pool, store: stack.store, temporal: stack.temporal, taskQueue: stack.taskQueue }, taskId, fromStep);
 
 it('a fork reuses the steps before N, runs the rest fresh, and both runs verify clean', async () => {
   const query = `fork me ${Date.now()}`;
@@ -42,9 +43,14 @@ it('a fork reuses the steps before N, runs the rest fresh, and both runs verify 
 
   // The fork's run says where it came from, and its stream says what was reused.
   expect((await stack.store.loadRun(fromTwo))?.labels).toMatchObject({ forked_from_task: original.task_id, forked_from_step: '2' });
-  const { rows } = await stack.pool.query<{ event_type: string; message: string }>('SELECT event_type, message FROM task_events WHERE workflow_id = $1 ORDER BY seq', [fromTwo]);
+  const { rows } = await stack.pool.query<{ event_type: string; message: string }>(
+    'SELECT event_type, message FROM task_events WHERE workflow_id = $1 ORDER BY seq',
+    [fromTwo],
+  );
   expect(rows[0]!.message).toBe(`task started as a fork of ${original.task_id} from step 2`);
-  expect(rows.map((row) => row.message)).toEqual(expect.arrayContaining([`step 1 reused from ${original.workflow_id}`, `reused from ${original.workflow_id}: {"value":42}`]));
+  expect(rows.map((row) => row.message)).toEqual(
+    expect.arrayContaining([`step 1 reused from ${original.workflow_id}`, `reused from ${original.workflow_id}: {"value":42}`]),
+  );
   expect(rows.some((row) => row.event_type === 'TOOL_INVOKED')).toBe(false);
 
   // From the step after the last: everything is reused, nothing is asked or spent.

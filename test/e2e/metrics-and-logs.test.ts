@@ -89,8 +89,12 @@ it('serves the task, model, tool and SDK series on the worker and the request an
   // No tenant is named in any label.
   expect(workerMetrics + apiMetrics).not.toContain(tenantId);
   // Every series the Grafana dashboard charts is served by one of the two.
-  const dashboard = JSON.parse(readFileSync(path.join(__dirname, '../../infra/grafana-dashboard.json'), 'utf8')) as { panels: Array<{ targets: Array<{ expr: string }> }> };
-  const charted = new Set(dashboard.panels.flatMap((panel) => panel.targets.flatMap((target) => target.expr.match(/\b(weft|temporal|process|nodejs)_\w+/g) ?? [])));
+  const dashboard = JSON.parse(readFileSync(path.join(__dirname, '../../infra/grafana-dashboard.json'), 'utf8')) as {
+    panels: Array<{ targets: Array<{ expr: string }> }>;
+  };
+  const charted = new Set(
+    dashboard.panels.flatMap((panel) => panel.targets.flatMap((target) => target.expr.match(/\b(weft|temporal|process|nodejs)_\w+/g) ?? [])),
+  );
   const served = (series: string) => new RegExp(`^# TYPE ${series.replace(/_(bucket|count|sum)$/, '')} `, 'm').test(workerMetrics + apiMetrics);
   expect([...charted].filter((series) => !served(series))).toEqual([]);
 
@@ -103,11 +107,27 @@ it('serves the task, model, tool and SDK series on the worker and the request an
 
   const apiLog = jsonLines(api.stdoutText());
   expect(apiLog).toContainEqual(
-    expect.objectContaining({ name: 'weft-api', msg: 'request', method: 'shannon.orchestrator.OrchestratorService/SubmitTask', code: 'OK', taskId: submitted.task_id, tenantId, userId: 'mia' }),
+    expect.objectContaining({
+      name: 'weft-api',
+      msg: 'request',
+      method: 'shannon.orchestrator.OrchestratorService/SubmitTask',
+      code: 'OK',
+      taskId: submitted.task_id,
+      tenantId,
+      userId: 'mia',
+    }),
   );
   const workerLog = jsonLines(worker.stdoutText());
   expect(workerLog).toContainEqual(
-    expect.objectContaining({ name: 'weft-worker', msg: 'task ended', taskId: submitted.task_id, workflowId: submitted.workflow_id, tenantId, status: 'COMPLETED', mode: 'STANDARD' }),
+    expect.objectContaining({
+      name: 'weft-worker',
+      msg: 'task ended',
+      taskId: submitted.task_id,
+      workflowId: submitted.workflow_id,
+      tenantId,
+      status: 'COMPLETED',
+      mode: 'STANDARD',
+    }),
   );
   // The SDK's own lines go through the same logger, with the workflow they are about.
   expect(workerLog).toContainEqual(expect.objectContaining({ source: 'temporal-sdk', workflowId: submitted.workflow_id }));

@@ -60,7 +60,13 @@ it('a task terminated in Temporal while it waits for approval is ended in the st
 });
 
 it('a task Temporal times out is ended in the store as TIMEOUT', async () => {
-  const input = testTaskInput({ taskId: `timeout-${Date.now()}`, query: unique('time me out'), requireApproval: true, tenantId: stack.principal.tenantId, userId: 'tester' });
+  const input = testTaskInput({
+    taskId: `timeout-${Date.now()}`,
+    query: unique('time me out'),
+    requireApproval: true,
+    tenantId: stack.principal.tenantId,
+    userId: 'tester',
+  });
   const handle = await stack.temporal.workflow.start<typeof taskWorkflow>('taskWorkflow', {
     workflowId: input.taskId,
     taskQueue: stack.taskQueue,
@@ -91,11 +97,15 @@ it('an approval decided by Temporal Update refuses what cannot apply, with the r
     );
   expect(await refusal({ approved: true })).toBe('approvalId is required, e.g. {"approvalId": "<id>", "approved": true}');
   expect(await refusal({ approvalId: approval.approval_id, approved: 'yes' })).toBe('approved must be true or false');
-  expect(await refusal({ approvalId: 'no-such-approval', approved: true })).toBe('approval no-such-approval is not pending in this workflow (unknown, decided or expired)');
+  expect(await refusal({ approvalId: 'no-such-approval', approved: true })).toBe(
+    'approval no-such-approval is not pending in this workflow (unknown, decided or expired)',
+  );
   // A signal cannot be refused: the one it could not apply shows on the task's stream, with the reason.
   await handle.signal(approvalDecisionSignal, { approved: true } as unknown as ApprovalDecision);
   const ignored = await until(async () => {
-    const { rows } = await stack.pool.query<{ message: string }>(`SELECT message FROM task_events WHERE workflow_id = $1 AND event_type = 'ERROR_OCCURRED'`, [submitted.workflow_id]);
+    const { rows } = await stack.pool.query<{ message: string }>(`SELECT message FROM task_events WHERE workflow_id = $1 AND event_type = 'ERROR_OCCURRED'`, [
+      submitted.workflow_id,
+    ]);
     return rows[0];
   });
   expect(ignored.message).toBe('an approval decision was ignored: approvalId is required, e.g. {"approvalId": "<id>", "approved": true}');
@@ -108,7 +118,9 @@ it('an approval decided by Temporal Update refuses what cannot apply, with the r
   });
   expect(finished).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'decided by update' });
   // The audit says how the decision came.
-  const { rows } = await stack.pool.query<{ decided_by: string; decided_via: string }>('SELECT decided_by, decided_via FROM approvals WHERE approval_id = $1', [approval.approval_id]);
+  const { rows } = await stack.pool.query<{ decided_by: string; decided_via: string }>('SELECT decided_by, decided_via FROM approvals WHERE approval_id = $1', [
+    approval.approval_id,
+  ]);
   expect(rows).toEqual([{ decided_by: 'ops-update', decided_via: 'update' }]);
   expect(await refusal({ approvalId: approval.approval_id, approved: true })).not.toBe('accepted');
   expect(await verified(submitted.task_id)).toEqual([]);

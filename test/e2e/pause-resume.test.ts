@@ -19,18 +19,19 @@ const stepsOf = (query: string) => stack.model.requests.filter((r) => JSON.strin
 
 it('holds a paused task after the step under way, reports it, and resumes it where it stopped', async () => {
   const query = unique('long calculation');
-  stack.model.on(
-    query,
-    { toolCalls: [{ id: 'c1', name: 'calculator', arguments: '{"expression":"2+2"}' }], delayMs: 800 },
-    { content: 'the answer is 4' },
-  );
+  stack.model.on(query, { toolCalls: [{ id: 'c1', name: 'calculator', arguments: '{"expression":"2+2"}' }], delayMs: 800 }, { content: 'the answer is 4' });
   const { body } = await http.call('POST', '/api/v1/tasks', { query });
   const taskId = body.task_id as string;
   while (stepsOf(query) === 0) await sleep(20);
 
   const paused = await http.call('POST', `/api/v1/tasks/${taskId}/pause`, { reason: 'checking the numbers' });
   expect(paused).toMatchObject({ status: 202, body: { success: true, is_paused: true, pause_reason: 'checking the numbers' } });
-  expect((await http.call('GET', `/api/v1/tasks/${taskId}/control-state`)).body).toMatchObject({ is_paused: true, is_cancelled: false, paused_by: `${stack.principal.tenantId}/${stack.principal.userId}`, paused_at: expect.any(String) });
+  expect((await http.call('GET', `/api/v1/tasks/${taskId}/control-state`)).body).toMatchObject({
+    is_paused: true,
+    is_cancelled: false,
+    paused_by: `${stack.principal.tenantId}/${stack.principal.userId}`,
+    paused_at: expect.any(String),
+  });
   // The first step and its tool call finish; the second model step waits.
   await sleep(2_000);
   expect(stepsOf(query)).toBe(1);
@@ -40,7 +41,10 @@ it('holds a paused task after the step under way, reports it, and resumes it whe
   // Pausing again changes nothing.
   expect((await http.call('POST', `/api/v1/tasks/${taskId}/pause`, {})).body).toMatchObject({ is_paused: true, pause_reason: 'checking the numbers' });
 
-  expect(await http.call('POST', `/api/v1/tasks/${taskId}/resume`, { reason: 'fine' })).toMatchObject({ status: 202, body: { success: true, is_paused: false } });
+  expect(await http.call('POST', `/api/v1/tasks/${taskId}/resume`, { reason: 'fine' })).toMatchObject({
+    status: 202,
+    body: { success: true, is_paused: false },
+  });
   expect(await http.waitForTask(taskId)).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'the answer is 4' });
   expect(stepsOf(query)).toBe(2);
 
@@ -63,8 +67,14 @@ it('cancels a paused task, and refuses to steer a finished one', async () => {
   expect(await http.waitForTask(body.task_id)).toMatchObject({ status: 'TASK_STATUS_CANCELLED' });
   expect(stepsOf(query)).toBe(1);
   expect((await http.call('GET', `/api/v1/tasks/${body.task_id}/control-state`)).body).toMatchObject({ is_paused: false, is_cancelled: true });
-  expect(await http.call('POST', `/api/v1/tasks/${body.task_id}/resume`, {})).toMatchObject({ status: 409, body: { error: expect.stringMatching(/already finished/) } });
-  expect(await http.call('POST', `/api/v1/tasks/${body.task_id}/pause`, { reason: 5 })).toMatchObject({ status: 400, body: { error: 'reason must be a string' } });
+  expect(await http.call('POST', `/api/v1/tasks/${body.task_id}/resume`, {})).toMatchObject({
+    status: 409,
+    body: { error: expect.stringMatching(/already finished/) },
+  });
+  expect(await http.call('POST', `/api/v1/tasks/${body.task_id}/pause`, { reason: 5 })).toMatchObject({
+    status: 400,
+    body: { error: 'reason must be a string' },
+  });
 
   const stranger = shannonCaller(http.base, await stack.newApiKey({ tenantId: `other-${Date.now()}`, userId: 'eve', roles: ['admin'] }));
   expect(await stranger.call('POST', `/api/v1/tasks/${body.task_id}/pause`, {})).toMatchObject({ status: 404 });
@@ -74,12 +84,22 @@ it('cancels a paused task, and refuses to steer a finished one', async () => {
 it('hands a message sent mid-loop to the next model step, once, and records it', async () => {
   const query = unique('steered calculation');
   // Matched on the whole conversation: after the message, the last user text is the message.
-  stack.model.on((_last, request) => JSON.stringify(request.messages).includes(query), { toolCalls: [{ id: 'c1', name: 'calculator', arguments: '{"expression":"3*3"}' }], delayMs: 600 }, { content: 'nine, briefly' });
+  stack.model.on(
+    (_last, request) => JSON.stringify(request.messages).includes(query),
+    { toolCalls: [{ id: 'c1', name: 'calculator', arguments: '{"expression":"3*3"}' }], delayMs: 600 },
+    { content: 'nine, briefly' },
+  );
   const { body } = await http.call('POST', '/api/v1/tasks', { query });
   while (stepsOf(query) === 0) await sleep(20);
   const headers = { 'idempotency-key': `msg-${body.task_id}` };
-  expect(await http.call('POST', `/api/v1/swarm/${body.task_id}/message`, { message: 'please be brief' }, headers)).toMatchObject({ status: 200, body: { success: true, status: 'delivered' } });
-  expect(await http.call('POST', `/api/v1/swarm/${body.task_id}/message`, { message: 'please be brief' }, headers)).toMatchObject({ status: 200, body: { success: true, status: 'duplicate' } });
+  expect(await http.call('POST', `/api/v1/swarm/${body.task_id}/message`, { message: 'please be brief' }, headers)).toMatchObject({
+    status: 200,
+    body: { success: true, status: 'delivered' },
+  });
+  expect(await http.call('POST', `/api/v1/swarm/${body.task_id}/message`, { message: 'please be brief' }, headers)).toMatchObject({
+    status: 200,
+    body: { success: true, status: 'duplicate' },
+  });
   expect(await http.waitForTask(body.task_id)).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'nine, briefly' });
 
   const requests = stack.model.requests.filter((r) => JSON.stringify(r.body.messages).includes(query));
@@ -87,10 +107,18 @@ it('hands a message sent mid-loop to the next model step, once, and records it',
   const said = (r: (typeof requests)[number]) => JSON.stringify(r.body.messages).split('please be brief').length - 1;
   expect([said(requests[0]!), said(requests[1]!)]).toEqual([0, 1]);
   const events = (await http.call('GET', `/api/v1/tasks/${body.task_id}/events`)).body.events as Array<{ type: string; message: string }>;
-  expect(events.filter((e) => e.type === 'MESSAGE_RECEIVED').map((e) => e.message)).toEqual([`message from ${stack.principal.tenantId}/${stack.principal.userId}: please be brief`]);
+  expect(events.filter((e) => e.type === 'MESSAGE_RECEIVED').map((e) => e.message)).toEqual([
+    `message from ${stack.principal.tenantId}/${stack.principal.userId}: please be brief`,
+  ]);
 
-  expect(await http.call('POST', `/api/v1/swarm/${body.task_id}/message`, { message: 'too late' })).toMatchObject({ status: 409, body: { error: expect.stringMatching(/already finished/) } });
-  expect(await http.call('POST', `/api/v1/swarm/${body.task_id}/message`, { message: '' })).toMatchObject({ status: 400, body: { error: 'message is required' } });
+  expect(await http.call('POST', `/api/v1/swarm/${body.task_id}/message`, { message: 'too late' })).toMatchObject({
+    status: 409,
+    body: { error: expect.stringMatching(/already finished/) },
+  });
+  expect(await http.call('POST', `/api/v1/swarm/${body.task_id}/message`, { message: '' })).toMatchObject({
+    status: 400,
+    body: { error: 'message is required' },
+  });
   expect(await http.call('POST', `/api/v1/swarm/${body.task_id}/message`, { message: 'x'.repeat(40_000) })).toMatchObject({ status: 400 });
   expect(await http.call('POST', '/api/v1/swarm/task-nope/message', { message: 'hello' })).toMatchObject({ status: 404 });
 });

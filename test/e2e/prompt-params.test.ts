@@ -11,7 +11,7 @@ import { itLeavesEveryTaskVerified } from '../support/verification';
 
 const contexts: ToolContext[] = [];
 const accountTool = {
-  ...toolMetadata({ name: 'account_lookup', version: '1.0.0', description: 'looks up the caller\'s account', category: 'test', parameters: { type: 'object' } }),
+  ...toolMetadata({ name: 'account_lookup', version: '1.0.0', description: "looks up the caller's account", category: 'test', parameters: { type: 'object' } }),
   execute: async (_args: Record<string, unknown>, context: ToolContext) => {
     contexts.push(context);
     return { account: context.promptParams?.account_id ?? 'none' };
@@ -29,7 +29,10 @@ afterAll(() => stack.stop());
 it('reach the tools of the task that carries them', async () => {
   const query = `which account am I? ${randomUUID()}`;
   stack.model.on(query, { toolCalls: [{ id: 'acct-1', name: 'account_lookup', arguments: '{}' }] }, { content: 'account acct-42' });
-  const submitted = await submitTask(stack.orchestrator, { query, context: jsonToStruct({ prompt_params: { account_id: 'acct-42', region: 'eu', verbose: true } }) });
+  const submitted = await submitTask(stack.orchestrator, {
+    query,
+    context: jsonToStruct({ prompt_params: { account_id: 'acct-42', region: 'eu', verbose: true } }),
+  });
   expect(await waitForFinish(stack.orchestrator, submitted.task_id)).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'account acct-42' });
   expect(contexts.at(-1)).toMatchObject({ taskId: submitted.task_id, promptParams: { account_id: 'acct-42', region: 'eu', verbose: true } });
 });

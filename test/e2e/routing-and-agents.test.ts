@@ -35,7 +35,10 @@ describe('routing', () => {
 
   it('SIMPLE: the same question again is answered from the cache, marked as a cache hit', async () => {
     const query = unique('What is the boiling point of water at sea level?');
-    stack.model.on((text) => text.includes('Classify the task') && text.includes(query), { content: '{"recommended_mode":"STANDARD","complexity_score":0.1,"required_capabilities":[],"estimated_agents":1,"estimated_tokens":100,"estimated_cost_usd":0,"reasoning":"one fact"}' });
+    stack.model.on((text) => text.includes('Classify the task') && text.includes(query), {
+      content:
+        '{"recommended_mode":"STANDARD","complexity_score":0.1,"required_capabilities":[],"estimated_agents":1,"estimated_tokens":100,"estimated_cost_usd":0,"reasoning":"one fact"}',
+    });
     stack.model.on(query, { content: '100 °C' });
     const first = await submitTask(stack.orchestrator, { query, auto_decompose: true });
     // SubmitTask answers once routing has decided, with the mode and score it chose.
@@ -65,7 +68,14 @@ describe('routing', () => {
       ['assistant', ['text']],
     ]);
     // The single agent is an agent too, as in the seed's stream: started, completed, and in agent_statuses.
-    expect(await eventTypes(stack.pool, submitted.workflow_id)).toEqual(['WORKFLOW_STARTED', 'AGENT_STARTED:main', 'TOOL_INVOKED:main', 'TOOL_OBSERVATION:main', 'AGENT_COMPLETED:main', 'WORKFLOW_COMPLETED']);
+    expect(await eventTypes(stack.pool, submitted.workflow_id)).toEqual([
+      'WORKFLOW_STARTED',
+      'AGENT_STARTED:main',
+      'TOOL_INVOKED:main',
+      'TOOL_OBSERVATION:main',
+      'AGENT_COMPLETED:main',
+      'WORKFLOW_COMPLETED',
+    ]);
     const details = await taskDetails(stack.orchestrator, submitted.task_id);
     expect(details.agent_statuses).toEqual([expect.objectContaining({ agent_id: 'main', status: 'TASK_STATUS_COMPLETED', result: 'It is 42.' })]);
     expect(details.metrics?.agents_used).toBe(1);
@@ -104,7 +114,19 @@ describe('routing', () => {
     expect(requestsMatching(query)).toHaveLength(5);
     const newRun = resetRunIdOf(submitted.workflow_id, temporalRunId);
     const names = (await stack.store.listRunRecords(newRun, '', 100)).records.map((r) => r.key.slice(newRun.length + 1));
-    expect(names).toEqual(['started', 'seed', 'step-0/reply', 'step-1/tool-results', 'step-1/reply', 'step-2/tool-results', 'step-2/reply', 'tool/c3', 'step-3/tool-results', 'step-3/reply', 'completed']);
+    expect(names).toEqual([
+      'started',
+      'seed',
+      'step-0/reply',
+      'step-1/tool-results',
+      'step-1/reply',
+      'step-2/tool-results',
+      'step-2/reply',
+      'tool/c3',
+      'step-3/tool-results',
+      'step-3/reply',
+      'completed',
+    ]);
     // The step before the point is answered from the copied transcript: the fresh request saw all three results.
     expect(JSON.stringify(requestsMatching(query).at(-1)!.body).match(/"role":"tool"/g)).toHaveLength(3);
     expect(await verifyTask({ pool: stack.pool, store: stack.store, temporal: stack.temporal }, submitted.task_id)).toEqual([]);
@@ -112,7 +134,11 @@ describe('routing', () => {
 
   it('budget: the step that crosses token_budget ends the task BUDGET_EXCEEDED with the usage recorded', async () => {
     const query = unique('spend too much');
-    stack.model.on(query, { toolCalls: [{ id: 'b1', name: 'calculator', arguments: '{"expression":"1"}' }], usage: { prompt_tokens: 40, completion_tokens: 30 } }, { content: 'never' });
+    stack.model.on(
+      query,
+      { toolCalls: [{ id: 'b1', name: 'calculator', arguments: '{"expression":"1"}' }], usage: { prompt_tokens: 40, completion_tokens: 30 } },
+      { content: 'never' },
+    );
     const submitted = await submitTask(stack.orchestrator, { query, metadata: { token_budget: 50 } });
     const status = await waitForFinish(stack.orchestrator, submitted.task_id);
     expect(status.status).toBe('TASK_STATUS_FAILED');
@@ -187,11 +213,16 @@ describe('COMPLEX', () => {
   it('auto-decomposes with the model, asking once more with the errors of an invalid plan', async () => {
     const query = unique('Research the market and compare the vendors');
     stack.model.on((text) => text.includes('Classify the task') && text.includes(query), {
-      content: '{"recommended_mode":"COMPLEX","complexity_score":0.8,"required_capabilities":["research"],"estimated_agents":2,"estimated_tokens":3000,"estimated_cost_usd":0.01,"reasoning":"two parts"}',
+      content:
+        '{"recommended_mode":"COMPLEX","complexity_score":0.8,"required_capabilities":["research"],"estimated_agents":2,"estimated_tokens":3000,"estimated_cost_usd":0.01,"reasoning":"two parts"}',
     });
-    stack.model.on((text) => text.includes('Split the task') && text.includes(query),
+    stack.model.on(
+      (text) => text.includes('Split the task') && text.includes(query),
       { content: '{"agents":[{"id":"a","description":"x","dependencies":["b"]},{"id":"b","description":"y","dependencies":["a"]}]}' },
-      { content: '```json\n{"agents":[{"id":"market","description":"research the market"},{"id":"vendors","description":"compare the vendors","dependencies":["market"]}]}\n```' },
+      {
+        content:
+          '```json\n{"agents":[{"id":"market","description":"research the market"},{"id":"vendors","description":"compare the vendors","dependencies":["market"]}]}\n```',
+      },
     );
     stack.model.on('Your part: research the market', { content: 'market notes' });
     stack.model.on('Your part: compare the vendors', { content: 'vendor table' });
@@ -207,7 +238,9 @@ describe('COMPLEX', () => {
   it('fails clearly when the plan is still invalid after the second answer', async () => {
     const query = unique('Plan, design and build a bridge, then evaluate it');
     stack.model.on((text) => text.includes('Classify the task') && text.includes(query), { status: 500, content: 'analysis down' });
-    stack.model.on((text) => text.includes('Split the task') && text.includes(query), { content: '{"agents":[{"id":"x","description":"d","tools":["teleporter"]}]}' });
+    stack.model.on((text) => text.includes('Split the task') && text.includes(query), {
+      content: '{"agents":[{"id":"x","description":"d","tools":["teleporter"]}]}',
+    });
     const submitted = await submitTask(stack.orchestrator, { query, auto_decompose: true });
     const status = await waitForFinish(stack.orchestrator, submitted.task_id);
     expect(status.status).toBe('TASK_STATUS_FAILED');
@@ -222,7 +255,9 @@ describe('COMPLEX', () => {
     const submitted = await submitTask(stack.orchestrator, { query, auto_decompose: true });
     const status = await waitForFinish(stack.orchestrator, submitted.task_id);
     expect(status.status).toBe('TASK_STATUS_FAILED');
-    expect(status.error_message).toBe('could not decompose the task: the answer is not JSON (it begins "Sure! First we dig, then we line the walls."); a plan is {"agents": [...]}');
+    expect(status.error_message).toBe(
+      'could not decompose the task: the answer is not JSON (it begins "Sure! First we dig, then we line the walls."); a plan is {"agents": [...]}',
+    );
   });
 });
 

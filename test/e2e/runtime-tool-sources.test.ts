@@ -20,7 +20,11 @@ beforeAll(async () => {
   await mcpServer.start();
   stack = await startTestStack({ tools });
   const config = loadConfig({});
-  sources = await startToolSources(tools, { ...config, outbound: { ...config.outbound, mcpAllowedDomains: ['127.0.0.1'] } }, { database: { url: process.env.DATABASE_URL!, pool: stack.pool } });
+  sources = await startToolSources(
+    tools,
+    { ...config, outbound: { ...config.outbound, mcpAllowedDomains: ['127.0.0.1'] } },
+    { database: { url: process.env.DATABASE_URL!, pool: stack.pool } },
+  );
 });
 afterAll(async () => {
   await sources.close();
@@ -41,21 +45,37 @@ const toolNames = async (key: string) => ((await rest('GET', '/tools/list', key)
 it('registers an MCP server at runtime for admins only, offers its tools to agents, and removes them again', async () => {
   const admin = await stack.newApiKey({ tenantId: stack.principal.tenantId, userId: 'ops', roles: ['admin'] });
   const source = { kind: 'mcp', config: { name, url: mcpServer.url } };
-  expect(await rest('POST', '/tools/sources', stack.apiKey, source)).toMatchObject({ status: 403, body: { code: 'PERMISSION_DENIED', error: 'registering a tool source needs the admin role' } });
-  expect(await rest('POST', '/tools/sources', admin, { kind: 'mcp', config: { name, url: 'not a url' } })).toMatchObject({ status: 400, body: { error: expect.stringContaining('config: url:') } });
-  expect(await rest('POST', '/tools/sources', admin, { kind: 'grpc', config: {} })).toMatchObject({ status: 400, body: { error: 'kind must be "mcp" or "openapi", not "grpc"' } });
+  expect(await rest('POST', '/tools/sources', stack.apiKey, source)).toMatchObject({
+    status: 403,
+    body: { code: 'PERMISSION_DENIED', error: 'registering a tool source needs the admin role' },
+  });
+  expect(await rest('POST', '/tools/sources', admin, { kind: 'mcp', config: { name, url: 'not a url' } })).toMatchObject({
+    status: 400,
+    body: { error: expect.stringContaining('config: url:') },
+  });
+  expect(await rest('POST', '/tools/sources', admin, { kind: 'grpc', config: {} })).toMatchObject({
+    status: 400,
+    body: { error: 'kind must be "mcp" or "openapi", not "grpc"' },
+  });
   // Where a source points is checked when it is registered, not only when it is first called.
   expect(await rest('POST', '/tools/sources', admin, { kind: 'mcp', config: { name, url: 'https://mcp.unlisted.example/mcp' } })).toMatchObject({
     status: 400,
     body: { code: 'INVALID_ARGUMENT', error: 'config: host mcp.unlisted.example is not in the allowlist (MCP_ALLOWED_DOMAINS)' },
   });
-  expect(await rest('POST', '/tools/sources', admin, { kind: 'openapi', config: { name, spec_url: 'http://127.0.0.1:1/openapi.json', base_url: 'http://169.254.169.254/latest' } })).toMatchObject({
+  expect(
+    await rest('POST', '/tools/sources', admin, {
+      kind: 'openapi',
+      config: { name, spec_url: 'http://127.0.0.1:1/openapi.json', base_url: 'http://169.254.169.254/latest' },
+    }),
+  ).toMatchObject({
     status: 400,
     body: { error: 'config: host 169.254.169.254 is not in the allowlist (OPENAPI_ALLOWED_DOMAINS)' },
   });
   expect(await rest('POST', '/tools/sources', admin, source)).toEqual({ status: 200, body: { name, kind: 'mcp', scope: 'tenant' } });
   expect(await rest('POST', '/tools/sources', admin, source)).toMatchObject({ status: 409, body: { code: 'ALREADY_EXISTS' } });
-  expect((await rest('GET', '/tools/sources', admin)).body.sources).toEqual(expect.arrayContaining([{ name, kind: 'mcp', config: { name, url: mcpServer.url }, scope: 'tenant' }]));
+  expect((await rest('GET', '/tools/sources', admin)).body.sources).toEqual(
+    expect.arrayContaining([{ name, kind: 'mcp', config: { name, url: mcpServer.url }, scope: 'tenant' }]),
+  );
 
   await until(async () => ((await toolNames(stack.apiKey)).includes(`${name}_forecast`) ? true : undefined));
   const query = `runtime weather ${name}`;

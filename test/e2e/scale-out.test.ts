@@ -31,8 +31,18 @@ let temporalConnection: Connection | undefined;
 
 async function startApi(): Promise<{ proc: Proc; address: string }> {
   const port = await freePort();
-  const ports = { WEFT_GRPC_PORT: port, WEFT_AGENT_GRPC_PORT: await freePort(), WEFT_LLM_GRPC_PORT: await freePort(), WEFT_HTTP_PORT: await freePort(), WEFT_API_METRICS_PORT: await freePort() };
-  const proc = await startReadyProcess('api/main.ts', { ...env(), ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])) }, 'api serving gRPC');
+  const ports = {
+    WEFT_GRPC_PORT: port,
+    WEFT_AGENT_GRPC_PORT: await freePort(),
+    WEFT_LLM_GRPC_PORT: await freePort(),
+    WEFT_HTTP_PORT: await freePort(),
+    WEFT_API_METRICS_PORT: await freePort(),
+  };
+  const proc = await startReadyProcess(
+    'api/main.ts',
+    { ...env(), ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])) },
+    'api serving gRPC',
+  );
   return { proc, address: `127.0.0.1:${port}` };
 }
 
@@ -63,7 +73,11 @@ afterAll(async () => {
 const orchestrator = (address: string) => createOrchestratorClient(address, { apiKey });
 
 /** Reads a task's stream from `addresses` in turn: when one API ends the stream or goes away, the next continues after the last event seen. */
-async function followAcross(addresses: string[], workflowId: string, onUpdate: (update: TaskUpdate__Output) => void = () => undefined): Promise<TaskUpdate__Output[]> {
+async function followAcross(
+  addresses: string[],
+  workflowId: string,
+  onUpdate: (update: TaskUpdate__Output) => void = () => undefined,
+): Promise<TaskUpdate__Output[]> {
   const seen: TaskUpdate__Output[] = [];
   for (const address of addresses) {
     const client = createStreamingClient(address, { apiKey });

@@ -28,7 +28,10 @@ it('DeleteSession cancels a task of the session that waits for approval, and the
   const approval = await pendingApprovalOf(stack.orchestrator, task.task_id);
 
   expect(await deleteSession(sessionId)).toMatchObject({ success: true, message: 'session deleted; 1 unfinished task(s) cancelled' });
-  expect(await waitForFinish(stack.orchestrator, task.task_id)).toMatchObject({ status: 'TASK_STATUS_CANCELLED', error_message: expect.stringContaining(`session ${sessionId} was deleted`) });
+  expect(await waitForFinish(stack.orchestrator, task.task_id)).toMatchObject({
+    status: 'TASK_STATUS_CANCELLED',
+    error_message: expect.stringContaining(`session ${sessionId} was deleted`),
+  });
   expect((await pendingApprovals(stack.orchestrator)).approvals.map((a) => a.approval_id)).not.toContain(approval.approval_id);
   const late = await grpcError(approveTask(stack.orchestrator, { approval_id: approval.approval_id, approved: true }));
   expect(late.code).toBe(GrpcStatus.FAILED_PRECONDITION);
@@ -52,7 +55,10 @@ it('a tool call planned before its session ended is not made, and the task ends 
   const task = await submitTask(stack.orchestrator, { query, metadata: { session_id: sessionId } });
   expect((await waitForFinish(stack.orchestrator, task.task_id)).status).toBe('TASK_STATUS_CANCELLED');
   await ended;
-  const events = await stack.pool.query<{ event_type: string; message: string }>(`SELECT event_type, message FROM task_events WHERE workflow_id = $1 ORDER BY seq`, [task.workflow_id]);
+  const events = await stack.pool.query<{ event_type: string; message: string }>(
+    `SELECT event_type, message FROM task_events WHERE workflow_id = $1 ORDER BY seq`,
+    [task.workflow_id],
+  );
   expect(events.rows.map((e) => e.event_type)).not.toContain('TOOL_INVOKED');
   expect(events.rows.find((e) => e.event_type === 'TOOL_OBSERVATION')?.message).toBe(`validation error: not run: session ${sessionId} has ended`);
   expect(await eventTypes(stack.pool, task.workflow_id)).toContain('WORKFLOW_CANCELLED');

@@ -81,15 +81,26 @@ it('a worker killed during an at-most-once and a keyed call: the booking waits f
 
   // Sent once by the dead worker, once more because a person asked; both outcomes are on record.
   expect(peer.requests.filter((r) => r.path === '/api/bookings')).toHaveLength(2);
-  const records = (await store.listRunRecords(booking.workflowId, '', 100)).records.map((r) => [r.type, JSON.parse(Buffer.from(r.payload).toString()) as Record<string, unknown>] as const);
+  const records = (await store.listRunRecords(booking.workflowId, '', 100)).records.map(
+    (r) => [r.type, JSON.parse(Buffer.from(r.payload).toString()) as Record<string, unknown>] as const,
+  );
   expect(records.filter(([type]) => type === RecordType.ToolResult).map(([, payload]) => payload.outcome)).toEqual([
     { ok: false, error: { category: 'outcome_unknown', message: expect.any(String) } },
     { ok: true, content: { status: 200, body: { done: '/api/bookings' } } },
   ]);
-  expect(records.find(([type]) => type === RecordType.ToolResultResolved)?.[1]).toMatchObject({ tool_use_id: 'book-1', resolution: 'run_again', decided_by: 'ops', outcome: { ok: true } });
+  expect(records.find(([type]) => type === RecordType.ToolResultResolved)?.[1]).toMatchObject({
+    tool_use_id: 'book-1',
+    resolution: 'run_again',
+    decided_by: 'ops',
+    outcome: { ok: true },
+  });
   // The audit: what was asked, and who decided what.
-  const approval = (type: string) => store.findRunRecord(booking.workflowId, `${booking.workflowId}/approval/${booking.workflowId}/tool/book-1/outcome/${type}`);
-  expect(decodeApprovalRequested((await approval('requested'))!)).toMatchObject({ kind: 'tool', proposed_action: { tool: 'effects_book', outcome: 'unknown' } });
+  const approval = (type: string) =>
+    store.findRunRecord(booking.workflowId, `${booking.workflowId}/approval/${booking.workflowId}/tool/book-1/outcome/${type}`);
+  expect(decodeApprovalRequested((await approval('requested'))!)).toMatchObject({
+    kind: 'tool',
+    proposed_action: { tool: 'effects_book', outcome: 'unknown' },
+  });
   expect(decodeApprovalDecided((await approval('decided'))!)).toMatchObject({ status: 'approved', decided_by: 'ops', modified_action: '{"run_again": true}' });
   // The model got the second attempt's result in place of the unknown outcome.
   const told = model.requests.find((r) => JSON.stringify(r.body.messages).includes('"tool_call_id":"book-1"'))!;

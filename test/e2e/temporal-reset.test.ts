@@ -32,10 +32,12 @@ afterAll(async () => {
 
 const chatRequestsAbout = (text: string) => stack.model.requests.filter((r) => r.path === '/v1/chat/completions' && JSON.stringify(r.body).includes(text));
 const verified = (taskId: string) => verifyTask({ pool: stack.pool, store: stack.store, temporal: stack.temporal }, taskId);
-const resetTo = (workflowId: string, pick: (events: HistoryEvent[]) => EventId, reapplySignals = true) => resetWorkflowTo(stack.temporal, workflowId, pick, reapplySignals);
+const resetTo = (workflowId: string, pick: (events: HistoryEvent[]) => EventId, reapplySignals = true) =>
+  resetWorkflowTo(stack.temporal, workflowId, pick, reapplySignals);
 
 /** The workflow task that asked for the first approval. */
-const beforeApproval = (events: HistoryEvent[]) => scheduledOf(events, 'requestApproval')[0]!.activityTaskScheduledEventAttributes!.workflowTaskCompletedEventId!;
+const beforeApproval = (events: HistoryEvent[]) =>
+  scheduledOf(events, 'requestApproval')[0]!.activityTaskScheduledEventAttributes!.workflowTaskCompletedEventId!;
 
 async function finishedRun(workflowId: string, runId: string) {
   const handle = stack.temporal.workflow.getHandle(workflowId, runId);
@@ -51,7 +53,12 @@ it.each([
   ['after the first model step', afterModelStep(1), ['seed', 'step-0/reply']],
 ])('a finished task reset %s gets a new run that reuses the steps before the point and runs the rest fresh', async (_point, pick, reused) => {
   const query = `reset me ${randomUUID()}`;
-  stack.model.on(query, { toolCalls: [{ id: 'calc-1', name: 'calculator', arguments: '{"expression":"6*7"}' }] }, { content: 'It is 42.' }, { content: 'a fresh answer' });
+  stack.model.on(
+    query,
+    { toolCalls: [{ id: 'calc-1', name: 'calculator', arguments: '{"expression":"6*7"}' }] },
+    { content: 'It is 42.' },
+    { content: 'a fresh answer' },
+  );
   const submitted = await submitTask(stack.orchestrator, { query });
   const before = await waitForFinish(stack.orchestrator, submitted.task_id);
   expect(before).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'It is 42.' });
@@ -82,13 +89,20 @@ it.each([
   const updates = durable(await readStream(streaming, { workflow_id: submitted.workflow_id }));
   expect(updates.filter((u) => u.type === 'WORKFLOW_COMPLETED')).toHaveLength(2);
   expect(updates.at(-1)!.type).toBe('WORKFLOW_COMPLETED');
-  expect(updates.find((u) => u.type === 'STATUS_UPDATE' && u.message.startsWith('reset in Temporal'))!.message).toContain(`run ${newRun} carries the task on from step 2`);
+  expect(updates.find((u) => u.type === 'STATUS_UPDATE' && u.message.startsWith('reset in Temporal'))!.message).toContain(
+    `run ${newRun} carries the task on from step 2`,
+  );
   expect(await verified(submitted.task_id)).toEqual([]);
 });
 
 it('a running task reset before its second model step ends the earlier run as reset and answers from the new one', async () => {
   const query = `reset me while I run ${randomUUID()}`;
-  stack.model.on(query, { toolCalls: [{ id: 'calc-1', name: 'calculator', arguments: '{"expression":"6*7"}' }] }, { content: 'too late', delayMs: 1_500 }, { content: 'answered after the reset' });
+  stack.model.on(
+    query,
+    { toolCalls: [{ id: 'calc-1', name: 'calculator', arguments: '{"expression":"6*7"}' }] },
+    { content: 'too late', delayMs: 1_500 },
+    { content: 'answered after the reset' },
+  );
   const submitted = await submitTask(stack.orchestrator, { query });
   const firstRun = (await until(() => findTask(stack.pool, submitted.task_id)))!.runId;
   const stream = readStream(streaming, { workflow_id: submitted.workflow_id });
@@ -116,7 +130,9 @@ it('a task reset while it waits for approval asks again in its new run, and the 
   const temporalRunId = await resetTo(submitted.workflow_id, beforeApproval);
   const newRun = resetRunIdOf(submitted.workflow_id, temporalRunId);
   // The same approval is pending again, now asked by the new run.
-  await until(async () => (await readRunLog(stack.store, newRun).catch(() => [])).some((r) => r.key === `${newRun}/approval/${approval.approval_id}/requested`));
+  await until(async () =>
+    (await readRunLog(stack.store, newRun).catch(() => [])).some((r) => r.key === `${newRun}/approval/${approval.approval_id}/requested`),
+  );
   expect((await getTaskStatus(stack.orchestrator, submitted.task_id)).status).toBe('TASK_STATUS_RUNNING');
   expect((await pendingApprovalOf(stack.orchestrator, submitted.task_id)).approval_id).toBe(approval.approval_id);
 
@@ -163,9 +179,15 @@ it('a task reset after its session ended is cancelled by its new run, which asks
 
   const temporalRunId = await resetTo(submitted.workflow_id, beforeModelStep(1));
   expect((await finishedRun(submitted.workflow_id, temporalRunId)).status.name).toBe('COMPLETED');
-  expect(await waitForFinish(stack.orchestrator, submitted.task_id)).toMatchObject({ status: 'TASK_STATUS_CANCELLED', error_message: 'the session ended before the reset run started' });
+  expect(await waitForFinish(stack.orchestrator, submitted.task_id)).toMatchObject({
+    status: 'TASK_STATUS_CANCELLED',
+    error_message: 'the session ended before the reset run started',
+  });
   expect(chatRequestsAbout(query)).toHaveLength(1);
-  expect(await stack.store.loadRun(resetRunIdOf(submitted.workflow_id, temporalRunId))).toMatchObject({ status: 'canceled', cancellationReason: 'session_ended' });
+  expect(await stack.store.loadRun(resetRunIdOf(submitted.workflow_id, temporalRunId))).toMatchObject({
+    status: 'canceled',
+    cancellationReason: 'session_ended',
+  });
   expect(durable(await readStream(streaming, { workflow_id: submitted.workflow_id })).at(-1)!.type).toBe('WORKFLOW_CANCELLED');
   expect(await verified(submitted.task_id)).toEqual([]);
 });
@@ -188,7 +210,8 @@ it('a finished COMPLEX task reset to before its last agent keeps the agents befo
   const firstRun = (await findTask(stack.pool, submitted.task_id))!.runId;
 
   const beforeGamma = (events: HistoryEvent[]) =>
-    events.find((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId === `${submitted.workflow_id}/agent/gamma`)!.startChildWorkflowExecutionInitiatedEventAttributes!.workflowTaskCompletedEventId!;
+    events.find((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId === `${submitted.workflow_id}/agent/gamma`)!
+      .startChildWorkflowExecutionInitiatedEventAttributes!.workflowTaskCompletedEventId!;
   const temporalRunId = await resetTo(submitted.workflow_id, beforeGamma);
   expect((await finishedRun(submitted.workflow_id, temporalRunId)).status.name).toBe('COMPLETED');
   expect(await waitForFinish(stack.orchestrator, submitted.task_id)).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'final answer again' });
@@ -197,7 +220,8 @@ it('a finished COMPLEX task reset to before its last agent keeps the agents befo
 
   // The fresh agent has a run of its own under the new task run; the earlier agents stay under the first.
   const newRun = resetRunIdOf(submitted.workflow_id, temporalRunId);
-  const linked = async (runId: string) => (await readRunLog(stack.store, runId)).filter((r) => r.key.startsWith(`${runId}/link/`)).map((r) => r.key.slice(`${runId}/link/`.length));
+  const linked = async (runId: string) =>
+    (await readRunLog(stack.store, runId)).filter((r) => r.key.startsWith(`${runId}/link/`)).map((r) => r.key.slice(`${runId}/link/`.length));
   expect(await linked(newRun)).toEqual([`${submitted.workflow_id}/agent/gamma/reset/${temporalRunId}`]);
   expect((await linked(firstRun)).sort()).toEqual(['alpha', 'beta', 'gamma'].map((agent) => `${submitted.workflow_id}/agent/${agent}`));
   const details = await taskDetails(stack.orchestrator, submitted.task_id);
@@ -209,17 +233,24 @@ it('a finished COMPLEX task reset to before its last agent keeps the agents befo
   expect(await verified(submitted.task_id)).toEqual([]);
 });
 
-it('a running COMPLEX task reset to before its running agent starts it again once the earlier run\'s has finished', async () => {
+it("a running COMPLEX task reset to before its running agent starts it again once the earlier run's has finished", async () => {
   const prefix = `reset my running plan ${randomUUID()}`;
   stack.model.on(`${prefix} gather alpha`, { content: 'alpha result' });
   stack.model.on(`${prefix} combine`, { content: 'gamma too slow', delayMs: 3_000 }, { content: 'gamma again' });
   stack.model.on((text) => text.includes('Combine these results') && text.includes(prefix), { content: 'final answer again' });
-  const plan = { agent_tasks: [{ agent_id: 'alpha', description: `${prefix} gather alpha` }, { agent_id: 'gamma', description: `${prefix} combine`, dependencies: ['alpha'] }] };
+  const plan = {
+    agent_tasks: [
+      { agent_id: 'alpha', description: `${prefix} gather alpha` },
+      { agent_id: 'gamma', description: `${prefix} combine`, dependencies: ['alpha'] },
+    ],
+  };
   const submitted = await submitTask(stack.orchestrator, { query: `${prefix} task`, manual_decomposition: plan });
   await until(() => chatRequestsAbout(`${prefix} combine`).length === 1);
 
   const gamma = `${submitted.workflow_id}/agent/gamma`;
-  const beforeGamma = (events: HistoryEvent[]) => events.find((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId === gamma)!.startChildWorkflowExecutionInitiatedEventAttributes!.workflowTaskCompletedEventId!;
+  const beforeGamma = (events: HistoryEvent[]) =>
+    events.find((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId === gamma)!.startChildWorkflowExecutionInitiatedEventAttributes!
+      .workflowTaskCompletedEventId!;
   const temporalRunId = await resetTo(submitted.workflow_id, beforeGamma);
   expect((await finishedRun(submitted.workflow_id, temporalRunId)).status.name).toBe('COMPLETED');
   expect(await waitForFinish(stack.orchestrator, submitted.task_id)).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'final answer again' });

@@ -83,7 +83,10 @@ describe('a STANDARD task through the real API, Temporal and Postgres', () => {
     expect(second.message).toMatch(/already submitted/);
     // The same id with another request is not the same task: refused, never silently the earlier one.
     const different = await grpcError(submitTask(stack.orchestrator, { metadata: { task_id: taskId }, query: 'another question' }));
-    expect([different.code, different.details]).toEqual([GrpcStatus.ALREADY_EXISTS, `this task id was already submitted with a different request (task ${first.task_id}); resubmit the same request, or use another task id`]);
+    expect([different.code, different.details]).toEqual([
+      GrpcStatus.ALREADY_EXISTS,
+      `this task id was already submitted with a different request (task ${first.task_id}); resubmit the same request, or use another task id`,
+    ]);
     await waitForFinish(stack.orchestrator, taskId);
     const calls = stack.model.requests.filter((r) => JSON.stringify(r.body).includes('idempotent submit'));
     expect(calls).toHaveLength(1);

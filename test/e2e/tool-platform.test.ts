@@ -23,7 +23,13 @@ let stack: TestStack;
 beforeAll(async () => {
   await mcpServer.start();
   petStore = await startPetStore();
-  const outbound = createOutboundHttp({ policy: createDestinationPolicy('TEST_ALLOWED_DOMAINS', ['127.0.0.1']), timeoutMs: 5_000, breakerFailures: 5, breakerRecoveryMs: 1_000, maxAttempts: 2 });
+  const outbound = createOutboundHttp({
+    policy: createDestinationPolicy('TEST_ALLOWED_DOMAINS', ['127.0.0.1']),
+    timeoutMs: 5_000,
+    breakerFailures: 5,
+    breakerRecoveryMs: 1_000,
+    maxAttempts: 2,
+  });
   const tools = testToolRegistry();
   mcp = await connectMcpServer({ name: 'weather', url: mcpServer.url, cost_per_use: 0.25 }, outbound, { secrets: secretsFrom({}), defaultRateLimit: 60 });
   tools.add(mcp.tools);
@@ -43,7 +49,9 @@ it('runs MCP, OpenAPI and Python tools in an agent loop, feeding each result bac
   const answered = (id: string) => (_text: string, body: Record<string, unknown>) => JSON.stringify(body.messages).includes(`"tool_call_id":"${id}"`);
   // Rules match in order: the later a step, the more results its request carries.
   stack.model.on(answered('call-py'), { content: 'Walk Rex in the sun for 150 minutes.' });
-  stack.model.on(answered('call-pet'), { toolCalls: [{ id: 'call-py', name: 'python_executor', arguments: JSON.stringify({ code: 'print(sum(range(1, 5)) * 15)' }) }] });
+  stack.model.on(answered('call-pet'), {
+    toolCalls: [{ id: 'call-py', name: 'python_executor', arguments: JSON.stringify({ code: 'print(sum(range(1, 5)) * 15)' }) }],
+  });
   stack.model.on((text) => text === query, {
     toolCalls: [
       { id: 'call-weather', name: 'weather_forecast', arguments: '{"city":"Oslo"}' },
@@ -56,7 +64,9 @@ it('runs MCP, OpenAPI and Python tools in an agent loop, feeding each result bac
   expect(status).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'Walk Rex in the sun for 150 minutes.' });
 
   // Each tool's result went back to the model, paired with its call.
-  const toolMessages = stack.model.requests.flatMap((r) => (r.body.messages as Array<{ role: string; tool_call_id?: string; content?: string }>).filter((m) => m.role === 'tool'));
+  const toolMessages = stack.model.requests.flatMap((r) =>
+    (r.body.messages as Array<{ role: string; tool_call_id?: string; content?: string }>).filter((m) => m.role === 'tool'),
+  );
   const resultOf = (id: string) => toolMessages.find((m) => m.tool_call_id === id)?.content;
   expect(resultOf('call-weather')).toBe('Sunny in Oslo for 1 day(s)');
   expect(JSON.parse(resultOf('call-pet')!)).toEqual({ status: 200, body: { id: 1, name: 'Rex', tag: 'dog' } });
@@ -66,10 +76,16 @@ it('runs MCP, OpenAPI and Python tools in an agent loop, feeding each result bac
   // The MCP tool's price per use is part of the task's cost.
   expect(status.metrics!.token_usage!.cost_usd).toBeCloseTo(0.25, 6);
   const observed = (await listTaskEvents(stack.pool, workflowId)).filter((e) => e.type === 'TOOL_OBSERVATION').map((e) => [e.payload.tool, e.payload.ok]);
-  expect(observed).toEqual(expect.arrayContaining([['weather_forecast', true], ['pets_getPet', true], ['python_executor', true]]));
+  expect(observed).toEqual(
+    expect.arrayContaining([
+      ['weather_forecast', true],
+      ['pets_getPet', true],
+      ['python_executor', true],
+    ]),
+  );
 });
 
-it('caps an AgentService task\'s Python programs at its config.memory_limit_mb', async () => {
+it("caps an AgentService task's Python programs at its config.memory_limit_mb", async () => {
   const query = `memory hungry ${Date.now()}`;
   const bomb = 'blocks = []\nwhile True:\n    blocks.append(bytearray(50 * 1024 * 1024))';
   stack.model.on((_text, body) => JSON.stringify(body.messages).includes('"tool_call_id":"bomb"'), { content: 'the program ran out of memory' });

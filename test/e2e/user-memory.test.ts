@@ -13,7 +13,8 @@ beforeAll(async () => {
 afterAll(() => stack.stop());
 
 const longAnswer = `The Rhine rises in the Swiss Alps and flows 1,230 km to the North Sea. ${'It passes Basel, Strasbourg, Cologne and Rotterdam on the way. '.repeat(8)}`;
-const memoryRequests = (query: string) => stack.model.requests.filter((r) => JSON.stringify(r.body.messages).includes(memoryInstruction) && JSON.stringify(r.body.messages).includes(query));
+const memoryRequests = (query: string) =>
+  stack.model.requests.filter((r) => JSON.stringify(r.body.messages).includes(memoryInstruction) && JSON.stringify(r.body.messages).includes(query));
 
 /** A caller of its own, so each test sees only its user's memory. */
 async function callerFor(userId: string): Promise<ShannonCaller> {
@@ -28,9 +29,17 @@ async function run(http: ShannonCaller, query: string) {
 it("keeps a note of a long answer in the user's memory, recorded as the task's memory agent", async () => {
   const http = await callerFor('rhine-reader');
   const query = 'Tell me about the river Rhine';
-  const note = { worth_remembering: true, title: 'The Rhine', summary: 'The Rhine runs 1,230 km from the Alps to the North Sea.', content: 'Source: the Swiss Alps. Mouth: the North Sea near Rotterdam. Cities on its banks: Basel, Strasbourg, Cologne and Rotterdam.', suggested_path: 'geography/rhine.md' };
+  const note = {
+    worth_remembering: true,
+    title: 'The Rhine',
+    summary: 'The Rhine runs 1,230 km from the Alps to the North Sea.',
+    content: 'Source: the Swiss Alps. Mouth: the North Sea near Rotterdam. Cities on its banks: Basel, Strasbourg, Cologne and Rotterdam.',
+    suggested_path: 'geography/rhine.md',
+  };
   // The memory prompt quotes the query, so its rule comes first.
-  stack.model.on((text) => text.startsWith(memoryInstruction) && text.includes(query), { content: `Here is the note:\n\`\`\`json\n${JSON.stringify(note)}\n\`\`\`` });
+  stack.model.on((text) => text.startsWith(memoryInstruction) && text.includes(query), {
+    content: `Here is the note:\n\`\`\`json\n${JSON.stringify(note)}\n\`\`\``,
+  });
   stack.model.on(query, { content: longAnswer });
   const { taskId, finished } = await run(http, query);
   expect(finished).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: longAnswer });
@@ -53,7 +62,13 @@ it('keeps nothing when the model answers in prose or suggests a path outside the
   expect((await run(http, prose)).finished).toMatchObject({ status: 'TASK_STATUS_COMPLETED' });
 
   const escape = 'Tell me about the river Elbe';
-  const note = { worth_remembering: true, title: 'x', summary: 'A summary that is long enough to keep.', content: 'c'.repeat(120), suggested_path: '../../other-user/elbe.md' };
+  const note = {
+    worth_remembering: true,
+    title: 'x',
+    summary: 'A summary that is long enough to keep.',
+    content: 'c'.repeat(120),
+    suggested_path: '../../other-user/elbe.md',
+  };
   stack.model.on((text) => text.startsWith(memoryInstruction) && text.includes(escape), { content: JSON.stringify(note) });
   stack.model.on(escape, { content: longAnswer.replace(/Rhine/g, 'Elbe') });
   expect((await run(http, escape)).finished).toMatchObject({ status: 'TASK_STATUS_COMPLETED' });

@@ -29,7 +29,12 @@ const summaryOf = (event: temporal.api.history.v1.IHistoryEvent) =>
 
 const { EventType } = temporal.api.enums.v1;
 /** The events that start something: the workflow itself, its activities, timers and children. */
-const starting = new Set([EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED, EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED, EventType.EVENT_TYPE_TIMER_STARTED, EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED]);
+const starting = new Set([
+  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED,
+  EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED,
+  EventType.EVENT_TYPE_TIMER_STARTED,
+  EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED,
+]);
 
 /** The summaries of what the workflow started, in history order. */
 async function summaries(workflowId: string): Promise<string[]> {
@@ -70,7 +75,9 @@ it('names each workflow, activity and timer, says what a waiting task waits for,
     const metadata = await handle.query<WorkflowMetadataQuery>('__temporal_workflow_metadata');
     return metadata.currentDetails ? metadata : undefined;
   });
-  expect(waiting.currentDetails).toMatch(new RegExp(`^\\*\\*awaiting approval\\*\\* \`${pending.approval_id}\` until \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z: \\{"mode":"COMPLEX","plan":`));
+  expect(waiting.currentDetails).toMatch(
+    new RegExp(`^\\*\\*awaiting approval\\*\\* \`${pending.approval_id}\` until \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z: \\{"mode":"COMPLEX","plan":`),
+  );
   expect(waiting.currentDetails).toContain('Why: the request requires approval');
   const described_ = (list: Array<{ name: string; description?: string }>, name: string) => list.find((d) => d.name === name)?.description ?? '';
   expect(described_(waiting.definition.signalDefinitions, 'approvalDecision')).toContain('{"approvalId": "<id>", "approved": true | false');
@@ -103,7 +110,12 @@ it('names tool calls by tool, call and agent', async () => {
   stack.model.on(query, { toolCalls: [{ id: 'calc-1', name: 'calculator', arguments: '{"expression":"6*7"}' }] }, { content: '42' });
   const submitted = await submitTask(stack.orchestrator, { query });
   await waitForFinish(stack.orchestrator, submitted.task_id);
-  expect(await summaries(submitted.workflow_id)).toEqual([`task of tester: ${query}`, 'model step 1 of agent main', 'tool calculator (calc-1) of agent main', 'model step 2 of agent main']);
+  expect(await summaries(submitted.workflow_id)).toEqual([
+    `task of tester: ${query}`,
+    'model step 1 of agent main',
+    'tool calculator (calc-1) of agent main',
+    'model step 2 of agent main',
+  ]);
 });
 
 itLeavesEveryTaskVerified(() => stack.everyTask());

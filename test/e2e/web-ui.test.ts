@@ -27,7 +27,14 @@ afterAll(async () => {
 
 /** The page's text, the markdown the UI renders in frames included. */
 async function pageText(page: Page): Promise<string> {
-  const texts = await Promise.all(page.frames().map((frame) => frame.locator('body').innerText().catch(() => '')));
+  const texts = await Promise.all(
+    page.frames().map((frame) =>
+      frame
+        .locator('body')
+        .innerText()
+        .catch(() => ''),
+    ),
+  );
   return texts.join('\n');
 }
 

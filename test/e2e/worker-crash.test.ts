@@ -54,18 +54,13 @@ it('a worker killed right after a store write committed: the task completes with
   // The retried step found its stored reply instead of asking the model again.
   expect(model.requests.filter((r) => JSON.stringify(r.body).includes(query))).toHaveLength(1);
   const records = (await store.listRunRecords(input.taskId, '', 100)).records;
-  expect(records.map((r) => r.type)).toEqual([
-    RecordType.RunStarted,
-    RecordType.TranscriptSeeded,
-    RecordType.TranscriptAppended,
-    RecordType.RunCompleted,
-  ]);
+  expect(records.map((r) => r.type)).toEqual([RecordType.RunStarted, RecordType.TranscriptSeeded, RecordType.TranscriptAppended, RecordType.RunCompleted]);
   expect(await buildMessagesFromRunLog(store, input.taskId)).toEqual([userText(query), assistantText('The answer survived the crash.')]);
   const task = await pool.query('SELECT status, total_tokens FROM tasks WHERE task_id = $1', [input.taskId]);
   expect(task.rows).toEqual([{ status: 'COMPLETED', total_tokens: 14 }]);
 });
 
-it('a worker killed during an agent\'s model step of a COMPLEX task: completed steps never run again', async () => {
+it("a worker killed during an agent's model step of a COMPLEX task: completed steps never run again", async () => {
   const taskQueue = `crash-${randomUUID()}`;
   const prefix = `kill-dag-${randomUUID()}`;
   model.on(`${prefix} quick`, { toolCalls: [{ id: 'q1', name: 'calculator', arguments: '{"expression":"6*7"}' }] }, { content: 'quick done' });
@@ -98,7 +93,15 @@ it('a worker killed during an agent\'s model step of a COMPLEX task: completed s
   expect(asked(`${prefix} quick`)).toBe(2);
   const quickRun = `${input.taskId}/agent/quick`;
   const quickRecords = (await store.listRunRecords(quickRun, '', 100)).records.map((r) => r.type);
-  expect(quickRecords).toEqual([RecordType.RunStarted, RecordType.TranscriptSeeded, RecordType.TranscriptAppended, 'tool_result', RecordType.TranscriptAppended, RecordType.TranscriptAppended, RecordType.RunCompleted]);
+  expect(quickRecords).toEqual([
+    RecordType.RunStarted,
+    RecordType.TranscriptSeeded,
+    RecordType.TranscriptAppended,
+    'tool_result',
+    RecordType.TranscriptAppended,
+    RecordType.TranscriptAppended,
+    RecordType.RunCompleted,
+  ]);
   const invoked = await pool.query(`SELECT count(*)::int AS n FROM task_events WHERE workflow_id = $1 AND event_type = 'TOOL_INVOKED'`, [input.taskId]);
   expect(invoked.rows[0].n).toBe(1);
   // Every run started and ended exactly once.
@@ -109,7 +112,7 @@ it('a worker killed during an agent\'s model step of a COMPLEX task: completed s
   }
 });
 
-it('a worker killed right after the task\'s end committed, before its workflow task completed: the end is not written twice', async () => {
+it("a worker killed right after the task's end committed, before its workflow task completed: the end is not written twice", async () => {
   const taskQueue = `crash-${randomUUID()}`;
   const query = `crash at the end ${randomUUID()}`;
   model.on(query, { content: 'finished once' });

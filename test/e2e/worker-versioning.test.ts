@@ -30,7 +30,10 @@ async function makeCurrent(version: WorkerVersion): Promise<void> {
   await until(() =>
     stack.temporal.workflowService
       .setWorkerDeploymentCurrentVersion({ namespace: 'default', deploymentName: version.deploymentName, buildId: version.buildId, identity: 'weft-test' })
-      .then(() => true, () => undefined),
+      .then(
+        () => true,
+        () => undefined,
+      ),
   );
 }
 
@@ -56,7 +59,13 @@ it('a new build takes new tasks while a task the old build started finishes on t
   const approval = await pendingApprovalOf(stack.orchestrator, started.task_id);
   expect(await pinnedBuildOf(started.workflow_id)).toBe('build-a');
 
-  newBuild = await startTestWorker({ taskQueue: stack.taskQueue, pool: stack.pool, store: stack.store, modelBaseURL: stack.model.baseURL, capacity: { version: buildB } });
+  newBuild = await startTestWorker({
+    taskQueue: stack.taskQueue,
+    pool: stack.pool,
+    store: stack.store,
+    modelBaseURL: stack.model.baseURL,
+    capacity: { version: buildB },
+  });
   await makeCurrent(buildB);
 
   const fresh = `new work for build b ${randomUUID()}`;

@@ -15,7 +15,9 @@ captureGolden('golden-ignored-decision', async ({ model, pool, temporal, taskQue
   const approvalId = `${input.taskId}/plan`;
   await until(async () => (await findApproval(pool, approvalId))?.status === 'pending');
   await handle.signal(approvalDecisionSignal, { approved: true } as unknown as ApprovalDecision);
-  await until(async () => (await pool.query(`SELECT 1 FROM task_events WHERE workflow_id = $1 AND event_type = 'ERROR_OCCURRED'`, [input.taskId])).rowCount === 1);
+  await until(
+    async () => (await pool.query(`SELECT 1 FROM task_events WHERE workflow_id = $1 AND event_type = 'ERROR_OCCURRED'`, [input.taskId])).rowCount === 1,
+  );
   await handle.signal(approvalDecisionSignal, { approvalId, approved: true, decidedBy: 'golden' });
   await handle.result();
   await addToGoldenHistories(temporal, input.taskId, 'ignored-decision');

@@ -26,7 +26,13 @@ captureGolden(
       worker.child.kill('SIGKILL');
       await worker.exited;
       peer.holding = false;
-      const replacement = await startTestWorker({ taskQueue, pool, store: createRuntimeStore(pool), modelBaseURL: model.baseURL, tools: await toolsWithSideEffects(peer.base) });
+      const replacement = await startTestWorker({
+        taskQueue,
+        pool,
+        store: createRuntimeStore(pool),
+        modelBaseURL: model.baseURL,
+        tools: await toolsWithSideEffects(peer.base),
+      });
       try {
         const approvalId = `${input.taskId}/tool/golden-book/outcome`;
         await until(async () => (await findApproval(pool, approvalId))?.status === 'pending');

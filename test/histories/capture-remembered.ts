@@ -10,7 +10,13 @@ import { captureGolden } from './capture-harness';
 import { addToGoldenHistories } from './history-files';
 
 captureGolden('golden-remembered', async ({ model, temporal, taskQueue }) => {
-  const note = { worth_remembering: true, title: 'Golden facts', summary: 'The golden task found facts worth keeping.', content: 'golden content '.repeat(10), suggested_path: 'golden/facts.md' };
+  const note = {
+    worth_remembering: true,
+    title: 'Golden facts',
+    summary: 'The golden task found facts worth keeping.',
+    content: 'golden content '.repeat(10),
+    suggested_path: 'golden/facts.md',
+  };
   model.on((text) => text.startsWith(memoryInstruction), { content: JSON.stringify(note) });
   model.on('golden remembered', { content: `golden answer ${'worth remembering '.repeat(40)}` });
   const input = testTaskInput({ taskId: 'golden-remembered', query: 'golden remembered', settings: testTaskSettings({ rememberResults: true }) });

@@ -22,8 +22,12 @@ captureGolden('golden-reset-agent-wait', async ({ model, temporal, taskQueue }) 
   const handle = await temporal.workflow.start<typeof taskWorkflow>('taskWorkflow', { workflowId: input.taskId, taskQueue, args: [input] });
   const gamma = `${input.taskId}/agent/gamma`;
   await until(() => model.requests.some((r) => JSON.stringify(r.body).includes('golden wait gamma')));
-  const runId = await resetWorkflowTo(temporal, handle.workflowId, (events) =>
-    events.find((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId === gamma)!.startChildWorkflowExecutionInitiatedEventAttributes!.workflowTaskCompletedEventId!,
+  const runId = await resetWorkflowTo(
+    temporal,
+    handle.workflowId,
+    (events) =>
+      events.find((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId === gamma)!.startChildWorkflowExecutionInitiatedEventAttributes!
+        .workflowTaskCompletedEventId!,
   );
   await temporal.workflow.getHandle(input.taskId, runId).result();
   await addToGoldenHistories(temporal, input.taskId, 'reset-agent-wait');

@@ -19,7 +19,12 @@ captureGolden('golden-reset-decision', async ({ model, pool, temporal, taskQueue
   await until(async () => (await findApproval(pool, approvalId))?.status === 'pending');
   await handle.signal(approvalDecisionSignal, { approvalId, approved: true, decidedBy: 'golden' });
   await handle.result();
-  const runId = await resetWorkflowTo(temporal, input.taskId, (events) => scheduledOf(events, 'requestApproval')[0]!.activityTaskScheduledEventAttributes!.workflowTaskCompletedEventId!, false);
+  const runId = await resetWorkflowTo(
+    temporal,
+    input.taskId,
+    (events) => scheduledOf(events, 'requestApproval')[0]!.activityTaskScheduledEventAttributes!.workflowTaskCompletedEventId!,
+    false,
+  );
   await temporal.workflow.getHandle(input.taskId, runId).result();
   await addToGoldenHistories(temporal, input.taskId, 'reset-decision');
 });

@@ -8,7 +8,12 @@ import { captureGolden } from './capture-harness';
 import { addToGoldenHistories } from './history-files';
 
 captureGolden('golden-reset-run', async ({ model, temporal, taskQueue }) => {
-  model.on('golden reset run', { toolCalls: [{ id: 'calc-1', name: 'calculator', arguments: '{"expression":"6*7"}' }] }, { content: 'It is 42.' }, { content: 'answered again' });
+  model.on(
+    'golden reset run',
+    { toolCalls: [{ id: 'calc-1', name: 'calculator', arguments: '{"expression":"6*7"}' }] },
+    { content: 'It is 42.' },
+    { content: 'answered again' },
+  );
   const input = testTaskInput({ taskId: 'golden-reset-run', query: 'golden reset run' });
   const handle = await temporal.workflow.start<typeof taskWorkflow>('taskWorkflow', { workflowId: input.taskId, taskQueue, args: [input] });
   await handle.result();

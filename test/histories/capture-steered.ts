@@ -11,7 +11,10 @@ import { addToGoldenHistories } from './history-files';
 
 captureGolden('golden-steered', async ({ model, temporal, taskQueue }) => {
   const calculate = { toolCalls: [{ id: 'g1', name: 'calculator', arguments: '{"expression":"6*7"}' }], delayMs: 1_000 };
-  model.on((_last, body) => JSON.stringify(body.messages).includes('golden steered'), calculate, { content: 'It is 42.', usage: { prompt_tokens: 5, completion_tokens: 3 } });
+  model.on((_last, body) => JSON.stringify(body.messages).includes('golden steered'), calculate, {
+    content: 'It is 42.',
+    usage: { prompt_tokens: 5, completion_tokens: 3 },
+  });
   const input = testTaskInput({ taskId: 'golden-steered', query: 'golden steered' });
   await launchTaskWorkflow(temporal, taskQueue, input);
   const handle = temporal.workflow.getHandle<typeof taskWorkflow>(taskWorkflowIdOf(input.taskId));

@@ -24,7 +24,12 @@ interface Scenario {
 const call = (id: string) => ({ toolCalls: [{ id, name: 'calculator', arguments: '{"expression":"2+2"}' }] });
 const approve = (modified?: string) => async (stack: TestStack, taskId: string) => {
   const pending = await pendingApprovalOf(stack.orchestrator, taskId);
-  await approveTask(stack.orchestrator, { approval_id: pending.approval_id, approved: true, approved_by: 'golden', ...(modified ? { modified_action: modified } : {}) });
+  await approveTask(stack.orchestrator, {
+    approval_id: pending.approval_id,
+    approved: true,
+    approved_by: 'golden',
+    ...(modified ? { modified_action: modified } : {}),
+  });
 };
 
 const scenarios: Scenario[] = [
@@ -110,12 +115,16 @@ async function main(): Promise<void> {
   try {
     for (const scenario of scenarios) {
       scenario.script?.(stack);
-      const submitted = await submitTask(stack.orchestrator, { ...scenario.request, metadata: { task_id: `golden-${scenario.name}`, ...scenario.request.metadata } });
+      const submitted = await submitTask(stack.orchestrator, {
+        ...scenario.request,
+        metadata: { task_id: `golden-${scenario.name}`, ...scenario.request.metadata },
+      });
       await scenario.act?.(stack, submitted.task_id);
       await waitForFinish(stack.orchestrator, submitted.task_id);
       await until(async () => ((await stack.temporal.workflow.getHandle(submitted.workflow_id).describe()).status.name !== 'RUNNING' ? true : undefined));
       Object.assign(manifest, await writeHistories(stack.temporal, submitted.workflow_id, scenario.name));
-      for (const agent of scenario.agents ?? []) Object.assign(manifest, await writeHistories(stack.temporal, `${submitted.workflow_id}/agent/${agent}`, `${scenario.name}.agent-${agent}`));
+      for (const agent of scenario.agents ?? [])
+        Object.assign(manifest, await writeHistories(stack.temporal, `${submitted.workflow_id}/agent/${agent}`, `${scenario.name}.agent-${agent}`));
     }
     writeFileSync(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
   } finally {

@@ -30,7 +30,11 @@ function twoProviderCatalog(resilience: Record<string, unknown> = {}, alpha: Rec
       { id: 'unlisted-large', provider: 'alpha', tier: 'LARGE', available: false },
     ];
     doc.embedding = { provider: 'alpha', model: 'alpha-embedding' };
-    Object.assign(doc.resilience, { max_attempts: 3, initial_backoff_ms: 10, max_backoff_ms: 20, breaker_failures: 2, breaker_half_open_after_ms: 300 }, resilience);
+    Object.assign(
+      doc.resilience,
+      { max_attempts: 3, initial_backoff_ms: 10, max_backoff_ms: 20, breaker_failures: 2, breaker_half_open_after_ms: 300 },
+      resilience,
+    );
   });
 }
 
@@ -69,11 +73,14 @@ it('skips a provider that answered 429 until its Retry-After has passed', async 
   expect((await ask(gateway, 'third')).model).toBe(CHEAP);
 });
 
-it('waits out a lone model\'s Retry-After, retries a 5xx with backoff, and never retries a 400', async () => {
+it("waits out a lone model's Retry-After, retries a 5xx with backoff, and never retries a 400", async () => {
   const gateway = createModelGateway(twoProviderCatalog());
   server.on(forModel(CHEAP, 'busy'), { status: 429, content: 'busy', headers: { 'retry-after': '1' } }, { content: 'now free' });
   const startedAt = Date.now();
-  expect(await gateway.complete({ model: CHEAP, messages: [userText('busy')] })).toMatchObject({ model: CHEAP, message: { parts: [{ kind: 'text', text: 'now free' }] } });
+  expect(await gateway.complete({ model: CHEAP, messages: [userText('busy')] })).toMatchObject({
+    model: CHEAP,
+    message: { parts: [{ kind: 'text', text: 'now free' }] },
+  });
   expect(Date.now() - startedAt).toBeGreaterThanOrEqual(950);
 
   server.on(forModel(CHEAP, 'flaky'), { status: 503, content: 'flaky' }, { content: 'recovered' });
@@ -85,7 +92,7 @@ it('waits out a lone model\'s Retry-After, retries a 5xx with backoff, and never
   expect(modelsAsked()).toEqual([CHEAP]);
 });
 
-it('gives up after its attempts with an error that names every candidate\'s failure', async () => {
+it("gives up after its attempts with an error that names every candidate's failure", async () => {
   const gateway = createModelGateway(twoProviderCatalog({ breaker_failures: 10 }));
   server.on((text) => text === 'all down', { status: 502, content: 'bad gateway' });
   const error = await ask(gateway, 'all down').catch((err: unknown) => err);
@@ -94,10 +101,12 @@ it('gives up after its attempts with an error that names every candidate\'s fail
   expect((error as Error).message).toBe(`no model could answer in tier MEDIUM: ${CHEAP}: 502 bad gateway; ${DEAR}: 502 bad gateway`);
   expect(modelsAsked()).toEqual([CHEAP, DEAR, CHEAP, DEAR, CHEAP, DEAR]);
   await expect(gateway.complete({ model: 'no-such-model', messages: [userText('x')] })).rejects.toBeInstanceOf(UnknownModelError);
-  await expect(gateway.complete({ tier: 'LARGE', messages: [userText('x')] })).rejects.toThrow('no model could answer in tier LARGE: unlisted-large: marked unavailable in the catalog');
+  await expect(gateway.complete({ tier: 'LARGE', messages: [userText('x')] })).rejects.toThrow(
+    'no model could answer in tier LARGE: unlisted-large: marked unavailable in the catalog',
+  );
 });
 
-it('opens a provider\'s circuit after consecutive outages, probes it once half-open, and closes it on success', async () => {
+it("opens a provider's circuit after consecutive outages, probes it once half-open, and closes it on success", async () => {
   const gateway = createModelGateway(twoProviderCatalog({ max_attempts: 1 }));
   let alphaHealthy = false;
   server.on((_text, body) => body.model === CHEAP && !alphaHealthy, { status: 500, content: 'alpha down' });
@@ -142,19 +151,29 @@ it('streams from the fallback when the first provider refuses before any delta, 
   server.on(forModel(CHEAP, 'stream it'), { status: 503, content: 'no' });
   server.on(forModel(DEAR, 'stream it'), { content: 'streamed from beta', toolCalls: [{ id: 'c1', name: 'lookup', arguments: '{"q":"a long argument"}' }] });
   const deltas = [];
-  for await (const delta of await gateway.stream({ tier: 'MEDIUM', messages: [userText('stream it')], tools: [{ name: 'lookup', description: 'looks up', parameters: { type: 'object' } }] })) deltas.push(delta);
-  expect(deltas.filter((d) => d.kind === 'text').map((d) => (d as { text: string }).text).join('')).toBe('streamed from beta');
+  for await (const delta of await gateway.stream({
+    tier: 'MEDIUM',
+    messages: [userText('stream it')],
+    tools: [{ name: 'lookup', description: 'looks up', parameters: { type: 'object' } }],
+  }))
+    deltas.push(delta);
+  expect(
+    deltas
+      .filter((d) => d.kind === 'text')
+      .map((d) => (d as { text: string }).text)
+      .join(''),
+  ).toBe('streamed from beta');
   expect(deltas.filter((d) => d.kind === 'tool_call')).toEqual([{ kind: 'tool_call', id: 'c1', name: 'lookup', arguments: '{"q":"a long argument"}' }]);
   expect(deltas.at(-1)).toMatchObject({ kind: 'end', finishReason: 'tool_calls', model: DEAR, provider: 'DEEPSEEK', tier: 'MEDIUM' });
 });
 
-it('embeds with the catalog\'s embedding model unless one is named', async () => {
+it("embeds with the catalog's embedding model unless one is named", async () => {
   const gateway = createModelGateway(twoProviderCatalog());
   expect(await gateway.embed(['a', 'b'])).toMatchObject({ model: 'alpha-embedding', provider: 'OPENAI' });
   expect((await gateway.embed(['a'], 'other-embedding')).model).toBe('other-embedding');
 });
 
-it('shares a provider\'s per-minute limit between processes through the database', async () => {
+it("shares a provider's per-minute limit between processes through the database", async () => {
   const pool = createPool(process.env.DATABASE_URL!);
   try {
     // A provider id of its own, so no earlier run's minute counts here.
@@ -170,7 +189,10 @@ it('shares a provider\'s per-minute limit between processes through the database
     server.on(() => true, { content: 'ok' });
     await ask(api, 'one');
     await ask(worker, 'two');
-    await expect(ask(api, 'three')).rejects.toMatchObject({ rateLimited: true, message: expect.stringContaining(`provider ${provider} is at its requests per minute limit`) });
+    await expect(ask(api, 'three')).rejects.toMatchObject({
+      rateLimited: true,
+      message: expect.stringContaining(`provider ${provider} is at its requests per minute limit`),
+    });
     expect(modelsAsked()).toEqual([CHEAP, CHEAP]);
   } finally {
     await pool.end();

@@ -14,7 +14,9 @@ async function main(): Promise<void> {
   const server = new ScriptedModelServer({ demo: true, pace });
   scriptDemo(server);
   await server.start(port, host);
-  console.log(`demo model server (scripted, not a real LLM) on ${server.baseURL}, ${pace.firstTokenMs} ms to the first token, ${pace.tokensPerSecond} tokens/s`);
+  console.log(
+    `demo model server (scripted, not a real LLM) on ${server.baseURL}, ${pace.firstTokenMs} ms to the first token, ${pace.tokensPerSecond} tokens/s`,
+  );
   const stop = () => void server.stop().then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

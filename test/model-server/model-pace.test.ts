@@ -16,7 +16,8 @@ it.each([false, true])('takes the first-token wait and the generation time (stre
     const started = performance.now();
     if (stream) {
       let text = '';
-      for await (const chunk of await client.chat.completions.create({ model: 'm', stream: true, messages: [{ role: 'user', content: 'pace me' }] })) text += chunk.choices[0]?.delta.content ?? '';
+      for await (const chunk of await client.chat.completions.create({ model: 'm', stream: true, messages: [{ role: 'user', content: 'pace me' }] }))
+        text += chunk.choices[0]?.delta.content ?? '';
       expect(text).toBe(answer);
     } else {
       const reply = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'pace me' }] });

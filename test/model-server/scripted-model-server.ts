@@ -148,10 +148,10 @@ export class ScriptedModelServer {
       return {
         content:
           `[demo model: scripted, not a real LLM] You asked: ${text}\n\n` +
-          'A real model would answer here. This scripted demo streams its reply at a model\'s pace ' +
+          "A real model would answer here. This scripted demo streams its reply at a model's pace " +
           '(WEFT_DEMO_MODEL_TOKENS_PER_SECOND), so a task runs long enough to watch, pause, resume or cancel. ' +
           'While it streams, `npm run weft -- watch <task>` shows the text arriving, and the Temporal Web UI ' +
-          'shows the model step running as an activity of the task\'s workflow. Pausing the task lets this ' +
+          "shows the model step running as an activity of the task's workflow. Pausing the task lets this " +
           'step finish and holds the next one; cancelling it ends the step and records why. ' +
           'Every step, tool call and decision is recorded in Postgres, so a replay of the task shows the same ' +
           'history. Set OPENAI_API_KEY or WEFT_LLM_BASE_URL to use a real model instead.',

@@ -32,8 +32,14 @@ function recordedActivities(history: ReturnType<typeof historyFromJSON>): Schedu
  * Those two fields of its activities are left out of the comparison; every other one stands.
  */
 const isResetRun = (history: ReturnType<typeof historyFromJSON>) =>
-  (history.events ?? []).some((event) => event.workflowTaskFailedEventAttributes?.cause === temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_RESET_WORKFLOW);
-const withoutRunOf = (activities: Scheduled[]) => activities.map(({ activityType, args }) => ({ activityType, args: args.map((arg) => (typeof arg === 'object' && arg !== null ? { ...arg, runId: undefined, handover: undefined } : arg)) }));
+  (history.events ?? []).some(
+    (event) => event.workflowTaskFailedEventAttributes?.cause === temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_RESET_WORKFLOW,
+  );
+const withoutRunOf = (activities: Scheduled[]) =>
+  activities.map(({ activityType, args }) => ({
+    activityType,
+    args: args.map((arg) => (typeof arg === 'object' && arg !== null ? { ...arg, runId: undefined, handover: undefined } : arg)),
+  }));
 
 /** The run a history belongs to: a replayed workflow's info carries the same id. */
 const runIdOf = (history: ReturnType<typeof historyFromJSON>) => history.events![0]!.workflowExecutionStartedEventAttributes!.originalExecutionRunId!;
@@ -65,7 +71,9 @@ it('schedules every activity of every golden history with the recorded arguments
     replayed.delete(runIdOf(history));
   }
   for (const { file, history } of histories) {
-    const [replayedHere, recorded] = isResetRun(history) ? [withoutRunOf(scheduledBy.get(file)!), withoutRunOf(recordedActivities(history))] : [scheduledBy.get(file), recordedActivities(history)];
+    const [replayedHere, recorded] = isResetRun(history)
+      ? [withoutRunOf(scheduledBy.get(file)!), withoutRunOf(recordedActivities(history))]
+      : [scheduledBy.get(file), recordedActivities(history)];
     // JSON round trip: the recorded side went through the payload converter too.
     expect({ file, activities: JSON.parse(JSON.stringify(replayedHere)) }).toMatchObject({ file, activities: JSON.parse(JSON.stringify(recorded)) });
   }

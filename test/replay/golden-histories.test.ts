@@ -18,27 +18,50 @@ function loadHistory(file: string) {
 }
 
 it('has a golden history for every workflow path', () => {
-  const paths = ['simple', 'standard', 'complex-dag', 'complex-dag.agent-join', 'approve', 'approve-modified', 'reject', 'timeout', 'cancel', 'budget-exceeded', 'failure', 'continue-as-new.run-1', 'continue-as-new.run-2', 'outcome-review', 'unrecordable-end', 'ignored-decision', 'reset-decision.run-1', 'reset-decision.run-2', 'reset-run.run-1', 'reset-run.run-2', 'reset-agent-wait.run-1', 'reset-agent-wait.run-2', 'cancel-dag', 'first-step-start', 'cancel-before-first-step', 'steered', 'remembered'];
+  const paths = [
+    'simple',
+    'standard',
+    'complex-dag',
+    'complex-dag.agent-join',
+    'approve',
+    'approve-modified',
+    'reject',
+    'timeout',
+    'cancel',
+    'budget-exceeded',
+    'failure',
+    'continue-as-new.run-1',
+    'continue-as-new.run-2',
+    'outcome-review',
+    'unrecordable-end',
+    'ignored-decision',
+    'reset-decision.run-1',
+    'reset-decision.run-2',
+    'reset-run.run-1',
+    'reset-run.run-2',
+    'reset-agent-wait.run-1',
+    'reset-agent-wait.run-2',
+    'cancel-dag',
+    'first-step-start',
+    'cancel-before-first-step',
+    'steered',
+    'remembered',
+  ];
   expect(goldenFiles.map((file) => path.basename(file, '.json')).sort()).toEqual(paths.sort());
 });
 
 it.each(goldenFiles)('replays %s against the current workflow code', async (file) => {
-  await Worker.runReplayHistory(
-    { workflowBundle: { codePath: process.env.WEFT_TEST_WORKFLOW_BUNDLE! } },
-    loadHistory(file),
-    manifest[file],
-  );
+  await Worker.runReplayHistory({ workflowBundle: { codePath: process.env.WEFT_TEST_WORKFLOW_BUNDLE! } }, loadHistory(file), manifest[file]);
 });
 
 it('detects a workflow whose code no longer matches its history', async () => {
-  const replay = Worker.runReplayHistory(
-    { workflowsPath: require.resolve('./drifted-workflows') },
-    loadHistory('standard.json'),
-  );
+  const replay = Worker.runReplayHistory({ workflowsPath: require.resolve('./drifted-workflows') }, loadHistory('standard.json'));
   await expect(replay).rejects.toBeInstanceOf(DeterminismViolationError);
   // `weft replay` says which event the changed code disagreed with, and what to do.
   const error = (await replay.catch((err: unknown) => err)) as Error;
   const explanation = explainMismatch(loadHistory('standard.json'), error.message);
   expect(explanation).toMatchObject({ eventId: 5, eventType: 'UPSERT_WORKFLOW_SEARCH_ATTRIBUTES', recorded: 'UpsertWorkflowSearchAttributes' });
-  expect(explanationLines(explanation).join('\n')).toContain('at event 5 (UPSERT_WORKFLOW_SEARCH_ATTRIBUTES): the history recorded UpsertWorkflowSearchAttributes');
+  expect(explanationLines(explanation).join('\n')).toContain(
+    'at event 5 (UPSERT_WORKFLOW_SEARCH_ATTRIBUTES): the history recorded UpsertWorkflowSearchAttributes',
+  );
 });

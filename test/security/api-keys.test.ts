@@ -32,7 +32,6 @@ afterAll(async () => {
   await stack.stop();
 });
 
-
 const keyIdOf = (key: string) => key.split('_')[1]!;
 const principal = () => ({ tenantId: stack.principal.tenantId, userId: `key-user-${Math.random().toString(36).slice(2, 8)}`, roles: ['approver' as const] });
 
@@ -108,7 +107,9 @@ it('rotates a key: the new one works, the old one through its grace period only,
   await until(async () => ((await acceptedBy(replacement)).every((accepted) => !accepted) ? true : undefined), 5_000);
   expect(await acceptedBy(final.stdout)).toEqual([true, true]);
 
-  const listed = weft('list', '--tenant', who.tenantId).stdout.split('\n').filter((line) => line.includes(who.userId));
+  const listed = weft('list', '--tenant', who.tenantId)
+    .stdout.split('\n')
+    .filter((line) => line.includes(who.userId));
   expect(listed).toHaveLength(3);
   expect(listed[0]).toMatch(new RegExp(`^${keyIdOf(old)}\\t${who.tenantId}\\t${who.userId}\\tapprover\\texpires `));
   expect(listed[1]).toMatch(new RegExp(`^${keyIdOf(replacement)}\\t.*\\trevoked `));

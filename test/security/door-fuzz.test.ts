@@ -32,23 +32,38 @@ interface Outcome {
 function grpcCalls(clients: Map<string, grpc.Client>): fc.Arbitrary<() => Promise<Outcome>> {
   const rpcs = apiServices.flatMap(([service]) => serviceMethods(service).map((method) => ({ service, ...method })));
   return fc.constantFrom(...rpcs).chain(({ service, rpc, serverStreaming }) =>
-    fc.tuple(requestBytes(methodTypes(service, rpc).request), fc.integer({ min: 0, max: 4 }).map((draw) => draw > 0)).map(([bytes, keyed]) => async (): Promise<Outcome> => {
-      const metadata = new grpc.Metadata();
-      if (keyed) metadata.set('authorization', `Bearer ${stack.apiKey}`);
-      const began = Date.now();
-      const { code, details } = await sendRaw(clients.get(service)!, `/${service}/${rpc}`, bytes, metadata, serverStreaming, hangMs);
-      const answer = grpc.status[code]!;
-      const hung = code === grpc.status.DEADLINE_EXCEEDED && Date.now() - began >= hangMs;
-      const surprise = !documentedStatuses.has(code) ? `${answer}: ${details}` : hung ? 'no answer (hang)' : undefined;
-      return { target: `${service.split('.').pop()}/${rpc}`, answer, ...(surprise ? { surprise } : {}) };
-    }),
+    fc
+      .tuple(
+        requestBytes(methodTypes(service, rpc).request),
+        fc.integer({ min: 0, max: 4 }).map((draw) => draw > 0),
+      )
+      .map(([bytes, keyed]) => async (): Promise<Outcome> => {
+        const metadata = new grpc.Metadata();
+        if (keyed) metadata.set('authorization', `Bearer ${stack.apiKey}`);
+        const began = Date.now();
+        const { code, details } = await sendRaw(clients.get(service)!, `/${service}/${rpc}`, bytes, metadata, serverStreaming, hangMs);
+        const answer = grpc.status[code]!;
+        const hung = code === grpc.status.DEADLINE_EXCEEDED && Date.now() - began >= hangMs;
+        const surprise = !documentedStatuses.has(code) ? `${answer}: ${details}` : hung ? 'no answer (hang)' : undefined;
+        return { target: `${service.split('.').pop()}/${rpc}`, answer, ...(surprise ? { surprise } : {}) };
+      }),
   );
 }
 
 const restTargets = [
-  ...restRoutes.map((route) => ({ method: route.method, path: route.path, type: methodTypes(fullServiceNames[route.service], route.rpc).request, query: route.query ?? [] })),
+  ...restRoutes.map((route) => ({
+    method: route.method,
+    path: route.path,
+    type: methodTypes(fullServiceNames[route.service], route.rpc).request,
+    query: route.query ?? [],
+  })),
   ...[streamRoute, shannonStreamRoute].map((route) => ({ method: 'GET', path: route.path, type: undefined, query: [...route.query] })),
-  ...['/tools/list', '/tools/:name/schema', '/tools/:name/metadata', '/tools/sources', '/openapi.json', '/no/such/route'].map((path) => ({ method: 'GET', path, type: undefined, query: ['category'] })),
+  ...['/tools/list', '/tools/:name/schema', '/tools/:name/metadata', '/tools/sources', '/openapi.json', '/no/such/route'].map((path) => ({
+    method: 'GET',
+    path,
+    type: undefined,
+    query: ['category'],
+  })),
   { method: 'POST', path: '/tools/sources', type: undefined, query: [] },
   { method: 'DELETE', path: '/tools/sources/:name', type: undefined, query: ['scope'] },
 ];
@@ -66,7 +81,9 @@ function restCalls(base: string): fc.Arbitrary<() => Promise<Outcome>> {
       .map(({ segments, query, body, headers }) => async (): Promise<Outcome> => {
         let segment = 0;
         const path = target.path.replace(/:\w+/g, () => segments[segment++ % 2]!);
-        const search = Object.entries(query).map(([name, value]) => `${name}=${value}`).join('&');
+        const search = Object.entries(query)
+          .map(([name, value]) => `${name}=${value}`)
+          .join('&');
         try {
           const response = await fetch(`${base}${path}${search ? `?${search}` : ''}`, {
             method: target.method,
@@ -78,10 +95,18 @@ function restCalls(base: string): fc.Arbitrary<() => Promise<Outcome>> {
           if (!response.headers.get('content-type')?.startsWith('text/event-stream')) await response.text();
           else await response.body?.cancel();
           const answer = `HTTP ${response.status}`;
-          return { target: `${target.method} ${target.path}`, answer, ...(response.status >= 500 && response.status !== 503 && response.status !== 504 ? { surprise: answer } : {}) };
+          return {
+            target: `${target.method} ${target.path}`,
+            answer,
+            ...(response.status >= 500 && response.status !== 503 && response.status !== 504 ? { surprise: answer } : {}),
+          };
         } catch (err) {
           const cause = (err as Error & { cause?: Error }).cause;
-          return { target: `${target.method} ${target.path}`, answer: 'no answer', surprise: `no answer: ${(err as Error).message}${cause ? ` (${cause.message})` : ''}` };
+          return {
+            target: `${target.method} ${target.path}`,
+            answer: 'no answer',
+            surprise: `no answer: ${(err as Error).message}${cause ? ` (${cause.message})` : ''}`,
+          };
         }
       }),
   );
@@ -91,13 +116,19 @@ function restCalls(base: string): fc.Arbitrary<() => Promise<Outcome>> {
 function distribution(values: string[]): string {
   const counts = new Map<string, number>();
   for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
-  return [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([value, count]) => `${String(count).padStart(6)}  ${value}`).join('\n');
+  return [...counts.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .map(([value, count]) => `${String(count).padStart(6)}  ${value}`)
+    .join('\n');
 }
 
 it(`answers ${total} generated requests over every RPC and REST route with documented codes only`, async () => {
   const clients = new Map(apiServices.map(([service, port]) => [service, new grpc.Client(`127.0.0.1:${stack.api[port]}`, grpc.credentials.createInsecure())]));
   stack.model.on(() => true, { content: 'fuzzed answer' });
-  const calls = fc.sample(fc.oneof({ weight: 7, arbitrary: grpcCalls(clients) }, { weight: 3, arbitrary: restCalls(`http://127.0.0.1:${stack.api.httpPort}`) }), { numRuns: total, seed: 20261130 });
+  const calls = fc.sample(
+    fc.oneof({ weight: 7, arbitrary: grpcCalls(clients) }, { weight: 3, arbitrary: restCalls(`http://127.0.0.1:${stack.api.httpPort}`) }),
+    { numRuns: total, seed: 20261130 },
+  );
   const outcomes: Outcome[] = [];
   try {
     let next = 0;

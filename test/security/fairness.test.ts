@@ -34,7 +34,10 @@ async function apiWith(quotas: TenantQuotas) {
   servers.push(api);
   const tenant = async (name: string) => {
     const tenantId = `${name}-${run}-${servers.length}`;
-    return { tenantId, client: createOrchestratorClient(`127.0.0.1:${api.port}`, { apiKey: await stack.newApiKey({ tenantId, userId: 'u', roles: ['approver'] }) }) };
+    return {
+      tenantId,
+      client: createOrchestratorClient(`127.0.0.1:${api.port}`, { apiKey: await stack.newApiKey({ tenantId, userId: 'u', roles: ['approver'] }) }),
+    };
   };
   return { a: await tenant('flooder'), b: await tenant('neighbour') };
 }
@@ -58,7 +61,10 @@ it('caps running tasks per tenant; a finished task frees its place', async () =>
   const running = `WorkflowType = "taskWorkflow" AND ExecutionStatus = "Running" AND ${tenantIdKey.name} = "${a.tenantId}"`;
   await until(async () => ((await stack.temporal.workflow.count(running)).count === 2 ? true : undefined));
   const refused = await grpcError(unaryCall(a.client, 'SubmitTask', { query: 'waits for a person' }));
-  expect([refused.code, refused.details]).toEqual([GrpcStatus.RESOURCE_EXHAUSTED, 'your tenant has 2 tasks running, its limit is 2; retry when some have finished']);
+  expect([refused.code, refused.details]).toEqual([
+    GrpcStatus.RESOURCE_EXHAUSTED,
+    'your tenant has 2 tasks running, its limit is 2; retry when some have finished',
+  ]);
   expect((await unaryCall(b.client, 'SubmitTask', { query: 'waits for a person', require_approval: true })).status).toBe('STATUS_CODE_OK');
 
   await unaryCall(a.client, 'CancelTask', { task_id: waiting[0]!.task_id, reason: 'make room' });
@@ -83,7 +89,10 @@ it("caps one tenant's Python programs on a worker while another tenant's run", a
   ]);
   expect(first).toMatchObject({ ok: true });
   expect(neighbour).toMatchObject({ ok: true });
-  expect(second).toEqual({ ok: false, error: { category: 'execution', message: 'your tenant already runs 1 Python program(s) at once here, its limit; run this one after one finishes' } });
+  expect(second).toEqual({
+    ok: false,
+    error: { category: 'execution', message: 'your tenant already runs 1 Python program(s) at once here, its limit; run this one after one finishes' },
+  });
   // Once the first has finished, the tenant runs again.
   expect(await tools.execute('python_executor', { code: 'print(1)' }, context('flooder'))).toMatchObject({ ok: true });
 }, 60_000);

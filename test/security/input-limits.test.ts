@@ -28,7 +28,8 @@ function hugeIdRequests(type: protobuf.Type): Array<{ path: string; request: Rec
   const value = (field: protobuf.Field) => (field.repeated ? [huge] : huge);
   const cases: Array<{ path: string; request: Record<string, unknown> }> = [];
   for (const field of type.fieldsArray) {
-    if (field.type === 'string' && idField.test(field.name)) cases.push({ path: field.repeated ? `${field.name}[0]` : field.name, request: { [field.name]: value(field) } });
+    if (field.type === 'string' && idField.test(field.name))
+      cases.push({ path: field.repeated ? `${field.name}[0]` : field.name, request: { [field.name]: value(field) } });
     const nested = messageOf(field);
     if (!nested || field.repeated || field.map) continue;
     for (const inner of nested.fieldsArray) {
@@ -62,7 +63,13 @@ it('refuses an id over 256 bytes on every RPC that takes one, naming the field',
   }
   expect(answers).toEqual(expected);
   // The ids the old report found among them.
-  for (const known of ['SubmitTask metadata.task_id', 'SubmitTask metadata.session_id', 'AddMessage message.id', 'GenerateCompletion config.cache_key', 'StreamCompletion metadata.task_id']) {
+  for (const known of [
+    'SubmitTask metadata.task_id',
+    'SubmitTask metadata.session_id',
+    'AddMessage message.id',
+    'GenerateCompletion config.cache_key',
+    'StreamCompletion metadata.task_id',
+  ]) {
     expect(answers.some((answer) => answer.startsWith(`${known}:`))).toBe(true);
   }
 });
@@ -108,17 +115,23 @@ async function submitOverRest(body: unknown) {
 
 it('refuses integers out of their range instead of wrapping them', async () => {
   const wrapped = await submitOverRest({ query: 'q', metadata: { max_agents: 1e20 } });
-  expect(wrapped).toEqual({ status: 400, body: expect.objectContaining({ error: 'metadata.max_agents is out of range for a int32', code: 'INVALID_ARGUMENT' }) });
+  expect(wrapped).toEqual({
+    status: 400,
+    body: expect.objectContaining({ error: 'metadata.max_agents is out of range for a int32', code: 'INVALID_ARGUMENT' }),
+  });
   const query = await fetch(`${base}/api/v1/tasks?limit=99999999999`, { headers: { authorization: `Bearer ${stack.apiKey}` } });
   expect([query.status, ((await query.json()) as { error: string }).error]).toEqual([400, 'limit is out of range for a int32']);
 });
 
 it('bounds time limits: an approval timeout of 1e13 seconds is refused, not a database error later', async () => {
   const answer = await submitOverRest({ query: 'q', context: { approval_timeout_seconds: 1e13 } });
-  expect(answer).toEqual({ status: 400, body: expect.objectContaining({ error: 'context.approval_timeout_seconds must be a positive number up to 2592000', code: 'INVALID_ARGUMENT' }) });
+  expect(answer).toEqual({
+    status: 400,
+    body: expect.objectContaining({ error: 'context.approval_timeout_seconds must be a positive number up to 2592000', code: 'INVALID_ARGUMENT' }),
+  });
 });
 
-it('bounds an agent task\'s timeout: a timer past 24.8 days would fire at once and cancel the task', async () => {
+it("bounds an agent task's timeout: a timer past 24.8 days would fire at once and cancel the task", async () => {
   const refused = await unaryCall(stack.client('agent'), 'ExecuteTask', { query: 'q', config: { timeout_seconds: 917_320_784 } }).then(
     () => undefined,
     (err: grpc.ServiceError) => err,
@@ -129,7 +142,10 @@ it('bounds an agent task\'s timeout: a timer past 24.8 days would fire at once a
 it('bounds what a session holds: message size, context size and history length', async () => {
   const sessions = stack.client('session');
   const refusal = async (call: Promise<unknown>) => {
-    const err = await call.then(() => undefined, (error: grpc.ServiceError) => error);
+    const err = await call.then(
+      () => undefined,
+      (error: grpc.ServiceError) => error,
+    );
     return [err?.code, err?.details];
   };
   expect(await refusal(unaryCall(sessions, 'CreateSession', { max_history: 10_000 }))).toEqual([grpc.status.INVALID_ARGUMENT, 'max_history must be <= 1000']);
@@ -139,7 +155,10 @@ it('bounds what a session holds: message size, context size and history length',
     expect.stringMatching(/^initial_context is \d+ bytes as JSON; the limit is 65536$/),
   ]);
   const { session_id } = await unaryCall(sessions, 'CreateSession', {});
-  expect(await refusal(unaryCall(sessions, 'UpdateSession', { session_id, context_updates: bigContext }))).toEqual([grpc.status.INVALID_ARGUMENT, expect.stringMatching(/^context_updates is \d+ bytes/)]);
+  expect(await refusal(unaryCall(sessions, 'UpdateSession', { session_id, context_updates: bigContext }))).toEqual([
+    grpc.status.INVALID_ARGUMENT,
+    expect.stringMatching(/^context_updates is \d+ bytes/),
+  ]);
   expect(await refusal(unaryCall(sessions, 'AddMessage', { session_id, message: { role: 'user', content: 'x'.repeat(300 * 1024) } }))).toEqual([
     grpc.status.INVALID_ARGUMENT,
     'message.content is 307200 bytes; the limit is 262144',

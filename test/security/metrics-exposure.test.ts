@@ -10,7 +10,10 @@ const secretTenant = 'acme-corp-confidential';
 
 async function scrape(tenantLabels: boolean, token?: string, sent?: string) {
   const metrics = createToolMetrics({ tenantLabels });
-  const limited = { ...toolMetadata({ name: 'limited', version: '1.0.0', description: 'limited', category: 'test', parameters: { type: 'object' }, rateLimitPerMinute: 1 }), execute: async () => 'ok' };
+  const limited = {
+    ...toolMetadata({ name: 'limited', version: '1.0.0', description: 'limited', category: 'test', parameters: { type: 'object' }, rateLimitPerMinute: 1 }),
+    execute: async () => 'ok',
+  };
   const registry = createToolRegistry([limited], { observer: metrics });
   for (let i = 0; i < 2; i++) await registry.execute('limited', {}, { tenantId: secretTenant, userId: 'u', roles: [], sessionId: '', taskId: 't' });
   const server = await serveOps({ registry: metrics.registry, host: '127.0.0.1', port: 0, ...(token ? { token } : {}) });
@@ -41,7 +44,13 @@ it('with a token, answers only to it', async () => {
 
 it('answers the probes without the token, and says why it is not ready', async () => {
   let reason: string | undefined = 'worker starting';
-  const server = await serveOps({ registry: createToolMetrics({ tenantLabels: false }).registry, host: '127.0.0.1', port: 0, token: 'metrics-token-0123456789', notReady: async () => reason });
+  const server = await serveOps({
+    registry: createToolMetrics({ tenantLabels: false }).registry,
+    host: '127.0.0.1',
+    port: 0,
+    token: 'metrics-token-0123456789',
+    notReady: async () => reason,
+  });
   try {
     const probe = async (path: string) => {
       const response = await fetch(`http://127.0.0.1:${server.port}${path}`);

@@ -33,7 +33,9 @@ describe("another tenant's session", () => {
   it('is not found when a task names it, and the owner still gets its history', async () => {
     const secret = unique('the launch code is');
     const session = await sessionWithSecret(secret);
-    const intruder = await grpcError(unaryCall(tenants.b[0].client('orchestrator'), 'SubmitTask', { query: 'what is the launch code?', metadata: { session_id: session } }));
+    const intruder = await grpcError(
+      unaryCall(tenants.b[0].client('orchestrator'), 'SubmitTask', { query: 'what is the launch code?', metadata: { session_id: session } }),
+    );
     expect(intruder.code).toBe(GrpcStatus.NOT_FOUND);
     expect(intruder.details).toBe(`session ${session} not found`);
 
@@ -76,7 +78,9 @@ describe('acting as another user', () => {
   it('is refused on every request that names a user, unless the key has the act_for_users role', async () => {
     const [alice, arthur] = tenants.a;
     const denied = `is not the user of your API key; acting for another user needs the act_for_users role`;
-    const submit = await grpcError(unaryCall(alice.client('orchestrator'), 'SubmitTask', { query: 'as arthur', metadata: { user_id: arthur.principal.userId } }));
+    const submit = await grpcError(
+      unaryCall(alice.client('orchestrator'), 'SubmitTask', { query: 'as arthur', metadata: { user_id: arthur.principal.userId } }),
+    );
     expect([submit.code, submit.details]).toEqual([GrpcStatus.PERMISSION_DENIED, `metadata.user_id arthur ${denied}`]);
     const session = await grpcError(unaryCall(alice.client('session'), 'CreateSession', { user_id: 'arthur' }));
     expect(session.code).toBe(GrpcStatus.PERMISSION_DENIED);
@@ -93,13 +97,15 @@ describe('acting as another user', () => {
     expect(mine.status).toBe('STATUS_CODE_OK');
   });
 
-  it('is allowed with the role, and recorded as such: the task is the user\'s, submitted by the key\'s user', async () => {
+  it("is allowed with the role, and recorded as such: the task is the user's, submitted by the key's user", async () => {
     const frontEnd = await stack.clientFor({ tenantId: tenants.a[0].principal.tenantId, userId: 'front-end', roles: ['act_for_users'] });
     const query = unique('on behalf of arthur');
     stack.model.on(query, { content: 'done' });
     const submitted = await unaryCall(frontEnd, 'SubmitTask', { query, metadata: { user_id: 'arthur' } });
     await waitForFinish(frontEnd, submitted.task_id);
-    const { rows } = await stack.pool.query<{ user_id: string; submitted_by: string }>('SELECT user_id, submitted_by FROM tasks WHERE task_id = $1', [submitted.task_id]);
+    const { rows } = await stack.pool.query<{ user_id: string; submitted_by: string }>('SELECT user_id, submitted_by FROM tasks WHERE task_id = $1', [
+      submitted.task_id,
+    ]);
     expect(rows).toEqual([{ user_id: 'arthur', submitted_by: 'front-end' }]);
     const run = await stack.store.loadRun(submitted.workflow_id);
     expect(run.labels).toMatchObject({ user_id: 'arthur', submitted_by: 'front-end' });
@@ -134,7 +140,7 @@ describe('message ids', () => {
 });
 
 describe('task ids', () => {
-  it('are per tenant: probing with another tenant\'s task name or id starts a task of your own and reveals nothing', async () => {
+  it("are per tenant: probing with another tenant's task name or id starts a task of your own and reveals nothing", async () => {
     const name = `report-${randomUUID().slice(0, 8)}`;
     const query = unique('quarterly report');
     stack.model.on(query, { content: 'report' });
@@ -146,7 +152,9 @@ describe('task ids', () => {
     // request under that name is a different request, refused (it never gets alice's task).
     const again = await unaryCall(alice.client('orchestrator'), 'SubmitTask', { query, metadata: { task_id: name } });
     expect([again.task_id, again.message]).toEqual([mine.task_id, 'task already submitted; returning the existing workflow']);
-    expect((await grpcError(unaryCall(arthur.client('orchestrator'), 'SubmitTask', { query, metadata: { task_id: name } }))).code).toBe(GrpcStatus.ALREADY_EXISTS);
+    expect((await grpcError(unaryCall(arthur.client('orchestrator'), 'SubmitTask', { query, metadata: { task_id: name } }))).code).toBe(
+      GrpcStatus.ALREADY_EXISTS,
+    );
 
     const sameName = await unaryCall(bob.client('orchestrator'), 'SubmitTask', { query, metadata: { task_id: name } });
     const probe = await grpcError(unaryCall(bob.client('orchestrator'), 'GetTaskStatus', { task_id: mine.task_id }));

@@ -31,9 +31,16 @@ beforeAll(async () => {
   const config = loadConfig({});
   // The worker's and API's view of stored sources, with the provider's key among its secrets.
   const secrets = (name: string) => ({ OPENAI_API_KEY: providerKey, TOOL_SECRET_WEATHER: 'weather-token' })[name];
-  sources = await startToolSources(tools, { ...config, secrets, outbound: { ...config.outbound, mcpAllowedDomains: ['127.0.0.1'] } }, { database: { url: process.env.DATABASE_URL!, pool: stack.pool } });
+  sources = await startToolSources(
+    tools,
+    { ...config, secrets, outbound: { ...config.outbound, mcpAllowedDomains: ['127.0.0.1'] } },
+    { database: { url: process.env.DATABASE_URL!, pool: stack.pool } },
+  );
   specDir = mkdtempSync(path.join(tmpdir(), 'weft-specs-'));
-  specDirApi = await startApiServer({ ...stack.apiDeps, toolSourceRules: { allowlists: { mcp: ['127.0.0.1'], openapi: ['127.0.0.1'] }, secretPrefix: 'TOOL_SECRET_', specDir } }, ephemeralListen());
+  specDirApi = await startApiServer(
+    { ...stack.apiDeps, toolSourceRules: { allowlists: { mcp: ['127.0.0.1'], openapi: ['127.0.0.1'] }, secretPrefix: 'TOOL_SECRET_', specDir } },
+    ephemeralListen(),
+  );
   const tenantA = `tools-a-${run}`;
   const tenantB = `tools-b-${run}`;
   keys.adminA = await stack.newApiKey({ tenantId: tenantA, userId: 'ada', roles: ['admin'] });
@@ -103,8 +110,13 @@ it('only a platform admin registers a source for every tenant', async () => {
     status: 403,
     body: { error: 'registering a tool source for every tenant needs the platform_admin role' },
   });
-  expect(await rest('POST', '/tools/sources', keys.platform, { ...mcpSource(name), scope: 'platform' })).toEqual({ status: 200, body: { name, kind: 'mcp', scope: 'platform' } });
-  await until(async () => ((await toolNames(keys.userB)).includes(`${name}_forecast`) && (await toolNames(keys.userA)).includes(`${name}_forecast`) ? true : undefined));
+  expect(await rest('POST', '/tools/sources', keys.platform, { ...mcpSource(name), scope: 'platform' })).toEqual({
+    status: 200,
+    body: { name, kind: 'mcp', scope: 'platform' },
+  });
+  await until(async () =>
+    (await toolNames(keys.userB)).includes(`${name}_forecast`) && (await toolNames(keys.userA)).includes(`${name}_forecast`) ? true : undefined,
+  );
   // A tenant's admin cannot remove it, even by naming the platform scope.
   expect((await rest('DELETE', `/tools/sources/${name}`, keys.adminA)).status).toBe(404);
   expect((await rest('DELETE', `/tools/sources/${name}?scope=platform`, keys.adminA)).status).toBe(403);
@@ -112,12 +124,19 @@ it('only a platform admin registers a source for every tenant', async () => {
 });
 
 it('refuses secrets outside the tool-secret prefix, whichever field names them', async () => {
-  const refusal = (secret: string) => ({ status: 400, body: expect.objectContaining({ error: `config: secret ${secret} is not allowed: secrets of runtime sources must be named TOOL_SECRET_*` }) });
+  const refusal = (secret: string) => ({
+    status: 400,
+    body: expect.objectContaining({ error: `config: secret ${secret} is not allowed: secrets of runtime sources must be named TOOL_SECRET_*` }),
+  });
   expect(await rest('POST', '/tools/sources', keys.adminA, mcpSource(`s1${run}`, { bearer_token_env: 'OPENAI_API_KEY' }))).toEqual(refusal('OPENAI_API_KEY'));
   const openApi = (auth: Record<string, unknown>) => ({ kind: 'openapi', config: { name: `s2${run}`, spec_url: 'http://127.0.0.1:1/openapi.json', auth } });
   expect(await rest('POST', '/tools/sources', keys.adminA, openApi({ type: 'bearer', token_env: 'WEFT_LLM_API_KEY' }))).toEqual(refusal('WEFT_LLM_API_KEY'));
-  expect(await rest('POST', '/tools/sources', keys.adminA, openApi({ type: 'api_key', in: 'header', name: 'x-key', key_env: 'DATABASE_URL' }))).toEqual(refusal('DATABASE_URL'));
-  expect(await rest('POST', '/tools/sources', keys.adminA, openApi({ type: 'basic', username_env: 'TOOL_SECRET_U', password_env: 'PGPASSWORD' }))).toEqual(refusal('PGPASSWORD'));
+  expect(await rest('POST', '/tools/sources', keys.adminA, openApi({ type: 'api_key', in: 'header', name: 'x-key', key_env: 'DATABASE_URL' }))).toEqual(
+    refusal('DATABASE_URL'),
+  );
+  expect(await rest('POST', '/tools/sources', keys.adminA, openApi({ type: 'basic', username_env: 'TOOL_SECRET_U', password_env: 'PGPASSWORD' }))).toEqual(
+    refusal('PGPASSWORD'),
+  );
 });
 
 it('refuses spec_file outside the spec folder, and entirely without one', async () => {
@@ -132,7 +151,10 @@ it('refuses spec_file outside the spec folder, and entirely without one', async 
   const port = specDirApi.httpPort;
   for (const file of ['/etc/passwd', '../../../../etc/passwd', 'passwd-link.json', `${specDir}/../outside.json`]) {
     const answer = await rest('POST', '/tools/sources', keys.adminA, withFile(file), port);
-    expect([answer.status, answer.body.error]).toEqual([400, expect.stringMatching(/^config: spec_file .* (is outside the spec folder|does not exist in the spec folder)$/)]);
+    expect([answer.status, answer.body.error]).toEqual([
+      400,
+      expect.stringMatching(/^config: spec_file .* (is outside the spec folder|does not exist in the spec folder)$/),
+    ]);
   }
   // Inside the folder it is accepted (the spec itself is read when the source loads).
   expect((await rest('POST', '/tools/sources', keys.adminA, withFile('nested/pets.json'), port)).status).toBe(200);

@@ -119,13 +119,25 @@ async function tlsProxyToTemporal(): Promise<{ address: string; connections: num
 
 it('connects the API and a production worker to Temporal over mTLS from the TEMPORAL_* settings alone', async () => {
   const proxy = await tlsProxyToTemporal();
-  const serverTrusted = { TEMPORAL_ADDRESS: proxy.address, TEMPORAL_TLS: 'true', TEMPORAL_TLS_SERVER_CA_CERT_PATH: certs.files.ca, TEMPORAL_TLS_SERVER_NAME: 'localhost' };
+  const serverTrusted = {
+    TEMPORAL_ADDRESS: proxy.address,
+    TEMPORAL_TLS: 'true',
+    TEMPORAL_TLS_SERVER_CA_CERT_PATH: certs.files.ca,
+    TEMPORAL_TLS_SERVER_NAME: 'localhost',
+  };
   const temporalTls = { ...serverTrusted, TEMPORAL_TLS_CLIENT_CERT_PATH: certs.files.clientCert, TEMPORAL_TLS_CLIENT_KEY_PATH: certs.files.clientKey };
   const taskQueue = `tls-${Date.now()}`;
   // The worker's own entry point, as deployed.
   const worker = await startReadyProcess(
     'workers/main.ts',
-    { ...temporalTls, WEFT_TASK_QUEUE: taskQueue, WEFT_METRICS_PORT: '0', WEFT_LLM_BASE_URL: stack.model.baseURL, WEFT_LLM_MODEL: 'tls-model', WEFT_WORKFLOW_BUNDLE: process.env.WEFT_TEST_WORKFLOW_BUNDLE! },
+    {
+      ...temporalTls,
+      WEFT_TASK_QUEUE: taskQueue,
+      WEFT_METRICS_PORT: '0',
+      WEFT_LLM_BASE_URL: stack.model.baseURL,
+      WEFT_LLM_MODEL: 'tls-model',
+      WEFT_WORKFLOW_BUNDLE: process.env.WEFT_TEST_WORKFLOW_BUNDLE!,
+    },
     'worker polling task queue',
   );
   // The API's connection, built as api/main.ts builds it.

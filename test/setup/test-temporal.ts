@@ -37,7 +37,12 @@ async function freeMembershipPort(): Promise<number> {
 }
 
 /** The real server's processes on free ports, with databases named for this process (dropped by stop). */
-export async function startTestCluster(stateDir: string, freePort: FreePort, adminUrl: string, dropDatabase: (name: string) => Promise<void>): Promise<TestTemporal> {
+export async function startTestCluster(
+  stateDir: string,
+  freePort: FreePort,
+  adminUrl: string,
+  dropDatabase: (name: string) => Promise<void>,
+): Promise<TestTemporal> {
   const service = async () => ({ grpc: await freePort(), membership: await freeMembershipPort() });
   const ports = {
     frontend: { ...(await service()), http: await freePort() },
@@ -72,6 +77,11 @@ export async function startTestCluster(stateDir: string, freePort: FreePort, adm
   }
 }
 
-export function startTestTemporal(stateDir: string, freePort: FreePort, adminUrl: string, dropDatabase: (name: string) => Promise<void>): Promise<TestTemporal> {
+export function startTestTemporal(
+  stateDir: string,
+  freePort: FreePort,
+  adminUrl: string,
+  dropDatabase: (name: string) => Promise<void>,
+): Promise<TestTemporal> {
   return process.env.WEFT_TEST_TEMPORAL === 'cluster' ? startTestCluster(stateDir, freePort, adminUrl, dropDatabase) : devServer(stateDir, freePort);
 }

@@ -1,10 +1,4 @@
-import {
-  EventConflictError,
-  RecordType,
-  RunMetadataConflictError,
-  RunNotActiveError,
-  RunTerminalOutcomeConflictError,
-} from '../../core/store';
+import { EventConflictError, RecordType, RunMetadataConflictError, RunNotActiveError, RunTerminalOutcomeConflictError } from '../../core/store';
 import type { Queryable } from '../../core/db/transaction';
 import { childCommand, note, openStore, record, runningRoot, startCommand, terminal, uid } from './fixtures';
 
@@ -34,10 +28,9 @@ function heldOpen() {
 /** Resolves once another statement waits for a lock that the `holder` server process holds. */
 async function untilBlockedBy(holder: number): Promise<void> {
   for (let tries = 0; tries < 200; tries++) {
-    const { rows } = await pool.query<{ waiting: number }>(
-      'SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))',
-      [holder],
-    );
+    const { rows } = await pool.query<{ waiting: number }>('SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [
+      holder,
+    ]);
     if (rows[0]!.waiting > 0) return;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
@@ -83,10 +76,7 @@ describe('racing writers', () => {
 
   it('racing terminal writes: one outcome wins, the rest conflict, identical retries agree', async () => {
     const { run } = await runningRoot(store);
-    const outcomes = [
-      ...Array.from({ length: 5 }, () => terminal(run, 'completed')),
-      ...Array.from({ length: 5 }, () => terminal(run, 'failed')),
-    ];
+    const outcomes = [...Array.from({ length: 5 }, () => terminal(run, 'completed')), ...Array.from({ length: 5 }, () => terminal(run, 'failed'))];
     const results = await settle(outcomes.map((cmd) => store.recordRunTerminal(cmd)));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     for (const err of rejectedWith(results)) {
@@ -104,9 +94,7 @@ describe('racing writers', () => {
 
   it('a parent stopping while children start: every started child is linked before the parent ended', async () => {
     const { run: parent } = await runningRoot(store);
-    const children = Array.from({ length: 16 }, () =>
-      childCommand(parent, { runId: uid('child'), agentId: 'c', sessionId: parent.sessionId }),
-    );
+    const children = Array.from({ length: 16 }, () => childCommand(parent, { runId: uid('child'), agentId: 'c', sessionId: parent.sessionId }));
     const starts = children.map((cmd) => store.startChildRun(cmd));
     const stop = store.recordRunTerminal(terminal(parent, 'completed'));
     const results = await settle<unknown>([...starts, stop]);
@@ -150,7 +138,7 @@ describe('racing writers', () => {
     expect(log.at(-1)!.type).toBe(RecordType.RunCompleted);
   });
 
-  it("appends to two runs of one session wait for each other, so a session reader never sees a later id first", async () => {
+  it('appends to two runs of one session wait for each other, so a session reader never sees a later id first', async () => {
     const { run: parent } = await runningRoot(store);
     const child = { runId: uid('child'), agentId: 'c', sessionId: parent.sessionId };
     await store.startChildRun(childCommand(parent, child));

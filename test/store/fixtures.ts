@@ -43,9 +43,7 @@ export function record(run: RunIdentity, type: string, payload: object | Uint8Ar
   };
 }
 
-export function startCommand(
-  run: RunIdentity & { parentRunId?: string; predecessorRunId?: string; labels?: Record<string, string> },
-): RunStartCommand {
+export function startCommand(run: RunIdentity & { parentRunId?: string; predecessorRunId?: string; labels?: Record<string, string> }): RunStartCommand {
   const startedAt = at();
   const startedPayload = {
     ...(run.parentRunId ? { parent_run_id: run.parentRunId } : {}),

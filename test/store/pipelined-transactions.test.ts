@@ -17,7 +17,8 @@ afterAll(async () => {
 });
 
 const insert = (db: { query: typeof pool.query }, id: string) => db.query(`INSERT INTO ${table} (id) VALUES ($1)`, [id]);
-const stored = async (...ids: string[]) => (await pool.query<{ id: string }>(`SELECT id FROM ${table} WHERE id = ANY($1) ORDER BY id`, [ids])).rows.map((row) => row.id);
+const stored = async (...ids: string[]) =>
+  (await pool.query<{ id: string }>(`SELECT id FROM ${table} WHERE id = ANY($1) ORDER BY id`, [ids])).rows.map((row) => row.id);
 
 describe('a transaction whose statements are sent together', () => {
   it('commits every one of them when all succeed', async () => {
@@ -26,7 +27,7 @@ describe('a transaction whose statements are sent together', () => {
     expect(await stored(...ids)).toEqual([...ids].sort());
   });
 
-  it('writes none of them when a later one fails, and throws that statement\'s own error', async () => {
+  it("writes none of them when a later one fails, and throws that statement's own error", async () => {
     const taken = `taken-${randomUUID()}`;
     await insert(pool, taken);
     const first = `first-${randomUUID()}`;
@@ -65,7 +66,7 @@ describe('a transaction ended with its last statements (commitWith)', () => {
     expect(await stored(before!, ...last)).toEqual([before!, ...last].sort());
   });
 
-  it('writes nothing of the transaction when one of them fails, and throws that statement\'s own error', async () => {
+  it("writes nothing of the transaction when one of them fails, and throws that statement's own error", async () => {
     const taken = `taken-${randomUUID()}`;
     await insert(pool, taken);
     const [before, last] = [`before-${randomUUID()}`, `last-${randomUUID()}`];

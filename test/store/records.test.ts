@@ -28,7 +28,7 @@ describe('appendRunRecord and exact retries', () => {
     for (const variant of variants) await expect(store.appendRunRecord(variant)).rejects.toBeInstanceOf(EventConflictError);
   });
 
-  it("refuses records whose run, agent or session do not match the stored run", async () => {
+  it('refuses records whose run, agent or session do not match the stored run', async () => {
     const { run } = await runningRoot(store);
     const message = 'run record owner does not match stored run';
     await expect(store.appendRunRecord(note({ ...run, agentId: 'intruder' }))).rejects.toThrow(message);
@@ -101,9 +101,7 @@ describe('strict lifecycle JSON', () => {
     expect(JSON.parse(Buffer.from(stored.payload).toString()).error).toBe('café "quoted" 😀 tab\t');
     expect((await store.recordRunTerminal(done)).inserted).toBe(false);
     const sameValueOtherBytes = bytes(JSON.stringify({ status: 'completed', error: 'café "quoted" 😀 tab\t' }));
-    await expect(
-      store.recordRunTerminal({ ...done, record: { ...done.record, payload: sameValueOtherBytes } }),
-    ).rejects.toBeInstanceOf(EventConflictError);
+    await expect(store.recordRunTerminal({ ...done, record: { ...done.record, payload: sameValueOtherBytes } })).rejects.toBeInstanceOf(EventConflictError);
   });
 });
 

@@ -25,8 +25,28 @@ async function startedTask() {
   const owner = { ...taskRunOf(workflowId), sessionId: '' };
   const startedAt = at();
   const labels = labelsOf(workflowId);
-  await store.startOneShotRun({ runId: owner.runId, agentId: owner.runAgentId, labels, startedAt, started: runStartedRecord(owner, startedAt, labels), canceled: sessionEndedRecord(owner, startedAt) }, (tx) =>
-    insertTask(tx, { taskId: workflowId, workflowId, runId: owner.runId, tenantId: 't', userId: 'u', sessionId: '', query: 'q', mode: 'STANDARD', status: 'RUNNING', createdAt: startedAt }).then(() => undefined),
+  await store.startOneShotRun(
+    {
+      runId: owner.runId,
+      agentId: owner.runAgentId,
+      labels,
+      startedAt,
+      started: runStartedRecord(owner, startedAt, labels),
+      canceled: sessionEndedRecord(owner, startedAt),
+    },
+    (tx) =>
+      insertTask(tx, {
+        taskId: workflowId,
+        workflowId,
+        runId: owner.runId,
+        tenantId: 't',
+        userId: 'u',
+        sessionId: '',
+        query: 'q',
+        mode: 'STANDARD',
+        status: 'RUNNING',
+        createdAt: startedAt,
+      }).then(() => undefined),
   );
   return { workflowId, owner };
 }
@@ -43,7 +63,17 @@ async function finishedTask() {
     toolResultsRecord(owner, 1, at(), { messages: [{ role: 'user', parts: [{ kind: 'tool_result', toolUseId: call.id, content: '42' }] }] }),
     stepReplyRecord(owner, 1, at(), { messages: [assistantText('42')], usage }),
   ]);
-  await recordTaskEnd(store, { taskId: workflowId, runId: owner.runId, workflowId, sessionId: '', status: 'COMPLETED', result: '42', errorMessage: '', model: 'm', finishedAtMs: at().getTime() });
+  await recordTaskEnd(store, {
+    taskId: workflowId,
+    runId: owner.runId,
+    workflowId,
+    sessionId: '',
+    status: 'COMPLETED',
+    result: '42',
+    errorMessage: '',
+    model: 'm',
+    finishedAtMs: at().getTime(),
+  });
   return workflowId;
 }
 
@@ -68,7 +98,12 @@ it('hands a task over once when several workers race with the activities of one 
   });
   try {
     const base = at().getTime();
-    await Promise.all(workers.flatMap((worker, i) => [worker.handovers.takeOver(handoverOf(workflowId, base + i)), worker.handovers.takeOver(handoverOf(workflowId, base + 10 + i))]));
+    await Promise.all(
+      workers.flatMap((worker, i) => [
+        worker.handovers.takeOver(handoverOf(workflowId, base + i)),
+        worker.handovers.takeOver(handoverOf(workflowId, base + 10 + i)),
+      ]),
+    );
   } finally {
     await Promise.all(workers.map((worker) => worker.pool.end()));
   }
@@ -89,13 +124,23 @@ it('hands a task over once when several workers race with the activities of one 
 
 it('ends the earlier run as reset when it was still running, and finishes a handover an earlier attempt left half done', async () => {
   const { workflowId, owner } = await startedTask();
-  await store.appendRunRecords([seedRecord(owner, at(), { messages: [userText('q')] }), stepReplyRecord(owner, 0, at(), { messages: [assistantText('thinking')], usage })]);
+  await store.appendRunRecords([
+    seedRecord(owner, at(), { messages: [userText('q')] }),
+    stepReplyRecord(owner, 0, at(), { messages: [assistantText('thinking')], usage }),
+  ]);
   // An earlier attempt started the new run and died before it moved the task.
   const handover = { ...handoverOf(workflowId, at().getTime()), toolCalls: [] };
   const newOwner = { ...taskRunOf(handover.runId), sessionId: '' };
   const earlier = at();
   const newLabels = { ...labelsOf(workflowId), reset_from_run: workflowId, reset_temporal_run: 'temporal-run-2', reset_at_step: '2' };
-  await store.startOneShotRun({ runId: handover.runId, agentId: newOwner.runAgentId, labels: newLabels, startedAt: earlier, started: runStartedRecord(newOwner, earlier, newLabels), canceled: sessionEndedRecord(newOwner, earlier) });
+  await store.startOneShotRun({
+    runId: handover.runId,
+    agentId: newOwner.runAgentId,
+    labels: newLabels,
+    startedAt: earlier,
+    started: runStartedRecord(newOwner, earlier, newLabels),
+    canceled: sessionEndedRecord(newOwner, earlier),
+  });
 
   await runHandovers({ pool, store }).takeOver(handover);
   expect(await store.loadRun(workflowId)).toMatchObject({ status: 'canceled', cancellationReason: 'reset_in_temporal' });
@@ -110,7 +155,9 @@ it('refuses a straggling handover of an earlier reset run once a later reset has
   await runHandovers({ pool, store }).takeOver(later);
 
   const straggler = runHandovers({ pool, store }).takeOver(handoverOf(workflowId, earlierAt));
-  await expect(straggler).rejects.toThrow(`reset run ${resetRunIdOf(workflowId, 'temporal-run-2')} was replaced by a later reset (run ${later.runId}) before it could take the task over`);
+  await expect(straggler).rejects.toThrow(
+    `reset run ${resetRunIdOf(workflowId, 'temporal-run-2')} was replaced by a later reset (run ${later.runId}) before it could take the task over`,
+  );
   expect(await findTask(pool, workflowId)).toMatchObject({ runId: later.runId, status: 'RUNNING' });
   expect(await store.loadRun(later.runId)).toMatchObject({ status: 'running' });
 });

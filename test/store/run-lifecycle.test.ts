@@ -27,12 +27,8 @@ describe('cancellation provenance: exactly three valid shapes', () => {
     await store.recordRunCancellation(cancel);
     expect((await store.loadRun(run.runId)).status).toBe('running'); // the status does not change
     await store.recordRunCancellation(cancel); // exact retry
-    await expect(store.recordRunCancellation(intent(run, 'other_reason'))).rejects.toThrow(
-      new RunCancellationReasonConflictError(),
-    );
-    await expect(store.recordRunTerminal(terminal(run, 'canceled', { reason: 'engine_canceled' }))).rejects.toThrow(
-      'run cancellation reason conflict',
-    );
+    await expect(store.recordRunCancellation(intent(run, 'other_reason'))).rejects.toThrow(new RunCancellationReasonConflictError());
+    await expect(store.recordRunTerminal(terminal(run, 'canceled', { reason: 'engine_canceled' }))).rejects.toThrow('run cancellation reason conflict');
     await store.recordRunTerminal(terminal(run, 'canceled', { reason: 'user_requested' }));
     const meta = await store.loadRun(run.runId);
     expect(meta).toMatchObject({ status: 'canceled', cancellationReason: 'user_requested' });
@@ -55,9 +51,7 @@ describe('cancellation provenance: exactly three valid shapes', () => {
 
   it('engine cancellation without a request: empty meta reason, terminal reason engine_canceled', async () => {
     const { run } = await runningRoot(store);
-    await expect(store.recordRunTerminal(terminal(run, 'canceled', { reason: 'user_requested' }))).rejects.toBeInstanceOf(
-      RunCancellationReasonConflictError,
-    );
+    await expect(store.recordRunTerminal(terminal(run, 'canceled', { reason: 'user_requested' }))).rejects.toBeInstanceOf(RunCancellationReasonConflictError);
     await expect(store.recordRunTerminal(terminal(run, 'canceled'))).rejects.toBeInstanceOf(RunCancellationReasonConflictError);
     await store.recordRunTerminal(terminal(run, 'canceled', { reason: 'engine_canceled' }));
     expect(await store.loadRun(run.runId)).toMatchObject({ status: 'canceled', cancellationReason: '' });
@@ -121,9 +115,7 @@ describe('suspension', () => {
     expect(loaded.checkpoint.equals(checkpoint)).toBe(true);
     expect(loaded.recordId).toBe(written.recordId);
     expect(await store.recordRunSuspension(suspension)).toEqual({ recordId: written.recordId, inserted: false });
-    await expect(store.recordRunSuspension({ ...suspension, checkpoint: Buffer.from('other') })).rejects.toThrow(
-      new RunSuspensionConflictError(),
-    );
+    await expect(store.recordRunSuspension({ ...suspension, checkpoint: Buffer.from('other') })).rejects.toThrow(new RunSuspensionConflictError());
   });
 
   it('answers "run suspension not found" for a run never suspended', async () => {

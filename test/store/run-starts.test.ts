@@ -1,11 +1,4 @@
-import {
-  EventConflictError,
-  InvalidStoreInputError,
-  RecordType,
-  RunMetadataConflictError,
-  RunNotActiveError,
-  encodePayload,
-} from '../../core/store';
+import { EventConflictError, InvalidStoreInputError, RecordType, RunMetadataConflictError, RunNotActiveError, encodePayload } from '../../core/store';
 import { at, childCommand, note, openStore, record, runningRoot, startCommand, terminal, uid } from './fixtures';
 
 const { pool, store } = openStore();
@@ -56,9 +49,7 @@ describe('root starts', () => {
       { ...good, started: { ...good.started, type: 'something_else' } },
     ];
     for (const bad of cases) await expect(store.startRootRun(bad)).rejects.toBeInstanceOf(InvalidStoreInputError);
-    await expect(store.startRootRun({ ...good, started: { ...good.started, agentId: 'other' } })).rejects.toThrow(
-      'run record owner does not match stored run',
-    );
+    await expect(store.startRootRun({ ...good, started: { ...good.started, agentId: 'other' } })).rejects.toThrow('run record owner does not match stored run');
     await expect(store.loadRun(run.runId)).rejects.toThrow('run not found');
   });
 
@@ -84,15 +75,11 @@ describe('root starts', () => {
 
   it('a retry with different metadata is a metadata conflict; with another key an event conflict', async () => {
     const { cmd } = await runningRoot(store);
-    await expect(store.startRootRun({ ...cmd, labels: { x: 'y' }, started: { ...cmd.started, payload: encodePayload({ labels: { x: 'y' } }) } })).rejects.toThrow(
-      new RunMetadataConflictError(),
-    );
-    await expect(store.startRootRun({ ...cmd, started: { ...cmd.started, key: uid('other') } })).rejects.toBeInstanceOf(
-      EventConflictError,
-    );
     await expect(
-      store.startRootRun({ ...cmd, started: { ...cmd.started, payload: Buffer.from('{ }') } }),
-    ).rejects.toBeInstanceOf(EventConflictError);
+      store.startRootRun({ ...cmd, labels: { x: 'y' }, started: { ...cmd.started, payload: encodePayload({ labels: { x: 'y' } }) } }),
+    ).rejects.toThrow(new RunMetadataConflictError());
+    await expect(store.startRootRun({ ...cmd, started: { ...cmd.started, key: uid('other') } })).rejects.toBeInstanceOf(EventConflictError);
+    await expect(store.startRootRun({ ...cmd, started: { ...cmd.started, payload: Buffer.from('{ }') } })).rejects.toBeInstanceOf(EventConflictError);
   });
 });
 
@@ -119,9 +106,9 @@ describe('child starts', () => {
     const { run: parent } = await runningRoot(store);
     const { sessionId: otherSession } = await runningRoot(store);
     const missingParent = { runId: uid('ghost'), agentId: 'a', sessionId: parent.sessionId };
-    await expect(
-      store.startChildRun(childCommand(missingParent, { runId: uid('c'), agentId: 'c', sessionId: parent.sessionId })),
-    ).rejects.toThrow('run not found');
+    await expect(store.startChildRun(childCommand(missingParent, { runId: uid('c'), agentId: 'c', sessionId: parent.sessionId }))).rejects.toThrow(
+      'run not found',
+    );
     const foreign = childCommand(parent, { runId: uid('c'), agentId: 'c', sessionId: otherSession });
     await expect(store.startChildRun(foreign)).rejects.toThrow('run record owner does not match stored run');
   });
@@ -161,9 +148,7 @@ describe('one-shot runs', () => {
     const result = await store.startOneShotRun(startCommand(run));
     expect(result.decision).toBe('proceed');
     expect((await store.loadRun(run.runId)).sessionId).toBeUndefined();
-    await expect(store.startOneShotRun(startCommand({ ...run, runId: uid('x'), sessionId: 's' }))).rejects.toBeInstanceOf(
-      InvalidStoreInputError,
-    );
+    await expect(store.startOneShotRun(startCommand({ ...run, runId: uid('x'), sessionId: 's' }))).rejects.toBeInstanceOf(InvalidStoreInputError);
   });
 
   it('a one-shot child needs a running, sessionless parent', async () => {
@@ -181,9 +166,7 @@ describe('one-shot runs', () => {
 
     await store.recordRunTerminal(terminal(parent, 'completed'));
     expect(await store.startOneShotChildRun(cmd)).toEqual({ ...first, inserted: false });
-    await expect(store.startOneShotChildRun(childCommand(parent, { runId: uid('c'), agentId: 'c' }))).rejects.toThrow(
-      'run is not active',
-    );
+    await expect(store.startOneShotChildRun(childCommand(parent, { runId: uid('c'), agentId: 'c' }))).rejects.toThrow('run is not active');
   });
 });
 

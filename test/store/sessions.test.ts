@@ -1,10 +1,4 @@
-import {
-  SessionEndedError,
-  SessionHasActiveRunsError,
-  SessionNotEndedError,
-  SessionNotFoundError,
-  SessionPurgedError,
-} from '../../core/store';
+import { SessionEndedError, SessionHasActiveRunsError, SessionNotEndedError, SessionNotFoundError, SessionPurgedError } from '../../core/store';
 import { at, note, openStore, runningRoot, startCommand, terminal, uid } from './fixtures';
 
 const { pool, store } = openStore();

@@ -14,14 +14,37 @@ afterAll(() => pool.end());
 
 async function runningTask(): Promise<string> {
   const taskId = `usage-${randomUUID()}`;
-  await insertTask(pool, { taskId, workflowId: taskId, runId: taskId, tenantId: 'usage', userId: 'alice', sessionId: '', query: 'q', mode: 'STANDARD', status: TaskStatus.Running, createdAt: new Date() });
+  await insertTask(pool, {
+    taskId,
+    workflowId: taskId,
+    runId: taskId,
+    tenantId: 'usage',
+    userId: 'alice',
+    sessionId: '',
+    query: 'q',
+    mode: 'STANDARD',
+    status: TaskStatus.Running,
+    createdAt: new Date(),
+  });
   return taskId;
 }
 
-const step = (taskId: string, stepKey: string, tokens: number) => ({ taskId, stepKey, agentId: 'main', model: 'm', promptTokens: tokens, completionTokens: 0, totalTokens: tokens, costUsd: tokens / 1000, at: new Date() });
+const step = (taskId: string, stepKey: string, tokens: number) => ({
+  taskId,
+  stepKey,
+  agentId: 'main',
+  model: 'm',
+  promptTokens: tokens,
+  completionTokens: 0,
+  totalTokens: tokens,
+  costUsd: tokens / 1000,
+  at: new Date(),
+});
 const recordStep = (taskId: string, stepKey: string, tokens: number) => withTransaction(pool, (tx) => recordStepUsage(tx, step(taskId, stepKey, tokens)));
 const end = (taskId: string) =>
-  withTransaction(pool, (tx) => recordTaskOutcome(tx, taskId, { status: TaskStatus.Cancelled, result: '', errorMessage: 'cancelled', model: 'm', completedAt: new Date() }));
+  withTransaction(pool, (tx) =>
+    recordTaskOutcome(tx, taskId, { status: TaskStatus.Cancelled, result: '', errorMessage: 'cancelled', model: 'm', completedAt: new Date() }),
+  );
 const totals = async (taskId: string) => {
   const task = await findTask(pool, taskId);
   return { tokens: task!.usage.totalTokens, costUsd: task!.usage.costUsd };

@@ -31,7 +31,12 @@ const uint64 = fc.oneof(fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }).map(String),
 
 const jsonLeaf = fc.oneof(hostileString, fc.double(), fc.boolean(), fc.constant(null));
 const structValue: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
-  value: fc.oneof({ depthSize: 'small' }, jsonLeaf.map(toValue), tie('struct').map((struct) => ({ structValue: struct })), fc.array(tie('value'), { maxLength: 3 }).map((values) => ({ listValue: { values } }))),
+  value: fc.oneof(
+    { depthSize: 'small' },
+    jsonLeaf.map(toValue),
+    tie('struct').map((struct) => ({ structValue: struct })),
+    fc.array(tie('value'), { maxLength: 3 }).map((values) => ({ listValue: { values } })),
+  ),
   struct: fc.dictionary(hostileString, tie('value'), { maxKeys: 4 }).map((fields) => ({ fields })),
 })).value;
 
@@ -111,7 +116,9 @@ export const pathSegment = hostileString.map((text) => encodeURIComponent(text.s
 
 /** A REST body: a JSON object (perhaps shaped like the request type), other JSON, or text that is not JSON. */
 export function restBody(type: protobuf.Type | undefined): fc.Arbitrary<string | undefined> {
-  const shaped = type ? fc.dictionary(fc.constantFrom(...type.fieldsArray.map((field) => field.name), 'unknown_field'), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 }) : fc.object();
+  const shaped = type
+    ? fc.dictionary(fc.constantFrom(...type.fieldsArray.map((field) => field.name), 'unknown_field'), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 })
+    : fc.object();
   return fc.oneof(
     { weight: 6, arbitrary: shaped.map((value) => JSON.stringify(value)) },
     { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((value) => JSON.stringify(value)) },
@@ -124,7 +131,10 @@ export function restBody(type: protobuf.Type | undefined): fc.Arbitrary<string |
 export function restHeaders(apiKey: string): fc.Arbitrary<Record<string, string>> {
   const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength: 300 });
   // Bytes past ASCII that HTTP clients will send (DEL and the C1 controls they refuse themselves).
-  const latin1 = fc.string({ unit: fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0xa0, max: 0xff })).map((code) => String.fromCharCode(code)), maxLength: 40 });
+  const latin1 = fc.string({
+    unit: fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0xa0, max: 0xff })).map((code) => String.fromCharCode(code)),
+    maxLength: 40,
+  });
   return fc.record(
     {
       authorization: fc.oneof({ weight: 8, arbitrary: fc.constant(`Bearer ${apiKey}`) }, { weight: 1, arbitrary: printable }, { weight: 1, arbitrary: latin1 }),

@@ -16,20 +16,43 @@ const utf8Marker = 'ZZINVALIDUTF8ZZ';
 const hugeString = 'x'.repeat(200_000);
 
 function scalarVariants(field: protobuf.Field): Array<[string, unknown]> {
-  if (field.resolvedType && 'values' in field.resolvedType) return [['unknown enum 99', 99], ['negative enum', -1]];
+  if (field.resolvedType && 'values' in field.resolvedType)
+    return [
+      ['unknown enum 99', 99],
+      ['negative enum', -1],
+    ];
   switch (field.type) {
     case 'string':
-      return [['empty', ''], ['huge', hugeString], ['NUL', 'a\u0000b'], ['invalid UTF-8', utf8Marker], ['path traversal', '../../../etc/passwd'], ['emoji', '🧵'.repeat(50)]];
+      return [
+        ['empty', ''],
+        ['huge', hugeString],
+        ['NUL', 'a\u0000b'],
+        ['invalid UTF-8', utf8Marker],
+        ['path traversal', '../../../etc/passwd'],
+        ['emoji', '🧵'.repeat(50)],
+      ];
     case 'bool':
       return [['true', true]];
     case 'double':
     case 'float':
-      return [['negative', -1], ['NaN', NaN], ['Infinity', Infinity], ['huge', 1e308]];
+      return [
+        ['negative', -1],
+        ['NaN', NaN],
+        ['Infinity', Infinity],
+        ['huge', 1e308],
+      ];
     case 'int64':
     case 'uint64':
-      return [['max', '9223372036854775807'], ['negative', '-1']];
+      return [
+        ['max', '9223372036854775807'],
+        ['negative', '-1'],
+      ];
     default:
-      return [['negative', -1], ['max', 2147483647], ['min', -2147483648]];
+      return [
+        ['negative', -1],
+        ['max', 2147483647],
+        ['min', -2147483648],
+      ];
   }
 }
 
@@ -46,13 +69,23 @@ function fieldVariants(field: protobuf.Field): Array<[string, unknown]> {
   const type = field.resolvedType;
   if (type && 'fieldsArray' in type) {
     const one = (variants: Array<[string, unknown]>) => variants.map(([name, value]): [string, unknown] => [name, shaped(field, value)]);
-    if (type.fullName === '.google.protobuf.Struct') return one([['deep struct', deepStruct(30)], ['NUL key', { fields: { 'a\u0000': { stringValue: 'b\u0000' } } }]]);
-    if (type.fullName === '.google.protobuf.Timestamp') return one([['far future', { seconds: '253402300800', nanos: 0 }], ['before year 0', { seconds: '-62200000000', nanos: 0 }]]);
+    if (type.fullName === '.google.protobuf.Struct')
+      return one([
+        ['deep struct', deepStruct(30)],
+        ['NUL key', { fields: { 'a\u0000': { stringValue: 'b\u0000' } } }],
+      ]);
+    if (type.fullName === '.google.protobuf.Timestamp')
+      return one([
+        ['far future', { seconds: '253402300800', nanos: 0 }],
+        ['before year 0', { seconds: '-62200000000', nanos: 0 }],
+      ]);
     // One level into nested messages: each of their fields' variants.
     const nested = (type as protobuf.Type).fieldsArray.filter((inner) => !(inner.resolvedType && 'fieldsArray' in inner.resolvedType));
     return one([
       ['empty message', {}],
-      ...nested.flatMap((inner) => scalarVariants(inner).map(([name, value]): [string, unknown] => [`${inner.name} ${name}`, { [inner.name]: shaped(inner, value) }])),
+      ...nested.flatMap((inner) =>
+        scalarVariants(inner).map(([name, value]): [string, unknown] => [`${inner.name} ${name}`, { [inner.name]: shaped(inner, value) }]),
+      ),
     ]);
   }
   const scalars = scalarVariants(field);
@@ -77,7 +110,8 @@ export function fuzzCases(serviceFullName: string, rpc: string, base: Record<str
     { name: 'garbage bytes', bytes: Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0f, 0x08, 0x96]) },
   ];
   const firstString = request.fieldsArray.find((f) => f.type === 'string' && !f.repeated);
-  if (firstString) cases.push({ name: 'over the message size limit', bytes: encode(request, { ...base, [firstString.name]: 'x'.repeat(5 * 1024 * 1024) }), oversized: true });
+  if (firstString)
+    cases.push({ name: 'over the message size limit', bytes: encode(request, { ...base, [firstString.name]: 'x'.repeat(5 * 1024 * 1024) }), oversized: true });
   for (const field of request.fieldsArray) {
     for (const [name, value] of fieldVariants(field)) {
       cases.push({ name: `${field.name}: ${name}`, bytes: encode(request, { ...base, [field.name]: value }) });
@@ -94,11 +128,20 @@ export function serviceMethods(serviceFullName: string): Array<{ rpc: string; se
 const identity = (buffer: Buffer) => buffer;
 
 /** Sends raw request bytes; resolves with the final status code (OK, or the error's). */
-export function sendRaw(client: grpc.Client, path: string, bytes: Buffer, metadata: grpc.Metadata, serverStreaming: boolean, deadlineMs: number): Promise<{ code: grpc.status; details: string }> {
+export function sendRaw(
+  client: grpc.Client,
+  path: string,
+  bytes: Buffer,
+  metadata: grpc.Metadata,
+  serverStreaming: boolean,
+  deadlineMs: number,
+): Promise<{ code: grpc.status; details: string }> {
   const deadline = Date.now() + deadlineMs;
   return new Promise((resolve) => {
     if (!serverStreaming) {
-      client.makeUnaryRequest(path, identity, identity, bytes, metadata, { deadline }, (err) => resolve({ code: err?.code ?? grpc.status.OK, details: err?.details ?? '' }));
+      client.makeUnaryRequest(path, identity, identity, bytes, metadata, { deadline }, (err) =>
+        resolve({ code: err?.code ?? grpc.status.OK, details: err?.details ?? '' }),
+      );
       return;
     }
     const call = client.makeServerStreamRequest(path, identity, identity, bytes, metadata, { deadline });

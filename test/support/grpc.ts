@@ -9,11 +9,7 @@ export const submitTask = (client: OrchestratorServiceClient, request: SubmitTas
   callUnary<SubmitTaskRequest, SubmitTaskResponse__Output>(client.SubmitTask, client, request);
 
 export const getTaskStatus = (client: OrchestratorServiceClient, taskId: string) =>
-  callUnary<{ task_id: string; include_details?: boolean }, GetTaskStatusResponse__Output>(
-    client.GetTaskStatus,
-    client,
-    { task_id: taskId },
-  );
+  callUnary<{ task_id: string; include_details?: boolean }, GetTaskStatusResponse__Output>(client.GetTaskStatus, client, { task_id: taskId });
 
 /** The gRPC error a call fails with (fails the test when the call succeeds). */
 export async function grpcError(call: Promise<unknown>): Promise<ServiceError> {

@@ -65,7 +65,9 @@ export class McpTestServer {
       const existing = typeof sessionId === 'string' ? this.transports.get(sessionId) : undefined;
       if (existing) return void existing.handleRequest(req, res);
       if (typeof sessionId === 'string') {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
         return;
       }
       const transport = new StreamableHTTPServerTransport({

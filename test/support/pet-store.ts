@@ -41,7 +41,12 @@ export const petStoreSpec = (extra: Record<string, unknown> = {}) => ({
     },
     schemas: {
       Tag: { type: 'string', enum: ['cat', 'dog'] },
-      NewPet: { type: 'object', properties: { name: { type: 'string', minLength: 1 }, tag: { $ref: '#/components/schemas/Tag' } }, required: ['name'], additionalProperties: false },
+      NewPet: {
+        type: 'object',
+        properties: { name: { type: 'string', minLength: 1 }, tag: { $ref: '#/components/schemas/Tag' } },
+        required: ['name'],
+        additionalProperties: false,
+      },
     },
   },
   ...extra,
@@ -65,10 +70,17 @@ export async function startPetStore(): Promise<{ base: string; stop(): Promise<v
     void bodyOf(req).then((body) => {
       const url = new URL(req.url!, 'http://peer');
       const key = req.headers['idempotency-key'] as string | undefined;
-      seen.push({ method: req.method!, url: req.url!, ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}), ...(key ? { idempotencyKey: key } : {}), body });
+      seen.push({
+        method: req.method!,
+        url: req.url!,
+        ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
+        ...(key ? { idempotencyKey: key } : {}),
+        body,
+      });
       const json = (status: number, value: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
       if (url.pathname === '/openapi.json') return json(200, petStoreSpec());
-      if (url.pathname === '/remote-ref.json') return json(200, petStoreSpec({ components: { schemas: { NewPet: { $ref: 'https://schemas.example.com/pet.json' } } } }));
+      if (url.pathname === '/remote-ref.json')
+        return json(200, petStoreSpec({ components: { schemas: { NewPet: { $ref: 'https://schemas.example.com/pet.json' } } } }));
       if (url.pathname === '/swagger2.json') return json(200, { swagger: '2.0', paths: {} });
       if (req.headers.authorization !== 'Bearer pet-token' && url.searchParams.get('api_key') !== 'k-123') return json(401, { error: 'who are you?' });
       if (url.pathname === '/api/pets' && req.method === 'GET') {
@@ -86,4 +98,3 @@ export async function startPetStore(): Promise<{ base: string; stop(): Promise<v
   await new Promise<void>((resolve) => peer.listen(0, '127.0.0.1', resolve));
   return { base: `http://127.0.0.1:${(peer.address() as AddressInfo).port}`, stop: () => new Promise((resolve) => peer.close(() => resolve())) };
 }
-

@@ -15,7 +15,11 @@ export async function startReadyProcess(
   nodeFlags: string[] = [],
   stderr: 'inherit' | number = 'inherit',
 ): Promise<ChildProcess & { stdoutText(): string }> {
-  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', entry], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', stderr] });
+  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', entry], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', stderr],
+  });
   let stdout = '';
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {

@@ -8,7 +8,8 @@ import { temporal as proto } from '@temporalio/proto';
 export type HistoryEvent = proto.api.history.v1.IHistoryEvent;
 export type EventId = NonNullable<HistoryEvent['eventId']>;
 
-export const scheduledOf = (events: HistoryEvent[], activity: string) => events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === activity);
+export const scheduledOf = (events: HistoryEvent[], activity: string) =>
+  events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === activity);
 
 /** Resets the workflow to the workflow task `pick` chooses in its current history; the new run's id. */
 export async function resetWorkflowTo(temporal: Client, workflowId: string, pick: (events: HistoryEvent[]) => EventId, reapplySignals = true): Promise<string> {
@@ -26,7 +27,8 @@ export async function resetWorkflowTo(temporal: Client, workflowId: string, pick
 }
 
 /** The workflow task that scheduled the nth model step of the history: resetting to it runs that step again. */
-export const beforeModelStep = (n: number) => (events: HistoryEvent[]) => scheduledOf(events, 'runModelStep')[n - 1]!.activityTaskScheduledEventAttributes!.workflowTaskCompletedEventId!;
+export const beforeModelStep = (n: number) => (events: HistoryEvent[]) =>
+  scheduledOf(events, 'runModelStep')[n - 1]!.activityTaskScheduledEventAttributes!.workflowTaskCompletedEventId!;
 
 /** The workflow task that took the nth model step's reply: resetting to it decides again what follows it. */
 export const afterModelStep = (n: number) => (events: HistoryEvent[]) => {

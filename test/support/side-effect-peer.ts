@@ -18,7 +18,9 @@ const spec = {
   servers: [{ url: '/api' }],
   paths: {
     '/bookings': { post: { operationId: 'book', summary: 'Books a table.' } },
-    '/payments': { post: { operationId: 'pay', summary: 'Pays.', parameters: [{ name: 'Idempotency-Key', in: 'header', required: true, schema: { type: 'string' } }] } },
+    '/payments': {
+      post: { operationId: 'pay', summary: 'Pays.', parameters: [{ name: 'Idempotency-Key', in: 'header', required: true, schema: { type: 'string' } }] },
+    },
   },
 };
 
@@ -54,7 +56,13 @@ export async function startSideEffectPeer(): Promise<SideEffectPeer> {
 /** The test tools plus the peer's operations as `effects_book` and `effects_pay`. */
 export async function toolsWithSideEffects(base: string): Promise<ToolRegistry> {
   const source = openApiSourceSchema.parse({ name: 'effects', spec_url: `${base}/openapi.json` });
-  const http = createOutboundHttp({ policy: createDestinationPolicy('OPENAPI_ALLOWED_DOMAINS', ['127.0.0.1']), timeoutMs: 60_000, breakerFailures: 5, breakerRecoveryMs: 1_000, maxAttempts: 3 });
+  const http = createOutboundHttp({
+    policy: createDestinationPolicy('OPENAPI_ALLOWED_DOMAINS', ['127.0.0.1']),
+    timeoutMs: 60_000,
+    breakerFailures: 5,
+    breakerRecoveryMs: 1_000,
+    maxAttempts: 3,
+  });
   const tools = testToolRegistry();
   tools.add(openApiTools(await loadOpenApiSpec({ url: source.spec_url! }, http, 1024 * 1024), source, http, secretsFrom({})));
   return tools;

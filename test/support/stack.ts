@@ -168,7 +168,10 @@ export async function startTestStack(
     routingWaitMs: loadConfig({}).limits.routingWaitMs,
     taskDefaults: testTaskSettings(options.settings),
     tools,
-    ...loadCatalogs(loadConfig({}), tools.list().map((t) => t.name)),
+    ...loadCatalogs(
+      loadConfig({}),
+      tools.list().map((t) => t.name),
+    ),
     auth,
     events,
     sessions: loadConfig({}).sessions,

@@ -21,7 +21,14 @@ export function testCatalogDocument(baseURL: string): CatalogDocument {
     providers: [{ id: 'scripted', base_url: baseURL, timeout_ms: 10_000 }],
     models: Object.entries(TEST_MODELS).map(([tier, id]) => ({ id, provider: 'scripted', tier, context_window: 32_000 })),
     embedding: { provider: 'scripted', model: TEST_EMBEDDING_MODEL },
-    resilience: { max_attempts: 2, initial_backoff_ms: 10, max_backoff_ms: 50, max_retry_after_ms: 2_000, breaker_failures: 5, breaker_half_open_after_ms: 1_000 },
+    resilience: {
+      max_attempts: 2,
+      initial_backoff_ms: 10,
+      max_backoff_ms: 50,
+      max_retry_after_ms: 2_000,
+      breaker_failures: 5,
+      breaker_half_open_after_ms: 1_000,
+    },
   };
 }
 

@@ -17,7 +17,24 @@ const openssl = (dir: string, ...args: string[]) => execFileSync('openssl', args
 function signed(dir: string, name: string, subject: string, extensions: string): void {
   openssl(dir, 'req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subject);
   writeFileSync(path.join(dir, `${name}.ext`), extensions);
-  openssl(dir, 'x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '2', '-out', `${name}.crt`, '-extfile', `${name}.ext`);
+  openssl(
+    dir,
+    'x509',
+    '-req',
+    '-in',
+    `${name}.csr`,
+    '-CA',
+    'ca.crt',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-days',
+    '2',
+    '-out',
+    `${name}.crt`,
+    '-extfile',
+    `${name}.ext`,
+  );
 }
 
 export function makeTestCertificates(): TestCertificates {

@@ -30,7 +30,10 @@ async function settledDisagreements({ deps, taskIds }: VerifiedTasks, settleMs =
  * records the end in the workflow's last activity, a moment before the workflow closes.
  */
 export async function verifyFinishedTask(deps: VerifiedTasks['deps'], taskId: string): Promise<string[]> {
-  await deps.temporal.workflow.getHandle(taskWorkflowIdOf(taskId)).result().catch(() => undefined);
+  await deps.temporal.workflow
+    .getHandle(taskWorkflowIdOf(taskId))
+    .result()
+    .catch(() => undefined);
   return verifyTask(deps, taskId);
 }
 

@@ -48,6 +48,8 @@ export function startWeftOnTerminal(args: string[], env: Record<string, string> 
   child.stderr.on('data', (chunk: Buffer) => (raw += chunk.toString()));
   // eslint-disable-next-line no-control-regex
   const plain = () => raw.replace(/\x1b\[[0-9;]*m/g, '').replace(/\r/g, '');
-  const exited = new Promise<{ code: number | null; output: string; raw: string }>((resolve) => child.once('close', (code) => resolve({ code, output: plain(), raw })));
+  const exited = new Promise<{ code: number | null; output: string; raw: string }>((resolve) =>
+    child.once('close', (code) => resolve({ code, output: plain(), raw })),
+  );
   return { child, output: plain, raw: () => raw, exited };
 }

@@ -23,13 +23,28 @@ it('summarises CSV and JSON, filters, sorts and limits rows', async () => {
   });
   const north = await run({ data: csv, format: 'csv', filter: { column: 'region', op: 'eq', value: 'north' }, sort_by: 'sales', descending: true, limit: 1 });
   expect(north).toMatchObject({ ok: true, content: { matched_count: 2, summary: { sales: { sum: 270.5 } }, rows: [{ quarter: 'Q2', sales: 150.5 }] } });
-  const json = JSON.stringify([{ name: 'a', score: 3 }, { name: 'b', score: 9 }]);
-  expect(await run({ data: json, format: 'json', filter: { column: 'score', op: 'gt', value: 5 } })).toMatchObject({ ok: true, content: { matched_count: 1, rows: [{ name: 'b' }] } });
+  const json = JSON.stringify([
+    { name: 'a', score: 3 },
+    { name: 'b', score: 9 },
+  ]);
+  expect(await run({ data: json, format: 'json', filter: { column: 'score', op: 'gt', value: 5 } })).toMatchObject({
+    ok: true,
+    content: { matched_count: 1, rows: [{ name: 'b' }] },
+  });
 });
 
 it('says what is wrong with bad data or arguments', async () => {
-  expect(await run({ data: '{"a": 1}', format: 'json' })).toEqual({ ok: false, error: { category: 'validation', message: 'data: not valid JSON: JSON data must be an array of objects' } });
-  expect(await run({ data: 'a,b\n1,2,3\n', format: 'csv' })).toMatchObject({ ok: false, error: { category: 'validation', message: expect.stringMatching(/^data: not valid CSV: /) } });
-  expect(await run({ data: csv, format: 'csv', sort_by: 'revenue' })).toEqual({ ok: false, error: { category: 'validation', message: 'sort_by: no column named revenue' } });
+  expect(await run({ data: '{"a": 1}', format: 'json' })).toEqual({
+    ok: false,
+    error: { category: 'validation', message: 'data: not valid JSON: JSON data must be an array of objects' },
+  });
+  expect(await run({ data: 'a,b\n1,2,3\n', format: 'csv' })).toMatchObject({
+    ok: false,
+    error: { category: 'validation', message: expect.stringMatching(/^data: not valid CSV: /) },
+  });
+  expect(await run({ data: csv, format: 'csv', sort_by: 'revenue' })).toEqual({
+    ok: false,
+    error: { category: 'validation', message: 'sort_by: no column named revenue' },
+  });
   expect(await run({ data: csv, format: 'xml' })).toMatchObject({ ok: false, error: { category: 'validation', message: expect.stringContaining('format') } });
 });

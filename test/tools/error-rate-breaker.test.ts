@@ -7,17 +7,26 @@ import { ToolError, toolMetadata } from '../../core/tools/tool';
 
 const context = { tenantId: 't', userId: 'u', roles: [], sessionId: '', taskId: 'x' };
 
-it('takes the seed\'s settings and defaults', () => {
+it("takes the seed's settings and defaults", () => {
   expect(loadConfig({}).toolErrorRate).toEqual({ threshold: 0.5, windowMs: 30_000, minRequests: 20, recoveryMs: 60_000 });
-  expect(loadConfig({ ENFORCE_CB_ERROR_THRESHOLD: '0.25', ENFORCE_CB_WINDOW_SECONDS: '10', ENFORCE_CB_MIN_REQUESTS: '5', MCP_CB_RECOVERY_SECONDS: '2' }).toolErrorRate).toEqual({ threshold: 0.25, windowMs: 10_000, minRequests: 5, recoveryMs: 2_000 });
+  expect(
+    loadConfig({ ENFORCE_CB_ERROR_THRESHOLD: '0.25', ENFORCE_CB_WINDOW_SECONDS: '10', ENFORCE_CB_MIN_REQUESTS: '5', MCP_CB_RECOVERY_SECONDS: '2' })
+      .toolErrorRate,
+  ).toEqual({ threshold: 0.25, windowMs: 10_000, minRequests: 5, recoveryMs: 2_000 });
   expect(() => loadConfig({ ENFORCE_CB_ERROR_THRESHOLD: '1.5' })).toThrow('ENFORCE_CB_ERROR_THRESHOLD');
 });
 
-it('opens a tool\'s circuit when most of enough calls fail, counts no refusal, and closes after a good probe', async () => {
+it("opens a tool's circuit when most of enough calls fail, counts no refusal, and closes after a good probe", async () => {
   let healthy = true;
   let calls = 0;
   const flaky = {
-    ...toolMetadata({ name: 'flaky', version: '1.0.0', description: 'sometimes down', category: 'test', parameters: { type: 'object', properties: { n: { type: 'integer' } }, additionalProperties: false } }),
+    ...toolMetadata({
+      name: 'flaky',
+      version: '1.0.0',
+      description: 'sometimes down',
+      category: 'test',
+      parameters: { type: 'object', properties: { n: { type: 'integer' } }, additionalProperties: false },
+    }),
     execute: async () => {
       calls += 1;
       if (!healthy) throw new ToolError('network', 'down');

@@ -15,10 +15,17 @@ afterAll(async () => {
 });
 
 const outbound = (allow: string[]) =>
-  createOutboundHttp({ policy: createDestinationPolicy('MCP_ALLOWED_DOMAINS', allow), timeoutMs: 5_000, breakerFailures: 5, breakerRecoveryMs: 1_000, maxAttempts: 2, initialBackoffMs: 10 });
+  createOutboundHttp({
+    policy: createDestinationPolicy('MCP_ALLOWED_DOMAINS', allow),
+    timeoutMs: 5_000,
+    breakerFailures: 5,
+    breakerRecoveryMs: 1_000,
+    maxAttempts: 2,
+    initialBackoffMs: 10,
+  });
 const context = { tenantId: 't', userId: 'u', roles: [], sessionId: '', taskId: 'task' };
 
-it('imports a server\'s tools with their schemas, calls them, types their errors, and reconnects after the server restarts', async () => {
+it("imports a server's tools with their schemas, calls them, types their errors, and reconnects after the server restarts", async () => {
   connected = await connectMcpServer({ name: 'weather', url: server.url }, outbound(['127.0.0.1']), { secrets: secretsFrom({}), defaultRateLimit: 30 });
   const registry = createToolRegistry([]);
   registry.add(connected.tools);
@@ -31,9 +38,15 @@ it('imports a server\'s tools with their schemas, calls them, types their errors
   expect(await registry.execute('weather_forecast', { city: 'Oslo', days: 2 }, context)).toEqual({ ok: true, content: 'Sunny in Oslo for 2 day(s)' });
   // The server's schema is checked before any call.
   const callsBefore = server.calls;
-  expect(await registry.execute('weather_forecast', { days: 2 }, context)).toMatchObject({ ok: false, error: { category: 'validation', message: expect.stringContaining('city') } });
+  expect(await registry.execute('weather_forecast', { days: 2 }, context)).toMatchObject({
+    ok: false,
+    error: { category: 'validation', message: expect.stringContaining('city') },
+  });
   expect(server.calls).toBe(callsBefore);
-  expect(await registry.execute('weather_broken', {}, context)).toEqual({ ok: false, error: { category: 'execution', message: 'the weather station is offline' } });
+  expect(await registry.execute('weather_broken', {}, context)).toEqual({
+    ok: false,
+    error: { category: 'execution', message: 'the weather station is offline' },
+  });
 
   // A restart drops every session; the next call opens a new one.
   await server.stop();
@@ -53,7 +66,10 @@ it('speaks the older HTTP+SSE transport to a server that has no Streamable HTTP 
 });
 
 it('refuses a server outside MCP_ALLOWED_DOMAINS', async () => {
-  const refused = await connectMcpServer({ name: 'weather', url: server.url }, outbound(['mcp.example.com']), { secrets: secretsFrom({}), defaultRateLimit: 60 }).catch((err: unknown) => err);
+  const refused = await connectMcpServer({ name: 'weather', url: server.url }, outbound(['mcp.example.com']), {
+    secrets: secretsFrom({}),
+    defaultRateLimit: 60,
+  }).catch((err: unknown) => err);
   expect(refused).toBeInstanceOf(ToolError);
   expect((refused as ToolError).message).toBe('host 127.0.0.1 is not in the allowlist (MCP_ALLOWED_DOMAINS)');
 });

@@ -53,7 +53,9 @@ describe('the destination policy', () => {
       category: 'validation',
       message: 'host 127.0.0.1 is not in the allowlist (TEST_ALLOWED_DOMAINS)',
     });
-    expect(await failure(outbound(['*']).fetch('file:///etc/passwd'))).toMatchObject({ message: 'only http and https URLs are allowed, not file: (TEST_ALLOWED_DOMAINS)' });
+    expect(await failure(outbound(['*']).fetch('file:///etc/passwd'))).toMatchObject({
+      message: 'only http and https URLs are allowed, not file: (TEST_ALLOWED_DOMAINS)',
+    });
     expect(await failure(outbound(['127.0.0.1']).fetch(`http://user:pw@127.0.0.1:1/`))).toMatchObject({ category: 'validation' });
   });
 
@@ -64,14 +66,19 @@ describe('the destination policy', () => {
     }
     // A name that resolves to loopback is refused on the address the connection would use.
     const port = new URL(base).port;
-    expect(await failure(outbound(['localhost']).fetch(`http://localhost.:${port}/ok`))).toMatchObject({ message: expect.stringContaining('not in the allowlist') });
+    expect(await failure(outbound(['localhost']).fetch(`http://localhost.:${port}/ok`))).toMatchObject({
+      message: expect.stringContaining('not in the allowlist'),
+    });
     expect(await failure(outbound(['*']).fetch(`http://localhost:${port}/ok`))).toMatchObject({
       message: expect.stringMatching(/^localhost resolves to (127\.0\.0\.1|::1), a non-public address/),
     });
     expect((await outbound(['localhost']).fetch(`http://localhost:${port}/ok`)).status).toBe(200);
     // A listed host redirecting to an unlisted one (here the cloud metadata address) is refused at the redirect.
     behaviours.set('/jump', (_req, res) => res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end());
-    expect(await failure(outbound(['127.0.0.1']).fetch(`${base}/jump`))).toMatchObject({ category: 'validation', message: 'host 169.254.169.254 is not in the allowlist (TEST_ALLOWED_DOMAINS)' });
+    expect(await failure(outbound(['127.0.0.1']).fetch(`${base}/jump`))).toMatchObject({
+      category: 'validation',
+      message: 'host 169.254.169.254 is not in the allowlist (TEST_ALLOWED_DOMAINS)',
+    });
     behaviours.set('/hop', (_req, res) => res.writeHead(301, { location: '/ok' }).end());
     expect(await (await outbound(['127.0.0.1']).fetch(`${base}/hop`)).text()).toBe('fine');
   });
@@ -80,7 +87,9 @@ describe('the destination policy', () => {
 describe('resilience', () => {
   it('checks a destination ahead of any request: its host, and every address it resolves to now', async () => {
     const anyPublic = createDestinationPolicy('TEST_ALLOWED_DOMAINS', ['*']);
-    await expect(anyPublic.checkDestination(new URL('http://localhost:1/mcp'))).rejects.toThrow(/^localhost resolves to (127\.0\.0\.1|::1), a non-public address, which is refused unless listed \(TEST_ALLOWED_DOMAINS\)$/);
+    await expect(anyPublic.checkDestination(new URL('http://localhost:1/mcp'))).rejects.toThrow(
+      /^localhost resolves to (127\.0\.0\.1|::1), a non-public address, which is refused unless listed \(TEST_ALLOWED_DOMAINS\)$/,
+    );
     await expect(anyPublic.checkDestination(new URL('http://[fd00::1]/'))).rejects.toThrow('a non-public address');
     await expect(createDestinationPolicy('TEST_ALLOWED_DOMAINS', ['localhost']).checkDestination(new URL('http://localhost:1/mcp'))).resolves.toBeUndefined();
   });
@@ -121,7 +130,10 @@ describe('resilience', () => {
     expect(hits.get('/flaky')).toBe(2);
 
     behaviours.set('/dead', (req) => req.socket.destroy());
-    expect(await failure(outbound(['127.0.0.1'], { breakerFailures: 10 }).fetch(`${base}/dead`))).toMatchObject({ category: 'network', message: expect.stringContaining(`request to ${base} failed`) });
+    expect(await failure(outbound(['127.0.0.1'], { breakerFailures: 10 }).fetch(`${base}/dead`))).toMatchObject({
+      category: 'network',
+      message: expect.stringContaining(`request to ${base} failed`),
+    });
     expect(hits.get('/dead')).toBe(3);
     // An HTTP error status is an answer, not retried.
     behaviours.set('/broken', (_req, res) => res.writeHead(503).end());
@@ -137,7 +149,7 @@ describe('resilience', () => {
     });
   });
 
-  it('opens an origin\'s circuit after consecutive failures, probes it once half-open, and closes on success', async () => {
+  it("opens an origin's circuit after consecutive failures, probes it once half-open, and closes on success", async () => {
     const http = outbound(['127.0.0.1'], { maxAttempts: 1 });
     let healthy = false;
     behaviours.set('/svc', (req, res) => (healthy ? ok(req, res) : res.writeHead(500).end()));

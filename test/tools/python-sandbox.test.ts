@@ -35,7 +35,12 @@ afterAll(async () => {
 async function attempt(snippets: Record<string, string>): Promise<Record<string, string>> {
   const program = Object.entries(snippets)
     .map(([name, snippet]) =>
-      [`try:`, ...snippet.split('\n').map((line) => `    ${line}`), `except BaseException as e:`, `    print(${JSON.stringify(name)}, 'blocked:', type(e).__name__)`].join('\n'),
+      [
+        `try:`,
+        ...snippet.split('\n').map((line) => `    ${line}`),
+        `except BaseException as e:`,
+        `    print(${JSON.stringify(name)}, 'blocked:', type(e).__name__)`,
+      ].join('\n'),
     )
     .join('\n');
   const result = await sandbox.run(program, limits);
@@ -59,7 +64,7 @@ it('runs Python and returns what it printed, with errors as tracebacks', async (
   expect(chatty.stdout.length).toBe(64 * 1024);
 });
 
-it('has no network: sockets, fetch, DNS and the host\'s own ports are unreachable', async () => {
+it("has no network: sockets, fetch, DNS and the host's own ports are unreachable", async () => {
   const results = await attempt({
     socket: "import socket\nsocket.create_connection(('1.1.1.1', 80), timeout=2)\nprint('socket ESCAPED')",
     host: `import socket\nsocket.create_connection(('127.0.0.1', ${hostPort}), timeout=2)\nprint('host ESCAPED')`,
@@ -74,7 +79,7 @@ it('has no network: sockets, fetch, DNS and the host\'s own ports are unreachabl
   expect(hostHits).toBe(0);
 });
 
-it('cannot write or read host files, read secrets from the environment, or start processes, even through the host\'s JavaScript objects', async () => {
+it("cannot write or read host files, read secrets from the environment, or start processes, even through the host's JavaScript objects", async () => {
   const target = mkdtempSync(path.join(tmpdir(), 'weft-escape-'));
   process.env.WEFT_TEST_SECRET = 'hunter2';
   const results = await attempt({
@@ -97,7 +102,9 @@ it('cannot write or read host files, read secrets from the environment, or start
 });
 
 it('kills a memory bomb and an endless loop, and the host stays healthy', async () => {
-  const bomb = await sandbox.run('blocks = []\nwhile True:\n    blocks.append(bytearray(50 * 1024 * 1024))', { timeoutMs: 20_000, memoryMb: 300 }).catch((err: unknown) => err);
+  const bomb = await sandbox
+    .run('blocks = []\nwhile True:\n    blocks.append(bytearray(50 * 1024 * 1024))', { timeoutMs: 20_000, memoryMb: 300 })
+    .catch((err: unknown) => err);
   expect(bomb).toBeInstanceOf(ToolError);
   expect((bomb as ToolError).message).toMatch(/exceeded its memory limit of 300 MB|MemoryError/);
 
@@ -119,11 +126,13 @@ const viaJs = (name: string, promise: string) =>
 const connectTo = (socketPath: string) =>
   `new Promise((resolve) => { const s = process.mainModule.require('net').createConnection(${JSON.stringify(socketPath)}); s.on('connect', () => resolve('ESCAPED')); s.on('error', (e) => resolve('blocked: ' + e.code)); setTimeout(() => resolve('blocked: no answer'), 2000); })`;
 
-it('reaches nothing on the machine: host sockets, signals, /proc, /etc, /sys, the host\'s /tmp, inherited descriptors', async () => {
+it("reaches nothing on the machine: host sockets, signals, /proc, /etc, /sys, the host's /tmp, inherited descriptors", async () => {
   // The test database's own Unix socket, as the test setup reaches it.
   const db = new Client({ connectionString: process.env.DATABASE_URL });
   await db.connect();
-  const socketDir = (await db.query<{ unix_socket_directories: string }>('SHOW unix_socket_directories')).rows[0]!.unix_socket_directories.split(',')[0]!.trim();
+  const socketDir = (await db.query<{ unix_socket_directories: string }>('SHOW unix_socket_directories')).rows[0]!.unix_socket_directories.split(
+    ',',
+  )[0]!.trim();
   const port = (await db.query<{ port: string }>('SHOW port')).rows[0]!.port;
   await db.end();
   const pgSocket = `${socketDir}/.s.PGSQL.${port}`;
@@ -141,21 +150,28 @@ it('reaches nothing on the machine: host sockets, signals, /proc, /etc, /sys, th
     const results = await attempt({
       pgsocket: viaJs('pgsocket', connectTo(pgSocket)),
       abstract: viaJs('abstract', connectTo(abstractName)),
-      killparent: viaJs('killparent', `Promise.resolve(process.kill(process.ppid, 'SIGKILL')).then(() => process.ppid > 1 ? 'ESCAPED' : 'blocked: the parent is the sandbox init')`),
+      killparent: viaJs(
+        'killparent',
+        `Promise.resolve(process.kill(process.ppid, 'SIGKILL')).then(() => process.ppid > 1 ? 'ESCAPED' : 'blocked: the parent is the sandbox init')`,
+      ),
       killhost: viaJs('killhost', `Promise.resolve(process.kill(${bystander.pid}, 'SIGKILL')).then(() => 'ESCAPED')`),
       ptrace: viaJs('ptrace', `Promise.resolve(process._debugProcess(${process.pid})).then(() => 'ESCAPED')`),
       procenv: viaJs('procenv', `Promise.resolve(process.mainModule.require('fs').readFileSync('/proc/1/environ', 'utf8')).then(() => 'ESCAPED')`),
       pyprocenv: "print('pyprocenv', 'ESCAPED' if open('/proc/1/environ', 'rb').read() else 'blocked: empty')",
       passwd: viaJs('passwd', `Promise.resolve(process.mainModule.require('fs').readFileSync('/etc/passwd', 'utf8')).then(() => 'ESCAPED')`),
       sys: viaJs('sys', `Promise.resolve(process.mainModule.require('fs').readdirSync('/sys')).then(() => 'ESCAPED')`),
-      hosttmp: viaJs('hosttmp', `Promise.resolve(process.mainModule.require('fs').readFileSync(${JSON.stringify(path.join(hostTmp, 'secret.txt'))}, 'utf8')).then(() => 'ESCAPED')`),
+      hosttmp: viaJs(
+        'hosttmp',
+        `Promise.resolve(process.mainModule.require('fs').readFileSync(${JSON.stringify(path.join(hostTmp, 'secret.txt'))}, 'utf8')).then(() => 'ESCAPED')`,
+      ),
       fds: viaJs(
         'fds',
         `Promise.resolve((() => { const fs = process.mainModule.require('fs'); for (let fd = 3; fd < 256; fd++) { try { const b = Buffer.alloc(64); const n = fs.readSync(fd, b, 0, 64, 0); if (b.subarray(0, n).toString().includes('host-secret')) return 'ESCAPED'; } catch {} } return 'blocked: no host descriptor'; })())`,
       ),
     });
     for (const [name, line] of Object.entries(results)) expect([name, line]).not.toEqual([name, expect.stringContaining('ESCAPED')]);
-    for (const name of ['pgsocket', 'abstract', 'killparent', 'killhost', 'ptrace', 'procenv', 'pyprocenv', 'passwd', 'sys', 'hosttmp', 'fds']) expect([name, results[name]]).toEqual([name, expect.stringMatching(/blocked/)]);
+    for (const name of ['pgsocket', 'abstract', 'killparent', 'killhost', 'ptrace', 'procenv', 'pyprocenv', 'passwd', 'sys', 'hosttmp', 'fds'])
+      expect([name, results[name]]).toEqual([name, expect.stringMatching(/blocked/)]);
   } finally {
     abstract.close();
   }

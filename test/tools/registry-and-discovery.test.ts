@@ -25,7 +25,9 @@ describe('the registry', () => {
       ok: false,
       error: { category: 'validation', message: 'invalid arguments for echo_tool: text: must NOT have more than 10 characters' },
     });
-    expect(await registry.execute('echo_tool', {}, context('a'))).toMatchObject({ error: { message: "invalid arguments for echo_tool: text: must have required property 'text'" } });
+    expect(await registry.execute('echo_tool', {}, context('a'))).toMatchObject({
+      error: { message: "invalid arguments for echo_tool: text: must have required property 'text'" },
+    });
   });
 
   it('limits each tool per tenant with a token bucket, overridable by <NAME>_RATE_LIMIT', async () => {
@@ -40,7 +42,9 @@ describe('the registry', () => {
     const raised = createToolRegistry([echo()], { rateLimits: loadConfig({ ECHO_TOOL_RATE_LIMIT: '1000' }).toolRateLimits });
     expect(raised.get('echo_tool')!.rateLimitPerMinute).toBe(1000);
     for (let i = 0; i < 10; i += 1) expect(await raised.execute('echo_tool', { text: 'hi' }, context('a'))).toMatchObject({ ok: true });
-    expect(() => loadConfig({ ECHO_TOOL_RATE_LIMIT: 'lots' })).toThrow('ECHO_TOOL_RATE_LIMIT: a tool\'s rate limit must be a whole number of calls per minute, got "lots"');
+    expect(() => loadConfig({ ECHO_TOOL_RATE_LIMIT: 'lots' })).toThrow(
+      'ECHO_TOOL_RATE_LIMIT: a tool\'s rate limit must be a whole number of calls per minute, got "lots"',
+    );
   });
 });
 
@@ -55,12 +59,15 @@ describe('discovery over HTTP', () => {
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   };
 
-  it('lists tools (by category), and serves each one\'s schema and metadata in the seed\'s fields', async () => {
+  it("lists tools (by category), and serves each one's schema and metadata in the seed's fields", async () => {
     const all = await get('/tools/list');
     expect((all.body.tools as Array<{ name: string }>).map((t) => t.name)).toEqual(expect.arrayContaining(['calculator', 'file_read', 'file_write']));
     const files = await get('/tools/list?category=files');
     expect((files.body.tools as Array<{ name: string }>).map((t) => t.name).sort()).toEqual(['file_read', 'file_write', 'memory_read', 'memory_write']);
-    expect(await get('/tools/calculator/schema')).toEqual({ status: 200, body: { name: 'calculator', parameters: expect.objectContaining({ required: ['expression'] }) } });
+    expect(await get('/tools/calculator/schema')).toEqual({
+      status: 200,
+      body: { name: 'calculator', parameters: expect.objectContaining({ required: ['expression'] }) },
+    });
     expect((await get('/tools/file_write/metadata')).body).toEqual({
       name: 'file_write',
       version: '1.0.0',
@@ -109,6 +116,8 @@ describe('the tool policy', () => {
   });
 
   it('refuses a policy file with mistakes, saying where', () => {
-    expect(() => toolPolicy({ rules: [{ tools: [], effect: 'maybe' }] }, 'policy.yaml')).toThrow(/^policy\.yaml is invalid: rules\.0\.tools: .*rules\.0\.effect: /);
+    expect(() => toolPolicy({ rules: [{ tools: [], effect: 'maybe' }] }, 'policy.yaml')).toThrow(
+      /^policy\.yaml is invalid: rules\.0\.tools: .*rules\.0\.effect: /,
+    );
   });
 });

@@ -16,8 +16,24 @@ afterAll(() => new Promise((resolve) => peer.close(resolve)));
 
 it('exports tool executions, durations, errors by type, cost, rate-limit rejections and breaker state for Prometheus', async () => {
   const metrics = createToolMetrics({ tenantLabels: true });
-  const paid = { ...toolMetadata({ name: 'paid', version: '1.0.0', description: 'costs money', category: 'test', parameters: { type: 'object' }, costPerUse: 0.5, rateLimitPerMinute: 2 }), execute: async () => 'ok' };
-  const failing = { ...toolMetadata({ name: 'failing', version: '1.0.0', description: 'fails', category: 'test', parameters: { type: 'object' } }), execute: async () => { throw new ToolError('network', 'down'); } };
+  const paid = {
+    ...toolMetadata({
+      name: 'paid',
+      version: '1.0.0',
+      description: 'costs money',
+      category: 'test',
+      parameters: { type: 'object' },
+      costPerUse: 0.5,
+      rateLimitPerMinute: 2,
+    }),
+    execute: async () => 'ok',
+  };
+  const failing = {
+    ...toolMetadata({ name: 'failing', version: '1.0.0', description: 'fails', category: 'test', parameters: { type: 'object' } }),
+    execute: async () => {
+      throw new ToolError('network', 'down');
+    },
+  };
   const registry = createToolRegistry([paid, failing], { observer: metrics });
   const context = { tenantId: 't', userId: 'u', roles: [], sessionId: '', taskId: 'x' };
   for (let i = 0; i < 3; i += 1) await registry.execute('paid', {}, context);
@@ -47,12 +63,17 @@ it('exports tool executions, durations, errors by type, cost, rate-limit rejecti
   }
 });
 
-it('also exports the seed\'s Shannon names with WEFT_METRICS_COMPAT=shannon, so Shannon dashboards find them', async () => {
+it("also exports the seed's Shannon names with WEFT_METRICS_COMPAT=shannon, so Shannon dashboards find them", async () => {
   expect(loadConfig({ WEFT_METRICS_COMPAT: 'shannon' }).metrics.shannonNames).toBe(true);
   expect(loadConfig({}).metrics.shannonNames).toBe(false);
   const text = async (shannonNames: boolean) => {
     const metrics = createToolMetrics({ tenantLabels: false, shannonNames });
-    const failing = { ...toolMetadata({ name: 'failing', version: '1.0.0', description: 'fails', category: 'test', parameters: { type: 'object' } }), execute: async () => { throw new ToolError('network', 'down'); } };
+    const failing = {
+      ...toolMetadata({ name: 'failing', version: '1.0.0', description: 'fails', category: 'test', parameters: { type: 'object' } }),
+      execute: async () => {
+        throw new ToolError('network', 'down');
+      },
+    };
     await createToolRegistry([failing], { observer: metrics }).execute('failing', {}, { tenantId: 't', userId: 'u', roles: [], sessionId: '', taskId: 'x' });
     const outbound = outboundFor('TEST_ALLOWED_DOMAINS', ['127.0.0.1'], { ...loadConfig({}).outbound, breakerFailures: 1, maxAttempts: 1 }, metrics);
     await outbound.fetch(`http://127.0.0.1:${(peer.address() as AddressInfo).port}/`);
@@ -64,7 +85,8 @@ it('also exports the seed\'s Shannon names with WEFT_METRICS_COMPAT=shannon, so 
     'shannon_tool_errors_total{tool_name="failing",error_type="network"} 1',
     'shannon_tool_execution_duration_seconds_count{tool_name="failing"} 1',
     'weft_tool_executions_total{tool_name="failing",status="error"} 1',
-  ]) expect(compat).toContain(line);
+  ])
+    expect(compat).toContain(line);
   expect(compat).toMatch(/shannon_circuit_breaker_failures_total\{base_url="[^"]+"\} 1/);
   expect(compat).toMatch(/shannon_circuit_breaker_state\{base_url="[^"]+"\} 1/);
   expect(compat).toContain('# TYPE shannon_tool_cost_usd counter');

@@ -38,13 +38,22 @@ beforeAll(async () => {
       return void res.writeHead(302, { location: `http://localhost:${(server.address() as AddressInfo).port}/search?format=json&q=x` }).end();
     }
     if (url.pathname === '/res/v1/web/search') {
-      if (req.headers['x-subscription-token'] !== 'brave-key') return void res.writeHead(401, { 'content-type': 'application/json' }).end('{"type":"ErrorResponse"}');
+      if (req.headers['x-subscription-token'] !== 'brave-key')
+        return void res.writeHead(401, { 'content-type': 'application/json' }).end('{"type":"ErrorResponse"}');
       // Brave's response: web.results with title, url and description.
       return void res.writeHead(200, { 'content-type': 'application/json' }).end(
         JSON.stringify({
           type: 'search',
           query: { original: q },
-          web: { type: 'search', results: Array.from({ length: Number(url.searchParams.get('count')) }, (_, i) => ({ title: `Brave ${i}`, url: `https://brave.example/${i}`, description: `about ${q} ${i}`, age: '1 day' })) },
+          web: {
+            type: 'search',
+            results: Array.from({ length: Number(url.searchParams.get('count')) }, (_, i) => ({
+              title: `Brave ${i}`,
+              url: `https://brave.example/${i}`,
+              description: `about ${q} ${i}`,
+              age: '1 day',
+            })),
+          },
         }),
       );
     }
@@ -88,19 +97,32 @@ it('searches the Brave Search API with its key, as many results as asked, and sa
   const found = await brave.execute('web_search', { query: 'temporal', max_results: 3 }, context);
   expect(found).toEqual({
     ok: true,
-    content: { query: 'temporal', provider: 'brave', results: [0, 1, 2].map((i) => ({ title: `Brave ${i}`, url: `https://brave.example/${i}`, snippet: `about temporal ${i}` })) },
+    content: {
+      query: 'temporal',
+      provider: 'brave',
+      results: [0, 1, 2].map((i) => ({ title: `Brave ${i}`, url: `https://brave.example/${i}`, snippet: `about temporal ${i}` })),
+    },
   });
   const wrongKey = registryWith({ WEFT_WEB_SEARCH_PROVIDER: 'brave', WEFT_WEB_SEARCH_URL: `${base}/res/v1/web/search`, WEFT_WEB_SEARCH_API_KEY: 'stolen' });
-  expect(await wrongKey.execute('web_search', { query: 'temporal' }, context)).toEqual({ ok: false, error: { category: 'network', message: `HTTP 401 from ${base}` } });
+  expect(await wrongKey.execute('web_search', { query: 'temporal' }, context)).toEqual({
+    ok: false,
+    error: { category: 'network', message: `HTTP 401 from ${base}` },
+  });
 });
 
 it('goes through the outbound guard: only the configured host, and WEB_SEARCH_RATE_LIMIT sets its rate', async () => {
   const limited = registryWith({ WEFT_WEB_SEARCH_PROVIDER: 'searxng', WEFT_WEB_SEARCH_URL: base, WEB_SEARCH_RATE_LIMIT: '1' });
   expect((await limited.execute('web_search', { query: 'one' }, context)).ok).toBe(true);
-  expect(await limited.execute('web_search', { query: 'two' }, context)).toMatchObject({ ok: false, error: { message: 'web_search is limited to 1 calls per minute; retry in 60 s' } });
+  expect(await limited.execute('web_search', { query: 'two' }, context)).toMatchObject({
+    ok: false,
+    error: { message: 'web_search is limited to 1 calls per minute; retry in 60 s' },
+  });
   // A redirect to another host is refused by the guard: the configured search host alone is allowed.
   const redirecting = registryWith({ WEFT_WEB_SEARCH_PROVIDER: 'searxng', WEFT_WEB_SEARCH_URL: `${base}/away` });
   const before = seen.length;
-  expect(await redirecting.execute('web_search', { query: 'x' }, context)).toMatchObject({ ok: false, error: { message: expect.stringContaining('localhost') } });
+  expect(await redirecting.execute('web_search', { query: 'x' }, context)).toMatchObject({
+    ok: false,
+    error: { message: expect.stringContaining('localhost') },
+  });
   expect(seen.slice(before).map((req) => req.headers.host)).toEqual([`127.0.0.1:${(server.address() as AddressInfo).port}`]);
 });

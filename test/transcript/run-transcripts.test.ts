@@ -29,7 +29,9 @@ async function runWithSteps(steps: number) {
   const owner = (key: string) => ({ key, runId: run.runId, agentId: run.agentId, sessionId: run.sessionId, timestamp: at() });
   await store.appendRunRecord(transcriptRecord(owner('seed'), RecordType.TranscriptSeeded, { messages: [userText('count with me')] }));
   const step = async (n: number) => {
-    await store.appendRunRecord(transcriptRecord(owner(`step-${n}`), RecordType.TranscriptAppended, { messages: [assistantText(`${n}`), userText(`and ${n + 1}?`)] }));
+    await store.appendRunRecord(
+      transcriptRecord(owner(`step-${n}`), RecordType.TranscriptAppended, { messages: [assistantText(`${n}`), userText(`and ${n + 1}?`)] }),
+    );
     await store.appendRunRecord({ ...owner(`note-${n}`), type: 'agent.note', payload: Buffer.from('{}') });
   };
   for (let n = 0; n < steps; n++) await step(n);
@@ -60,7 +62,14 @@ describe('a run transcript kept between steps', () => {
     await step(2);
     await elsewhere.messagesOf(run.runId);
     await store.appendRunRecord(
-      compactionRecord(owner('compacted'), { summary: 'counted to 2', replacedMessages: 5, replacedTokens: 20, keptTurns: 1, model: 'm', usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 } }),
+      compactionRecord(owner('compacted'), {
+        summary: 'counted to 2',
+        replacedMessages: 5,
+        replacedTokens: 20,
+        keptTurns: 1,
+        model: 'm',
+        usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 },
+      }),
     );
     await step(3);
 
@@ -84,7 +93,9 @@ describe('token counts of a growing transcript', () => {
     const messages = Array.from({ length: 40 }, (_, n) => (n % 2 === 0 ? userText(`question ${n} about durable execution`) : assistantText(`answer ${n}`)));
     const fresh = (list: typeof messages) => list.map((m) => JSON.parse(JSON.stringify(m)) as (typeof messages)[number]);
     for (const length of [10, 25, 40]) {
-      expect(countMessageTokens(messages.slice(0, length), 'o200k_base', 'be brief')).toBe(countMessageTokens(fresh(messages.slice(0, length)), 'o200k_base', 'be brief'));
+      expect(countMessageTokens(messages.slice(0, length), 'o200k_base', 'be brief')).toBe(
+        countMessageTokens(fresh(messages.slice(0, length)), 'o200k_base', 'be brief'),
+      );
       expect(messageTokensAtMost(messages.slice(0, length))).toBe(messageTokensAtMost(fresh(messages.slice(0, length))));
     }
     expect(countMessageTokens(messages, 'cl100k_base')).toBe(countMessageTokens(fresh(messages), 'cl100k_base'));

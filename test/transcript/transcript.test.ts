@@ -1,10 +1,5 @@
 import { RecordType, type RecordPage, type StoredRecord } from '../../core/store';
-import {
-  buildMessagesFromRunLog,
-  transcriptRecord,
-  validateTranscript,
-  type Message,
-} from '../../core/transcript';
+import { buildMessagesFromRunLog, transcriptRecord, validateTranscript, type Message } from '../../core/transcript';
 import { at, openStore, runningRoot, uid } from '../store/fixtures';
 
 const { pool, store } = openStore();
@@ -37,9 +32,17 @@ describe('validateTranscript', () => {
 
   const broken: Array<[string, Message[], RegExp]> = [
     ['a missing result', [toolTurn[0]!, toolTurn[1]!, { role: 'user', parts: [toolTurn[2]!.parts[0]!] }], /no result for tool use call-a/],
-    ['a result for an unknown id', [toolTurn[0]!, toolTurn[1]!, { role: 'user', parts: [...toolTurn[2]!.parts, { kind: 'tool_result', toolUseId: 'call-z', content: 1 }] }], /call-z answers no tool use/],
+    [
+      'a result for an unknown id',
+      [toolTurn[0]!, toolTurn[1]!, { role: 'user', parts: [...toolTurn[2]!.parts, { kind: 'tool_result', toolUseId: 'call-z', content: 1 }] }],
+      /call-z answers no tool use/,
+    ],
     ['a duplicated result', [toolTurn[0]!, toolTurn[1]!, { role: 'user', parts: [...toolTurn[2]!.parts, toolTurn[2]!.parts[0]!] }], /appears twice/],
-    ['results split over two messages', [toolTurn[0]!, toolTurn[1]!, { role: 'user', parts: [toolTurn[2]!.parts[0]!] }, { role: 'user', parts: [toolTurn[2]!.parts[1]!] }], /no result for tool use call-a/],
+    [
+      'results split over two messages',
+      [toolTurn[0]!, toolTurn[1]!, { role: 'user', parts: [toolTurn[2]!.parts[0]!] }, { role: 'user', parts: [toolTurn[2]!.parts[1]!] }],
+      /no result for tool use call-a/,
+    ],
     ['an assistant message instead of results', [toolTurn[0]!, toolTurn[1]!, toolTurn[3]!], /need a user message/],
     ['results with no tool use before them', [toolTurn[0]!, toolTurn[2]!], /without a preceding tool use/],
     ['pending tool uses at the end', [toolTurn[0]!, toolTurn[1]!], /have no results/],

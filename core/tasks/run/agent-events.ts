@@ -15,8 +15,14 @@ export const agentStartedEvent = (on: AgentStream, agentId: string, at: Date): N
 /** AGENT_COMPLETED with the start of its result, or AGENT_FAILED with what went wrong. */
 export function agentFinishedEvent(on: AgentStream, agentId: string, outcome: { status: TaskStatus; result: string; error: string; at: Date }): NewTaskEvent {
   const completed = outcome.status === TaskStatus.Completed;
-  return taskEvent(on.workflowId, runEventKey(on.runId, `agent/${agentId}/finished`), completed ? EventType.AgentCompleted : EventType.AgentFailed, outcome.at, {
-    agentId,
-    message: completed ? outcome.result.slice(0, 500) : outcome.error || outcome.status.toLowerCase(),
-  });
+  return taskEvent(
+    on.workflowId,
+    runEventKey(on.runId, `agent/${agentId}/finished`),
+    completed ? EventType.AgentCompleted : EventType.AgentFailed,
+    outcome.at,
+    {
+      agentId,
+      message: completed ? outcome.result.slice(0, 500) : outcome.error || outcome.status.toLowerCase(),
+    },
+  );
 }

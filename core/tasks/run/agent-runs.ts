@@ -59,7 +59,9 @@ export function agentRuns({ store }: TaskRunDeps) {
         link: childLinkRecord(parent, at, child, `agent/${input.agentId}`),
       };
       const start = input.sessionId ? store.startChildRun : store.startOneShotChildRun;
-      const result = await start(command, (tx) => commitWith(tx, recordAgentStarted(tx, input.taskId, input.agentId, input.runId, at, agentStartedEvent(input, input.agentId, at))));
+      const result = await start(command, (tx) =>
+        commitWith(tx, recordAgentStarted(tx, input.taskId, input.agentId, input.runId, at, agentStartedEvent(input, input.agentId, at))),
+      );
       return { proceed: result.decision === 'proceed', runAgentId: child.runAgentId };
     },
 

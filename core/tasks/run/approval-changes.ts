@@ -18,7 +18,8 @@ import type { HandsOver } from './run-handover';
 import type { TaskRunDeps } from './task-run-deps';
 
 export interface ApprovalRequestInput
-  extends HandsOver,
+  extends
+    HandsOver,
     Pick<NewApproval, 'approvalId' | 'taskId' | 'workflowId' | 'tenantId' | 'userId' | 'sessionId' | 'query' | 'kind' | 'proposedAction' | 'reason'> {
   /** The task's workflow: its event stream. (`workflowId` is the workflow that waits for the decision.) */
   taskWorkflowId: string;
@@ -32,7 +33,10 @@ export interface ApprovalRequestInput
   atMs: number;
 }
 
-export interface ApprovalDecisionInput extends Pick<ApprovalRequestInput, 'approvalId' | 'taskWorkflowId' | 'runId' | 'runAgentId' | 'agentId' | 'sessionId' | 'handover'> {
+export interface ApprovalDecisionInput extends Pick<
+  ApprovalRequestInput,
+  'approvalId' | 'taskWorkflowId' | 'runId' | 'runAgentId' | 'agentId' | 'sessionId' | 'handover'
+> {
   status: Exclude<ApprovalStatus, 'pending'>;
   decidedBy: string;
   feedback: string;
@@ -79,6 +83,16 @@ async function recordIgnoredDecision(pool: Pool, input: IgnoredDecisionInput): P
   });
 }
 
+/** APPROVAL_REQUESTED, naming the approval where Shannon's clients look for it. */
+function approvalRequestedEvent(input: ApprovalRequestInput, at: Date) {
+  return taskEvent(input.taskWorkflowId, runEventKey(input.runId, `approval/${input.approvalId}/requested`), EventType.ApprovalRequested, at, {
+    ...(input.agentId ? { agentId: input.agentId } : {}),
+    // Shannon's clients read the id from the message (`id=<approval id>`) when they do not ask GetPendingApprovals.
+    message: `${input.reason} (approval id=${input.approvalId})`,
+    payload: { approval_id: input.approvalId, workflow_id: input.workflowId, kind: input.kind, proposed_action: input.proposedAction },
+  });
+}
+
 /**
  * A human approval's two changes, each with its run record and its event in one transaction. Each
  * is idempotent by approval id, also when proposed again at a later workflow time (a Temporal reset
@@ -103,16 +117,21 @@ export function approvalChanges({ store, pool, observer }: TaskRunDeps) {
       await store.appendRunRecord(record, async (tx) => {
         const { approvalId, taskId, workflowId, tenantId, userId, sessionId, query, kind, proposedAction, reason } = input;
         const expiresAt = new Date(input.atMs + input.timeoutMs);
-        await insertPendingApproval(tx, { approvalId, taskId, workflowId, tenantId, userId, sessionId, query, kind, proposedAction, reason, requestedAt: at, expiresAt });
-        await appendTaskEvent(
-          tx,
-          taskEvent(input.taskWorkflowId, runEventKey(input.runId, `approval/${input.approvalId}/requested`), EventType.ApprovalRequested, at, {
-            ...(input.agentId ? { agentId: input.agentId } : {}),
-            // Shannon's clients read the id from the message (`id=<approval id>`) when they do not ask GetPendingApprovals.
-            message: `${input.reason} (approval id=${input.approvalId})`,
-            payload: { approval_id: input.approvalId, workflow_id: input.workflowId, kind: input.kind, proposed_action: input.proposedAction },
-          }),
-        );
+        await insertPendingApproval(tx, {
+          approvalId,
+          taskId,
+          workflowId,
+          tenantId,
+          userId,
+          sessionId,
+          query,
+          kind,
+          proposedAction,
+          reason,
+          requestedAt: at,
+          expiresAt,
+        });
+        await appendTaskEvent(tx, approvalRequestedEvent(input, at));
       });
       return {};
     },
@@ -149,7 +168,12 @@ export function approvalChanges({ store, pool, observer }: TaskRunDeps) {
         );
       });
       const approval = observer && (await findApproval(pool, input.approvalId));
-      if (approval) observer.approvalDecided({ status: input.status, channel: input.channel ?? 'none', seconds: Math.max(0, at.getTime() - approval.requestedAt.getTime()) / 1000 });
+      if (approval)
+        observer.approvalDecided({
+          status: input.status,
+          channel: input.channel ?? 'none',
+          seconds: Math.max(0, at.getTime() - approval.requestedAt.getTime()) / 1000,
+        });
     },
 
     recordIgnoredDecision: (input: IgnoredDecisionInput) => recordIgnoredDecision(pool, input),

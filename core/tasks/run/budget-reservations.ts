@@ -52,16 +52,20 @@ async function tenantCommittedToday(tx: Queryable, tenantId: string, at: Date): 
 async function refusalOf(tx: Queryable, step: StepReservation & { tenantId: string }, budget: Budget): Promise<string | undefined> {
   if (budget.tenantCostUsdPerDay) {
     const tenant = await tenantCommittedToday(tx, step.tenantId, step.at);
-    if (tenant + step.costUsd > budget.tenantCostUsdPerDay) return `tenant spent $${tenant.toFixed(4)} of its $${budget.tenantCostUsdPerDay} daily budget; the next step needs about $${step.costUsd.toFixed(4)}`;
+    if (tenant + step.costUsd > budget.tenantCostUsdPerDay)
+      return `tenant spent $${tenant.toFixed(4)} of its $${budget.tenantCostUsdPerDay} daily budget; the next step needs about $${step.costUsd.toFixed(4)}`;
   }
   if (budget.taskTokens || budget.taskCostUsd) {
     const task = await committedOf(tx, step.taskId);
-    if (budget.taskTokens && task.tokens + step.tokens > budget.taskTokens) return `task used ${task.tokens} tokens of its ${budget.taskTokens} token budget; the next step needs about ${step.tokens}`;
-    if (budget.taskCostUsd && task.costUsd + step.costUsd > budget.taskCostUsd) return `task cost $${task.costUsd.toFixed(4)} of its $${budget.taskCostUsd} cost limit; the next step needs about $${step.costUsd.toFixed(4)}`;
+    if (budget.taskTokens && task.tokens + step.tokens > budget.taskTokens)
+      return `task used ${task.tokens} tokens of its ${budget.taskTokens} token budget; the next step needs about ${step.tokens}`;
+    if (budget.taskCostUsd && task.costUsd + step.costUsd > budget.taskCostUsd)
+      return `task cost $${task.costUsd.toFixed(4)} of its $${budget.taskCostUsd} cost limit; the next step needs about $${step.costUsd.toFixed(4)}`;
   }
   if (budget.agentTokens) {
     const agent = await committedOf(tx, step.taskId, step.agentId);
-    if (agent.tokens + step.tokens > budget.agentTokens) return `agent used ${agent.tokens} tokens of its ${budget.agentTokens} token budget; the next step needs about ${step.tokens}`;
+    if (agent.tokens + step.tokens > budget.agentTokens)
+      return `agent used ${agent.tokens} tokens of its ${budget.agentTokens} token budget; the next step needs about ${step.tokens}`;
   }
   return undefined;
 }

@@ -17,6 +17,10 @@ export async function recordMainAgentStep(tx: Queryable, task: { taskId: string;
 }
 
 /** In the transaction of the task's end: the main agent, when still running, ends as the task did, with its event. */
-export async function recordMainAgentEnd(tx: Queryable, task: { taskId: string; workflowId: string; runId: string }, outcome: { status: TaskStatus; result: string; error: string; at: Date }): Promise<void> {
+export async function recordMainAgentEnd(
+  tx: Queryable,
+  task: { taskId: string; workflowId: string; runId: string },
+  outcome: { status: TaskStatus; result: string; error: string; at: Date },
+): Promise<void> {
   await recordRunningAgentOutcome(tx, task.taskId, TaskAgent.Main, outcome, agentFinishedEvent(task, TaskAgent.Main, outcome));
 }

@@ -20,6 +20,19 @@ export interface MemoryNoteInput extends HandsOver {
 export function memoryNotes(deps: TaskRunDeps) {
   return {
     draftMemoryNote: (input: MemoryNoteInput, step: StepContext): Promise<ModelReplyPayload> =>
-      askOnce(deps, { taskId: input.taskId, sessionId: input.sessionId, runId: input.runId, agentId: TaskAgent.Memory, name: 'memory/note', prompt: input.prompt, tier: 'SMALL', atMs: input.atMs }, step),
+      askOnce(
+        deps,
+        {
+          taskId: input.taskId,
+          sessionId: input.sessionId,
+          runId: input.runId,
+          agentId: TaskAgent.Memory,
+          name: 'memory/note',
+          prompt: input.prompt,
+          tier: 'SMALL',
+          atMs: input.atMs,
+        },
+        step,
+      ),
   };
 }

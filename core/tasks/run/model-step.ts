@@ -1,7 +1,7 @@
 import type { HandsOver } from './run-handover';
 import { offeredTools, type CarriesStart, type ToolSummary } from './task-lifecycle';
 import type { Pool } from 'pg';
-import { commitWith } from '../../db/transaction';
+import { commitWith, type Queryable } from '../../db/transaction';
 import type { TokenCounts } from '../../llm/chat-model';
 import { compressHistory, type HistoryPolicy } from '../../llm/history-compression';
 import { findModel, firstChoice } from '../../llm/model-catalog';
@@ -16,7 +16,18 @@ import { EventType } from '../../events/event-types';
 import { recordStepUsage } from '../task-usage';
 import { recordedStep } from './forked-steps';
 import { overBudgetNow, type Budget } from './budget';
-import { decodeToolResolution, decodeToolResult, recordOwnerOf, seedRecord, stepCompactionRecord, stepReplyKey, stepReplyRecord, toolResolutionKey, toolResultKey, toolResultsRecord } from './run-records';
+import {
+  decodeToolResolution,
+  decodeToolResult,
+  recordOwnerOf,
+  seedRecord,
+  stepCompactionRecord,
+  stepReplyKey,
+  stepReplyRecord,
+  toolResolutionKey,
+  toolResultKey,
+  toolResultsRecord,
+} from './run-records';
 import { stepCompletion } from './step-completion';
 import { taskEvent } from './task-events';
 import type { StepContext, TaskRunDeps } from './task-run-deps';
@@ -66,7 +77,8 @@ export interface TaskMessage {
   from: string;
 }
 
-const messageParts = (messages: TaskMessage[] = []): Part[] => messages.map((m) => ({ kind: 'text', text: `Message from ${m.from} while you work: ${m.text}` }));
+const messageParts = (messages: TaskMessage[] = []): Part[] =>
+  messages.map((m) => ({ kind: 'text', text: `Message from ${m.from} while you work: ${m.text}` }));
 
 export interface ToolCallRequest {
   id: string;
@@ -111,7 +123,10 @@ async function conversationSoFar(pool: Pool, input: ModelStepInput): Promise<Mes
 
 /** The outcome the model is given for a tool call: a person's resolution of an unknown outcome stands in for the call's result. */
 async function toolResultPart(store: RuntimeStore, owner: RunRef, id: string): Promise<Part> {
-  const [resolution, result] = await Promise.all([store.findRunRecord(owner.runId, toolResolutionKey(owner, id)), store.findRunRecord(owner.runId, toolResultKey(owner, id))]);
+  const [resolution, result] = await Promise.all([
+    store.findRunRecord(owner.runId, toolResolutionKey(owner, id)),
+    store.findRunRecord(owner.runId, toolResultKey(owner, id)),
+  ]);
   if (!result) throw new Error(`tool call ${id} has no stored result`);
   const outcome = resolution ? decodeToolResolution(resolution) : decodeToolResult(result);
   // A tool that returned nothing hands back null: a result always has content.
@@ -150,7 +165,10 @@ async function reusedStep({ store }: TaskRunDeps, input: ModelStepInput, copied:
   await store.appendRunRecords(copied, async (tx) => {
     if (!input.workflowId) return;
     const message = `step ${input.step + 1} reused from ${input.reuseFrom}`;
-    await appendTaskEvent(tx, taskEvent(input.workflowId, `step/${input.runId}/${input.step}/reused`, EventType.StatusUpdate, at, { agentId: input.agentId, message }));
+    await appendTaskEvent(
+      tx,
+      taskEvent(input.workflowId, `step/${input.runId}/${input.step}/reused`, EventType.StatusUpdate, at, { agentId: input.agentId, message }),
+    );
   });
   const reply = decodeTranscriptRecord(copied.at(-1)!);
   return replyOf(reply.messages[0]!, reply.model ?? '', noUsage, 0);
@@ -165,6 +183,25 @@ async function reserveModelStep(deps: TaskRunDeps, input: ModelStepInput, owner:
   const tokens = countMessageTokens(messages, 'o200k_base', input.system);
   const costUsd = costOf(firstChoice(deps.gateway.catalog, input.tier ?? 'MEDIUM'), { promptTokens: tokens, completionTokens: 0, totalTokens: tokens });
   return reserveStep(deps.pool, { taskId: input.taskId, agentId: input.agentId, stepKey: stepReplyKey(owner, input.step), tokens, costUsd, at }, input.budget);
+}
+
+/** What compressing the history before a step cost, counted for the step's agent. */
+function recordCompactionUsage(
+  tx: Queryable,
+  input: ModelStepInput,
+  stepKey: string,
+  compression: { record: { model: string; usage: TokenCounts }; costUsd: number },
+  at: Date,
+) {
+  return recordStepUsage(tx, {
+    taskId: input.taskId,
+    stepKey,
+    agentId: input.agentId,
+    model: compression.record.model,
+    ...compression.record.usage,
+    costUsd: compression.costUsd,
+    at,
+  });
 }
 
 /** One model step of an agent: the transcript from the run log, one model call, the reply stored with its usage. */
@@ -205,7 +242,9 @@ export function modelSteps(deps: TaskRunDeps) {
     const system = input.system ? { system: input.system } : {};
     let messages = [...transcript, ...added.flatMap((record) => decodeTranscriptRecord(record).messages)];
     const compression = input.history
-      ? await step.keepAlive(() => compressHistory(gateway, { messages, tier, policy: input.history!, ...(step.signal ? { signal: step.signal } : {}), ...system }))
+      ? await step.keepAlive(() =>
+          compressHistory(gateway, { messages, tier, policy: input.history!, ...(step.signal ? { signal: step.signal } : {}), ...system }),
+        )
       : undefined;
     const compaction = compression && stepCompactionRecord(owner, input.step, at, compression.record);
     if (compaction) {
@@ -220,19 +259,35 @@ export function modelSteps(deps: TaskRunDeps) {
     const request = { tier, messages, ...system, tools: offered, ...(step.signal ? { signal: step.signal } : {}) };
     const { completion, cacheHit, remember, finishStream } = await stepCompletion(deps, input, request, step);
     const { costUsd } = completion;
-    const reply = stepReplyRecord(owner, input.step, at, { messages: [completion.message], model: completion.model, finishReason: completion.finishReason, usage: completion.usage });
+    const reply = stepReplyRecord(owner, input.step, at, {
+      messages: [completion.message],
+      model: completion.model,
+      finishReason: completion.finishReason,
+      usage: completion.usage,
+    });
     await store.appendRunRecords([...added, reply], (tx) =>
       // Sent together (pipelined), run in the order called, with the COMMIT right behind them.
-      commitWith(tx, Promise.all([
-        compaction &&
-          recordStepUsage(tx, { taskId: input.taskId, stepKey: compaction.key, agentId: input.agentId, model: compression.record.model, ...compression.record.usage, costUsd: compression.costUsd, at }),
-        recordStepUsage(tx, { taskId: input.taskId, stepKey: reply.key, agentId: input.agentId, model: completion.model, ...completion.usage, costUsd, cacheHit, at }),
-        // What the step reserved counts no more: its usage does.
-        hasBudget(input.budget) && settleReservations(tx, input.taskId, at, reply.key),
-        input.workflowId && isMainAgentStep(input) && recordMainAgentStep(tx, { taskId: input.taskId, runId: input.runId, workflowId: input.workflowId }, at),
-        remember(tx),
-        finishStream(tx),
-      ])),
+      commitWith(
+        tx,
+        Promise.all([
+          compaction && recordCompactionUsage(tx, input, compaction.key, compression, at),
+          recordStepUsage(tx, {
+            taskId: input.taskId,
+            stepKey: reply.key,
+            agentId: input.agentId,
+            model: completion.model,
+            ...completion.usage,
+            costUsd,
+            cacheHit,
+            at,
+          }),
+          // What the step reserved counts no more: its usage does.
+          hasBudget(input.budget) && settleReservations(tx, input.taskId, at, reply.key),
+          input.workflowId && isMainAgentStep(input) && recordMainAgentStep(tx, { taskId: input.taskId, runId: input.runId, workflowId: input.workflowId }, at),
+          remember(tx),
+          finishStream(tx),
+        ]),
+      ),
     );
     if (cacheHit) deps.observer?.stepFromCache(completion.model);
     const crossed = await overBudgetNow(pool, input.taskId, input.agentId, input.budget);

@@ -30,7 +30,8 @@ export function partialOutputPublisher(db: Queryable, workflowId: string, agentI
   let started = false;
   // Kept until finish() rather than left as a rejected promise nobody awaits yet.
   let failure: unknown;
-  const publish = (through: Queryable, message: string) => publishLiveEvent(through, { workflowId, type: EventType.LlmPartial, agentId, message, at: new Date() });
+  const publish = (through: Queryable, message: string) =>
+    publishLiveEvent(through, { workflowId, type: EventType.LlmPartial, agentId, message, at: new Date() });
   /** What is pending, in notifications of at most maxPiece code points. */
   const takePieces = () => {
     clearTimeout(timer);

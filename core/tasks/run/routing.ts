@@ -44,14 +44,24 @@ export function taskRouting({ store, pool, gateway, tools }: TaskRunDeps) {
   const toolNames = (tenantId?: string) => tools.list(tenantId).map((t) => t.name);
 
   const ask = (input: RoutingInput, name: string, prompt: string, tier: ModelTier, step: StepContext) =>
-    askOnce({ store, gateway }, { taskId: input.taskId, sessionId: input.sessionId, runId: taskRunIdOf(input), agentId: TaskAgent.Router, name, prompt, tier, atMs: input.atMs }, step);
+    askOnce(
+      { store, gateway },
+      { taskId: input.taskId, sessionId: input.sessionId, runId: taskRunIdOf(input), agentId: TaskAgent.Router, name, prompt, tier, atMs: input.atMs },
+      step,
+    );
 
   /** The routing decision in the task index and its announcement, in one transaction. */
   const announce = (input: RoutingInput, verdict: ComplexityVerdict) =>
     withTransaction(pool, async (tx) => {
       await recordTaskMode(tx, input.taskId, verdict.recommended_mode);
       const message = `mode ${verdict.recommended_mode} (score ${verdict.complexity_score}, ${verdict.source}): ${verdict.reasoning}`;
-      await appendTaskEvent(tx, taskEvent(input.workflowId, runEventKey(taskRunIdOf(input), 'routing'), EventType.StatusUpdate, new Date(input.atMs), { message, payload: { ...verdict } }));
+      await appendTaskEvent(
+        tx,
+        taskEvent(input.workflowId, runEventKey(taskRunIdOf(input), 'routing'), EventType.StatusUpdate, new Date(input.atMs), {
+          message,
+          payload: { ...verdict },
+        }),
+      );
     });
 
   /** The plan a task will run in the task index and DECOMPOSITION_COMPLETED, in one transaction. */
@@ -59,7 +69,13 @@ export function taskRouting({ store, pool, gateway, tools }: TaskRunDeps) {
     withTransaction(pool, async (tx) => {
       await recordTaskPlan(tx, input.taskId, 'COMPLEX', plan);
       const message = `${plan.agents.length} agents: ${plan.agents.map((a) => a.id).join(', ')}`;
-      await appendTaskEvent(tx, taskEvent(input.workflowId, runEventKey(taskRunIdOf(input), 'plan'), EventType.DecompositionCompleted, new Date(input.atMs), { message, payload: { plan } }));
+      await appendTaskEvent(
+        tx,
+        taskEvent(input.workflowId, runEventKey(taskRunIdOf(input), 'plan'), EventType.DecompositionCompleted, new Date(input.atMs), {
+          message,
+          payload: { plan },
+        }),
+      );
     });
 
   return {

@@ -134,7 +134,14 @@ async function handOver({ store, pool }: HandoverDeps, handover: TaskRunHandover
       reset_at_step: String(handover.belowStep + 1),
     };
     const start = handover.sessionId ? store.startRootRun : store.startOneShotRun;
-    const command = { runId: owner.runId, agentId: owner.runAgentId, labels, startedAt: at, started: runStartedRecord(owner, at, labels), canceled: sessionEndedRecord(owner, at) };
+    const command = {
+      runId: owner.runId,
+      agentId: owner.runAgentId,
+      labels,
+      startedAt: at,
+      started: runStartedRecord(owner, at, labels),
+      canceled: sessionEndedRecord(owner, at),
+    };
     await start({ ...command, ...(handover.sessionId ? { sessionId: handover.sessionId } : {}) });
   }
   // In a session that has ended, the new run was recorded stopped (as a start would be): the task ends cancelled with it.
@@ -156,7 +163,10 @@ async function handOver({ store, pool }: HandoverDeps, handover: TaskRunHandover
 async function endStoppedTask(tx: Queryable, handover: TaskRunHandover, at: Date): Promise<void> {
   const errorMessage = 'the session ended before the reset run started';
   await recordTaskOutcome(tx, handover.taskId, { status: TaskStatus.Cancelled, result: '', errorMessage, model: '', completedAt: at });
-  await appendTaskEvent(tx, taskEvent(handover.workflowId, runEventKey(handover.runId, 'finished'), EventType.WorkflowCancelled, at, { message: errorMessage }));
+  await appendTaskEvent(
+    tx,
+    taskEvent(handover.workflowId, runEventKey(handover.runId, 'finished'), EventType.WorkflowCancelled, at, { message: errorMessage }),
+  );
 }
 
 /** Handovers as a worker takes them: each reset run's is looked at in the store once per process. */

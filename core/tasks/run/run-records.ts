@@ -50,7 +50,12 @@ export function messageReceivedRecord(owner: RecordOwner, at: Date, message: { i
 }
 
 /** The task's `sequence`-th pause or resume, by whom and why. */
-export function controlChangeRecord(owner: RecordOwner, at: Date, sequence: number, change: { kind: 'paused' | 'resumed'; reason: string; by: string }): RecordInput {
+export function controlChangeRecord(
+  owner: RecordOwner,
+  at: Date,
+  sequence: number,
+  change: { kind: 'paused' | 'resumed'; reason: string; by: string },
+): RecordInput {
   return record(owner, `control/${sequence}`, RecordType.ControlChanged, at, change);
 }
 
@@ -92,7 +97,10 @@ export function stepReplyRecord(owner: RecordOwner, step: number, at: Date, payl
 const toolOutcomeSchema = z.union([
   // A tool that returns nothing stores no content at all.
   z.strictObject({ ok: z.literal(true), content: z.unknown().optional() }),
-  z.strictObject({ ok: z.literal(false), error: z.strictObject({ category: z.enum(['validation', 'execution', 'network', 'circuit_open', 'outcome_unknown']), message: z.string() }) }),
+  z.strictObject({
+    ok: z.literal(false),
+    error: z.strictObject({ category: z.enum(['validation', 'execution', 'network', 'circuit_open', 'outcome_unknown']), message: z.string() }),
+  }),
 ]);
 const toolResultPayload = z.strictObject({ tool_use_id: z.string(), name: z.string(), outcome: toolOutcomeSchema });
 
@@ -121,12 +129,18 @@ const toolResolvedPayload = z.strictObject({
 
 export const toolResolutionKey = (run: RunRef, toolCallId: string) => `${run.runId}/tool/${toolCallId}/resolution`;
 
-export function toolResolutionRecord(owner: RecordOwner, call: { id: string; name: string }, at: Date, resolved: { resolution: ToolResolution; decidedBy: string; outcome: ToolOutcome }): RecordInput {
+export function toolResolutionRecord(
+  owner: RecordOwner,
+  call: { id: string; name: string },
+  at: Date,
+  resolved: { resolution: ToolResolution; decidedBy: string; outcome: ToolOutcome },
+): RecordInput {
   const payload = { tool_use_id: call.id, name: call.name, resolution: resolved.resolution, decided_by: resolved.decidedBy, outcome: resolved.outcome };
   return record(owner, `tool/${call.id}/resolution`, RecordType.ToolResultResolved, at, payload);
 }
 
-export const decodeToolResolution = (stored: Pick<StoredRecord, 'payload'>) => decodeStrict(toolResolvedPayload, stored.payload, RecordType.ToolResultResolved).outcome as ToolOutcome;
+export const decodeToolResolution = (stored: Pick<StoredRecord, 'payload'>) =>
+  decodeStrict(toolResolvedPayload, stored.payload, RecordType.ToolResultResolved).outcome as ToolOutcome;
 
 const toolStartedPayload = z.strictObject({ tool_use_id: z.string(), name: z.string() });
 export const decodeToolStarted = (stored: Pick<StoredRecord, 'payload'>) => decodeStrict(toolStartedPayload, stored.payload, RecordType.ToolCallStarted);
@@ -157,7 +171,12 @@ export function decodeModelReply(stored: Pick<StoredRecord, 'payload'>): ModelRe
 
 // Approvals.
 
-const approvalRequestedPayload = z.strictObject({ approval_id: z.string(), kind: z.enum(['plan', 'tool']), proposed_action: z.unknown().optional(), reason: z.string() });
+const approvalRequestedPayload = z.strictObject({
+  approval_id: z.string(),
+  kind: z.enum(['plan', 'tool']),
+  proposed_action: z.unknown().optional(),
+  reason: z.string(),
+});
 const approvalDecidedPayload = z.strictObject({
   approval_id: z.string(),
   status: z.enum(['approved', 'rejected', 'expired']),
@@ -181,5 +200,7 @@ export function approvalDecidedRecord(owner: RecordOwner, at: Date, payload: App
   return record(owner, `approval/${payload.approval_id}/decided`, RecordType.ApprovalDecided, at, payload);
 }
 
-export const decodeApprovalRequested = (stored: Pick<StoredRecord, 'payload'>) => decodeStrict(approvalRequestedPayload, stored.payload, RecordType.ApprovalRequested);
-export const decodeApprovalDecided = (stored: Pick<StoredRecord, 'payload'>) => decodeStrict(approvalDecidedPayload, stored.payload, RecordType.ApprovalDecided);
+export const decodeApprovalRequested = (stored: Pick<StoredRecord, 'payload'>) =>
+  decodeStrict(approvalRequestedPayload, stored.payload, RecordType.ApprovalRequested);
+export const decodeApprovalDecided = (stored: Pick<StoredRecord, 'payload'>) =>
+  decodeStrict(approvalDecidedPayload, stored.payload, RecordType.ApprovalDecided);

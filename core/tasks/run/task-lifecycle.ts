@@ -118,25 +118,28 @@ async function startTask({ store, pool, tools }: TaskRunDeps, input: StartTaskIn
   const result = await start(command, async (tx, started) => {
     const proceed = started.decision === 'proceed';
     // Sent together (pipelined), with the COMMIT right behind them.
-    await commitWith(tx, Promise.all([
-      insertTask(tx, {
-        taskId: input.taskId,
-        workflowId: input.workflowId,
-        runId: owner.runId,
-        tenantId: input.tenantId,
-        userId: input.userId,
-        ...(input.submittedBy ? { submittedBy: input.submittedBy } : {}),
-        sessionId: input.sessionId,
-        query: input.query,
-        mode: input.mode,
-        status: proceed ? TaskStatus.Running : TaskStatus.Cancelled,
-        createdAt: at,
-      }),
-      appendTaskEvents(tx, [
-        taskEvent(input.workflowId, 'started', EventType.WorkflowStarted, at, { message: startedMessage }),
-        ...(proceed ? [] : [taskEvent(input.workflowId, 'finished', EventType.WorkflowCancelled, at, { message: 'session ended before the task started' })]),
+    await commitWith(
+      tx,
+      Promise.all([
+        insertTask(tx, {
+          taskId: input.taskId,
+          workflowId: input.workflowId,
+          runId: owner.runId,
+          tenantId: input.tenantId,
+          userId: input.userId,
+          ...(input.submittedBy ? { submittedBy: input.submittedBy } : {}),
+          sessionId: input.sessionId,
+          query: input.query,
+          mode: input.mode,
+          status: proceed ? TaskStatus.Running : TaskStatus.Cancelled,
+          createdAt: at,
+        }),
+        appendTaskEvents(tx, [
+          taskEvent(input.workflowId, 'started', EventType.WorkflowStarted, at, { message: startedMessage }),
+          ...(proceed ? [] : [taskEvent(input.workflowId, 'finished', EventType.WorkflowCancelled, at, { message: 'session ended before the task started' })]),
+        ]),
       ]),
-    ]));
+    );
   });
   return { proceed: result.decision === 'proceed', tools: offeredTools(tools, input) };
 }
@@ -153,7 +156,16 @@ const workflowOfEnd = (input: FinishTaskInput) => input.workflowId ?? input.runI
 /** One log line per task end, and the end in the metrics (a retried end may be told twice: a log's and a counter's rounding, not a record). */
 function reportTaskEnd({ observer }: TaskRunDeps, input: FinishTaskInput, task: EndedTask): void {
   const seconds = Math.max(0, input.finishedAtMs - task.createdAt.getTime()) / 1000;
-  const line = { taskId: input.taskId, workflowId: workflowOfEnd(input), tenantId: task.tenantId, userId: task.userId, status: input.status, mode: task.mode, seconds, ...task.spent };
+  const line = {
+    taskId: input.taskId,
+    workflowId: workflowOfEnd(input),
+    tenantId: task.tenantId,
+    userId: task.userId,
+    status: input.status,
+    mode: task.mode,
+    seconds,
+    ...task.spent,
+  };
   log().info(input.errorMessage ? { ...line, error: input.errorMessage } : line, 'task ended');
   observer?.taskEnded({ status: input.status, mode: task.mode, seconds });
 }
@@ -167,7 +179,11 @@ export function taskLifecycle(deps: TaskRunDeps) {
     /** CancelTask's intent: the first reason is kept, and the run's end carries the same one. */
     async recordCancellationRequest(input: CancellationRequestInput): Promise<void> {
       const owner = { ...taskRunOf(input.runId), sessionId: input.sessionId };
-      await store.recordRunCancellation({ runId: input.runId, reason: input.reason, record: cancellationIntentRecord(owner, new Date(input.atMs), input.reason) });
+      await store.recordRunCancellation({
+        runId: input.runId,
+        reason: input.reason,
+        record: cancellationIntentRecord(owner, new Date(input.atMs), input.reason),
+      });
     },
 
     /** Records the end; what the task spent, as the store recorded it (every model call: routing, planning, agents, synthesis). */
@@ -201,7 +217,9 @@ export async function recordTaskEnd(store: RuntimeStore, input: FinishTaskInput)
   };
   const message = input.status === 'COMPLETED' ? 'task completed' : `task ${input.status.toLowerCase()}${error ? `: ${error}` : ''}`;
   const finalEvents = (budgetUsage?: Awaited<ReturnType<typeof usageTotals>>) => [
-    ...(budgetUsage ? [taskEvent(workflowId, key('budget-exceeded'), EventType.BudgetExceeded, at, { message: input.errorMessage, payload: { ...budgetUsage } })] : []),
+    ...(budgetUsage
+      ? [taskEvent(workflowId, key('budget-exceeded'), EventType.BudgetExceeded, at, { message: input.errorMessage, payload: { ...budgetUsage } })]
+      : []),
     ...(error ? [taskEvent(workflowId, key('error'), EventType.ErrorOccurred, at, { message: error })] : []),
     taskEvent(workflowId, key('finished'), finalEventOf[input.status], at, { message, payload: { status: input.status } }),
   ];

@@ -39,10 +39,16 @@ export function taskSteering({ store }: TaskRunDeps) {
       await store.appendRunRecord(controlChangeRecord(recordOwnerOf(input), at, input.sequence, { kind, reason, by }), async (tx) => {
         await appendWhileTaskRuns(
           tx,
-          taskEvent(input.workflowId, `control/${input.runId}/${input.sequence}`, kind === 'paused' ? EventType.WorkflowPaused : EventType.WorkflowResumed, at, {
-            message: `${kind === 'paused' ? 'paused' : 'resumed'} by ${by}${reason ? `: ${reason}` : ''}`,
-            payload: { by, reason },
-          }),
+          taskEvent(
+            input.workflowId,
+            `control/${input.runId}/${input.sequence}`,
+            kind === 'paused' ? EventType.WorkflowPaused : EventType.WorkflowResumed,
+            at,
+            {
+              message: `${kind === 'paused' ? 'paused' : 'resumed'} by ${by}${reason ? `: ${reason}` : ''}`,
+              payload: { by, reason },
+            },
+          ),
         );
       });
     },
@@ -53,7 +59,10 @@ export function taskSteering({ store }: TaskRunDeps) {
       await store.appendRunRecord(messageReceivedRecord(recordOwnerOf(input), at, message), async (tx) => {
         await appendWhileTaskRuns(
           tx,
-          taskEvent(input.workflowId, `message/${input.runId}/${message.id}`, EventType.MessageReceived, at, { message: `message from ${message.from}: ${message.text.slice(0, 200)}`, payload: { id: message.id, from: message.from } }),
+          taskEvent(input.workflowId, `message/${input.runId}/${message.id}`, EventType.MessageReceived, at, {
+            message: `message from ${message.from}: ${message.text.slice(0, 200)}`,
+            payload: { id: message.id, from: message.from },
+          }),
         );
       });
     },

@@ -79,7 +79,10 @@ const noTokens = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
 /** What an interrupted at-most-once call left: it may have happened, and it was not run again. */
 const unknownOutcome = (name: string): ToolOutcome => ({
   ok: false,
-  error: { category: 'outcome_unknown', message: `${name} was interrupted after its request may have been sent; it was not run again, and whether it took effect is unknown` },
+  error: {
+    category: 'outcome_unknown',
+    message: `${name} was interrupted after its request may have been sent; it was not run again, and whether it took effect is unknown`,
+  },
 });
 
 /** Stable across every attempt of one call, and unique to it. */
@@ -89,7 +92,14 @@ const idempotencyKeyOf = (run: RunRef, toolCallId: string) => `weft-${createHash
  * The outcome as the call's record, with its event and its cost, in one transaction. An outcome
  * copied from the run a fork came from costs nothing: the tool did not run.
  */
-async function recordOutcome({ store, tools }: TaskRunDeps, input: ToolCallInput, owner: RecordOwner, outcome: ToolOutcome, durationMs: number, reused = false): Promise<ToolOutcome> {
+async function recordOutcome(
+  { store, tools }: TaskRunDeps,
+  input: ToolCallInput,
+  owner: RecordOwner,
+  outcome: ToolOutcome,
+  durationMs: number,
+  reused = false,
+): Promise<ToolOutcome> {
   const at = new Date(input.atMs);
   const { name } = input.call;
   const record = toolResultRecord(owner, input.call, at, outcome);
@@ -105,7 +115,13 @@ async function recordOutcome({ store, tools }: TaskRunDeps, input: ToolCallInput
       taskEvent(input.workflowId, `tool/${input.runId}/${input.call.id}/observed`, EventType.ToolObservation, at, {
         agentId: input.agentId,
         message: reused ? `reused from ${input.reuseFrom}: ${said}` : said,
-        payload: { tool: name, tool_call_id: input.call.id, ...observation(outcome, durationMs), cost_usd: costUsd, ...(reused ? { reused_from: input.reuseFrom } : {}) },
+        payload: {
+          tool: name,
+          tool_call_id: input.call.id,
+          ...observation(outcome, durationMs),
+          cost_usd: costUsd,
+          ...(reused ? { reused_from: input.reuseFrom } : {}),
+        },
       }),
     );
     if (costUsd > 0) {
@@ -136,7 +152,11 @@ async function outcomeWithoutRunning(deps: TaskRunDeps, input: ToolCallInput, ow
 async function reserveToolCost(deps: TaskRunDeps, input: ToolCallInput, owner: RecordOwner): Promise<string | undefined> {
   const costUsd = deps.tools.get(input.call.name)?.costPerUse ?? 0;
   if (costUsd <= 0 || !hasBudget(input.budget)) return undefined;
-  return reserveStep(deps.pool, { taskId: input.taskId, agentId: input.agentId, stepKey: toolResultKey(owner, input.call.id), tokens: 0, costUsd, at: new Date(input.atMs) }, input.budget);
+  return reserveStep(
+    deps.pool,
+    { taskId: input.taskId, agentId: input.agentId, stepKey: toolResultKey(owner, input.call.id), tokens: 0, costUsd, at: new Date(input.atMs) },
+    input.budget,
+  );
 }
 
 /**

@@ -20,36 +20,40 @@ jsep.addUnaryOp('-');
 jsep.addUnaryOp('+');
 
 // Maps, not object literals: a name like "constructor" must not find Object.prototype's.
-const functions = new Map<string, (...args: number[]) => number>(Object.entries({
-  sqrt: Math.sqrt,
-  abs: Math.abs,
-  round: Math.round,
-  floor: Math.floor,
-  ceil: Math.ceil,
-  log: Math.log,
-  log10: Math.log10,
-  log2: Math.log2,
-  exp: Math.exp,
-  sin: Math.sin,
-  cos: Math.cos,
-  tan: Math.tan,
-  min: Math.min,
-  max: Math.max,
-  pow: Math.pow,
-}));
+const functions = new Map<string, (...args: number[]) => number>(
+  Object.entries({
+    sqrt: Math.sqrt,
+    abs: Math.abs,
+    round: Math.round,
+    floor: Math.floor,
+    ceil: Math.ceil,
+    log: Math.log,
+    log10: Math.log10,
+    log2: Math.log2,
+    exp: Math.exp,
+    sin: Math.sin,
+    cos: Math.cos,
+    tan: Math.tan,
+    min: Math.min,
+    max: Math.max,
+    pow: Math.pow,
+  }),
+);
 const constants = new Map<string, number>([
   ['pi', Math.PI],
   ['e', Math.E],
 ]);
-const binary = new Map<string, (a: number, b: number) => number>(Object.entries({
-  '+': (a: number, b: number) => a + b,
-  '-': (a: number, b: number) => a - b,
-  '*': (a: number, b: number) => a * b,
-  '/': (a: number, b: number) => a / b,
-  '%': (a: number, b: number) => a % b,
-  '^': (a: number, b: number) => a ** b,
-  '**': (a: number, b: number) => a ** b,
-}));
+const binary = new Map<string, (a: number, b: number) => number>(
+  Object.entries({
+    '+': (a: number, b: number) => a + b,
+    '-': (a: number, b: number) => a - b,
+    '*': (a: number, b: number) => a * b,
+    '/': (a: number, b: number) => a / b,
+    '%': (a: number, b: number) => a % b,
+    '^': (a: number, b: number) => a ** b,
+    '**': (a: number, b: number) => a ** b,
+  }),
+);
 const maxExpressionLength = 500;
 
 function evaluate(node: jsep.Expression): number {

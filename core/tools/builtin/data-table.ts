@@ -22,7 +22,10 @@ function rowsOf(data: string, format: 'csv' | 'json'): Row[] {
 }
 
 function matches(value: unknown, op: Operator, wanted: unknown): boolean {
-  if (op === 'contains') return String(value ?? '').toLowerCase().includes(String(wanted).toLowerCase());
+  if (op === 'contains')
+    return String(value ?? '')
+      .toLowerCase()
+      .includes(String(wanted).toLowerCase());
   if (op === 'eq') return value === wanted || String(value) === String(wanted);
   if (op === 'ne') return !(value === wanted || String(value) === String(wanted));
   const [a, b] = [Number(value), Number(wanted)];
@@ -55,7 +58,11 @@ export const dataTableTool: ToolDefinition = {
         format: { type: 'string', enum: ['csv', 'json'] },
         filter: {
           type: 'object',
-          properties: { column: { type: 'string', minLength: 1 }, op: { type: 'string', enum: [...operators] }, value: { type: ['string', 'number', 'boolean'] } },
+          properties: {
+            column: { type: 'string', minLength: 1 },
+            op: { type: 'string', enum: [...operators] },
+            value: { type: ['string', 'number', 'boolean'] },
+          },
           required: ['column', 'op', 'value'],
           additionalProperties: false,
         },
@@ -85,6 +92,12 @@ export const dataTableTool: ToolDefinition = {
         return order * direction;
       });
     }
-    return { columns, row_count: rows.length, matched_count: matched.length, summary: summaries(matched, columns), rows: matched.slice(0, (args.limit as number | undefined) ?? 20) };
+    return {
+      columns,
+      row_count: rows.length,
+      matched_count: matched.length,
+      summary: summaries(matched, columns),
+      rows: matched.slice(0, (args.limit as number | undefined) ?? 20),
+    };
   },
 };

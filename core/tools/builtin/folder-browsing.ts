@@ -32,7 +32,8 @@ async function inside(root: string, relative: string): Promise<string> {
     if (err.code === 'ENOENT') throw new FolderEntryNotFoundError(`no such file or folder: ${relative || '/'}`);
     throw err;
   });
-  if (realTarget !== realRoot && !realTarget.startsWith(`${realRoot}${path.sep}`)) throw new FolderPathError('path must be relative and stay inside the folder');
+  if (realTarget !== realRoot && !realTarget.startsWith(`${realRoot}${path.sep}`))
+    throw new FolderPathError('path must be relative and stay inside the folder');
   return realTarget;
 }
 
@@ -54,7 +55,13 @@ export async function listFolder(root: string, relative = ''): Promise<FolderEnt
       .filter((entry) => entry.isFile() || entry.isDirectory())
       .map(async (entry) => {
         const stats = await lstat(path.join(dir, entry.name));
-        return { name: entry.name, path: path.posix.join(relative.split(path.sep).join('/'), entry.name), isDir: entry.isDirectory(), sizeBytes: entry.isDirectory() ? 0 : stats.size, modifiedAt: stats.mtime };
+        return {
+          name: entry.name,
+          path: path.posix.join(relative.split(path.sep).join('/'), entry.name),
+          isDir: entry.isDirectory(),
+          sizeBytes: entry.isDirectory() ? 0 : stats.size,
+          modifiedAt: stats.mtime,
+        };
       }),
   );
   return listed.sort((a, b) => Number(b.isDir) - Number(a.isDir) || a.name.localeCompare(b.name));

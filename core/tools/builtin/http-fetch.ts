@@ -35,7 +35,12 @@ export function httpFetchTool(outbound: OutboundHttp): ToolDefinition {
         await response.body?.cancel();
         throw new ToolError('network', `HTTP ${response.status} from ${url.origin}`);
       }
-      return { url: response.url || url.toString(), status: response.status, content_type: response.headers.get('content-type') ?? '', body: await readLimited(response, maxBodyBytes) };
+      return {
+        url: response.url || url.toString(),
+        status: response.status,
+        content_type: response.headers.get('content-type') ?? '',
+        body: await readLimited(response, maxBodyBytes),
+      };
     },
   };
 }

@@ -46,7 +46,11 @@ export function pythonExecutorTool(sandbox: PythonSandbox, limits: PythonExecuto
       const { files, omitted } = await workspaceDataFiles(workspaceDirOf(limits.workspaceRoot, context), limits.dataLimitBytes);
       const run = { timeoutMs: limits.timeoutMs - 100, memoryMb, files, ...(context.signal ? { signal: context.signal } : {}) };
       const release = perTenant.tryAcquire(context.tenantId);
-      if (!release) throw new ToolError('execution', `your tenant already runs ${limits.programsPerTenant} Python program(s) at once here, its limit; run this one after one finishes`);
+      if (!release)
+        throw new ToolError(
+          'execution',
+          `your tenant already runs ${limits.programsPerTenant} Python program(s) at once here, its limit; run this one after one finishes`,
+        );
       const result = await sandbox.run(String(args.code), run).finally(release);
       if (result.error) {
         const printed = result.stdout ? `\nIt printed before:\n${result.stdout}` : '';

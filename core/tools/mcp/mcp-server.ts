@@ -60,7 +60,8 @@ export interface McpConnectOptions {
 
 export async function connectMcpServer(config: McpServerConfig, outbound: OutboundHttp, options: McpConnectOptions): Promise<McpServerTools> {
   const token = config.bearer_token_env ? options.secrets(config.bearer_token_env) : undefined;
-  if (config.bearer_token_env && !token) throw new Error(`MCP server ${config.name}: neither ${config.bearer_token_env} nor ${config.bearer_token_env}_FILE is set`);
+  if (config.bearer_token_env && !token)
+    throw new Error(`MCP server ${config.name}: neither ${config.bearer_token_env} nor ${config.bearer_token_env}_FILE is set`);
   const requestInit = token ? { headers: { authorization: `Bearer ${token}` } } : {};
   const fetch = outbound.fetch as unknown as FetchLike;
   const url = new URL(config.url);
@@ -99,34 +100,32 @@ export async function connectMcpServer(config: McpServerConfig, outbound: Outbou
     }
   };
 
-  const tools = listed.tools.map(
-    (tool): ToolDefinition => ({
-      ...toolMetadata({
-        name: sourcedToolName(config.name, tool.name),
-        version: '1.0.0',
-        description: tool.description ?? tool.title ?? tool.name,
-        category: `mcp:${config.name}`,
-        parameters: tool.inputSchema as Record<string, unknown>,
-        rateLimitPerMinute: rateLimit,
-        costPerUse: config.cost_per_use ?? 0,
-        dangerous: tool.annotations?.destructiveHint === true,
-        // A destructive tool is not run twice: MCP has no standard idempotency key to make a repeat safe.
-        idempotency: tool.annotations?.destructiveHint === true ? 'at_most_once' : 'idempotent',
-        ...(config.timeout_ms ? { timeoutMs: config.timeout_ms } : {}),
-      }),
-      async execute(args, context) {
-        let result: Awaited<ReturnType<typeof call>>;
-        try {
-          result = await call(tool.name, args, tool.annotations?.destructiveHint === true, context.signal);
-        } catch (err) {
-          if (err instanceof ToolError || context.signal?.aborted) throw err;
-          throw new ToolError('network', `MCP server ${config.name} failed: ${(err as Error).message}`);
-        }
-        const output = outputOf(result as { content?: unknown; structuredContent?: unknown });
-        if (result.isError) throw new ToolError('execution', typeof output === 'string' ? output : JSON.stringify(output));
-        return output;
-      },
+  const tools = listed.tools.map((tool): ToolDefinition => ({
+    ...toolMetadata({
+      name: sourcedToolName(config.name, tool.name),
+      version: '1.0.0',
+      description: tool.description ?? tool.title ?? tool.name,
+      category: `mcp:${config.name}`,
+      parameters: tool.inputSchema as Record<string, unknown>,
+      rateLimitPerMinute: rateLimit,
+      costPerUse: config.cost_per_use ?? 0,
+      dangerous: tool.annotations?.destructiveHint === true,
+      // A destructive tool is not run twice: MCP has no standard idempotency key to make a repeat safe.
+      idempotency: tool.annotations?.destructiveHint === true ? 'at_most_once' : 'idempotent',
+      ...(config.timeout_ms ? { timeoutMs: config.timeout_ms } : {}),
     }),
-  );
+    async execute(args, context) {
+      let result: Awaited<ReturnType<typeof call>>;
+      try {
+        result = await call(tool.name, args, tool.annotations?.destructiveHint === true, context.signal);
+      } catch (err) {
+        if (err instanceof ToolError || context.signal?.aborted) throw err;
+        throw new ToolError('network', `MCP server ${config.name} failed: ${(err as Error).message}`);
+      }
+      const output = outputOf(result as { content?: unknown; structuredContent?: unknown });
+      if (result.isError) throw new ToolError('execution', typeof output === 'string' ? output : JSON.stringify(output));
+      return output;
+    },
+  }));
   return { tools, close: async () => client?.close() };
 }

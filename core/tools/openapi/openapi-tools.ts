@@ -26,7 +26,13 @@ export const openApiSourceSchema = z
     auth: z
       .discriminatedUnion('type', [
         z.strictObject({ type: z.literal('bearer'), token_env: secretEnv, per_user: z.boolean().default(false) }),
-        z.strictObject({ type: z.literal('api_key'), in: z.enum(['header', 'query']), name: z.string().min(1), key_env: secretEnv, per_user: z.boolean().default(false) }),
+        z.strictObject({
+          type: z.literal('api_key'),
+          in: z.enum(['header', 'query']),
+          name: z.string().min(1),
+          key_env: secretEnv,
+          per_user: z.boolean().default(false),
+        }),
         z.strictObject({ type: z.literal('basic'), username_env: secretEnv, password_env: secretEnv, per_user: z.boolean().default(false) }),
       ])
       .optional(),
@@ -90,7 +96,8 @@ function authenticate(request: OutgoingRequest, source: OpenApiSource, secrets: 
     return value;
   };
   if (auth.type === 'bearer') request.headers.authorization = `Bearer ${secret(auth.token_env)}`;
-  else if (auth.type === 'basic') request.headers.authorization = `Basic ${Buffer.from(`${secret(auth.username_env)}:${secret(auth.password_env)}`).toString('base64')}`;
+  else if (auth.type === 'basic')
+    request.headers.authorization = `Basic ${Buffer.from(`${secret(auth.username_env)}:${secret(auth.password_env)}`).toString('base64')}`;
   else if (auth.in === 'header') request.headers[auth.name.toLowerCase()] = secret(auth.key_env);
   else request.url.searchParams.set(auth.name, secret(auth.key_env));
 }
@@ -120,7 +127,10 @@ export function openApiTools(spec: OpenApiDocument, source: OpenApiSource, outbo
   const base = new URL(serverUrl, source.spec_url ?? 'http://invalid/');
   const registered = source.vendor ? vendorAdapter(source.vendor) : undefined;
   if (source.vendor && !registered) {
-    log().warn({ source: source.name, vendor: source.vendor }, `OpenAPI source ${source.name}: vendor adapter ${source.vendor} is not available; its tools run without one`);
+    log().warn(
+      { source: source.name, vendor: source.vendor },
+      `OpenAPI source ${source.name}: vendor adapter ${source.vendor} is not available; its tools run without one`,
+    );
   }
   const adapter: VendorAdapter = registered ?? {};
 
@@ -163,12 +173,16 @@ export function openApiTools(spec: OpenApiDocument, source: OpenApiSource, outbo
             if (body && args.body !== undefined) request.body = args.body;
             request = adapter.request?.(operationId, request, context.promptParams ?? {}) ?? request;
             authenticate(request, source, secrets, context);
-            const response = await outbound.fetch(request.url, {
-              method: request.method,
-              headers: { ...request.headers, ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}) },
-              ...(request.body !== undefined ? { body: JSON.stringify(request.body) } : {}),
-              ...(context.signal ? { signal: context.signal } : {}),
-            }, { once: idempotency === 'at_most_once' });
+            const response = await outbound.fetch(
+              request.url,
+              {
+                method: request.method,
+                headers: { ...request.headers, ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+                ...(request.body !== undefined ? { body: JSON.stringify(request.body) } : {}),
+                ...(context.signal ? { signal: context.signal } : {}),
+              },
+              { once: idempotency === 'at_most_once' },
+            );
             const answer = await responseBody(response);
             if (response.status >= 400) {
               const detail = typeof answer === 'string' ? answer : JSON.stringify(answer);

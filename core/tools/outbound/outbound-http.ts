@@ -120,7 +120,8 @@ export function createOutboundHttp(options: OutboundOptions): OutboundHttp {
       // The breaker sees a call once, after its retries: MCP_CB_FAILURES counts failed calls, not attempts.
       return await wrap(breakerFor(url.origin), retrying(method, once)).execute(attempt);
     } catch (err) {
-      if (err instanceof BrokenCircuitError) throw new ToolError('circuit_open', `${url.origin} is failing; its circuit is open, calls resume after ${options.breakerRecoveryMs / 1000} s`);
+      if (err instanceof BrokenCircuitError)
+        throw new ToolError('circuit_open', `${url.origin} is failing; its circuit is open, calls resume after ${options.breakerRecoveryMs / 1000} s`);
       // The destination policy refused the address a connection was about to use.
       if ((err as { cause?: unknown }).cause instanceof ToolError) throw (err as { cause: ToolError }).cause;
       if (isNetworkFailure(err)) throw networkError(url.origin, err);

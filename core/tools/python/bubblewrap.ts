@@ -49,13 +49,19 @@ export function sandboxArguments(readOnly: ReadonlyArray<readonly [string, strin
     '--unshare-all',
     '--die-with-parent',
     '--new-session',
-    '--uid', nobody,
-    '--gid', nobody,
-    '--cap-drop', 'ALL',
+    '--uid',
+    nobody,
+    '--gid',
+    nobody,
+    '--cap-drop',
+    'ALL',
     '--clearenv',
-    '--dev', '/dev',
-    '--tmpfs', inside.scratch,
-    '--chdir', inside.scratch,
+    '--dev',
+    '/dev',
+    '--tmpfs',
+    inside.scratch,
+    '--chdir',
+    inside.scratch,
     ...interpreterMounts(),
     ...readOnly.flatMap(([host, path]) => ['--ro-bind', host, path]),
   ];
@@ -73,4 +79,3 @@ export function sandboxProblem(): string | undefined {
   if (probe.error) return `bwrap could not be run (${probe.error.message}); install bubblewrap (apt-get install bubblewrap)`;
   return probe.status === 0 ? undefined : `bwrap failed: ${probe.stderr.trim() || `exit code ${probe.status}`}`;
 }
-

@@ -5,12 +5,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 
 function childrenOf(pid: number): number[] {
   try {
-    return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
-      readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8')
-        .split(' ')
-        .filter(Boolean)
-        .map(Number),
-    );
+    return readdirSync(`/proc/${pid}/task`).flatMap((tid) => readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
   } catch {
     return []; // already gone
   }

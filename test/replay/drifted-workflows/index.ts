@@ -7,6 +7,14 @@ import type { TaskWorkflowInput } from '../../../workflows/task-workflow-types';
 const { runModelStep } = proxyActivities<WeftActivities>({ startToCloseTimeout: '1 minute' });
 
 export async function taskWorkflow(input: TaskWorkflowInput): Promise<string> {
-  const answer = await runModelStep({ taskId: input.taskId, runId: input.taskId, sessionId: '', agentId: 'main', step: 0, seed: input.query, stepAtMs: Date.now() });
+  const answer = await runModelStep({
+    taskId: input.taskId,
+    runId: input.taskId,
+    sessionId: '',
+    agentId: 'main',
+    step: 0,
+    seed: input.query,
+    stepAtMs: Date.now(),
+  });
   return answer.kind === 'reply' ? answer.text : '';
 }

@@ -1,6 +1,13 @@
 // A workflow interceptor for replay: reports every activity the workflow code schedules, with its
 // arguments, through a sink the test reads. Sinks are the sandbox's only way out.
-import { proxySinks, type ActivityInput, type Next, type Sinks, type WorkflowInterceptorsFactory, type WorkflowOutboundCallsInterceptor } from '@temporalio/workflow';
+import {
+  proxySinks,
+  type ActivityInput,
+  type Next,
+  type Sinks,
+  type WorkflowInterceptorsFactory,
+  type WorkflowOutboundCallsInterceptor,
+} from '@temporalio/workflow';
 
 export interface ScheduledActivitySinks extends Sinks {
   scheduled: { activity(activityType: string, args: unknown[]): void };
