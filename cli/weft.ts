@@ -9,6 +9,7 @@ import { addApprovalCommands } from './commands/approval-commands';
 import { addDebugCommands } from './commands/debug-commands';
 import { addKeyCommands } from './commands/key-commands';
 import { addTaskCommands } from './commands/task-commands';
+import { addSteeringCommands } from './commands/steering-commands';
 import { createOutput, type OutputFormat } from './output';
 
 const program = new Command('weft').description('Weft: durable AI-agent orchestration on Temporal');
@@ -34,6 +35,7 @@ const ctx: CliContext = {
 };
 
 addTaskCommands(program, ctx);
+addSteeringCommands(program, ctx);
 addApprovalCommands(program, ctx);
 addKeyCommands(program, ctx);
 addDebugCommands(program, ctx);

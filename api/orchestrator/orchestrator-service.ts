@@ -12,6 +12,7 @@ import type { SubmitTaskRequest__Output } from '../../protos/generated/shannon/o
 import type { SubmitTaskResponse } from '../../protos/generated/shannon/orchestrator/SubmitTaskResponse';
 import { cancelTaskSignal } from '../../workflows/messages';
 import { approveTask, pendingApprovals } from './approvals';
+import { steeringHandlers } from './steering-handlers';
 import type { Authenticator } from '../grpc/auth';
 import { failedPrecondition } from '../grpc/grpc-errors';
 import { listTaskSummaries, sessionContext } from './task-listing';
@@ -88,5 +89,6 @@ export function createOrchestratorService(deps: OrchestratorDeps, admission: Ten
     })),
     ApproveTask: authorized(deps.auth, (request, principal) => approveTask(deps, request, principal)),
     GetPendingApprovals: authorized(deps.auth, (request, principal) => pendingApprovals(deps, request, principal.tenantId)),
+    ...steeringHandlers(deps),
   };
 }

@@ -1,6 +1,9 @@
+import { status } from '@grpc/grpc-js';
+import { unaryCall } from '../../protos/clients';
 import { pausedKey } from '../../workflows/search-attributes';
 import { startTestStack, type TestStack } from '../support/stack';
 import { shannonCaller, type ShannonCaller } from '../support/shannon-http';
+import { weft } from '../support/weft-cli';
 
 // Pausing a running task holds it at its next step boundary: the step under way finishes, no other
 // starts until it is resumed, and resume continues where it stopped. Shannon's SDK calls these routes.
@@ -121,4 +124,36 @@ it('hands a message sent mid-loop to the next model step, once, and records it',
   });
   expect(await http.call('POST', `/api/v1/swarm/${body.task_id}/message`, { message: 'x'.repeat(40_000) })).toMatchObject({ status: 400 });
   expect(await http.call('POST', '/api/v1/swarm/task-nope/message', { message: 'hello' })).toMatchObject({ status: 404 });
+});
+
+it('steers through gRPC and the weft CLI as through REST: pause, control state, a message sent once, resume', async () => {
+  const query = unique('steered from the terminal');
+  stack.model.on(
+    (_last, request) => JSON.stringify(request.messages).includes(query),
+    // Long enough for a CLI process to start and pause it while this step runs.
+    { toolCalls: [{ id: 'c1', name: 'calculator', arguments: '{"expression":"5*5"}' }], delayMs: 5_000 },
+    { content: 'twenty-five' },
+  );
+  const { body } = await http.call('POST', '/api/v1/tasks', { query });
+  const taskId = body.task_id as string;
+  while (stepsOf(query) === 0) await sleep(20);
+  const env = { WEFT_API_ADDRESS: `127.0.0.1:${stack.api.port}`, WEFT_API_KEY: stack.apiKey };
+
+  expect((await weft(['pause', taskId, '--reason', 'from the terminal'], env)).stdout).toMatch(/task paused: from the terminal/);
+  const state = JSON.parse((await weft(['--output', 'json', 'control-state', taskId], env)).stdout) as Record<string, unknown>;
+  expect(state).toMatchObject({ is_paused: true, pause_reason: 'from the terminal', paused_by: `${stack.principal.tenantId}/${stack.principal.userId}` });
+  expect((await weft(['message', taskId, 'answer in words', '--id', `cli-${taskId}`], env)).stdout.trim()).toBe('delivered');
+  expect((await weft(['message', taskId, 'answer in words', '--id', `cli-${taskId}`], env)).stdout.trim()).toBe('already delivered');
+  expect((await weft(['resume', taskId], env)).stdout).toMatch(/task running/);
+  expect(await http.waitForTask(taskId)).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'twenty-five' });
+  const requests = stack.model.requests.filter((r) => JSON.stringify(r.body.messages).includes(query));
+  expect(requests.map((r) => JSON.stringify(r.body.messages).split('answer in words').length - 1)).toEqual([0, 1]);
+
+  const grpc = await stack.clientFor(stack.principal);
+  await expect(unaryCall(grpc, 'PauseTask', { task_id: taskId, reason: '' })).rejects.toMatchObject({ code: status.FAILED_PRECONDITION });
+  expect(await unaryCall(grpc, 'GetControlState', { task_id: taskId })).toMatchObject({ is_paused: false, is_cancelled: false });
+  await expect(unaryCall(grpc, 'SendSwarmMessage', { workflow_id: 'task-nope', message: 'hi' })).rejects.toMatchObject({ code: status.NOT_FOUND });
+  const failed = await weft(['pause', taskId], env);
+  expect(failed.stderr).toMatch(/already finished/);
+  expect(failed.code).not.toBe(0);
 });
