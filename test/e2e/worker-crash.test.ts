@@ -3,6 +3,7 @@ import { Client, Connection } from '@temporalio/client';
 import { createPool } from '../../core/db/database';
 import { RecordType, createRuntimeStore } from '../../core/store';
 import { assistantText, buildMessagesFromRunLog, userText } from '../../core/transcript';
+import { controlStateQuery, pauseTaskUpdate, resumeTaskUpdate } from '../../workflows/messages';
 import type { taskWorkflow } from '../../workflows/task-workflow';
 import { ScriptedModelServer } from '../model-server/scripted-model-server';
 import { startTestWorker, testTaskInput } from '../support/stack';
@@ -134,6 +135,48 @@ it("a worker killed right after the task's end committed, before its workflow ta
   expect(records.filter((r) => r.type === RecordType.RunCompleted)).toEqual([endedAt]);
   const finished = await pool.query(`SELECT count(*)::int AS n FROM task_events WHERE workflow_id = $1 AND event_type = 'WORKFLOW_COMPLETED'`, [input.taskId]);
   expect(finished.rows[0].n).toBe(1);
+});
+
+it('a paused task holds its place through a worker SIGKILL, and after resume runs every step exactly once', async () => {
+  const taskQueue = `crash-${randomUUID()}`;
+  const query = `paused through a crash ${randomUUID()}`;
+  model.on(
+    query,
+    { toolCalls: [{ id: 'p1', name: 'calculator', arguments: '{"expression":"7*6"}' }], delayMs: 500 },
+    { content: 'forty-two, after the crash' },
+  );
+  const asked = () => model.requests.filter((r) => JSON.stringify(r.body).includes(query)).length;
+  const worker = startWorkerProcess(taskQueue, model.baseURL);
+  const input = testTaskInput({ tenantId, taskId: `paused-crash-${randomUUID()}`, query });
+  const handle = await temporal.workflow.start<typeof taskWorkflow>('taskWorkflow', { workflowId: input.taskId, taskQueue, args: [input] });
+  while (asked() === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+  await handle.executeUpdate(pauseTaskUpdate, { args: [{ reason: 'hold through the crash', requestedBy: 'ops' }] });
+  // The model step under way finishes and is recorded; its tool call waits for the resume.
+  const recordTypes = async () => (await store.listRunRecords(input.taskId, '', 100)).records.map((r) => r.type);
+  while (!(await recordTypes()).includes(RecordType.TranscriptAppended)) await new Promise((resolve) => setTimeout(resolve, 20));
+  worker.child.kill('SIGKILL');
+  expect(await worker.exited).toBe('SIGKILL');
+
+  const replacement = await startTestWorker({ taskQueue, pool, store, modelBaseURL: model.baseURL });
+  try {
+    // The replacement replays the pause: still held, nothing asked again.
+    expect(await handle.query(controlStateQuery)).toMatchObject({ isPaused: true, pauseReason: 'hold through the crash' });
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(asked()).toBe(1);
+    expect(await recordTypes()).not.toContain('tool_result');
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+    await handle.executeUpdate(resumeTaskUpdate, { args: [{ reason: 'crash over', requestedBy: 'ops' }] });
+    expect(await handle.result()).toMatchObject({ status: 'COMPLETED', result: 'forty-two, after the crash' });
+  } finally {
+    await replacement.stop();
+  }
+  expect(asked()).toBe(2);
+  const types = await recordTypes();
+  expect(types.filter((t) => t === 'tool_result')).toHaveLength(1);
+  // The first reply, the tool's result handed back, the second reply.
+  expect(types.filter((t) => t === RecordType.TranscriptAppended)).toHaveLength(3);
+  const invoked = await pool.query(`SELECT count(*)::int AS n FROM task_events WHERE workflow_id = $1 AND event_type = 'TOOL_INVOKED'`, [input.taskId]);
+  expect(invoked.rows[0].n).toBe(1);
 });
 
 itLeavesEveryTaskVerified(async () => {
