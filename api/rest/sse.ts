@@ -37,6 +37,29 @@ export function streamRequestOf(route: StreamRoute, request: FastifyRequest<{ Pa
 }
 
 /**
+ * Calls `ended` once the stream has ended and its status arrived (in either order); the status's
+ * trailers say whether the task's events are over (true) or the stream was cut short.
+ */
+export function whenStreamEnds(
+  call: { on(event: 'end', listener: () => void): unknown; on(event: 'status', listener: (status: StatusObject) => void): unknown },
+  ended: (taskEnded: boolean) => void,
+): void {
+  let over = false;
+  let status: StatusObject | undefined;
+  const finish = () => {
+    if (over && status) ended(status.metadata.get(taskEndedTrailer).length > 0);
+  };
+  call.on('end', () => {
+    over = true;
+    finish();
+  });
+  call.on('status', (received: StatusObject) => {
+    status = received;
+    finish();
+  });
+}
+
+/**
  * StreamTaskExecution as server-sent events. Each event's id is its stream id, so a reconnecting
  * EventSource (which sends Last-Event-ID) resumes after it with no gap and no duplicate. Comments
  * keep idle connections open through proxies. Errors before the stream starts are HTTP errors.
@@ -75,25 +98,11 @@ export function serveTaskEvents(
     const id = update.stream_id ? `id: ${update.stream_id}\n` : '';
     raw.write(`${id}event: ${update.type}\ndata: ${eventData(route, update)}\n\n`);
   });
-  // The stream is over once it has ended and its status arrived (in either order); the status's
-  // trailers say whether the task's events are over or the stream was cut short.
-  let ended = false;
-  let status: StatusObject | undefined;
-  const finish = () => {
-    if (!ended || !status) return;
+  whenStreamEnds(call, (taskEnded) => {
     open(); // a stream with nothing left to send is still an event stream
     clearInterval(keepAlive);
     // Shannon's clients stop reading at `done` rather than reconnecting to a finished task.
-    const taskEnded = status.metadata.get(taskEndedTrailer).length > 0;
     raw.end(route.shannon && taskEnded ? 'event: done\ndata: [DONE]\n\n' : undefined);
-  };
-  call.on('end', () => {
-    ended = true;
-    finish();
-  });
-  call.on('status', (received: StatusObject) => {
-    status = received;
-    finish();
   });
   call.on('error', (err: ServiceError) => {
     clearInterval(keepAlive);

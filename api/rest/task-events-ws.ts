@@ -1,12 +1,11 @@
-import type { ServiceError, StatusObject } from '@grpc/grpc-js';
+import type { ServiceError } from '@grpc/grpc-js';
 import type { FastifyRequest } from 'fastify';
 import type { WebSocket } from '@fastify/websocket';
 import type { ServiceClient } from '../../protos/clients';
 import type { TaskUpdate__Output } from '../../protos/generated/shannon/orchestrator/TaskUpdate';
-import { taskEndedTrailer } from '../streaming/streaming-service';
 import { httpErrorOf, metadataOf } from './http-mapping';
 import type { StreamRoute } from './routes';
-import { eventData, streamRequestOf } from './sse';
+import { eventData, streamRequestOf, whenStreamEnds } from './sse';
 
 // A task's events over a WebSocket (Shannon's /api/v1/stream/ws): the same StreamTaskExecution
 // and the same event JSON as the SSE stream, one message each, resumable with last_event_id. The
@@ -36,21 +35,10 @@ export function serveTaskEventsOverWebSocket(
   // Pings keep idle sockets open through proxies.
   const keepAlive = setInterval(() => socket.ping(), keepAliveMs);
   call.on('data', (update: TaskUpdate__Output) => socket.send(eventData(route, update)));
-  let ended = false;
-  let status: StatusObject | undefined;
-  const finish = () => {
-    if (!ended || !status) return;
+  whenStreamEnds(call, (taskEnded) => {
     clearInterval(keepAlive);
     // A stream cut short (not the task's end) closes as "going away", so the client reconnects.
-    socket.close(status.metadata.get(taskEndedTrailer).length > 0 ? 1000 : 1001, 'done');
-  };
-  call.on('end', () => {
-    ended = true;
-    finish();
-  });
-  call.on('status', (received: StatusObject) => {
-    status = received;
-    finish();
+    socket.close(taskEnded ? 1000 : 1001, 'done');
   });
   call.on('error', (err: ServiceError) => {
     clearInterval(keepAlive);
