@@ -58,6 +58,17 @@ async function startTheTask(
 }
 
 /**
+ * Once the work is done: its memory note, then its end. Both run to completion, so an engine
+ * cancellation arriving now cannot leave the task recorded as running.
+ */
+function endTheTask(ending: Parameters<typeof finishTaskRun>[0], outcome: TaskOutcome): Promise<TaskWorkflowResult> {
+  return CancellationScope.nonCancellable(async () => {
+    await rememberResult(ending, outcome);
+    return finishTaskRun(ending, outcome);
+  });
+}
+
+/**
  * One task, end to end. Records the run's start (or has its agent's first model step record it),
  * routes the task (SIMPLE, STANDARD or COMPLEX), asks for approval when required, runs one agent or
  * a DAG of agent child workflows, and records the terminal status with its usage. Every side effect is an activity; this code only decides,
@@ -147,6 +158,5 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkfl
   }
   finishing = true;
   await cancelling;
-  await rememberResult({ input, task, view }, outcome);
-  return finishTaskRun({ input, task, view, deferredStart }, outcome);
+  return endTheTask({ input, task, view, deferredStart }, outcome);
 }
