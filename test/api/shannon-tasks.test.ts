@@ -122,7 +122,7 @@ it("filters a stream by Shannon's event names: those Weft does not emit match no
   });
 
   const slow = unique('cancelled stream');
-  stack.model.on(slow, { content: 'too late', delayMs: 5_000 });
+  stack.model.on(slow, { content: 'too late', delayMs: 1_500 });
   const cancelled = await http.call('POST', '/api/v1/tasks', { query: slow });
   expect((await http.call('POST', `/api/v1/tasks/${cancelled.body.task_id}/cancel`, { reason: 'filter test' })).status).toBe(200);
   const onlyCancel = await readSse(await http.raw('GET', `/api/v1/stream/sse?workflow_id=${cancelled.body.workflow_id}&types=workflow.cancelled`));
@@ -136,11 +136,15 @@ function readWebSocket(url: string, headers: Record<string, string>): Promise<{ 
     const socket = new WebSocket(url, { headers } as unknown as string[]);
     const messages: Array<Record<string, unknown>> = [];
     let opened = false;
+    const timeout = setTimeout(() => reject(new Error(`no close from ${url}`)), 20_000);
+    const settle = (code: number) => {
+      clearTimeout(timeout);
+      resolve({ messages, code, opened });
+    };
     socket.onopen = () => (opened = true);
     socket.onmessage = (message) => messages.push(JSON.parse(String(message.data)) as Record<string, unknown>);
-    socket.onclose = (closed) => resolve({ messages, code: closed.code, opened });
-    socket.onerror = () => (opened ? undefined : resolve({ messages, code: 0, opened }));
-    setTimeout(() => reject(new Error(`no close from ${url}`)), 20_000);
+    socket.onclose = (closed) => settle(closed.code);
+    socket.onerror = () => (opened ? undefined : settle(0));
   });
 }
 
