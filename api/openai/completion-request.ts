@@ -25,23 +25,27 @@ export interface CompletionRequest {
   user?: string;
 }
 
+const isNumber = (value: unknown) => typeof value === 'number';
+
 /**
- * Sampling settings OpenAI clients send by default. A Weft task's model steps take theirs from the
- * model catalog's tier, so these are checked for type and otherwise not applied (README says so).
+ * Sampling settings OpenAI clients send by default, with the type each must have. A Weft task's
+ * model steps take theirs from the model catalog's tier, so these are checked for type and
+ * otherwise not applied (README says so).
  */
-const samplingFields = [
-  'temperature',
-  'top_p',
-  'max_tokens',
-  'max_completion_tokens',
-  'presence_penalty',
-  'frequency_penalty',
-  'seed',
-  'stop',
-  'logit_bias',
-  'logprobs',
-  'top_logprobs',
-];
+const samplingTypes: Record<string, (value: unknown) => boolean> = {
+  temperature: isNumber,
+  top_p: isNumber,
+  max_tokens: isNumber,
+  max_completion_tokens: isNumber,
+  presence_penalty: isNumber,
+  frequency_penalty: isNumber,
+  seed: isNumber,
+  top_logprobs: isNumber,
+  stop: (value) => typeof value === 'string' || (Array.isArray(value) && value.every((s) => typeof s === 'string')),
+  logit_bias: (value) => typeof value === 'object',
+  logprobs: (value) => typeof value === 'boolean' || typeof value === 'number',
+};
+const samplingFields = Object.keys(samplingTypes);
 const sharedFields = ['model', 'stream', 'stream_options', 'n', 'user', ...samplingFields];
 const chatFields = [...sharedFields, 'messages'];
 const completionFields = [...sharedFields, 'prompt', 'echo', 'suffix', 'best_of'];
@@ -69,17 +73,9 @@ function objectBody(body: unknown, fields: readonly string[]): Record<string, un
 }
 
 function checkSampling(request: Record<string, unknown>): void {
-  for (const name of samplingFields.filter((field) => request[field] !== undefined && request[field] !== null)) {
+  for (const [name, hasType] of Object.entries(samplingTypes)) {
     const value = request[name];
-    const ok =
-      name === 'stop'
-        ? typeof value === 'string' || (Array.isArray(value) && value.every((s) => typeof s === 'string'))
-        : name === 'logit_bias'
-          ? typeof value === 'object'
-          : name === 'logprobs'
-            ? typeof value === 'boolean' || typeof value === 'number'
-            : typeof value === 'number';
-    if (!ok) throw invalid(`Invalid type for '${name}'.`, name);
+    if (value !== undefined && value !== null && !hasType(value)) throw invalid(`Invalid type for '${name}'.`, name);
   }
   if (request.n !== undefined && request.n !== null && request.n !== 1) throw invalid('Weft answers one choice per request: n must be 1.', 'n');
 }

@@ -1,4 +1,6 @@
+import type { Metadata } from '@grpc/grpc-js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Principal } from '../../core/auth/api-keys';
 import type { OpenAiModel } from '../../core/openai/model-catalog';
 import { metadataOf } from '../rest/http-mapping';
 import { followAnswer, type CompletionOutcome } from './completion-answer';
@@ -83,7 +85,12 @@ async function answerStreaming(deps: OpenAiDeps, shape: CompletionShape, reply: 
   raw.end();
 }
 
-type Handler = (request: FastifyRequest<{ Params: Record<string, string> }>, reply: FastifyReply, deps: OpenAiDeps) => Promise<unknown>;
+/** The caller is authenticated before any route's handler runs. */
+type Handler = (
+  call: { request: FastifyRequest<{ Params: Record<string, string> }>; principal: Principal; metadata: Metadata },
+  reply: FastifyReply,
+  deps: OpenAiDeps,
+) => Promise<unknown>;
 
 /** One of OpenAI's routes: what /openapi.json lists, and how it answers. */
 export interface OpenAiRoute {
@@ -94,9 +101,7 @@ export interface OpenAiRoute {
 }
 
 function completionHandler(kind: CompletionKind, parse: (body: unknown, deps: OpenAiDeps) => CompletionRequest): Handler {
-  return async (request, reply, deps) => {
-    const metadata = metadataOf(request.headers);
-    const principal = await deps.auth.authenticate(metadata);
+  return async ({ request, principal, metadata }, reply, deps) => {
     const parsed = parse(request.body, deps);
     const task = await prepareCompletionTask(deps, { principal, metadata, headers: request.headers }, parsed);
     const shape: CompletionShape = { kind, request: parsed, task, created: Math.floor(Date.now() / 1000) };
@@ -109,8 +114,7 @@ export const openAiRoutes: readonly OpenAiRoute[] = [
     method: 'GET',
     path: '/v1/models',
     summary: 'The models an OpenAI client can name (openai-models.yaml): each a shape of Weft task',
-    handle: async (request, _reply, deps) => {
-      await deps.auth.authenticate(metadataOf(request.headers));
+    handle: async (_call, _reply, deps) => {
       return { object: 'list', data: deps.models.list().map((m) => modelObject(m, deps.models.loadedAt)) };
     },
   },
@@ -118,8 +122,7 @@ export const openAiRoutes: readonly OpenAiRoute[] = [
     method: 'GET',
     path: '/v1/models/:model',
     summary: 'One model, by id or alias; X-Model-Description says what kind of task it runs',
-    handle: async (request, reply, deps) => {
-      await deps.auth.authenticate(metadataOf(request.headers));
+    handle: async ({ request }, reply, deps) => {
       const name = request.params.model ?? '';
       const model = name ? deps.models.find(name) : undefined;
       if (!model) throw modelNotFound(name);
@@ -147,7 +150,9 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiDeps): vo
       url: route.path,
       handler: async (request, reply) => {
         try {
-          return await route.handle(request, reply, deps);
+          const metadata = metadataOf(request.headers);
+          const principal = await deps.auth.authenticate(metadata);
+          return await route.handle({ request, principal, metadata }, reply, deps);
         } catch (err) {
           const { httpStatus, body } = openAiErrorOf(err);
           return reply.code(httpStatus).send(body);

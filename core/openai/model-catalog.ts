@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { modelTiers, type ModelTier } from '../orchestration/plan';
+import { modelTiers } from '../orchestration/plan';
 
 // The models an OpenAI client can name (openai-models.yaml): each is a way of running a Weft task,
 // as Shannon's openai_models.yaml has it. `standard` is one agent with tools; `auto` lets the
@@ -28,7 +28,7 @@ const catalogSchema = z.strictObject({
   models: z.array(modelSchema).min(1),
 });
 
-export type OpenAiModel = z.infer<typeof modelSchema> & { model_tier?: ModelTier };
+export type OpenAiModel = z.infer<typeof modelSchema>;
 
 export interface OpenAiModelCatalog {
   list(): OpenAiModel[];
