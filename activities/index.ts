@@ -1,9 +1,8 @@
-import { runHandovers, type HandsOver } from '../core/tasks/run/run-handover';
-import type { CarriesStart } from '../core/tasks/run/task-lifecycle';
-import { createTaskRun, type TaskRun, type TaskRunDeps } from '../core/tasks/run/task-run';
-import { failPermanentErrorsFast } from './failures';
+import type { ActivityInterceptorsFactory } from '@temporalio/worker';
+import { createTaskRun, type TaskRunDeps } from '../core/tasks/run/task-run';
 import { createLifecycleActivities } from './lifecycle-activities';
 import { createModelActivities } from './model-activities';
+import { runContextInterceptor } from './run-context-interceptor';
 import { createStoreActivities } from './store-activities';
 import { createToolActivities } from './tool-activities';
 
@@ -15,37 +14,20 @@ export type StoreActivities = ReturnType<typeof createStoreActivities>;
 export type ModelActivities = ReturnType<typeof createModelActivities>;
 export type ToolActivities = ReturnType<typeof createToolActivities>;
 
-type Activity = (input: never) => Promise<unknown>;
-
-/**
- * What an activity's input carries to be recorded before the activity writes: each activity of a
- * Temporal reset's run carries the run's handover, and whichever runs first makes the reset's store
- * run the task's (core/tasks/run/run-handover.ts); a task's start, until its first model step has
- * returned, is recorded by whichever runs first (CarriesStart, core/tasks/run/task-lifecycle.ts).
- * The handover comes first: in a reset's run the start is the task's first run's, recorded already.
- */
-function recordingWhatInputsCarry<A extends Record<string, Activity>>(activities: A, handovers: ReturnType<typeof runHandovers>, taskRun: TaskRun): A {
-  const wrapped = Object.entries(activities).map(([name, activity]) => [
-    name,
-    async (input: HandsOver & CarriesStart) => {
-      if (input?.handover) await failPermanentErrorsFast(() => handovers.takeOver(input.handover!));
-      if (input?.start) await failPermanentErrorsFast(() => taskRun.start(input.start!));
-      return activity(input as never);
-    },
-  ]);
-  return Object.fromEntries(wrapped) as A;
-}
-
-/** Every activity the worker registers, bound to one task run. */
+/** Every activity the worker registers, bound to one task run, and the interceptor that applies each one's run context. */
 export function createActivities(deps: TaskRunDeps) {
   const taskRun = createTaskRun(deps);
-  const activities = {
-    ...createLifecycleActivities(taskRun),
-    ...createStoreActivities(taskRun),
-    ...createModelActivities(taskRun),
-    ...createToolActivities(taskRun),
+  return {
+    activities: {
+      ...createLifecycleActivities(taskRun),
+      ...createStoreActivities(taskRun),
+      ...createModelActivities(taskRun),
+      ...createToolActivities(taskRun),
+    },
+    interceptors: [runContextInterceptor(deps)] as ActivityInterceptorsFactory[],
   };
-  return recordingWhatInputsCarry(activities, runHandovers(deps), taskRun);
 }
 
-export type WeftActivities = ReturnType<typeof createActivities>;
+/** What a worker registers: the activities and their interceptors. */
+export type WorkerActivities = ReturnType<typeof createActivities>;
+export type WeftActivities = WorkerActivities['activities'];

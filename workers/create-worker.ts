@@ -1,12 +1,13 @@
 import { NativeConnection, Worker, type WorkerOptions, type WorkerPlugin } from '@temporalio/worker';
-import type { WeftActivities } from '../activities';
+import type { WorkerActivities } from '../activities';
 import type { WorkerCapacity } from '../core/capacity-settings';
 
 export interface WeftWorkerOptions {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
-  activities: WeftActivities;
+  /** The activities, with the interceptor that applies each one's run context. */
+  activities: WorkerActivities;
   shutdownGraceMs: number;
   /** Slots, cache and build (WEFT_WORKER_*); unset fields keep the SDK's defaults. */
   capacity?: WorkerCapacity;
@@ -17,6 +18,9 @@ export interface WeftWorkerOptions {
 }
 
 export const workflowsPath = require.resolve('../workflows');
+
+/** Bundled with the workflows wherever they run or replay: the run context's header (workflows/run-context.ts). */
+export const workflowInterceptorModules = [require.resolve('../workflows/run-context')];
 
 /**
  * With a version, the worker is one build of a Temporal worker deployment. A task's workflow, and
@@ -31,12 +35,15 @@ function versioningOf(capacity: WorkerCapacity): Pick<WorkerOptions, 'workerDepl
 
 export async function createWeftWorker(options: WeftWorkerOptions): Promise<Worker> {
   const capacity = options.capacity ?? {};
+  const bundle = options.tracing ? undefined : options.workflowBundle;
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
-    activities: options.activities,
-    ...(options.workflowBundle && !options.tracing ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
+    activities: options.activities.activities,
+    // A prebuilt bundle has the workflow interceptors in it already.
+    ...(bundle ? { workflowBundle: bundle } : { workflowsPath }),
+    interceptors: { activity: options.activities.interceptors, ...(bundle ? {} : { workflowModules: workflowInterceptorModules }) },
     ...(options.tracing ? { plugins: [options.tracing] } : {}),
     // Without a grace time, SIGTERM cuts running activities off mid-write.
     shutdownGraceTime: options.shutdownGraceMs,

@@ -8,8 +8,8 @@ import type { ToolCallInput } from '../core/tasks/run/tool-step';
 import type { ToolOutcome } from '../core/tools/tool';
 import { modelActivities, storeActivities, toolActivities } from './activity-stubs';
 import type { ApprovalRequest, AwaitApproval } from './approval-gate';
-import { carriedStart, type DeferredStart } from './deferred-start';
-import { handoverOf, taskRunIdOf, type TaskScope } from './task-scope';
+import { startPending, startRecorded } from './run-context';
+import { taskRunIdOf, type TaskScope } from './task-scope';
 import type { PromptParams } from '../core/tools/tool';
 
 // The agent loop shared by a single-agent task and each agent of a COMPLEX task: one activity per
@@ -61,9 +61,7 @@ export interface AgentLoopParams {
   onUsage?: (tokens: number, costUsd: number) => void;
   /** A fork's loop: its steps below `belowStep` (0-based) reuse what the run it came from recorded. */
   reuse?: { fromRunId: string; belowStep: number };
-  /** The task's start, while this loop's first model step is to record it (deferred-start.ts). */
-  deferredStart?: DeferredStart;
-  /** Told the tools the task's start offers, when this loop's first step recorded it. */
+  /** Told the tools the task offers, when this loop's first step recorded the task's start (run-context.ts). */
   onToolsOffered?: (tools: ToolSummary[]) => void;
   /** Awaited at every step boundary: holds the loop while its task is paused (task-steering.ts). */
   hold?: () => Promise<void>;
@@ -112,8 +110,7 @@ function modelStepInput(params: AgentLoopParams, state: AgentLoopState): ModelSt
     ...reuseFor(params, state.step),
     stepAtMs: Date.now(),
     ...messagesFor(params),
-    ...handoverOf(params.task),
-    ...carriedStart(params.deferredStart),
+    ...taskToolsOffer(),
   };
 }
 
@@ -123,9 +120,16 @@ function messagesFor(params: AgentLoopParams): { messages?: TaskMessage[] } {
   return messages.length > 0 ? { messages } : {};
 }
 
-/** After the step that carried the task's start: the start is recorded, and the loop offers the tools it offers. */
-function startRecorded(params: AgentLoopParams, step: ModelStepResult): AgentLoopParams {
-  params.deferredStart!.pending = undefined;
+/** While the task's start is pending, the step that records it offers the tools the task offers. */
+function taskToolsOffer(): Pick<ModelStepInput, 'offersTaskTools'> {
+  const start = startPending();
+  if (!start) return {};
+  return { offersTaskTools: { tenantId: start.tenantId, ...(start.allowedTools ? { allowedTools: start.allowedTools } : {}) } };
+}
+
+/** After the step that recorded the task's start: the loop offers the tools the task offers. */
+function withOfferedTools(params: AgentLoopParams, step: ModelStepResult): AgentLoopParams {
+  startRecorded();
   if (step.kind !== 'reply' || !step.offeredTools) return params;
   params.onToolsOffered?.(step.offeredTools);
   return { ...params, tools: step.offeredTools.map((t) => t.name), dangerousTools: step.offeredTools.filter((t) => t.dangerous).map((t) => t.name) };
@@ -151,7 +155,6 @@ function toolCallInput(params: AgentLoopParams, call: ToolCallRequest): ToolCall
     agentId: params.agentId,
     call,
     atMs: Date.now(),
-    ...handoverOf(task),
   };
 }
 
@@ -172,7 +175,6 @@ function toolApproval(params: AgentLoopParams, approvalId: string, proposedActio
     proposedAction,
     reason,
     timeoutMs: params.approvalTimeoutMs,
-    ...handoverOf(task),
   };
 }
 
@@ -276,7 +278,7 @@ export async function runAgentLoop(given: AgentLoopParams, from: AgentLoopState)
     if (stepsHere >= params.stepsPerHistory) return { kind: 'continue', state };
     noteProgress(params, state, state.toolResultsFor);
     const step = await runModelStep.executeWithOptions({ summary: modelStepSummary(params, state.step) }, [modelStepInput(params, state)]);
-    if (params.deferredStart?.pending) params = startRecorded(params, step);
+    if (startPending()) params = withOfferedTools(params, step);
     if (step.kind === 'session_ended') return { kind: 'session_ended', state };
     if (step.kind === 'over_budget') return { kind: 'over_budget', reason: step.reason, state };
     state.step += 1;

@@ -6,9 +6,10 @@ import { agentRunIdOf } from '../core/tasks/run/task-ref';
 import { storeActivities } from './activity-stubs';
 import { createApprovalGate } from './approval-gate';
 import { initialLoopState, runAgentLoop, type AgentLoopResult, type AgentLoopState } from './agent-loop';
-import { handoverOf, taskRunIdOf, taskScopeOf, type TaskScope } from './task-scope';
+import { taskRunIdOf, taskScopeOf, type TaskScope } from './task-scope';
 import { loopSettingsOf, type TaskSettings } from './settings';
 import { agentSteering } from './task-steering';
+import { enterRun } from './run-context';
 
 const { startAgent, finishAgent } = storeActivities;
 
@@ -38,6 +39,7 @@ function seedFor(input: AgentWorkflowInput): string {
 /** One agent of a COMPLEX task: its own child run in the store, its own loop, its own approvals. */
 export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWorkflowResult> {
   // The agent's own run is keyed by its child workflow's id, in the scope of the task's run (a reset's run starts agents of its own).
+  enterRun(taskScopeOf(input));
   const taskRunId = taskRunIdOf(input);
   const runId = agentRunIdOf(workflowInfo().workflowId, taskRunId);
   const agentRun: Omit<AgentRunInput, 'atMs'> = {
@@ -53,7 +55,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWor
 
   let runAgentId = input.resume?.runAgentId ?? '';
   if (!input.resume) {
-    const started = await startAgent({ ...agentRun, atMs: Date.now(), ...handoverOf(input) });
+    const started = await startAgent({ ...agentRun, atMs: Date.now() });
     if (!started.proceed) return { kind: 'session_ended', state: initialLoopState };
     runAgentId = started.runAgentId;
   }

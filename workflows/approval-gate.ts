@@ -65,7 +65,6 @@ function recordDecision(request: ApprovalRequest, status: 'approved' | 'rejected
     modifiedAction: decision?.modifiedAction ?? '',
     ...(decision?.channel ? { channel: decision.channel } : {}),
     atMs: Date.now(),
-    ...(request.handover ? { handover: request.handover } : {}),
   });
 }
 

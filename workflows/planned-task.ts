@@ -5,7 +5,7 @@ import { initialLoopState } from './agent-loop';
 import { runPlan } from './plan-runner';
 import { budgetOf } from './settings';
 import { completed, failed, loopOutcome, type TaskOutcome } from './task-outcomes';
-import { handoverOf, routingInputOf, taskRunIdOf } from './task-scope';
+import { routingInputOf, taskRunIdOf } from './task-scope';
 import type { TaskContext } from './task-workflow-types';
 import type { TaskMessage } from './messages';
 
@@ -53,7 +53,6 @@ export async function runPlanned(ctx: TaskContext, plan: Plan, record: boolean):
     budget: budgetOf(input.settings),
     stepAtMs: Date.now(),
     ...withMessages(ctx.takeMessages()),
-    ...handoverOf(task),
   };
   await ctx.hold();
   const synthesis = await runModelStep.executeWithOptions({ summary: `synthesis of ${outcome.results.length} agents' results` }, [synthesisInput]);

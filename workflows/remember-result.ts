@@ -4,7 +4,7 @@ import { TaskAgent, taskRefOf } from '../core/tasks/run/task-ref';
 import { modelActivities, toolActivities } from './activity-stubs';
 import type { TaskView } from './messages';
 import { failureMessageOf, type TaskOutcome } from './task-outcomes';
-import { handoverOf, taskRunIdOf, type TaskScope } from './task-scope';
+import { taskRunIdOf, type TaskScope } from './task-scope';
 import type { TaskWorkflowInput } from './task-workflow-types';
 
 const { draftMemoryNote } = modelActivities;
@@ -37,7 +37,6 @@ export async function rememberResult({ input, task, view }: RememberingTask, out
         sessionId: task.sessionId,
         prompt: memoryPrompt(task.query, outcome.result),
         atMs: Date.now(),
-        ...handoverOf(task),
       },
     ]);
     view.tokens += note.usage.totalTokens;
@@ -45,7 +44,7 @@ export async function rememberResult({ input, task, view }: RememberingTask, out
     if (decision.kind === 'skip') return log.info('nothing remembered', { reason: decision.reason });
     const call = { id: 'weft-memory-note', name: 'memory_write', arguments: { path: decision.path, content: decision.content } };
     const written = await runToolCall.executeWithOptions({ summary: `memory: ${decision.path}` }, [
-      { ...taskRefOf(task), workflowId: task.taskWorkflowId, ...run, call, atMs: Date.now(), ...handoverOf(task) },
+      { ...taskRefOf(task), workflowId: task.taskWorkflowId, ...run, call, atMs: Date.now() },
     ]);
     if (!written.ok) log.warn('the memory note was not written', { path: decision.path, error: written.error.message });
   } catch (err) {

@@ -6,7 +6,7 @@ import { modelActivities, storeActivities, toolActivities } from './activity-stu
 import { initialLoopState, runAgentLoop, type AgentLoopState } from './agent-loop';
 import { runPlanned } from './planned-task';
 import { completed, failed, loopOutcome, type TaskOutcome } from './task-outcomes';
-import { handoverOf, routingInputOf, taskRunIdOf } from './task-scope';
+import { routingInputOf, taskRunIdOf } from './task-scope';
 import { loopSettingsOf } from './settings';
 import type { TaskContext, TaskWorkflowFunction, TaskWorkflowInput } from './task-workflow-types';
 import type { ToolSummary } from '../core/tasks/run/task-lifecycle';
@@ -40,7 +40,7 @@ async function routeTask({ input, task }: TaskContext): Promise<Route> {
 
 /**
  * Why the task needs a person's approval before it runs; none when it does not. A reason that can
- * hold for a task without routing or plan must also take it off the deferred start (goesStraightToItsAgent).
+ * hold for a task without routing or plan must also take it off the deferred start (goesStraightToItsAgent, task-workflow.ts).
  */
 function approvalReasons(ctx: TaskContext, route: Extract<Route, { kind: 'run' }>): string[] {
   const { input } = ctx;
@@ -74,7 +74,6 @@ async function approvePlan(ctx: TaskContext, route: Extract<Route, { kind: 'run'
       proposedAction: route.plan ? { mode: route.mode, plan: route.plan } : { mode: route.mode, query: task.query },
       reason: reasons.join('; '),
       timeoutMs: ctx.input.settings.approvalTimeoutMs,
-      ...handoverOf(task),
     },
     // A modified plan is validated like a model's; without a plan, the modification is the query.
     route.plan
@@ -130,7 +129,6 @@ export async function runTask(ctx: TaskContext): Promise<TaskOutcome> {
       agentId: TaskAgent.Main,
       call,
       atMs: Date.now(),
-      ...handoverOf(task),
     };
     const outcome = await runToolCall.executeWithOptions({ summary: `tool ${call.name}, answering the task directly` }, [direct]);
     return outcome.ok ? completed(outputText(outcome.content), call.name) : failed(`${outcome.error.category} error: ${outcome.error.message}`);
@@ -164,7 +162,7 @@ async function runSingleAgent(ctx: TaskContext, query: string, from: AgentLoopSt
       hold: ctx.hold,
       takeMessages: ctx.takeMessages,
       ...(input.fork ? { reuse: { fromRunId: input.fork.fromRunId, belowStep: input.fork.fromStep - 1 } } : {}),
-      ...(ctx.deferredStart.pending ? { deferredStart: ctx.deferredStart, onToolsOffered: (tools: ToolSummary[]) => (ctx.tools = tools) } : {}),
+      onToolsOffered: (tools: ToolSummary[]) => (ctx.tools = tools),
       onUsage: (tokens, costUsd) => {
         ctx.view.tokens += tokens;
         ctx.view.costUsd += costUsd;

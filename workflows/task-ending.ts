@@ -1,12 +1,11 @@
 import { ApplicationFailure, patched, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Spend } from '../core/tasks/task-usage';
 import { lifecycleActivities } from './activity-stubs';
-import { carriedStart, type DeferredStart } from './deferred-start';
 import { taskFailedType, type TaskView } from './messages';
 import { taskStatusKey } from './search-attributes';
 import { failed, failureMessageOf, type TaskOutcome } from './task-outcomes';
 import type { TaskWorkflowInput, TaskWorkflowResult } from './task-workflow-types';
-import { handoverOf, taskRunIdOf, type TaskScope } from './task-scope';
+import { taskRunIdOf, type TaskScope } from './task-scope';
 
 const { finishTask } = lifecycleActivities;
 const unrecordableEndPatch = 'unrecordable-end-fails-task';
@@ -15,7 +14,6 @@ interface EndingTask {
   input: TaskWorkflowInput;
   task: TaskScope;
   view: TaskView;
-  deferredStart: DeferredStart;
 }
 
 /**
@@ -53,7 +51,7 @@ export async function finishTaskRun(task: EndingTask, outcome: TaskOutcome): Pro
  * activities' retry budget spent) is replaced by a failure naming why, so the store never keeps a
  * finished task RUNNING; when even that cannot be recorded, the workflow fails.
  */
-async function recordEnd({ input, task, deferredStart }: EndingTask, end: TaskOutcome): Promise<{ end: TaskOutcome; spent: Spend | undefined }> {
+async function recordEnd({ input, task }: EndingTask, end: TaskOutcome): Promise<{ end: TaskOutcome; spent: Spend | undefined }> {
   const run = { runId: taskRunIdOf(task), workflowId: task.taskWorkflowId };
   const record = (outcome: TaskOutcome) =>
     finishTask({
@@ -62,8 +60,6 @@ async function recordEnd({ input, task, deferredStart }: EndingTask, end: TaskOu
       sessionId: input.sessionId,
       ...outcome,
       finishedAtMs: Date.now(),
-      ...handoverOf(task),
-      ...carriedStart(deferredStart),
     });
   try {
     return { end, spent: await record(end) };

@@ -1,5 +1,4 @@
 import type { RoutingInput } from '../core/tasks/run/routing';
-import type { HandsOver } from '../core/tasks/run/run-handover';
 import { taskRefOf, type TaskRef } from '../core/tasks/run/task-ref';
 
 /** Which task (and whose) a workflow works for: what every part of a task's run carries whole. */
@@ -8,7 +7,7 @@ export interface TaskScope extends TaskRef {
   taskWorkflowId: string;
   /** The task's store run this workflow run writes: absent in agents' inputs from before a reset could give the task another (it was the workflow's first). */
   taskRunId?: string;
-  /** Set in a Temporal reset's run: what its activities carry to hand the task over to its run (see reset-run.ts). */
+  /** Set in a Temporal reset's run: what its activities carry to hand the task over to its run (reset-run.ts, run-context.ts). */
   reset?: ResetProgress;
   query: string;
 }
@@ -43,26 +42,8 @@ export function taskScopeOf(source: TaskScope): TaskScope {
   };
 }
 
-/** What an activity of a reset's run carries so the first to run hands the task over (nothing outside a reset). */
-export function handoverOf(task: TaskScope): HandsOver {
-  const { reset } = task;
-  if (!reset) return {};
-  const { temporalRunId, belowStep, toolCalls } = reset;
-  return {
-    handover: {
-      ...taskRefOf(task),
-      workflowId: task.taskWorkflowId,
-      runId: taskRunIdOf(task),
-      temporalRunId,
-      belowStep,
-      toolCalls: [...toolCalls],
-      atMs: Date.now(),
-    },
-  };
-}
-
 /** What routing activities know of a task (its caller's roles play no part). */
 export function routingInputOf(task: TaskScope): RoutingInput {
   const { taskId, tenantId, userId, sessionId, taskWorkflowId: workflowId, query } = task;
-  return { taskId, workflowId, runId: taskRunIdOf(task), tenantId, userId, sessionId, query, atMs: Date.now(), ...handoverOf(task) };
+  return { taskId, workflowId, runId: taskRunIdOf(task), tenantId, userId, sessionId, query, atMs: Date.now() };
 }

@@ -1,6 +1,5 @@
 import { condition, getExternalWorkflowHandle, log, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import { storeActivities } from './activity-stubs';
-import { carriedStart, type DeferredStart } from './deferred-start';
 import {
   agentHoldSignal,
   agentMessageSignal,
@@ -15,7 +14,7 @@ import {
   type TaskView,
 } from './messages';
 import { pausedKey } from './search-attributes';
-import { agentWorkflowIdOf, handoverOf, taskRunIdOf, type TaskScope } from './task-scope';
+import { agentWorkflowIdOf, taskRunIdOf, type TaskScope } from './task-scope';
 
 // Pausing and resuming a running task. A pause takes effect at step boundaries: the model or tool
 // call under way finishes, and no agent starts another step (nor the plan another agent, nor the
@@ -59,7 +58,6 @@ function inbox() {
 export interface SteeringOptions {
   task: TaskScope;
   view: TaskView;
-  deferredStart: DeferredStart;
   /** Why the task can no longer be steered (it is ending or being cancelled), or undefined while it can. */
   unsteerable(): string | undefined;
   /** The cancellation asked for, if any. */
@@ -114,8 +112,6 @@ export function steerTask(options: SteeringOptions): TaskSteering {
       reason,
       by,
       atMs: Date.now(),
-      ...handoverOf(task),
-      ...carriedStart(options.deferredStart),
     });
     return state;
   };
@@ -166,8 +162,6 @@ function receiveMessages(options: SteeringOptions): () => TaskMessage[] {
         sessionId: task.sessionId,
         message,
         atMs: Date.now(),
-        ...handoverOf(task),
-        ...carriedStart(options.deferredStart),
       });
       return { accepted: true, duplicate: false };
     },

@@ -5,7 +5,6 @@ import type { TaskFork } from '../core/tasks/run/forked-steps';
 import type { TaskRef } from '../core/tasks/run/task-ref';
 import type { AwaitApproval } from './approval-gate';
 import type { AgentLoopState } from './agent-loop';
-import type { DeferredStart } from './deferred-start';
 import type { TaskMessage, TaskView } from './messages';
 import type { TaskOutcome } from './task-outcomes';
 import type { TaskSettings } from './settings';
@@ -60,8 +59,6 @@ export interface TaskContext {
   view: TaskView;
   awaitApproval: AwaitApproval;
   setMode(mode: ExecutionMode): void;
-  /** The task's start, while its agent's first model step is to record it. */
-  deferredStart: DeferredStart;
   /** Awaited at every step boundary: holds while the task is paused. */
   hold(): Promise<void>;
   /** People's messages for the task's own next model step. */

@@ -4,9 +4,9 @@ import type { StartTaskInput, ToolSummary } from '../core/tasks/run/task-lifecyc
 import { taskRefOf } from '../core/tasks/run/task-ref';
 import { lifecycleActivities, storeActivities } from './activity-stubs';
 import { createApprovalGate } from './approval-gate';
-import { handoverOf, type TaskScope } from './task-scope';
+import type { TaskScope } from './task-scope';
 import { taskRunOfThisRun } from './reset-run';
-import { carriedStart, goesStraightToItsAgent, type DeferredStart } from './deferred-start';
+import { deferStart, enterRun } from './run-context';
 import { cancelTaskSignal, handlerDescriptions, taskStatusQuery, type CancelRequest, type TaskView } from './messages';
 import { executionModeKey, taskStatusKey } from './search-attributes';
 import { failed, failureMessageOf, type TaskOutcome } from './task-outcomes';
@@ -19,16 +19,20 @@ import { rememberResult } from './remember-result';
 const { recordCancellationRequest } = storeActivities;
 const { startTask } = lifecycleActivities;
 
+/** A task that goes straight to its one agent: no routing, plan, approval, fork, continued history or direct tool call. */
+const goesStraightToItsAgent = (input: TaskWorkflowInput) =>
+  !input.resume && !input.autoDecompose && !input.manualPlan && !input.requireApproval && !input.fork && !input.directTool;
+
 /**
- * Records the task's start, or leaves it to its agent's first model step (deferred-start.ts): the
- * tools the task offers, or its end when its session has ended.
+ * Records the task's start: the tools the task offers, or its end when its session has ended. A
+ * task that goes straight to its one agent leaves its start to whichever of its activities runs
+ * first, its first model step unless a cancellation's request comes before it (run-context.ts):
+ * per task, one local activity (its marker, its run in the worker, the activation it resolves) less.
  */
 async function startTheTask(
   input: TaskWorkflowInput,
-  task: TaskScope,
   firstStepStartsTask: boolean,
   view: TaskView,
-  deferredStart: DeferredStart,
 ): Promise<{ tools: ToolSummary[] } | { ended: TaskWorkflowResult }> {
   const { workflowId, startTime } = workflowInfo();
   upsertSearchAttributes([{ key: taskStatusKey, value: 'RUNNING' }]);
@@ -45,10 +49,10 @@ async function startTheTask(
   };
   if (firstStepStartsTask && goesStraightToItsAgent(input)) {
     // Its first model step records it, and returns the tools it offers.
-    deferredStart.pending = start;
+    deferStart(start);
     return { tools: [] };
   }
-  const started = await startTask({ ...start, ...handoverOf(task) });
+  const started = await startTask(start);
   if (!started.proceed) {
     view.status = 'CANCELLED';
     upsertSearchAttributes([{ key: taskStatusKey, value: 'CANCELLED' }]);
@@ -84,6 +88,7 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkfl
     ...(run.reset ? { reset: run.reset } : {}),
     query: input.query,
   };
+  enterRun(task);
   const runId = run.taskRunId;
   const view: TaskView = { status: 'RUNNING', mode: '', progress: 0, agents: [], tokens: 0, costUsd: 0 };
   setHandler(taskStatusQuery, () => view, { description: handlerDescriptions.taskStatus });
@@ -94,10 +99,9 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkfl
     upsertSearchAttributes([{ key: executionModeKey, value: mode }]);
   };
 
-  const deferredStart: DeferredStart = {};
   let tools = input.resume?.tools;
   if (!tools) {
-    const started = await startTheTask(input, task, run.firstStepStartsTask, view, deferredStart);
+    const started = await startTheTask(input, run.firstStepStartsTask, view);
     if ('ended' in started) return started.ended;
     tools = started.tools;
   }
@@ -117,8 +121,6 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkfl
         sessionId: input.sessionId,
         reason: request.reason,
         atMs: Date.now(),
-        ...handoverOf(task),
-        ...carriedStart(deferredStart),
       }).then(
         () => work.cancel(),
         // Handled here: a rejection nobody awaits yet would fail the workflow task.
@@ -131,16 +133,13 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkfl
   const steering = steerTask({
     task,
     view,
-    deferredStart,
     unsteerable: () => (finishing ? 'the task has finished' : cancelRequest ? 'the task is being cancelled' : undefined),
     cancellation: () => cancelRequest,
   });
 
   let outcome: TaskOutcome;
   try {
-    outcome = await work.run(() =>
-      runTask({ input, task, tools, view, awaitApproval, setMode, deferredStart, hold: steering.hold, takeMessages: steering.takeMessages }),
-    );
+    outcome = await work.run(() => runTask({ input, task, tools, view, awaitApproval, setMode, hold: steering.hold, takeMessages: steering.takeMessages }));
   } catch (err) {
     // Handing over to a fresh history is not an ending.
     if (err instanceof ContinueAsNew) throw err;
@@ -151,12 +150,12 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkfl
     } else {
       // The engine cancelled the workflow (no CancelTask): record it as such, then end as cancelled.
       await CancellationScope.nonCancellable(() =>
-        finishTaskRun({ input, task, view, deferredStart }, { status: 'CANCELLED', result: '', errorMessage: 'cancelled', model: '' }),
+        finishTaskRun({ input, task, view }, { status: 'CANCELLED', result: '', errorMessage: 'cancelled', model: '' }),
       );
       throw err;
     }
   }
   finishing = true;
   await cancelling;
-  return endTheTask({ input, task, view, deferredStart }, outcome);
+  return endTheTask({ input, task, view }, outcome);
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { createActivities } from '../../activities';
+import { createActivities, type WeftActivities } from '../../activities';
 import { createModelGateway } from '../../core/llm/gateway';
 import { createToolRegistry } from '../../core/tools/registry';
 import { toolMetadata } from '../../core/tools/tool';
@@ -37,18 +37,18 @@ const waitingTool = (name: string, idempotency: 'keyed' | 'at_most_once') => ({
     return { booked: true };
   },
 });
-let activities: ReturnType<typeof createActivities>;
+let activities: WeftActivities;
 
 beforeAll(async () => {
   await model.start();
   const gateway = createModelGateway(testCatalog(model.baseURL));
-  activities = createActivities({
+  ({ activities } = createActivities({
     pool,
     store,
     gateway,
     cacheTtlSeconds: 60,
     tools: createToolRegistry([counter, silent, waitingTool('book', 'at_most_once'), waitingTool('pay', 'keyed')]),
-  });
+  }));
 });
 afterAll(async () => {
   await model.stop();
@@ -164,7 +164,7 @@ it('fails for good on a store contract violation, and leaves other errors to Tem
   expect(failure).toBeInstanceOf(ApplicationFailure);
   expect(failure).toMatchObject({ nonRetryable: true, type: 'RunNotFoundError', message: 'run not found' });
 
-  const unreachable = createActivities({
+  const { activities: unreachable } = createActivities({
     pool,
     store,
     gateway: createModelGateway(testCatalog('http://127.0.0.1:1/v1')),

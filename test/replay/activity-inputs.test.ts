@@ -4,25 +4,37 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
-import { workflowsPath } from '../../workers/create-worker';
+import { runContextHeader, type RunContext } from '../../core/tasks/run/run-context';
+import { workflowInterceptorModules, workflowsPath } from '../../workers/create-worker';
 
-// Replay checks the order and names of commands, not what an activity is given. An activity that was
-// scheduled by an older build can run on a newer worker, so inputs matter as much: replaying every
-// golden history against the current code must schedule each activity with every recorded argument
-// unchanged. New optional fields may appear (the activity then accepts their absence); none may go.
+// Replay checks the order and names of commands, not what an activity is given. What an activity is
+// given matters as much: replaying every golden history against the current code must schedule each
+// activity with every recorded argument unchanged, and with the same run context (a reset's handover,
+// a pending start), which histories from before it moved to a header (workflows/run-context.ts)
+// carried in the activity's input. New optional fields may appear; none may go.
 
 const historiesDir = path.join(__dirname, '../histories');
 const goldenFiles = readdirSync(historiesDir).filter((file) => file.endsWith('.json') && file !== 'manifest.json');
 const manifest = JSON.parse(readFileSync(path.join(historiesDir, 'manifest.json'), 'utf8')) as Record<string, string>;
 
-type Scheduled = { activityType: string; args: unknown[] };
+type Scheduled = { activityType: string; args: unknown[]; runContext: RunContext };
+
+/** An input of a history from before the run context moved to a header: its fields, and the run context they held. */
+function withRunContextApart(args: unknown[], header: RunContext): Pick<Scheduled, 'args' | 'runContext'> {
+  const [first, ...rest] = args as [Record<string, unknown> & RunContext, ...unknown[]];
+  if (typeof first !== 'object' || first === null) return { args, runContext: header };
+  const { handover, start, ...own } = first;
+  return { args: [own, ...rest], runContext: { ...(handover ? { handover } : {}), ...(start ? { start } : {}), ...header } };
+}
 
 function recordedActivities(history: ReturnType<typeof historyFromJSON>): Scheduled[] {
   return (history.events ?? []).flatMap((event) => {
     const attributes = event.activityTaskScheduledEventAttributes;
     if (!attributes) return [];
     const args = (attributes.input?.payloads ?? []).map((payload) => defaultPayloadConverter.fromPayload(payload));
-    return [{ activityType: attributes.activityType!.name!, args }];
+    const header = attributes.header?.fields?.[runContextHeader];
+    const runContext: RunContext = header ? defaultPayloadConverter.fromPayload(header) : {};
+    return [{ activityType: attributes.activityType!.name!, ...withRunContextApart(args, runContext) }];
   });
 }
 
@@ -36,29 +48,30 @@ const isResetRun = (history: ReturnType<typeof historyFromJSON>) =>
     (event) => event.workflowTaskFailedEventAttributes?.cause === temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_RESET_WORKFLOW,
   );
 const withoutRunOf = (activities: Scheduled[]) =>
-  activities.map(({ activityType, args }) => ({
+  activities.map(({ activityType, args, runContext }) => ({
     activityType,
-    args: args.map((arg) => (typeof arg === 'object' && arg !== null ? { ...arg, runId: undefined, handover: undefined } : arg)),
+    args: args.map((arg) => (typeof arg === 'object' && arg !== null ? { ...arg, runId: undefined } : arg)),
+    runContext: { ...runContext, handover: undefined },
   }));
 
 /** The run a history belongs to: a replayed workflow's info carries the same id. */
 const runIdOf = (history: ReturnType<typeof historyFromJSON>) => history.events![0]!.workflowExecutionStartedEventAttributes!.originalExecutionRunId!;
 
-it('schedules every activity of every golden history with the recorded arguments, new optional fields aside', async () => {
+it('schedules every activity of every golden history with the recorded arguments and run context, new optional fields aside', async () => {
   const histories = goldenFiles.map((file) => ({ file, history: historyFromJSON(JSON.parse(readFileSync(path.join(historiesDir, file), 'utf8'))) }));
   const replayed = new Map<string, Scheduled[]>();
   const sinks = {
     scheduled: {
       activity: {
-        fn: (info: { runId: string }, activityType: string, args: unknown[]) => {
-          replayed.set(info.runId, [...(replayed.get(info.runId) ?? []), { activityType, args }]);
+        fn: (info: { runId: string }, activityType: string, args: unknown[], runContext: RunContext) => {
+          replayed.set(info.runId, [...(replayed.get(info.runId) ?? []), { activityType, args, runContext }]);
         },
         callDuringReplay: true,
       },
     },
   };
   const results = Worker.runReplayHistories(
-    { workflowsPath, interceptors: { workflowModules: [require.resolve('./input-recorder')] }, sinks },
+    { workflowsPath, interceptors: { workflowModules: [...workflowInterceptorModules, require.resolve('./input-recorder')] }, sinks },
     histories.map(({ file, history }) => ({ workflowId: manifest[file]!, history })),
   );
   // Histories replay one after another, in order; the runs of one reset share their run id.

@@ -6,7 +6,7 @@ import { Client } from 'pg';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { repoRoot, stateDir } from '../../infra/temporal-dev-server';
 import { startTestTemporal } from './test-temporal';
-import { workflowsPath } from '../../workers/create-worker';
+import { workflowInterceptorModules, workflowsPath } from '../../workers/create-worker';
 
 // What every suite needs, started once: Temporal on free ports (never the ones `make up` uses; the
 // dev server, or the real server's processes, see test-temporal.ts), a fresh database with all
@@ -60,7 +60,7 @@ export async function startTestServices(): Promise<TestServices> {
     stdio: 'pipe',
   });
 
-  const bundle = await bundleWorkflowCode({ workflowsPath, logger: silentLogger });
+  const bundle = await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules, logger: silentLogger });
   const bundlePath = path.join(testStateDir, `workflow-bundle-${process.pid}.js`);
   writeFileSync(bundlePath, bundle.code);
 

@@ -1,4 +1,3 @@
-import type { HandsOver } from './run-handover';
 import { appendTaskEvent } from '../../events/event-log';
 import { commitWith } from '../../db/transaction';
 import { recordAgentOutcome, recordAgentStarted } from '../task-agents';
@@ -10,7 +9,7 @@ import { agentFinishedEvent, agentStartedEvent } from './agent-events';
 import { agentRunAgentId, taskRunOf } from './task-ref';
 import type { TaskRunDeps } from './task-run-deps';
 
-export interface AgentRunInput extends HandsOver {
+export interface AgentRunInput {
   taskId: string;
   /** The task's workflow: the stream the agent's events go to, and its first run. */
   workflowId: string;

@@ -14,13 +14,12 @@ import {
 } from './run-records';
 import { appendWhileTaskRuns, taskEvent } from './task-events';
 import { runEventKey } from './task-ref';
-import type { HandsOver } from './run-handover';
 import type { TaskRunDeps } from './task-run-deps';
 
-export interface ApprovalRequestInput
-  extends
-    HandsOver,
-    Pick<NewApproval, 'approvalId' | 'taskId' | 'workflowId' | 'tenantId' | 'userId' | 'sessionId' | 'query' | 'kind' | 'proposedAction' | 'reason'> {
+export interface ApprovalRequestInput extends Pick<
+  NewApproval,
+  'approvalId' | 'taskId' | 'workflowId' | 'tenantId' | 'userId' | 'sessionId' | 'query' | 'kind' | 'proposedAction' | 'reason'
+> {
   /** The task's workflow: its event stream. (`workflowId` is the workflow that waits for the decision.) */
   taskWorkflowId: string;
   /** The run whose log records the request and decision. */
@@ -33,10 +32,7 @@ export interface ApprovalRequestInput
   atMs: number;
 }
 
-export interface ApprovalDecisionInput extends Pick<
-  ApprovalRequestInput,
-  'approvalId' | 'taskWorkflowId' | 'runId' | 'runAgentId' | 'agentId' | 'sessionId' | 'handover'
-> {
+export interface ApprovalDecisionInput extends Pick<ApprovalRequestInput, 'approvalId' | 'taskWorkflowId' | 'runId' | 'runAgentId' | 'agentId' | 'sessionId'> {
   status: Exclude<ApprovalStatus, 'pending'>;
   decidedBy: string;
   feedback: string;

@@ -1,4 +1,3 @@
-import type { HandsOver } from './run-handover';
 import { askOnce } from './recorded-reply';
 import type { ModelReplyPayload } from './run-records';
 import { TaskAgent } from './task-ref';
@@ -8,7 +7,7 @@ import type { StepContext, TaskRunDeps } from './task-run-deps';
 // on the small tier, recorded in the task run's log as 'memory/note', its usage the task's agent
 // "memory"'s.
 
-export interface MemoryNoteInput extends HandsOver {
+export interface MemoryNoteInput {
   taskId: string;
   sessionId: string;
   /** The task's store run. */

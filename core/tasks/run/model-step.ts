@@ -1,5 +1,4 @@
-import type { HandsOver } from './run-handover';
-import { offeredTools, type CarriesStart, type ToolSummary } from './task-lifecycle';
+import { offeredTools, type StartTaskInput, type ToolSummary } from './task-lifecycle';
 import type { Pool } from 'pg';
 import { commitWith, type Queryable } from '../../db/transaction';
 import type { TokenCounts } from '../../llm/chat-model';
@@ -36,7 +35,7 @@ import { isMainAgentStep, recordMainAgentStep } from './main-agent';
 import { hasBudget, reserveStep, settleReservations } from './budget-reservations';
 import type { RunRef } from './task-ref';
 
-export interface ModelStepInput extends HandsOver, CarriesStart {
+export interface ModelStepInput {
   taskId: string;
   /** The task's workflow, whose live readers get the step's text as it streams. */
   workflowId?: string;
@@ -55,8 +54,13 @@ export interface ModelStepInput extends HandsOver, CarriesStart {
   system?: string;
   /** Tool calls of the previous step whose results go back to the model now. */
   toolResultsFor?: string[];
-  /** The tools offered (with `start`, those the start offers). */
+  /** The tools offered (with `offersTaskTools`, those the task offers). */
   tools?: string[];
+  /**
+   * Set on the task's first step while the workflow does not know the task's tools yet (the step
+   * records the task's start, run-context.ts): the step offers the tools the task offers, and returns them.
+   */
+  offersTaskTools?: Pick<StartTaskInput, 'tenantId' | 'allowedTools'>;
   tier?: ModelTier;
   budget?: Budget;
   /** When the transcript is compressed before the call. */
@@ -98,7 +102,7 @@ export type ModelStepResult =
       costUsd: number;
       /** Set when this step's usage crossed a budget: no further step may run. */
       overBudget?: string;
-      /** Set when the step carried the task's start: the tools the task's agent is offered. */
+      /** Set with `offersTaskTools`: the tools the task's agent is offered. */
       offeredTools?: ToolSummary[];
     };
 
@@ -209,10 +213,10 @@ export function modelSteps(deps: TaskRunDeps) {
   const { store, pool, gateway, tools } = deps;
   const transcripts = runTranscripts(store);
 
-  /** A step that carried the task's start (recorded before it ran, activities/index.ts) offers the start's tools, and returns them. */
+  /** A step that offers the task's tools (its first, which records the start) returns them. */
   async function runModelStep(input: ModelStepInput, step: StepContext): Promise<ModelStepResult> {
-    if (!input.start) return modelStep(input, step);
-    const offered = offeredTools(tools, input.start);
+    if (!input.offersTaskTools) return modelStep(input, step);
+    const offered = offeredTools(tools, input.offersTaskTools);
     const result = await modelStep({ ...input, tools: offered.map((tool) => tool.name) }, step);
     return result.kind === 'reply' ? { ...result, offeredTools: offered } : result;
   }

@@ -1,4 +1,3 @@
-import type { HandsOver } from './run-handover';
 import { withTransaction } from '../../db/transaction';
 import { appendTaskEvent } from '../../events/event-log';
 import { EventType } from '../../events/event-types';
@@ -11,7 +10,7 @@ import { TaskAgent, runEventKey, type TaskRef } from './task-ref';
 import type { StepContext, TaskRunDeps } from './task-run-deps';
 
 /** A task as routing sees it: its caller's roles play no part. */
-export interface RoutingInput extends Omit<TaskRef, 'roles'>, HandsOver {
+export interface RoutingInput extends Omit<TaskRef, 'roles'> {
   /** The task's workflow: its stream. */
   workflowId: string;
   /** The task's run; the workflow's first run when absent (histories from before a reset could give the task another). */

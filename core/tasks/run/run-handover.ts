@@ -19,12 +19,13 @@ import type { TaskRunDeps } from './task-run-deps';
 // (resetRunIdOf), linked to the run it continues: the steps before the reset point keep what the
 // earlier run recorded, the steps after it run fresh, and both runs' records are kept. Workflow code
 // cannot tell where the reset point is (its history up to there is replayed, not run), so every
-// activity of a reset run carries the handover, and the first one to run makes the new run the task's.
+// activity of a reset run carries the handover in its run context (run-context.ts), and the first
+// one to run makes the new run the task's.
 
 /** The reason a reset ends the store run it replaces. */
 export const RESET_REASON = 'reset_in_temporal';
 
-/** A reset run's claim on its task, as each of its activities carries it. */
+/** A reset run's claim on its task, as each of its activities carries it in its run context. */
 export interface TaskRunHandover extends TaskRef {
   workflowId: string;
   /** The reset's store run: the task's run from the first of its activities on. */
@@ -51,11 +52,6 @@ export class SupersededHandoverError extends Error {
     super(`reset run ${runId} was replaced by a later reset (run ${byRunId}) before it could take the task over`);
     this.name = 'SupersededHandoverError';
   }
-}
-
-/** An activity input that a reset run's activity carries its handover in. */
-export interface HandsOver {
-  handover?: TaskRunHandover;
 }
 
 const keptStep = /^step-(\d+)\/(tool-results|compaction|reply)$/;

@@ -1,4 +1,3 @@
-import type { HandsOver } from './run-handover';
 import { commitWith } from '../../db/transaction';
 import { closeTaskLeftovers } from '../task-leftovers';
 import { recordMainAgentEnd } from './main-agent';
@@ -18,7 +17,7 @@ import { runEventKey, taskRunOf, type TaskRef } from './task-ref';
 import type { TaskRunDeps } from './task-run-deps';
 import { log } from '../../telemetry/logger';
 
-export interface StartTaskInput extends TaskRef, HandsOver {
+export interface StartTaskInput extends TaskRef {
   /** The task's workflow: its own run is keyed by it (taskRunOf). */
   workflowId: string;
   query: string;
@@ -36,19 +35,9 @@ export interface ToolSummary {
   dangerous: boolean;
 }
 
-/**
- * An activity input that may carry its task's start. A single-agent task's first model step records
- * the task's start (one local activity less per task); until that step has returned, the start may
- * not be recorded yet, so each lifecycle activity the workflow runs meanwhile carries it too, and
- * whichever runs first records it (activities/index.ts). A start already recorded stays as it was.
- */
-export interface CarriesStart {
-  start?: StartTaskInput;
-}
-
 export type FinishedStatus = typeof TaskStatus.Completed | typeof TaskStatus.Failed | typeof TaskStatus.Cancelled | typeof TaskStatus.Timeout;
 
-export interface FinishTaskInput extends HandsOver, CarriesStart {
+export interface FinishTaskInput {
   taskId: string;
   /** The task's own run: its workflow's id, or the run a Temporal reset gave it. */
   runId: string;
@@ -66,7 +55,7 @@ export interface FinishTaskInput extends HandsOver, CarriesStart {
   finishedAtMs: number;
 }
 
-export interface CancellationRequestInput extends HandsOver, CarriesStart {
+export interface CancellationRequestInput {
   /** The task's own run. */
   runId: string;
   sessionId: string;

@@ -1,16 +1,14 @@
 import { EventType } from '../../events/event-types';
-import type { HandsOver } from './run-handover';
 import { controlChangeRecord, messageReceivedRecord, recordOwnerOf } from './run-records';
 import type { TaskMessage } from './model-step';
 import { appendWhileTaskRuns, taskEvent } from './task-events';
-import type { CarriesStart } from './task-lifecycle';
 import type { TaskRunDeps } from './task-run-deps';
 
 // A person steering a running task: each pause and resume is a record in the task's run log and an
 // event in its stream (WORKFLOW_PAUSED, WORKFLOW_RESUMED), one transaction, keyed by its place
 // among the task's changes so a retry writes nothing new.
 
-export interface ControlChangeInput extends HandsOver, CarriesStart {
+export interface ControlChangeInput {
   /** The task's own run. */
   runId: string;
   workflowId: string;
@@ -23,7 +21,7 @@ export interface ControlChangeInput extends HandsOver, CarriesStart {
   atMs: number;
 }
 
-export interface MessageReceivedInput extends HandsOver, CarriesStart {
+export interface MessageReceivedInput {
   runId: string;
   workflowId: string;
   sessionId: string;

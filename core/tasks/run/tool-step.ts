@@ -1,4 +1,3 @@
-import type { HandsOver } from './run-handover';
 import { createHash } from 'node:crypto';
 import { appendTaskEvent } from '../../events/event-log';
 import { EventType } from '../../events/event-types';
@@ -28,7 +27,7 @@ import type { PromptParams } from '../../tools/tool';
 import { hasBudget, reserveStep, settleReservations } from './budget-reservations';
 import type { Budget } from './budget';
 
-export interface ToolCallInput extends Omit<TaskRef, 'userId'>, HandsOver {
+export interface ToolCallInput extends Omit<TaskRef, 'userId'> {
   /** The caller whose task this is (absent in tasks started before it was passed on). */
   userId?: string;
   /** The task's workflow: its event stream. */

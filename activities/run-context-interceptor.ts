@@ -1,0 +1,29 @@
+import { defaultPayloadConverter } from '@temporalio/common';
+import type { ActivityInterceptorsFactory } from '@temporalio/worker';
+import { runContextHeader, type RunContext } from '../core/tasks/run/run-context';
+import { runHandovers } from '../core/tasks/run/run-handover';
+import { taskLifecycle } from '../core/tasks/run/task-lifecycle';
+import type { TaskRunDeps } from '../core/tasks/run/task-run-deps';
+import { failPermanentErrorsFast } from './failures';
+
+/**
+ * Applies an activity's run context (core/tasks/run/run-context.ts) before the activity runs: a
+ * reset's handover first (in a reset's run the start is the first run's, recorded already), then a
+ * start that may not be recorded yet. Both are idempotent, so a retried activity applies them again
+ * harmlessly; a handover that can never apply fails the activity at once.
+ */
+export function runContextInterceptor(deps: TaskRunDeps): ActivityInterceptorsFactory {
+  const handovers = runHandovers(deps);
+  const lifecycle = taskLifecycle(deps);
+  return () => ({
+    inbound: {
+      async execute(input, next) {
+        const header = input.headers[runContextHeader];
+        const context: RunContext = header ? defaultPayloadConverter.fromPayload(header) : {};
+        if (context.handover) await failPermanentErrorsFast(() => handovers.takeOver(context.handover!));
+        if (context.start) await failPermanentErrorsFast(() => lifecycle.start(context.start!));
+        return next(input);
+      },
+    },
+  });
+}
