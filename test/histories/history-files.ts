@@ -25,9 +25,22 @@ export async function writeHistories(temporal: Client, workflowId: string, name:
   return entries;
 }
 
+/**
+ * The name a capture script writes its histories under: its own, or the one given with `--as`,
+ * which records the path again as the current code runs it, beside the histories it keeps.
+ */
+function historyName(name: string): string {
+  const as = process.argv.indexOf('--as');
+  return as > 0 && process.argv[as + 1] ? process.argv[as + 1]! : name;
+}
+
 /** Writes a workflow's histories beside the others and adds them to the manifest (capture scripts of one path). */
 export async function addToGoldenHistories(temporal: Client, workflowId: string, name: string): Promise<void> {
   const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as Record<string, string>;
-  Object.assign(manifest, await writeHistories(temporal, workflowId, name));
+  const named = historyName(name);
+  if (named !== name && Object.keys(manifest).some((file) => file === `${named}.json` || file.startsWith(`${named}.run-`))) {
+    throw new Error(`${named} is a golden history already: never record one again, name the new one`);
+  }
+  Object.assign(manifest, await writeHistories(temporal, workflowId, named));
   writeFileSync(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
 }

@@ -46,6 +46,10 @@ it('has a golden history for every workflow path', () => {
     'cancel-before-first-step',
     'steered',
     'remembered',
+    'headers-first-step-start',
+    'headers-cancel-before-first-step',
+    'headers-reset-run.run-1',
+    'headers-reset-run.run-2',
   ];
   expect(goldenFiles.map((file) => path.basename(file, '.json')).sort()).toEqual(paths.sort());
 });

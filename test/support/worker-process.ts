@@ -1,10 +1,10 @@
 // A worker in its own process, for tests that kill workers. With CRASH_AFTER_RECORD_TYPE set it
-// kills itself (SIGKILL, no cleanup) right after such a record commits, before its activity can
-// report completion: the worst moment for exactly-once. With SIDE_EFFECT_PEER set its tools include
+// kills itself (SIGKILL, no cleanup) right after such a record commits (run_started: a run's start),
+// before its activity can report completion: the worst moment for exactly-once. With SIDE_EFFECT_PEER set its tools include
 // that peer's operations (side-effect-peer.ts).
 import '../setup/quiet-logs';
 import { createPool } from '../../core/db/database';
-import { createRuntimeStore, type RuntimeStore } from '../../core/store';
+import { RecordType, createRuntimeStore, type RuntimeStore } from '../../core/store';
 import { toolsWithSideEffects } from './side-effect-peer';
 import { startTestWorker } from './stack';
 
@@ -12,8 +12,17 @@ async function main(): Promise<void> {
   const crashAfter = process.env.CRASH_AFTER_RECORD_TYPE;
   const pool = createPool(process.env.DATABASE_URL!);
   const store = createRuntimeStore(pool);
+  const crashingStart =
+    (start: RuntimeStore['startRootRun']): RuntimeStore['startRootRun'] =>
+    async (cmd, alsoWrite) => {
+      const started = await start(cmd, alsoWrite);
+      if (crashAfter === RecordType.RunStarted) process.kill(process.pid, 'SIGKILL');
+      return started;
+    };
   const crashing: RuntimeStore = {
     ...store,
+    startRootRun: crashingStart(store.startRootRun),
+    startOneShotRun: crashingStart(store.startOneShotRun),
     async appendRunRecord(record, alsoWrite) {
       const written = await store.appendRunRecord(record, alsoWrite);
       if (record.type === crashAfter) process.kill(process.pid, 'SIGKILL');
