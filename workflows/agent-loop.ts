@@ -1,4 +1,4 @@
-import { patched, workflowInfo } from '@temporalio/workflow';
+import { workflowInfo } from '@temporalio/workflow';
 import type { HistoryPolicy } from '../core/llm/history-compression';
 import type { ModelTier } from '../core/orchestration/plan';
 import type { Budget } from '../core/tasks/run/budget';
@@ -11,6 +11,7 @@ import type { ApprovalRequest, AwaitApproval } from './approval-gate';
 import { startPending, startRecorded } from './run-context';
 import { taskRunIdOf, type TaskScope } from './task-scope';
 import type { PromptParams } from '../core/tools/tool';
+import { Patches, takesNewPath } from './patches';
 
 // The agent loop shared by a single-agent task and each agent of a COMPLEX task: one activity per
 // model step, one per tool call, results fed back, until a final answer or max iterations.
@@ -18,8 +19,6 @@ import type { PromptParams } from '../core/tools/tool';
 const { runModelStep } = modelActivities;
 const { runToolCall, resolveToolOutcome } = toolActivities;
 
-/** Workflows from before it never asked a person about a call whose outcome was unknown. */
-const outcomeReviewPatch = 'tool-outcome-review';
 const { checkToolArguments } = storeActivities;
 
 export interface AgentLoopState {
@@ -307,7 +306,7 @@ export async function runAgentLoop(given: AgentLoopParams, from: AgentLoopState)
       return outcome;
     });
     const unknown = approved.calls.filter((_call, i) => isUnknown(outcomes[i]!));
-    if (unknown.length > 0 && patched(outcomeReviewPatch)) {
+    if (unknown.length > 0 && takesNewPath(Patches.toolOutcomeReview)) {
       for (const call of unknown) await reviewUnknownOutcome(params, call);
     }
     state.toolResultsFor = approved.calls.map((call) => call.id);

@@ -3,7 +3,6 @@ import {
   condition,
   isCancellation,
   log,
-  patched,
   setCurrentDetails,
   setHandler,
   sleep,
@@ -15,11 +14,9 @@ import type { ApprovalDecidedPayload } from '../core/tasks/run/run-records';
 import { storeActivities } from './activity-stubs';
 import { approvalDecisionSignal, approvalDecisionUpdate, handlerDescriptions, type ApprovalDecision, type PendingApprovalView } from './messages';
 import { awaitingApprovalKey } from './search-attributes';
+import { Patches, takesNewPath } from './patches';
 
 const { requestApproval, recordApprovalDecision, recordIgnoredDecision } = storeActivities;
-const visibleIgnoredDecisionsPatch = 'visible-ignored-approval-decisions';
-/** Workflows from before it waited again for a decision the store already held (after a Temporal reset). */
-const recordedDecisionsPatch = 'recorded-approval-decisions';
 
 export type ApprovalOutcome =
   { outcome: 'approved'; modifiedAction?: string; decidedBy: string } | { outcome: 'rejected'; feedback: string; decidedBy: string } | { outcome: 'timeout' };
@@ -71,7 +68,7 @@ function recordDecision(request: ApprovalRequest, status: 'approved' | 'rejected
 /** A signal cannot be refused: what it could not do is put where the task's readers see it. */
 function showIgnoredDecision(taskWorkflowId: string, key: string, incoming: unknown, reason: string): void {
   log.warn('ignored an approval decision', { reason });
-  if (!patched(visibleIgnoredDecisionsPatch)) return;
+  if (!takesNewPath(Patches.visibleIgnoredDecisions)) return;
   const { approvalId, approved } = (incoming ?? {}) as { approvalId?: unknown; approved?: unknown };
   const approval = typeof approvalId === 'string' && typeof approved === 'boolean' ? { approvalId, approved } : {};
   recordIgnoredDecision({ taskWorkflowId, key, ...approval, reason, atMs: Date.now() }).catch((err: unknown) =>
@@ -165,7 +162,7 @@ export function createApprovalGate(view: { pendingApproval?: PendingApprovalView
       const recorded = await requestApproval({ ...request, workflowId, atMs: Date.now() });
       requested = true;
       // A reset re-drove the workflow past a decision the store holds: it is applied again, not awaited.
-      if (recorded?.decided && patched(recordedDecisionsPatch)) {
+      if (recorded?.decided && takesNewPath(Patches.recordedDecisions)) {
         if (recorded.decided.status === 'expired') timedOut = true;
         else gate.decision = recordedDecision(request.approvalId, recorded.decided);
       }

@@ -1,11 +1,12 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { CancellationScope, ChildWorkflowCancellationType, executeChild, isCancellation, patched, sleep } from '@temporalio/workflow';
+import { CancellationScope, ChildWorkflowCancellationType, executeChild, isCancellation, sleep } from '@temporalio/workflow';
 import type { AgentTask, Plan } from '../core/orchestration/plan';
 import { agentWorkflowIdOf, type TaskScope } from './task-scope';
 import type { AgentWorkflowInput, AgentWorkflowResult, agentWorkflow } from './agent-workflow';
 import type { AgentView } from './messages';
 import type { TaskSettings } from './settings';
 import { agentMetadata } from './ui-metadata';
+import { Patches, takesNewPath } from './patches';
 
 export interface PlanContext {
   task: TaskScope;
@@ -27,8 +28,6 @@ export function readyAgents(plan: Plan, done: ReadonlySet<string>, running: Read
   return plan.agents.filter((a) => !done.has(a.id) && !running.has(a.id) && a.dependencies.every((d) => done.has(d)));
 }
 
-/** Workflows from before it failed an agent whose child workflow id was still taken. */
-const waitForAgentIdPatch = 'agent-waits-for-its-workflow-id';
 /** 1, 2, 4 ... 60 seconds: about 25 minutes in all. */
 const agentIdWaits = 30;
 
@@ -42,15 +41,12 @@ async function startingOnceFree<T>(start: () => Promise<T>): Promise<T> {
     try {
       return await start();
     } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError) || wait > agentIdWaits || !patched(waitForAgentIdPatch)) throw err;
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError) || wait > agentIdWaits || !takesNewPath(Patches.waitForAgentId)) throw err;
       const seconds = Math.min(2 ** (wait - 1), 60);
       await sleep(seconds * 1000, { summary: `the agent's workflow id is still taken by an earlier run's agent (wait ${wait} of ${agentIdWaits})` });
     }
   }
 }
-
-/** Workflows from before it ended a cancelled task once its first agent had ended, while its parent's close terminated the others. */
-const cancelledTaskWaitsForAgentsPatch = 'cancelled-task-waits-for-every-agent';
 
 /**
  * The next running agent to end. A cancelled task cancels every running agent, and each records its
@@ -61,7 +57,7 @@ async function nextToEnd(running: Map<string, Promise<[string, AgentOutcome]>>):
   try {
     return await Promise.race(running.values());
   } catch (err) {
-    if (isCancellation(err) && patched(cancelledTaskWaitsForAgentsPatch)) await Promise.allSettled(running.values());
+    if (isCancellation(err) && takesNewPath(Patches.cancelledTaskWaitsForAgents)) await Promise.allSettled(running.values());
     throw err;
   }
 }

@@ -1,4 +1,4 @@
-import { log, patched } from '@temporalio/workflow';
+import { log } from '@temporalio/workflow';
 import { memoryDecisionOf, memoryPrompt, minRememberedResultLength } from './memory-note';
 import { TaskAgent, taskRefOf } from '../core/tasks/run/task-ref';
 import { modelActivities, toolActivities } from './activity-stubs';
@@ -6,12 +6,10 @@ import type { TaskView } from './messages';
 import { failureMessageOf, type TaskOutcome } from './task-outcomes';
 import { taskRunIdOf, type TaskScope } from './task-scope';
 import type { TaskWorkflowInput } from './task-workflow-types';
+import { Patches, takesNewPath } from './patches';
 
 const { draftMemoryNote } = modelActivities;
 const { runToolCall } = toolActivities;
-
-/** Workflows from before it ran no memory step; the patch goes once none of them runs (see README, "Patches"). */
-const rememberResultsPatch = 'remember-task-results';
 
 interface RememberingTask {
   input: TaskWorkflowInput;
@@ -27,7 +25,7 @@ interface RememberingTask {
  */
 export async function rememberResult({ input, task, view }: RememberingTask, outcome: TaskOutcome): Promise<void> {
   if (outcome.status !== 'COMPLETED' || !input.settings.rememberResults || outcome.result.length < minRememberedResultLength) return;
-  if (!patched(rememberResultsPatch)) return;
+  if (!takesNewPath(Patches.rememberResults)) return;
   const run = { runId: taskRunIdOf(task), agentId: TaskAgent.Memory };
   try {
     const note = await draftMemoryNote.executeWithOptions({ summary: 'memory: what this task leaves its user' }, [

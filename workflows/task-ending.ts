@@ -1,4 +1,4 @@
-import { ApplicationFailure, patched, upsertSearchAttributes } from '@temporalio/workflow';
+import { ApplicationFailure, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Spend } from '../core/tasks/task-usage';
 import { lifecycleActivities } from './activity-stubs';
 import { taskFailedType, type TaskView } from './messages';
@@ -6,9 +6,9 @@ import { taskStatusKey } from './search-attributes';
 import { failed, failureMessageOf, type TaskOutcome } from './task-outcomes';
 import type { TaskWorkflowInput, TaskWorkflowResult } from './task-workflow-types';
 import { taskRunIdOf, type TaskScope } from './task-scope';
+import { Patches, takesNewPath } from './patches';
 
 const { finishTask } = lifecycleActivities;
-const unrecordableEndPatch = 'unrecordable-end-fails-task';
 
 interface EndingTask {
   input: TaskWorkflowInput;
@@ -64,7 +64,7 @@ async function recordEnd({ input, task }: EndingTask, end: TaskOutcome): Promise
   try {
     return { end, spent: await record(end) };
   } catch (err) {
-    if (!patched(unrecordableEndPatch)) throw err;
+    if (!takesNewPath(Patches.unrecordableEndFailsTask)) throw err;
     const instead = failed(`the task's end (${end.status}) could not be recorded: ${failureMessageOf(err)}`, end.model);
     return { end: instead, spent: await record(instead) };
   }

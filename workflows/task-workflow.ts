@@ -6,6 +6,7 @@ import { lifecycleActivities, storeActivities } from './activity-stubs';
 import { createApprovalGate } from './approval-gate';
 import type { TaskScope } from './task-scope';
 import { taskRunOfThisRun } from './reset-run';
+import { Patches, takesNewPath } from './patches';
 import { deferStart, enterRun } from './run-context';
 import { cancelTaskSignal, handlerDescriptions, taskStatusQuery, type CancelRequest, type TaskView } from './messages';
 import { executionModeKey, taskStatusKey } from './search-attributes';
@@ -81,6 +82,8 @@ function endTheTask(ending: Parameters<typeof finishTaskRun>[0], outcome: TaskOu
 export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkflowResult> {
   const { workflowId } = workflowInfo();
   const run = taskRunOfThisRun(input.resume);
+  // Asked at the top too: a reset to the first workflow task takes the new path.
+  const firstStepStartsTask = takesNewPath(Patches.firstStepStartsTask);
   const task: TaskScope = {
     ...taskRefOf(input),
     taskWorkflowId: workflowId,
@@ -95,13 +98,13 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkfl
   const awaitApproval = createApprovalGate(view, { taskWorkflowId: workflowId });
   const setMode = (mode: ExecutionMode) => {
     view.mode = mode;
-    if (run.firstStepStartsTask && workflowInfo().typedSearchAttributes.get(executionModeKey) === mode) return;
+    if (firstStepStartsTask && workflowInfo().typedSearchAttributes.get(executionModeKey) === mode) return;
     upsertSearchAttributes([{ key: executionModeKey, value: mode }]);
   };
 
   let tools = input.resume?.tools;
   if (!tools) {
-    const started = await startTheTask(input, run.firstStepStartsTask, view);
+    const started = await startTheTask(input, firstStepStartsTask, view);
     if ('ended' in started) return started.ended;
     tools = started.tools;
   }

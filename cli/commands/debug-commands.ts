@@ -7,6 +7,7 @@ import { positiveNumberOption } from '../options';
 import { explanationLines } from '../replay-explanation';
 import { historiesFrom, replayHistories, type ReplayVerdict } from '../replay';
 import { tasksSince, verifyTask } from '../verify';
+import { patchStandingLines, patchStandings } from '../patch-report';
 
 interface ReplayOptions {
   workflows?: string;
@@ -58,6 +59,16 @@ export function addDebugCommands(program: Command, ctx: CliContext): void {
     .option('--temporal <address>', 'Temporal frontend (default TEMPORAL_ADDRESS; TLS and API key from the TEMPORAL_* settings)')
     .option('--namespace <namespace>', 'Temporal namespace (default TEMPORAL_NAMESPACE)')
     .action((workflowId: string | undefined, options: ReplayOptions) => replayCommand(ctx, workflowId, options));
+
+  program
+    .command('patches')
+    .description('each patch of the workflow code, and whether an open workflow could still take its old path')
+    .option('--temporal <address>', 'Temporal frontend (default TEMPORAL_ADDRESS)')
+    .option('--namespace <namespace>', 'Temporal namespace (default TEMPORAL_NAMESPACE)')
+    .action(async (options: { temporal?: string; namespace?: string }) => {
+      const standings = await withTemporal({ address: options.temporal, namespace: options.namespace }, (client) => patchStandings(client));
+      ctx.output().data({ patches: standings }, () => patchStandingLines(standings));
+    });
 
   program
     .command('verify')
