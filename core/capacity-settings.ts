@@ -15,8 +15,12 @@ export const capacityEnvSchema = z.object({
   // limit (thousands), so memory grew with the tasks in flight; past this many, the least recently
   // used one is evicted and replays its history when it next has work (bench/in-flight-bench.ts).
   WEFT_WORKER_CACHED_WORKFLOWS: z.coerce.number().int().nonnegative().default(250),
-  WEFT_WORKER_DEPLOYMENT: z.string().min(1).optional(),
+  // Worker versioning (workers/worker-version.ts): each worker is one build of a Temporal worker
+  // deployment, named by its workflow code unless given, and a task stays on the build that started it.
+  WEFT_WORKER_VERSIONING: z.enum(['on', 'off']).default('on'),
+  WEFT_WORKER_DEPLOYMENT: z.string().min(1).default('weft'),
   WEFT_WORKER_BUILD_ID: z.string().min(1).optional(),
+  WEFT_WORKER_PROMOTE: z.enum(['always', 'when-unset', 'never']).default('when-unset'),
 });
 
 /** A Postgres pool: connections at most, and how long to wait for one and keep an idle one (0: no limit). */
@@ -40,16 +44,36 @@ export interface WorkerCapacity {
   version?: WorkerVersion;
 }
 
+/**
+ * Whether a worker makes its build the deployment's current version (new tasks go to it) once it
+ * polls: always (`make up`, `make cluster`, compose: one build at a time), when the deployment has
+ * no current version yet (the default: a first deploy), or never (a rollout an operator promotes).
+ */
+export type BuildPromotion = 'always' | 'when-unset' | 'never';
+
+/** A worker process's versioning: its deployment, its build id (absent: its workflow code's), how it is promoted. */
+export interface WorkerVersioning {
+  deploymentName: string;
+  buildId?: string;
+  promote: BuildPromotion;
+}
+
 export interface CapacitySettings {
   pool: PoolSettings;
   worker: WorkerCapacity;
+  /** Absent when WEFT_WORKER_VERSIONING=off: the worker is unversioned. */
+  versioning?: WorkerVersioning;
 }
 
-function versionOf(deploymentName: string | undefined, buildId: string | undefined): Pick<WorkerCapacity, 'version'> {
-  if (!deploymentName && !buildId) return {};
-  if (!deploymentName || !buildId)
-    throw new Error('invalid configuration: WEFT_WORKER_DEPLOYMENT and WEFT_WORKER_BUILD_ID are set together (worker versioning)');
-  return { version: { deploymentName, buildId } };
+function versioningOf(e: z.infer<typeof capacityEnvSchema>): Pick<CapacitySettings, 'versioning'> {
+  if (e.WEFT_WORKER_VERSIONING === 'off') return {};
+  return {
+    versioning: {
+      deploymentName: e.WEFT_WORKER_DEPLOYMENT,
+      ...(e.WEFT_WORKER_BUILD_ID ? { buildId: e.WEFT_WORKER_BUILD_ID } : {}),
+      promote: e.WEFT_WORKER_PROMOTE,
+    },
+  };
 }
 
 export function capacitySettingsOf(e: z.infer<typeof capacityEnvSchema>): CapacitySettings {
@@ -59,7 +83,7 @@ export function capacitySettingsOf(e: z.infer<typeof capacityEnvSchema>): Capaci
       ...(e.WEFT_WORKER_ACTIVITY_SLOTS ? { activitySlots: e.WEFT_WORKER_ACTIVITY_SLOTS } : {}),
       ...(e.WEFT_WORKER_WORKFLOW_TASK_SLOTS ? { workflowTaskSlots: e.WEFT_WORKER_WORKFLOW_TASK_SLOTS } : {}),
       cachedWorkflows: e.WEFT_WORKER_CACHED_WORKFLOWS,
-      ...versionOf(e.WEFT_WORKER_DEPLOYMENT, e.WEFT_WORKER_BUILD_ID),
     },
+    ...versioningOf(e),
   };
 }

@@ -3,18 +3,13 @@
 // webpack itself at start-up.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { bundleWorkflowCode } from '@temporalio/worker';
-import { workflowInterceptorModules, workflowsPath } from '../workers/create-worker';
+import { bundleWorkflows } from '../workers/create-worker';
 import { stateDir } from './temporal-dev-server';
 
 export const defaultBundlePath = path.join(stateDir, 'workflow-bundle.js');
 
 export async function buildWorkflowBundle(out = defaultBundlePath): Promise<string> {
-  const { code } = await bundleWorkflowCode({
-    workflowsPath,
-    workflowInterceptorModules,
-    logger: { info() {}, warn() {}, debug() {}, trace() {}, log() {}, error: console.error },
-  });
+  const code = await bundleWorkflows();
   mkdirSync(path.dirname(out), { recursive: true });
   writeFileSync(out, code);
   return out;

@@ -32,10 +32,15 @@ export function startDemoModel(env: NodeJS.ProcessEnv, supervisor: Supervisor): 
   env.WEFT_LLM_MODEL = DEMO_MODEL;
 }
 
-/** Bundles the workflows once for every worker, migrates the database, and makes the development key; the key. */
+/**
+ * Bundles the workflows once for every worker (so they are one build, named by that code), migrates
+ * the database, and makes the development key; the key. The workers' build becomes the current
+ * version once they poll: new tasks run on it, a task an earlier build started stays on that build.
+ */
 export async function prepareWeft(env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<string> {
   log('bundling the workflow code...');
   env.WEFT_WORKFLOW_BUNDLE = await buildWorkflowBundle();
+  env.WEFT_WORKER_PROMOTE ??= 'always';
   await migrateDatabase(env.DATABASE_URL!);
   return ensureDevApiKey(env.DATABASE_URL!);
 }

@@ -1,4 +1,4 @@
-import { NativeConnection, Worker, type WorkerOptions, type WorkerPlugin } from '@temporalio/worker';
+import { NativeConnection, Worker, bundleWorkflowCode, type WorkerOptions, type WorkerPlugin } from '@temporalio/worker';
 import type { WorkerActivities } from '../activities';
 import type { WorkerCapacity } from '../core/capacity-settings';
 
@@ -21,6 +21,13 @@ export const workflowsPath = require.resolve('../workflows');
 
 /** Bundled with the workflows wherever they run or replay: the run context's header (workflows/run-context.ts). */
 export const workflowInterceptorModules = [require.resolve('../workflows/run-context')];
+
+const quietBundler = { info() {}, warn() {}, debug() {}, trace() {}, log() {}, error: console.error };
+
+/** The workflows and their interceptors, bundled as a worker runs them: the code a prebuilt bundle file holds. */
+export async function bundleWorkflows(): Promise<string> {
+  return (await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules, logger: quietBundler })).code;
+}
 
 /**
  * With a version, the worker is one build of a Temporal worker deployment. A task's workflow, and

@@ -14,6 +14,7 @@ import { serveOps } from '../core/telemetry/ops-server';
 import { createModelMetrics } from '../core/telemetry/model-metrics';
 import { createTaskMetrics } from '../core/telemetry/task-metrics';
 import { createWeftWorker } from './create-worker';
+import { promoteBuild, workerVersionOf, workflowCode } from './worker-version';
 import { installWorkerRuntime } from './runtime';
 import { otlpExporter, startTracing } from '../core/telemetry/tracing';
 
@@ -29,18 +30,20 @@ async function main(): Promise<void> {
   collectDefaultMetrics({ register: metrics.registry });
   const tools = createWeftToolRegistry(config, metrics);
   const toolSources = await startToolSources(tools, config, { database: { url: config.databaseUrl, pool }, metrics });
-  // Set once the worker exists; the probe asks it from the start.
-  const started: { worker?: Worker } = {};
+  // Set once the worker exists, and once its build is promoted as configured; the probe asks from the start.
+  const started: { worker?: Worker; promoted?: boolean } = {};
   const opsServer = await serveOps({
     registry: metrics.registry,
     host: config.listen.host,
     port: config.metricsPort,
     ...(config.metrics.token ? { token: config.metrics.token } : {}),
     moreMetrics: runtime.sdkMetrics,
-    // Polling, and the database answers.
+    // Polling, its build promoted (new tasks reach it), and the database answers.
     notReady: async () => {
       const state = started.worker?.getState();
-      return state !== 'RUNNING' ? `worker ${state?.toLowerCase() ?? 'starting'}` : pool.query('SELECT 1').then(() => undefined);
+      if (state !== 'RUNNING') return `worker ${state?.toLowerCase() ?? 'starting'}`;
+      if (!started.promoted) return 'worker build not promoted yet';
+      return pool.query('SELECT 1').then(() => undefined);
     },
   });
   const activities = createActivities({
@@ -51,23 +54,32 @@ async function main(): Promise<void> {
     tools,
     observer: createTaskMetrics(metrics.registry),
   });
+  const code = await workflowCode(config.workflowBundlePath);
+  const version = config.versioning && workerVersionOf(config.versioning, code);
   const worker = await createWeftWorker({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     activities,
     shutdownGraceMs: config.shutdownGraceMs,
-    capacity: config.worker,
-    ...(config.workflowBundlePath ? { workflowBundle: { codePath: config.workflowBundlePath } } : {}),
+    capacity: { ...config.worker, ...(version ? { version } : {}) },
+    workflowBundle: { code },
     ...(tracing ? { tracing: tracing.plugin } : {}),
   });
   started.worker = worker;
-  log().info(
-    { taskQueue: config.temporal.taskQueue, temporal: config.temporal.address, metricsPort: opsServer.port, build: config.worker.version },
-    `worker polling task queue ${config.temporal.taskQueue}; metrics on :${opsServer.port}/metrics`,
-  );
   // The SDK's runtime shuts the worker down on SIGINT/SIGTERM; run() resolves once it has drained.
-  await worker.run();
+  const running = worker.run();
+  log().info(
+    { taskQueue: config.temporal.taskQueue, temporal: config.temporal.address, metricsPort: opsServer.port, build: version ?? 'unversioned' },
+    `worker polling task queue ${config.temporal.taskQueue}${version ? ` as build ${version.buildId}` : ''}; metrics on :${opsServer.port}/metrics`,
+  );
+  const stopPromoting = new AbortController();
+  const promoting = (
+    version ? promoteBuild(connection, config.temporal.namespace, version, config.versioning!.promote, stopPromoting.signal) : Promise.resolve()
+  ).then(() => (started.promoted = true));
+  await running;
+  stopPromoting.abort();
+  await promoting;
   await toolSources.close();
   await opsServer.close();
   await connection.close();

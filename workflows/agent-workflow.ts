@@ -1,4 +1,4 @@
-import { CancellationScope, continueAsNew, isCancellation, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, isCancellation, workflowInfo } from '@temporalio/workflow';
 import type { HistoryPolicy } from '../core/llm/history-compression';
 import type { AgentTask } from '../core/orchestration/plan';
 import type { AgentRunInput } from '../core/tasks/run/agent-runs';
@@ -10,6 +10,7 @@ import { taskRunIdOf, taskScopeOf, type TaskScope } from './task-scope';
 import { loopSettingsOf, type TaskSettings } from './settings';
 import { agentSteering } from './task-steering';
 import { enterRun } from './run-context';
+import { continueOnCurrentBuild } from './continue-on-current-build';
 
 const { startAgent, finishAgent } = storeActivities;
 
@@ -95,7 +96,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWor
     );
     throw err;
   }
-  if (result.kind === 'continue') return continueAsNew<typeof agentWorkflow>({ ...input, resume: { ...result.state, runAgentId } });
+  if (result.kind === 'continue') return continueOnCurrentBuild<typeof agentWorkflow>({ ...input, resume: { ...result.state, runAgentId } });
 
   const stoppedByPerson = result.kind === 'session_ended' || result.kind === 'rejected' || result.kind === 'approval_timeout';
   await finishAgent({

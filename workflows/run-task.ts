@@ -1,10 +1,10 @@
-import { continueAsNew } from '@temporalio/workflow';
 import type { ExecutionMode } from '../core/orchestration/complexity';
 import type { Plan } from '../core/orchestration/plan';
 import { TaskAgent, taskRefOf } from '../core/tasks/run/task-ref';
 import { modelActivities, storeActivities, toolActivities } from './activity-stubs';
 import { initialLoopState, runAgentLoop, type AgentLoopState } from './agent-loop';
 import { runPlanned } from './planned-task';
+import { continueOnCurrentBuild } from './continue-on-current-build';
 import { completed, failed, loopOutcome, type TaskOutcome } from './task-outcomes';
 import { routingInputOf, taskRunIdOf } from './task-scope';
 import { loopSettingsOf } from './settings';
@@ -172,7 +172,7 @@ async function runSingleAgent(ctx: TaskContext, query: string, from: AgentLoopSt
   );
   if (loop.kind === 'continue') {
     const { reset } = ctx.task;
-    return continueAsNew<TaskWorkflowFunction>({
+    return continueOnCurrentBuild<TaskWorkflowFunction>({
       ...input,
       query,
       resume: { tools: ctx.tools, loop: loop.state, runId: taskRunIdOf(ctx.task), ...(reset ? { reset } : {}) },

@@ -3,10 +3,9 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { Client } from 'pg';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { repoRoot, stateDir } from '../../infra/temporal-dev-server';
 import { startTestTemporal } from './test-temporal';
-import { workflowInterceptorModules, workflowsPath } from '../../workers/create-worker';
+import { bundleWorkflows } from '../../workers/create-worker';
 
 // What every suite needs, started once: Temporal on free ports (never the ones `make up` uses; the
 // dev server, or the real server's processes, see test-temporal.ts), a fresh database with all
@@ -36,8 +35,6 @@ async function adminQuery(adminUrl: string, sql: string): Promise<void> {
   }
 }
 
-const silentLogger = { info() {}, warn() {}, debug() {}, trace() {}, log() {}, error: console.error };
-
 export interface TestServices {
   stop(): Promise<void>;
 }
@@ -60,9 +57,8 @@ export async function startTestServices(): Promise<TestServices> {
     stdio: 'pipe',
   });
 
-  const bundle = await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules, logger: silentLogger });
   const bundlePath = path.join(testStateDir, `workflow-bundle-${process.pid}.js`);
-  writeFileSync(bundlePath, bundle.code);
+  writeFileSync(bundlePath, await bundleWorkflows());
 
   process.env.TEMPORAL_ADDRESS = temporal.address;
   process.env.WEFT_TEST_TEMPORAL_UI = temporal.uiUrl;
