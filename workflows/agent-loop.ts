@@ -7,7 +7,7 @@ import type { ToolSummary } from '../core/tasks/run/task-lifecycle';
 import type { ToolCallInput } from '../core/tasks/run/tool-step';
 import type { ToolOutcome } from '../core/tools/tool';
 import { modelActivities, storeActivities, toolActivities } from './activity-stubs';
-import type { ApprovalRequest, AwaitApproval } from './approval-gate';
+import { approvalRequestOf, type ApprovalRequest, type AwaitApproval } from './approval-gate';
 import { startPending, startRecorded } from './run-context';
 import { taskRunIdOf, type TaskScope } from './task-scope';
 import type { PromptParams } from '../core/tools/tool';
@@ -159,22 +159,15 @@ function toolCallInput(params: AgentLoopParams, call: ToolCallRequest): ToolCall
 
 /** A person's decision about one tool call of this agent: whether to run it, or what became of it. */
 function toolApproval(params: AgentLoopParams, approvalId: string, proposedAction: unknown, reason: string): ApprovalRequest {
-  const { task } = params;
-  return {
+  return approvalRequestOf(params.task, {
     approvalId,
-    taskId: task.taskId,
-    taskWorkflowId: task.taskWorkflowId,
     ...runFields(params.run),
     agentId: params.agentId,
-    tenantId: task.tenantId,
-    userId: task.userId,
-    sessionId: task.sessionId,
-    query: task.query,
     kind: 'tool',
     proposedAction,
     reason,
     timeoutMs: params.approvalTimeoutMs,
-  };
+  });
 }
 
 /**

@@ -15,6 +15,7 @@ import { storeActivities } from './activity-stubs';
 import { approvalDecisionSignal, approvalDecisionUpdate, handlerDescriptions, type ApprovalDecision, type PendingApprovalView } from './messages';
 import { awaitingApprovalKey } from './search-attributes';
 import { Patches, takesNewPath } from './patches';
+import type { TaskScope } from './task-scope';
 
 const { requestApproval, recordApprovalDecision, recordIgnoredDecision } = storeActivities;
 
@@ -22,6 +23,15 @@ export type ApprovalOutcome =
   { outcome: 'approved'; modifiedAction?: string; decidedBy: string } | { outcome: 'rejected'; feedback: string; decidedBy: string } | { outcome: 'timeout' };
 
 export type ApprovalRequest = Omit<ApprovalRequestInput, 'workflowId' | 'atMs'>;
+
+/** An approval of the task's: the task it is for (from its scope), and what the asker asks. */
+export function approvalRequestOf(
+  task: TaskScope,
+  asked: Omit<ApprovalRequest, 'taskId' | 'taskWorkflowId' | 'tenantId' | 'userId' | 'sessionId' | 'query'>,
+): ApprovalRequest {
+  const { taskId, taskWorkflowId, tenantId, userId, sessionId, query } = task;
+  return { taskId, taskWorkflowId, tenantId, userId, sessionId, query, ...asked };
+}
 
 /** Why a decision cannot be applied to the approval this workflow waits for, or undefined when it can. */
 function decisionProblem(incoming: unknown, pending: string | undefined, deciding: boolean): string | undefined {

@@ -7,6 +7,7 @@ import type { AgentView } from './messages';
 import type { TaskSettings } from './settings';
 import { agentMetadata } from './ui-metadata';
 import { Patches, takesNewPath } from './patches';
+import { failureMessageOf } from './task-outcomes';
 
 export interface PlanContext {
   task: TaskScope;
@@ -101,8 +102,7 @@ export async function runPlan(plan: Plan, context: PlanContext): Promise<PlanOut
         (err: unknown): [string, AgentOutcome] => {
           // The task being cancelled is the task's business; any other failure stops the plan.
           if (isCancellation(err)) throw err;
-          const message = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
-          return [agent.id, { kind: 'failed', message, state: { tokens: 0, costUsd: 0 } }];
+          return [agent.id, { kind: 'failed', message: failureMessageOf(err), state: { tokens: 0, costUsd: 0 } }];
         },
       ),
     );

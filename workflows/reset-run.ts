@@ -1,5 +1,5 @@
 import { workflowInfo } from '@temporalio/workflow';
-import { resetRunIdOf } from '../core/tasks/run/task-ref';
+import { resetRunIdOf, taskRunIdOr } from '../core/tasks/run/task-ref';
 import { Patches, takesNewPath } from './patches';
 import type { ResetProgress } from './task-scope';
 
@@ -19,6 +19,6 @@ export function taskRunOfThisRun(carried: { runId?: string; reset?: ResetProgres
   const { workflowId, runId, originalExecutionRunId } = workflowInfo();
   // A reset keeps the original run id of the run it resets; a new or continued run records its own.
   const isReset = takesNewPath(Patches.resetStartsNewRun) && originalExecutionRunId !== runId;
-  if (!isReset) return { taskRunId: carried.runId ?? workflowId, ...(carried.reset ? { reset: carried.reset } : {}) };
+  if (!isReset) return { taskRunId: taskRunIdOr(carried.runId, workflowId), ...(carried.reset ? { reset: carried.reset } : {}) };
   return { taskRunId: resetRunIdOf(workflowId, runId), reset: { temporalRunId: runId, belowStep: 0, toolCalls: [] } };
 }

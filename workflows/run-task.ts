@@ -4,6 +4,7 @@ import { TaskAgent, taskRefOf } from '../core/tasks/run/task-ref';
 import { modelActivities, storeActivities, toolActivities } from './activity-stubs';
 import { initialLoopState, runAgentLoop, type AgentLoopState } from './agent-loop';
 import { runPlanned } from './planned-task';
+import { approvalRequestOf } from './approval-gate';
 import { continueOnCurrentBuild } from './continue-on-current-build';
 import { completed, failed, loopOutcome, type TaskOutcome } from './task-outcomes';
 import { routingInputOf, taskRunIdOf } from './task-scope';
@@ -61,20 +62,14 @@ async function approvePlan(ctx: TaskContext, route: Extract<Route, { kind: 'run'
   const { task } = ctx;
   let approvedPlan: Plan | undefined;
   const decision = await ctx.awaitApproval(
-    {
+    approvalRequestOf(task, {
       approvalId: `${task.taskWorkflowId}/plan`,
-      taskId: task.taskId,
-      taskWorkflowId: task.taskWorkflowId,
       runId: taskRunIdOf(task),
-      tenantId: task.tenantId,
-      userId: task.userId,
-      sessionId: task.sessionId,
-      query: task.query,
       kind: 'plan',
       proposedAction: route.plan ? { mode: route.mode, plan: route.plan } : { mode: route.mode, query: task.query },
       reason: reasons.join('; '),
       timeoutMs: ctx.input.settings.approvalTimeoutMs,
-    },
+    }),
     // A modified plan is validated like a model's; without a plan, the modification is the query.
     route.plan
       ? async (text) => {

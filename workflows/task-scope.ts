@@ -1,5 +1,5 @@
 import type { RoutingInput } from '../core/tasks/run/routing';
-import { taskRefOf, type TaskRef } from '../core/tasks/run/task-ref';
+import { taskRefOf, taskRunIdOr, type TaskRef } from '../core/tasks/run/task-ref';
 
 /** Which task (and whose) a workflow works for: what every part of a task's run carries whole. */
 export interface TaskScope extends TaskRef {
@@ -29,7 +29,7 @@ export interface ResetProgress {
 export const agentWorkflowIdOf = (taskWorkflowId: string, agentId: string) => `${taskWorkflowId}/agent/${agentId}`;
 
 /** The task's store run. */
-export const taskRunIdOf = (task: TaskScope) => task.taskRunId ?? task.taskWorkflowId;
+export const taskRunIdOf = (task: TaskScope) => taskRunIdOr(task.taskRunId, task.taskWorkflowId);
 
 /** The task scope alone, from anything that holds it (a workflow's input). */
 export function taskScopeOf(source: TaskScope): TaskScope {

@@ -3,10 +3,10 @@ import { commitWith } from '../../db/transaction';
 import { recordAgentOutcome, recordAgentStarted } from '../task-agents';
 import { recordTaskProgress, lockedTaskStatus } from '../task-index';
 import { TaskStatus } from '../task-status';
-import { endRun } from './run-ending';
-import { childLinkRecord, runStartedRecord, sessionEndedRecord } from './run-records';
+import { endRun, runStatusOf } from './run-ending';
+import { childLinkRecord, runStartOf } from './run-records';
 import { agentFinishedEvent, agentStartedEvent } from './agent-events';
-import { agentRunAgentId, taskRunOf } from './task-ref';
+import { agentRunAgentId, taskRunIdOr, taskRunOf } from './task-ref';
 import type { TaskRunDeps } from './task-run-deps';
 
 export interface AgentRunInput {
@@ -30,8 +30,6 @@ export interface FinishAgentInput extends AgentRunInput {
   cancellationReason?: string;
 }
 
-const terminalStatusOf = { COMPLETED: 'completed', FAILED: 'failed', CANCELLED: 'canceled' } as const;
-
 const agentRunOf = (input: AgentRunInput) => ({ runId: input.runId, runAgentId: agentRunAgentId(input.agentId), sessionId: input.sessionId });
 
 /** A COMPLEX task's agent runs: children of the task's own run, each start and end one transaction. */
@@ -43,18 +41,12 @@ export function agentRuns({ store }: TaskRunDeps) {
      */
     async startAgent(input: AgentRunInput): Promise<{ proceed: boolean; runAgentId: string }> {
       const at = new Date(input.atMs);
-      const parent = { ...taskRunOf(input.taskRunId ?? input.workflowId), sessionId: input.sessionId };
+      const parent = { ...taskRunOf(taskRunIdOr(input.taskRunId, input.workflowId)), sessionId: input.sessionId };
       const child = agentRunOf(input);
       const labels = { task_id: input.taskId, agent_id: input.agentId };
       const command = {
-        runId: child.runId,
-        agentId: child.runAgentId,
-        ...(input.sessionId ? { sessionId: input.sessionId } : {}),
+        ...runStartOf(child, at, labels, parent.runId),
         parentRunId: parent.runId,
-        labels,
-        startedAt: at,
-        started: runStartedRecord(child, at, labels, parent.runId),
-        canceled: sessionEndedRecord(child, at),
         link: childLinkRecord(parent, at, child, `agent/${input.agentId}`),
       };
       const start = input.sessionId ? store.startChildRun : store.startOneShotChildRun;
@@ -68,7 +60,7 @@ export function agentRuns({ store }: TaskRunDeps) {
     async finishAgent(input: FinishAgentInput): Promise<void> {
       const at = new Date(input.atMs);
       const ending = {
-        status: terminalStatusOf[input.status],
+        status: runStatusOf[input.status],
         at,
         ...(input.error ? { error: input.error } : {}),
         ...(input.cancellationReason ? { cancellationReason: input.cancellationReason } : {}),

@@ -6,7 +6,7 @@ import { checkPlan, parsePlanText, type ModelTier, type Plan } from '../../orche
 import { findRecentAnswer, recordTaskMode, recordTaskPlan } from '../task-index';
 import { askOnce } from './recorded-reply';
 import { taskEvent } from './task-events';
-import { TaskAgent, runEventKey, type TaskRef } from './task-ref';
+import { TaskAgent, runEventKey, taskRunIdOr, type TaskRef } from './task-ref';
 import type { StepContext, TaskRunDeps } from './task-run-deps';
 
 /** A task as routing sees it: its caller's roles play no part. */
@@ -19,7 +19,7 @@ export interface RoutingInput extends Omit<TaskRef, 'roles'> {
   atMs: number;
 }
 
-const taskRunIdOf = (input: RoutingInput) => input.runId ?? input.workflowId;
+const runIdOf = (input: RoutingInput) => taskRunIdOr(input.runId, input.workflowId);
 
 export type RoutingResult = { verdict: ComplexityVerdict; cachedAnswer?: string };
 
@@ -45,7 +45,7 @@ export function taskRouting({ store, pool, gateway, tools }: TaskRunDeps) {
   const ask = (input: RoutingInput, name: string, prompt: string, tier: ModelTier, step: StepContext) =>
     askOnce(
       { store, gateway },
-      { taskId: input.taskId, sessionId: input.sessionId, runId: taskRunIdOf(input), agentId: TaskAgent.Router, name, prompt, tier, atMs: input.atMs },
+      { taskId: input.taskId, sessionId: input.sessionId, runId: runIdOf(input), agentId: TaskAgent.Router, name, prompt, tier, atMs: input.atMs },
       step,
     );
 
@@ -56,7 +56,7 @@ export function taskRouting({ store, pool, gateway, tools }: TaskRunDeps) {
       const message = `mode ${verdict.recommended_mode} (score ${verdict.complexity_score}, ${verdict.source}): ${verdict.reasoning}`;
       await appendTaskEvent(
         tx,
-        taskEvent(input.workflowId, runEventKey(taskRunIdOf(input), 'routing'), EventType.StatusUpdate, new Date(input.atMs), {
+        taskEvent(input.workflowId, runEventKey(runIdOf(input), 'routing'), EventType.StatusUpdate, new Date(input.atMs), {
           message,
           payload: { ...verdict },
         }),
@@ -70,7 +70,7 @@ export function taskRouting({ store, pool, gateway, tools }: TaskRunDeps) {
       const message = `${plan.agents.length} agents: ${plan.agents.map((a) => a.id).join(', ')}`;
       await appendTaskEvent(
         tx,
-        taskEvent(input.workflowId, runEventKey(taskRunIdOf(input), 'plan'), EventType.DecompositionCompleted, new Date(input.atMs), {
+        taskEvent(input.workflowId, runEventKey(runIdOf(input), 'plan'), EventType.DecompositionCompleted, new Date(input.atMs), {
           message,
           payload: { plan },
         }),

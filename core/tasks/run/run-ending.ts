@@ -1,6 +1,12 @@
 import { ENGINE_CANCELED_REASON, EventConflictError, type AlsoWrite, type RecordWrite, type RuntimeStore, type TerminalStatus } from '../../store';
 import { cancellationIntentRecord, runCompletedRecord, type RecordOwner } from './run-records';
 
+/** The store run's end for a task's or an agent's status: a timeout ends the run cancelled. */
+export const runStatusOf = { COMPLETED: 'completed', FAILED: 'failed', CANCELLED: 'canceled', TIMEOUT: 'canceled' } as const satisfies Record<
+  string,
+  TerminalStatus
+>;
+
 export interface RunEnding {
   status: TerminalStatus;
   /** An explicit cancellation (session_ended, approval_rejected, ...), recorded as intent unless one exists. */

@@ -9,7 +9,7 @@ import { findTask, moveTaskToRun, recordTaskOutcome } from '../task-index';
 import { TaskStatus } from '../task-status';
 import { copiedRecord } from './forked-steps';
 import { endRun } from './run-ending';
-import { runStartedRecord, sessionEndedRecord, type RecordOwner } from './run-records';
+import { runStartOf, type RecordOwner } from './run-records';
 import { taskEvent } from './task-events';
 import { TASK_RUN_AGENT_ID, runEventKey, taskRunOf, type TaskRef } from './task-ref';
 import type { TaskRunDeps } from './task-run-deps';
@@ -130,15 +130,7 @@ async function handOver({ store, pool }: HandoverDeps, handover: TaskRunHandover
       reset_at_step: String(handover.belowStep + 1),
     };
     const start = handover.sessionId ? store.startRootRun : store.startOneShotRun;
-    const command = {
-      runId: owner.runId,
-      agentId: owner.runAgentId,
-      labels,
-      startedAt: at,
-      started: runStartedRecord(owner, at, labels),
-      canceled: sessionEndedRecord(owner, at),
-    };
-    await start({ ...command, ...(handover.sessionId ? { sessionId: handover.sessionId } : {}) });
+    await start(runStartOf(owner, at, labels));
   }
   // In a session that has ended, the new run was recorded stopped (as a start would be): the task ends cancelled with it.
   const stopped = (await store.loadRun(owner.runId)).status !== 'running';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RecordType, decodeStrict, encodePayload, type RecordInput, type StoredRecord, type TerminalStatus } from '../../store';
+import { RecordType, decodeStrict, encodePayload, type RecordInput, type RunStartCommand, type StoredRecord, type TerminalStatus } from '../../store';
 import type { ToolOutcome } from '../../tools/tool';
 import { compactionRecord, transcriptRecord, type CompactionPayload, type TranscriptPayload } from '../../transcript';
 import { TASK_RUN_AGENT_ID, type RunRef } from './task-ref';
@@ -38,6 +38,19 @@ export function runStartedRecord(owner: RecordOwner, at: Date, labels: Record<st
 
 export function sessionEndedRecord(owner: RecordOwner, at: Date): RecordInput {
   return record(owner, 'stopped', RecordType.RunCompleted, at, { status: 'canceled', reason: 'session_ended' });
+}
+
+/** A run's start as the store takes it: run_started with its labels, or the run recorded stopped when its session has ended. */
+export function runStartOf(owner: RecordOwner, at: Date, labels: Record<string, string>, parentRunId?: string): RunStartCommand {
+  return {
+    runId: owner.runId,
+    agentId: owner.runAgentId,
+    ...(owner.sessionId ? { sessionId: owner.sessionId } : {}),
+    labels,
+    startedAt: at,
+    started: runStartedRecord(owner, at, labels, parentRunId),
+    canceled: sessionEndedRecord(owner, at),
+  };
 }
 
 export function cancellationIntentRecord(owner: RecordOwner, at: Date, reason: string): RecordInput {

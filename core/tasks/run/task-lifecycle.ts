@@ -10,8 +10,8 @@ import { findEndedTask, insertTask, recordTaskOutcome, type EndedTask } from '..
 import { TaskStatus, type ExecutionMode } from '../task-status';
 import { usageTotals, type Spend } from '../task-usage';
 import type { TaskFork } from './forked-steps';
-import { endRun } from './run-ending';
-import { cancellationIntentRecord, runStartedRecord, sessionEndedRecord } from './run-records';
+import { endRun, runStatusOf } from './run-ending';
+import { cancellationIntentRecord, runStartOf } from './run-records';
 import { taskEvent } from './task-events';
 import { runEventKey, taskRunOf, type TaskRef } from './task-ref';
 import type { TaskRunDeps } from './task-run-deps';
@@ -63,7 +63,6 @@ export interface CancellationRequestInput {
   atMs: number;
 }
 
-const terminalStatusOf = { COMPLETED: 'completed', FAILED: 'failed', CANCELLED: 'canceled', TIMEOUT: 'canceled' } as const;
 const finalEventOf = {
   COMPLETED: EventType.WorkflowCompleted,
   FAILED: EventType.WorkflowFailed,
@@ -94,17 +93,8 @@ async function startTask({ store, pool, tools }: TaskRunDeps, input: StartTaskIn
     ...(input.fork ? { forked_from_task: input.fork.fromTaskId, forked_from_run: input.fork.fromRunId, forked_from_step: String(input.fork.fromStep) } : {}),
   };
   const startedMessage = input.fork ? `task started as a fork of ${input.fork.fromTaskId} from step ${input.fork.fromStep}` : 'task started';
-  const command = {
-    runId: owner.runId,
-    agentId: owner.runAgentId,
-    ...(input.sessionId ? { sessionId: input.sessionId } : {}),
-    labels,
-    startedAt: at,
-    started: runStartedRecord(owner, at, labels),
-    canceled: sessionEndedRecord(owner, at),
-  };
   const start = input.sessionId ? store.startRootRun : store.startOneShotRun;
-  const result = await start(command, async (tx, started) => {
+  const result = await start(runStartOf(owner, at, labels), async (tx, started) => {
     const proceed = started.decision === 'proceed';
     // Sent together (pipelined), with the COMMIT right behind them.
     await commitWith(
@@ -199,7 +189,7 @@ export async function recordTaskEnd(store: RuntimeStore, input: FinishTaskInput)
   const key = (name: string) => runEventKey(input.runId, name);
   const error = input.code ? `${input.code}: ${input.errorMessage}` : input.errorMessage;
   const ending = {
-    status: terminalStatusOf[input.status],
+    status: runStatusOf[input.status],
     at,
     ...(error ? { error } : {}),
     ...(input.cancellationReason ? { cancellationReason: input.cancellationReason } : {}),

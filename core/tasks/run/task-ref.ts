@@ -57,6 +57,12 @@ export function taskRunOf(runId: string): RunRef {
 }
 
 /**
+ * A task's store run as an input names it: the run given, or (an input from before a reset could
+ * give the task another run) the task's first, keyed by its workflow id.
+ */
+export const taskRunIdOr = (runId: string | undefined, taskWorkflowId: string) => runId ?? taskWorkflowId;
+
+/**
  * The store run a Temporal reset gives a task: the reset's Temporal run writes its own, linked to
  * the run it continues, so both runs' records are kept. Its agents' runs carry the same scope.
  */
