@@ -7,7 +7,7 @@ import { budgetOf } from './settings';
 import { completed, failed, loopOutcome, type TaskOutcome } from './task-outcomes';
 import { routingInputOf, taskRunIdOf } from './task-scope';
 import type { TaskContext } from './task-workflow-types';
-import type { TaskMessage } from './messages';
+import type { AgentView, TaskMessage } from './messages';
 
 const { recordPlan } = storeActivities;
 const { runModelStep } = modelActivities;
@@ -20,17 +20,23 @@ export async function runPlanned(ctx: TaskContext, plan: Plan, record: boolean):
   if (record) {
     await recordPlan({ ...routingInputOf(task), plan });
   }
-  ctx.view.agents = plan.agents.map((a) => ({ agentId: a.id, status: 'PENDING', result: '', tokens: 0, costUsd: 0 }));
+  const agents: AgentView[] = plan.agents.map((a) => ({ agentId: a.id, status: 'PENDING', result: '', tokens: 0, costUsd: 0 }));
+  ctx.report.planned(agents);
   const outcome = await runPlan(plan, {
     task,
-    dangerousTools: ctx.tools.filter((t) => t.dangerous).map((t) => t.name),
+    dangerousTools: ctx
+      .tools()
+      .filter((t) => t.dangerous)
+      .map((t) => t.name),
     settings: input.settings,
-    agents: ctx.view.agents,
+    agents,
     hold: ctx.hold,
   });
-  ctx.view.tokens = ctx.view.agents.reduce((sum, a) => sum + a.tokens, 0);
-  ctx.view.costUsd = ctx.view.agents.reduce((sum, a) => sum + a.costUsd, 0);
-  ctx.view.progress = 0.9;
+  ctx.report.spent(
+    agents.reduce((sum, a) => sum + a.tokens, 0),
+    agents.reduce((sum, a) => sum + a.costUsd, 0),
+  );
+  ctx.report.progress(0.9);
   if (outcome.kind === 'stopped') {
     const stopped = outcome.result;
     if (stopped.kind === 'failed') return failed(`agent ${outcome.agentId} failed: ${stopped.message}`);
@@ -58,8 +64,7 @@ export async function runPlanned(ctx: TaskContext, plan: Plan, record: boolean):
   const synthesis = await runModelStep.executeWithOptions({ summary: `synthesis of ${outcome.results.length} agents' results` }, [synthesisInput]);
   if (synthesis.kind === 'session_ended') return loopOutcome({ kind: 'session_ended', state: initialLoopState });
   if (synthesis.kind === 'over_budget') return loopOutcome({ kind: 'over_budget', reason: synthesis.reason, state: initialLoopState });
-  ctx.view.tokens += synthesis.usage.totalTokens;
-  ctx.view.costUsd += synthesis.costUsd;
+  ctx.report.spent(synthesis.usage.totalTokens, synthesis.costUsd);
   if (synthesis.overBudget) return { ...failed(synthesis.overBudget, synthesis.model), code: 'BUDGET_EXCEEDED' };
   return completed(synthesis.text, synthesis.model);
 }

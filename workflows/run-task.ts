@@ -10,7 +10,6 @@ import { completed, failed, loopOutcome, type TaskOutcome } from './task-outcome
 import { routingInputOf, taskRunIdOf } from './task-scope';
 import { loopSettingsOf } from './settings';
 import type { TaskContext, TaskWorkflowFunction, TaskWorkflowInput } from './task-workflow-types';
-import type { ToolSummary } from '../core/tasks/run/task-lifecycle';
 
 const { checkPlanText } = storeActivities;
 const { analyzeComplexity, decomposeTask } = modelActivities;
@@ -45,7 +44,10 @@ async function routeTask({ input, task }: TaskContext): Promise<Route> {
  */
 function approvalReasons(ctx: TaskContext, route: Extract<Route, { kind: 'run' }>): string[] {
   const { input } = ctx;
-  const dangerous = ctx.tools.filter((t) => t.dangerous).map((t) => t.name);
+  const dangerous = ctx
+    .tools()
+    .filter((t) => t.dangerous)
+    .map((t) => t.name);
   const reasons: string[] = [];
   if (input.requireApproval) reasons.push('the request requires approval');
   const dangerousInPlan = [...new Set((route.plan?.agents ?? []).flatMap((a) => a.tools).filter((t) => dangerous.includes(t)))];
@@ -99,16 +101,16 @@ const asRouted = (ctx: TaskContext, route: Extract<Route, { kind: 'run' }>, quer
 export async function runTask(ctx: TaskContext): Promise<TaskOutcome> {
   const { input, task } = ctx;
   if (input.resume) {
-    ctx.setMode('STANDARD');
+    ctx.report.mode('STANDARD');
     return runSingleAgent(ctx, input.query, input.resume.loop);
   }
   const route = await routeTask(ctx);
   if (route.kind === 'answered') {
-    ctx.setMode('SIMPLE');
+    ctx.report.mode('SIMPLE');
     return completed(route.answer, 'cache');
   }
   if (route.kind === 'failed') return failed(route.error);
-  ctx.setMode(route.mode);
+  ctx.report.mode(route.mode);
 
   const reasons = approvalReasons(ctx, route);
   const approval = reasons.length > 0 ? await approvePlan(ctx, route, reasons) : asRouted(ctx, route, task.query);
@@ -140,7 +142,7 @@ function systemPromptOf(input: TaskWorkflowInput): { system?: string } {
 /** STANDARD (and SIMPLE without a direct tool): one agent on the task's own run; long loops continue in a fresh history. */
 async function runSingleAgent(ctx: TaskContext, query: string, from: AgentLoopState): Promise<TaskOutcome> {
   const { input } = ctx;
-  ctx.view.progress = 0.1;
+  ctx.report.progress(0.1);
   const loop = await runAgentLoop(
     {
       task: { ...ctx.task, query },
@@ -148,8 +150,11 @@ async function runSingleAgent(ctx: TaskContext, query: string, from: AgentLoopSt
       agentId: TaskAgent.Main,
       seed: query,
       ...systemPromptOf(input),
-      tools: ctx.tools.map((t) => t.name),
-      dangerousTools: ctx.tools.filter((t) => t.dangerous).map((t) => t.name),
+      tools: ctx.tools().map((t) => t.name),
+      dangerousTools: ctx
+        .tools()
+        .filter((t) => t.dangerous)
+        .map((t) => t.name),
       ...loopSettingsOf(input.settings),
       ...(input.settings.history ? { history: input.settings.history } : {}),
       ...(input.settings.modelTier ? { tier: input.settings.modelTier } : {}),
@@ -157,11 +162,8 @@ async function runSingleAgent(ctx: TaskContext, query: string, from: AgentLoopSt
       hold: ctx.hold,
       takeMessages: ctx.takeMessages,
       ...(input.fork ? { reuse: { fromRunId: input.fork.fromRunId, belowStep: input.fork.fromStep - 1 } } : {}),
-      onToolsOffered: (tools: ToolSummary[]) => (ctx.tools = tools),
-      onUsage: (tokens, costUsd) => {
-        ctx.view.tokens += tokens;
-        ctx.view.costUsd += costUsd;
-      },
+      onToolsOffered: ctx.report.toolsOffered,
+      onUsage: ctx.report.spent,
     },
     from,
   );
@@ -170,7 +172,7 @@ async function runSingleAgent(ctx: TaskContext, query: string, from: AgentLoopSt
     return continueOnCurrentBuild<TaskWorkflowFunction>({
       ...input,
       query,
-      resume: { tools: ctx.tools, loop: loop.state, runId: taskRunIdOf(ctx.task), ...(reset ? { reset } : {}) },
+      resume: { tools: [...ctx.tools()], loop: loop.state, runId: taskRunIdOf(ctx.task), ...(reset ? { reset } : {}) },
     });
   }
   return loopOutcome(loop);

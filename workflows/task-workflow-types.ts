@@ -5,7 +5,8 @@ import type { TaskFork } from '../core/tasks/run/forked-steps';
 import type { TaskRef } from '../core/tasks/run/task-ref';
 import type { AwaitApproval } from './approval-gate';
 import type { AgentLoopState } from './agent-loop';
-import type { TaskMessage, TaskView } from './messages';
+import type { TaskMessage } from './messages';
+import type { TaskReport } from './task-state';
 import type { TaskOutcome } from './task-outcomes';
 import type { TaskSettings } from './settings';
 import type { ResetProgress, TaskScope } from './task-scope';
@@ -50,19 +51,19 @@ export interface TaskWorkflowResult {
   costUsd: number;
 }
 
-/** What the parts of a task's run share. */
+/** What the parts of a task's run share: fixed for the workflow run; what they change, they report (task-state.ts). */
 export interface TaskContext {
-  input: TaskWorkflowInput;
+  readonly input: TaskWorkflowInput;
   /** The task, its caller, its workflow and the store run this workflow run writes. */
-  task: TaskScope;
-  tools: ToolSummary[];
-  view: TaskView;
-  awaitApproval: AwaitApproval;
-  setMode(mode: ExecutionMode): void;
+  readonly task: TaskScope;
+  /** The tools the task offers. */
+  tools(): readonly ToolSummary[];
+  readonly awaitApproval: AwaitApproval;
   /** Awaited at every step boundary: holds while the task is paused. */
   hold(): Promise<void>;
   /** People's messages for the task's own next model step. */
   takeMessages(): TaskMessage[];
+  readonly report: TaskReport;
 }
 
 /** taskWorkflow's signature, for continuing it as new from its parts. */

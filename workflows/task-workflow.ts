@@ -1,5 +1,4 @@
 import { CancellationScope, ContinueAsNew, isCancellation, log, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import type { ExecutionMode } from '../core/orchestration/complexity';
 import type { StartTaskInput, ToolSummary } from '../core/tasks/run/task-lifecycle';
 import { taskRefOf } from '../core/tasks/run/task-ref';
 import { lifecycleActivities, storeActivities } from './activity-stubs';
@@ -9,13 +8,14 @@ import { taskRunOfThisRun } from './reset-run';
 import { Patches, takesNewPath } from './patches';
 import { deferStart, enterRun } from './run-context';
 import { cancelTaskSignal, handlerDescriptions, taskStatusQuery, type CancelRequest, type TaskView } from './messages';
-import { executionModeKey, taskStatusKey } from './search-attributes';
+import { taskStatusKey } from './search-attributes';
 import { failed, failureMessageOf, type TaskOutcome } from './task-outcomes';
 import { finishTaskRun } from './task-ending';
 import type { TaskWorkflowInput, TaskWorkflowResult } from './task-workflow-types';
 import { runTask } from './run-task';
 import { steerTask } from './task-steering';
 import { rememberResult } from './remember-result';
+import { createTaskState } from './task-state';
 
 const { recordCancellationRequest } = storeActivities;
 const { startTask } = lifecycleActivities;
@@ -93,20 +93,17 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkfl
   };
   enterRun(task);
   const runId = run.taskRunId;
-  const view: TaskView = { status: 'RUNNING', mode: '', progress: 0, agents: [], tokens: 0, costUsd: 0 };
+  const state = createTaskState(firstStepStartsTask);
+  const { view } = state;
   setHandler(taskStatusQuery, () => view, { description: handlerDescriptions.taskStatus });
   const awaitApproval = createApprovalGate(view, { taskWorkflowId: workflowId });
-  const setMode = (mode: ExecutionMode) => {
-    view.mode = mode;
-    if (firstStepStartsTask && workflowInfo().typedSearchAttributes.get(executionModeKey) === mode) return;
-    upsertSearchAttributes([{ key: executionModeKey, value: mode }]);
-  };
 
-  let tools = input.resume?.tools;
-  if (!tools) {
+  if (input.resume) {
+    state.report.toolsOffered(input.resume.tools);
+  } else {
     const started = await startTheTask(input, firstStepStartsTask, view);
     if ('ended' in started) return started.ended;
-    tools = started.tools;
+    state.report.toolsOffered(started.tools);
   }
 
   // CancelTask: record the intent with its reason first, then cancel the work (and every child).
@@ -142,7 +139,9 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkfl
 
   let outcome: TaskOutcome;
   try {
-    outcome = await work.run(() => runTask({ input, task, tools, view, awaitApproval, setMode, hold: steering.hold, takeMessages: steering.takeMessages }));
+    outcome = await work.run(() =>
+      runTask({ input, task, tools: state.tools, awaitApproval, hold: steering.hold, takeMessages: steering.takeMessages, report: state.report }),
+    );
   } catch (err) {
     // Handing over to a fresh history is not an ending.
     if (err instanceof ContinueAsNew) throw err;
