@@ -1,16 +1,25 @@
-import { CancellationScope, ContinueAsNew, isCancellation, log, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  CancellationScope,
+  ContinueAsNew,
+  isCancellation,
+  log,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Spend } from '../core/tasks/task-usage';
 import type { StartTaskInput, ToolSummary } from '../core/tasks/run/task-lifecycle';
 import { taskRefOf } from '../core/tasks/run/task-ref';
 import { lifecycleActivities, storeActivities } from './activity-stubs';
 import { createApprovalGate } from './approval-gate';
-import type { TaskScope } from './task-scope';
+import { taskRunIdOf, type TaskScope } from './task-scope';
 import { taskRunOfThisRun } from './reset-run';
 import { Patches, takesNewPath } from './patches';
 import { deferStart, enterRun } from './run-context';
-import { cancelTaskSignal, handlerDescriptions, taskStatusQuery, type CancelRequest, type TaskView } from './messages';
+import { cancelTaskSignal, handlerDescriptions, taskFailedType, taskStatusQuery, type CancelRequest, type TaskView } from './messages';
 import { taskStatusKey } from './search-attributes';
 import { failed, failureMessageOf, type TaskOutcome } from './task-outcomes';
-import { finishTaskRun } from './task-ending';
 import type { TaskWorkflowInput, TaskWorkflowResult } from './task-workflow-types';
 import { runTask } from './run-task';
 import { steerTask } from './task-steering';
@@ -18,7 +27,7 @@ import { rememberResult } from './remember-result';
 import { createTaskState } from './task-state';
 
 const { recordCancellationRequest } = storeActivities;
-const { startTask } = lifecycleActivities;
+const { startTask, finishTask } = lifecycleActivities;
 
 /** A task that goes straight to its one agent: no routing, plan, approval, fork, continued history or direct tool call. */
 const goesStraightToItsAgent = (input: TaskWorkflowInput) =>
@@ -60,6 +69,66 @@ async function startTheTask(
     return { ended: { status: 'CANCELLED', mode: '', result: '', errorMessage: 'session ended', modelUsed: '', tokens: 0, costUsd: 0 } };
   }
   return { tools: started.tools };
+}
+
+interface EndingTask {
+  input: TaskWorkflowInput;
+  task: TaskScope;
+  view: TaskView;
+}
+
+/**
+ * Records the task's end and ends the workflow with it: its result, or (for a failed task) a
+ * failure carrying the result, so the Web UI shows the task failed.
+ */
+async function finishTaskRun(task: EndingTask, outcome: TaskOutcome): Promise<TaskWorkflowResult> {
+  const { end, spent } = await recordEnd(task, outcome);
+  const { view } = task;
+  // One token count everywhere: the store's (histories from before it was returned carry none).
+  if (spent) {
+    view.tokens = spent.tokens;
+    view.costUsd = spent.costUsd;
+  }
+  view.status = end.status;
+  view.progress = 1;
+  upsertSearchAttributes([{ key: taskStatusKey, value: end.status }]);
+  const result: TaskWorkflowResult = {
+    status: end.status,
+    mode: view.mode,
+    result: end.result,
+    errorMessage: end.errorMessage,
+    modelUsed: end.model,
+    tokens: view.tokens,
+    costUsd: view.costUsd,
+    ...(end.code ? { code: end.code } : {}),
+  };
+  if (end.status === 'FAILED')
+    throw ApplicationFailure.nonRetryable(`task failed: ${end.code ? `${end.code}: ` : ''}${end.errorMessage}`, taskFailedType, result);
+  return result;
+}
+
+/**
+ * Records the task's end. An end that cannot be recorded (a permanent store error, or the store
+ * activities' retry budget spent) is replaced by a failure naming why, so the store never keeps a
+ * finished task RUNNING; when even that cannot be recorded, the workflow fails.
+ */
+async function recordEnd({ input, task }: EndingTask, end: TaskOutcome): Promise<{ end: TaskOutcome; spent: Spend | undefined }> {
+  const run = { runId: taskRunIdOf(task), workflowId: task.taskWorkflowId };
+  const record = (outcome: TaskOutcome) =>
+    finishTask({
+      taskId: input.taskId,
+      ...run,
+      sessionId: input.sessionId,
+      ...outcome,
+      finishedAtMs: Date.now(),
+    });
+  try {
+    return { end, spent: await record(end) };
+  } catch (err) {
+    if (!takesNewPath(Patches.unrecordableEndFailsTask)) throw err;
+    const instead = failed(`the task's end (${end.status}) could not be recorded: ${failureMessageOf(err)}`, end.model);
+    return { end: instead, spent: await record(instead) };
+  }
 }
 
 /**
