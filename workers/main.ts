@@ -14,7 +14,7 @@ import { serveOps } from '../core/telemetry/ops-server';
 import { createModelMetrics } from '../core/telemetry/model-metrics';
 import { createTaskMetrics } from '../core/telemetry/task-metrics';
 import { createWeftWorker } from './create-worker';
-import { promoteBuild, workerVersionOf, workflowCode } from './worker-version';
+import { promoteBuild, workerVersionOf, workflowBundleOf } from './worker-version';
 import { installWorkerRuntime } from './runtime';
 import { otlpExporter, startTracing } from '../core/telemetry/tracing';
 
@@ -54,8 +54,8 @@ async function main(): Promise<void> {
     tools,
     observer: createTaskMetrics(metrics.registry),
   });
-  const code = await workflowCode(config.workflowBundlePath);
-  const version = config.versioning && workerVersionOf(config.versioning, code);
+  const { bundle, codeBuildId } = await workflowBundleOf(config.workflowBundlePath);
+  const version = config.versioning && workerVersionOf(config.versioning, codeBuildId);
   const worker = await createWeftWorker({
     connection,
     namespace: config.temporal.namespace,
@@ -63,7 +63,7 @@ async function main(): Promise<void> {
     activities,
     shutdownGraceMs: config.shutdownGraceMs,
     capacity: { ...config.worker, ...(version ? { version } : {}) },
-    workflowBundle: { code },
+    workflowBundle: bundle,
     ...(tracing ? { tracing: tracing.plugin } : {}),
   });
   started.worker = worker;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { NativeConnection } from '@temporalio/worker';
+import type { NativeConnection, WorkflowBundleOption } from '@temporalio/worker';
 import type { BuildPromotion, WorkerVersion, WorkerVersioning } from '../core/capacity-settings';
 import { log } from '../core/telemetry/logger';
 import { bundleWorkflows } from './create-worker';
@@ -13,18 +13,23 @@ import { bundleWorkflows } from './create-worker';
 // worker runs it. New tasks go to the deployment's current version; a worker makes its own build
 // current once it polls, as WEFT_WORKER_PROMOTE says.
 
-/** The workflow code the worker runs: the prebuilt bundle (WEFT_WORKFLOW_BUNDLE), or the workflows bundled now. */
-export async function workflowCode(bundlePath: string | undefined): Promise<string> {
-  return bundlePath ? readFile(bundlePath, 'utf8') : bundleWorkflows();
+/** The build id of a workflow bundle: its content's hash. */
+export const buildIdOf = (code: string | Buffer) => `wf-${createHash('sha256').update(code).digest('hex').slice(0, 16)}`;
+
+/**
+ * The workflow code the worker runs, and the build id it names: the prebuilt bundle
+ * (WEFT_WORKFLOW_BUNDLE, which the worker then loads from its file), or the workflows bundled now.
+ */
+export async function workflowBundleOf(bundlePath: string | undefined): Promise<{ bundle: WorkflowBundleOption; codeBuildId: string }> {
+  if (bundlePath) return { bundle: { codePath: bundlePath }, codeBuildId: buildIdOf(await readFile(bundlePath)) };
+  const code = await bundleWorkflows();
+  return { bundle: { code }, codeBuildId: buildIdOf(code) };
 }
 
-/** The build id of a workflow bundle: its content's hash. */
-export const buildIdOf = (code: string) => `wf-${createHash('sha256').update(code).digest('hex').slice(0, 16)}`;
-
 /** The worker's build: the one configured, or its workflow code's. */
-export const workerVersionOf = (versioning: WorkerVersioning, code: string): WorkerVersion => ({
+export const workerVersionOf = (versioning: WorkerVersioning, codeBuildId: string): WorkerVersion => ({
   deploymentName: versioning.deploymentName,
-  buildId: versioning.buildId ?? buildIdOf(code),
+  buildId: versioning.buildId ?? codeBuildId,
 });
 
 type Workflows = NativeConnection['workflowService'];

@@ -4,7 +4,7 @@ import { TaskAgent, taskRefOf } from '../core/tasks/run/task-ref';
 import { modelActivities, toolActivities } from './activity-stubs';
 import type { TaskView } from './messages';
 import { failureMessageOf, type TaskOutcome } from './task-outcomes';
-import { taskRunIdOf, type TaskScope } from './task-scope';
+import { taskRunFieldsOf, type TaskScope } from './task-scope';
 import type { TaskWorkflowInput } from './task-workflow-types';
 import { Patches, takesNewPath } from './patches';
 
@@ -26,7 +26,7 @@ interface RememberingTask {
 export async function rememberResult({ input, task, view }: RememberingTask, outcome: TaskOutcome): Promise<void> {
   if (outcome.status !== 'COMPLETED' || !input.settings.rememberResults || outcome.result.length < minRememberedResultLength) return;
   if (!takesNewPath(Patches.rememberResults)) return;
-  const run = { runId: taskRunIdOf(task), agentId: TaskAgent.Memory };
+  const run = { ...taskRunFieldsOf(task), agentId: TaskAgent.Memory };
   try {
     const note = await draftMemoryNote.executeWithOptions({ summary: 'memory: what this task leaves its user' }, [
       {
@@ -41,9 +41,7 @@ export async function rememberResult({ input, task, view }: RememberingTask, out
     const decision = memoryDecisionOf(note.text);
     if (decision.kind === 'skip') return log.info('nothing remembered', { reason: decision.reason });
     const call = { id: 'weft-memory-note', name: 'memory_write', arguments: { path: decision.path, content: decision.content } };
-    const written = await runToolCall.executeWithOptions({ summary: `memory: ${decision.path}` }, [
-      { ...taskRefOf(task), workflowId: task.taskWorkflowId, ...run, call, atMs: Date.now() },
-    ]);
+    const written = await runToolCall.executeWithOptions({ summary: `memory: ${decision.path}` }, [{ ...taskRefOf(task), ...run, call, atMs: Date.now() }]);
     if (!written.ok) log.warn('the memory note was not written', { path: decision.path, error: written.error.message });
   } catch (err) {
     log.warn("remembering the task's answer failed; the task completes without it", { error: failureMessageOf(err) });

@@ -7,7 +7,7 @@ import { runPlanned } from './planned-task';
 import { approvalRequestOf } from './approval-gate';
 import { continueOnCurrentBuild } from './continue-on-current-build';
 import { completed, failed, loopOutcome, type TaskOutcome } from './task-outcomes';
-import { routingInputOf, taskRunIdOf } from './task-scope';
+import { routingInputOf, taskRunFieldsOf, taskRunIdOf } from './task-scope';
 import { loopSettingsOf } from './settings';
 import type { TaskContext, TaskWorkflowFunction, TaskWorkflowInput } from './task-workflow-types';
 
@@ -121,8 +121,7 @@ export async function runTask(ctx: TaskContext): Promise<TaskOutcome> {
     const call = { id: 'direct', ...route.directTool };
     const direct = {
       ...taskRefOf(task),
-      workflowId: task.taskWorkflowId,
-      runId: taskRunIdOf(task),
+      ...taskRunFieldsOf(task),
       agentId: TaskAgent.Main,
       call,
       atMs: Date.now(),

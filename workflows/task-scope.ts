@@ -3,7 +3,11 @@ import { taskRefOf, taskRunIdOr, type TaskRef } from '../core/tasks/run/task-ref
 
 /** Which task (and whose) a workflow works for: what every part of a task's run carries whole. */
 export interface TaskScope extends TaskRef {
-  /** The task's workflow: its event stream, and the key of its first run (taskRunOf). */
+  /**
+   * The task's workflow: its event stream, and the key of its first run (taskRunOf). Named apart
+   * here because an agent's workflow has an id of its own; core's inputs, where `workflowId` is
+   * always the task's, get it from taskRunFieldsOf.
+   */
   taskWorkflowId: string;
   /** The task's store run this workflow run writes: absent in agents' inputs from before a reset could give the task another (it was the workflow's first). */
   taskRunId?: string;
@@ -42,8 +46,11 @@ export function taskScopeOf(source: TaskScope): TaskScope {
   };
 }
 
+/** The task's stream and store run, as core's inputs name them. */
+export const taskRunFieldsOf = (task: TaskScope) => ({ workflowId: task.taskWorkflowId, runId: taskRunIdOf(task) });
+
 /** What routing activities know of a task (its caller's roles play no part). */
 export function routingInputOf(task: TaskScope): RoutingInput {
-  const { taskId, tenantId, userId, sessionId, taskWorkflowId: workflowId, query } = task;
-  return { taskId, workflowId, runId: taskRunIdOf(task), tenantId, userId, sessionId, query, atMs: Date.now() };
+  const { taskId, tenantId, userId, sessionId, query } = task;
+  return { taskId, ...taskRunFieldsOf(task), tenantId, userId, sessionId, query, atMs: Date.now() };
 }

@@ -14,7 +14,7 @@ import {
   type TaskView,
 } from './messages';
 import { pausedKey } from './search-attributes';
-import { agentWorkflowIdOf, taskRunIdOf, type TaskScope } from './task-scope';
+import { agentWorkflowIdOf, taskRunFieldsOf, type TaskScope } from './task-scope';
 
 // Pausing and resuming a running task. A pause takes effect at step boundaries: the model or tool
 // call under way finishes, and no agent starts another step (nor the plan another agent, nor the
@@ -104,8 +104,7 @@ export function steerTask(options: SteeringOptions): TaskSteering {
     upsertSearchAttributes([{ key: pausedKey, value: kind === 'paused' }]);
     const state = controlState();
     await recordControlChange({
-      runId: taskRunIdOf(task),
-      workflowId: task.taskWorkflowId,
+      ...taskRunFieldsOf(task),
       sessionId: task.sessionId,
       kind,
       sequence: changes,
@@ -157,8 +156,7 @@ function receiveMessages(options: SteeringOptions): () => TaskMessage[] {
           .catch((err: unknown) => log.warn('passing a message to an agent failed', { agentId: agent.agentId, error: String(err) }));
       }
       await recordMessageReceived({
-        runId: taskRunIdOf(task),
-        workflowId: task.taskWorkflowId,
+        ...taskRunFieldsOf(task),
         sessionId: task.sessionId,
         message,
         atMs: Date.now(),
