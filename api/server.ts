@@ -19,6 +19,7 @@ import type { RuntimeSourceRules } from '../core/tools/runtime-source-rules';
 import { findModel } from '../core/llm/model-catalog';
 import { startTaskWorkflow } from './orchestrator/task-start';
 import { submissionLimits } from './orchestrator/task-submission';
+import { createScheduleService } from './orchestrator/schedules';
 import type { Registry } from 'prom-client';
 import type { Principal } from '../core/auth/api-keys';
 import type { OpenAiModelCatalog } from '../core/openai/model-catalog';
@@ -88,6 +89,7 @@ function gatewayDepsOf(deps: ApiDeps, admission: TenantAdmission): Pick<RestGate
       skills: deps.skills,
       workspaceDir: path.resolve(deps.workspaceDir),
       tasks,
+      schedules: createScheduleService({ ...deps, limits: tasks.limits }),
       ...(deps.metrics ? { metrics: deps.metrics } : {}),
     },
     openAi: { auth: deps.auth, pool: deps.pool, events: deps.events, models: deps.openAiModels, sessions: deps.sessions, tasks },

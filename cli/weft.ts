@@ -10,6 +10,7 @@ import { addDebugCommands } from './commands/debug-commands';
 import { addKeyCommands } from './commands/key-commands';
 import { addTaskCommands } from './commands/task-commands';
 import { addSteeringCommands } from './commands/steering-commands';
+import { addScheduleCommands } from './commands/schedule-commands';
 import { createOutput, type OutputFormat } from './output';
 
 const program = new Command('weft').description('Weft: durable AI-agent orchestration on Temporal');
@@ -36,6 +37,7 @@ const ctx: CliContext = {
 
 addTaskCommands(program, ctx);
 addSteeringCommands(program, ctx);
+addScheduleCommands(program, ctx);
 addApprovalCommands(program, ctx);
 addKeyCommands(program, ctx);
 addDebugCommands(program, ctx);

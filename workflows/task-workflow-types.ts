@@ -14,6 +14,7 @@ import type { ResetProgress, TaskScope } from './task-scope';
 // taskWorkflow's contract (its input and result) and what its parts share, apart from its code so
 // the parts can name them without importing the workflow.
 
+/** `taskId` is '' in a schedule's action: each run is the task its workflow id names. */
 export interface TaskWorkflowInput extends TaskRef {
   query: string;
   /** False: never decompose (STANDARD). True: complexity analysis picks the mode. */

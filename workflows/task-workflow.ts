@@ -13,7 +13,7 @@ import type { StartTaskInput, ToolSummary } from '../core/tasks/run/task-lifecyc
 import { taskRefOf } from '../core/tasks/run/task-ref';
 import { lifecycleActivities, storeActivities } from './activity-stubs';
 import { createApprovalGate } from './approval-gate';
-import { taskRunIdOf, type TaskScope } from './task-scope';
+import { taskRunFieldsOf, type TaskScope } from './task-scope';
 import { taskRunOfThisRun } from './reset-run';
 import { Patches, takesNewPath } from './patches';
 import { deferStart, enterRun } from './run-context';
@@ -113,7 +113,7 @@ async function finishTaskRun(task: EndingTask, outcome: TaskOutcome): Promise<Ta
  * finished task RUNNING; when even that cannot be recorded, the workflow fails.
  */
 async function recordEnd({ input, task }: EndingTask, end: TaskOutcome): Promise<{ end: TaskOutcome; spent: Spend | undefined }> {
-  const run = { runId: taskRunIdOf(task), workflowId: task.taskWorkflowId };
+  const run = taskRunFieldsOf(task);
   const record = (outcome: TaskOutcome) =>
     finishTask({
       taskId: input.taskId,
@@ -148,8 +148,10 @@ function endTheTask(ending: Parameters<typeof finishTaskRun>[0], outcome: TaskOu
  * a DAG of agent child workflows, and records the terminal status with its usage. Every side effect is an activity; this code only decides,
  * with workflow time for every timestamp, so activity retries are exact retries.
  */
-export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskWorkflowResult> {
+export async function taskWorkflow(given: TaskWorkflowInput): Promise<TaskWorkflowResult> {
   const { workflowId } = workflowInfo();
+  // A schedule's run is the task its workflow id names: Temporal names each run of a schedule.
+  const input = given.taskId ? given : { ...given, taskId: workflowId };
   const run = taskRunOfThisRun(input.resume);
   // Asked at the top too: a reset to the first workflow task takes the new path.
   const firstStepStartsTask = takesNewPath(Patches.firstStepStartsTask);

@@ -13,6 +13,8 @@ import type { SubmitTaskResponse } from '../../protos/generated/shannon/orchestr
 import { cancelTaskSignal } from '../../workflows/messages';
 import { approveTask, pendingApprovals } from './approvals';
 import { steeringHandlers } from './steering-handlers';
+import { scheduleHandlers } from './schedule-handlers';
+import { createScheduleService } from './schedules';
 import type { Authenticator } from '../grpc/auth';
 import { failedPrecondition } from '../grpc/grpc-errors';
 import { listTaskSummaries, sessionContext } from './task-listing';
@@ -90,5 +92,6 @@ export function createOrchestratorService(deps: OrchestratorDeps, admission: Ten
     ApproveTask: authorized(deps.auth, (request, principal) => approveTask(deps, request, principal)),
     GetPendingApprovals: authorized(deps.auth, (request, principal) => pendingApprovals(deps, request, principal.tenantId)),
     ...steeringHandlers(deps),
+    ...scheduleHandlers({ auth: deps.auth, schedules: createScheduleService({ ...deps, limits }) }),
   };
 }

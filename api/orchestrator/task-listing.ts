@@ -15,7 +15,7 @@ import { jsonToStruct, toTimestamp } from '../grpc/struct';
 
 const recentTasks = 10;
 
-function summary(task: TaskRecord): TaskSummary {
+export function taskSummaryOf(task: TaskRecord): TaskSummary {
   return {
     task_id: task.taskId,
     query: task.query,
@@ -42,7 +42,7 @@ export async function listTaskSummaries(pool: Pool, request: ListTasksRequest__O
     ...(status ? { status } : {}),
     ...pageOf(request),
   });
-  return { tasks: tasks.map(summary), total_count: total };
+  return { tasks: tasks.map(taskSummaryOf), total_count: total };
 }
 
 /** A session's stored context (SessionService), recent tasks and what it has spent, as far as the caller's tenant used it. */
@@ -60,7 +60,7 @@ export async function sessionContext(pool: Pool, request: GetSessionContextReque
   return {
     session_id: request.session_id,
     context: jsonToStruct(conversation?.context ?? {}),
-    recent_tasks: tasks.map(summary),
+    recent_tasks: tasks.map(taskSummaryOf),
     session_token_usage: {
       prompt_tokens: spent.promptTokens,
       completion_tokens: spent.completionTokens,

@@ -29,6 +29,15 @@ export function submittedTaskId(requestedTaskId: string, metadata: Metadata, pri
   return tenantScopedTaskId(principal.tenantId, text);
 }
 
+/** The search attributes operators find a task's workflow by, as it starts. */
+export const taskSearchAttributes = (input: TaskWorkflowInput) => [
+  { key: taskStatusKey, value: 'QUEUED' },
+  { key: executionModeKey, value: input.manualPlan ? 'COMPLEX' : input.autoDecompose ? 'ROUTING' : 'STANDARD' },
+  { key: userIdKey, value: input.userId },
+  { key: sessionIdKey, value: input.sessionId },
+  { key: tenantIdKey, value: input.tenantId },
+];
+
 /** Starts a task's workflow with the search attributes operators find it by, and what was asked for it. */
 export async function launchTaskWorkflow(temporal: Client, taskQueue: string, input: TaskWorkflowInput, requestFingerprint?: string): Promise<void> {
   await temporal.workflow.start<typeof taskWorkflow>('taskWorkflow', {
@@ -39,13 +48,7 @@ export async function launchTaskWorkflow(temporal: Client, taskQueue: string, in
     ...(requestFingerprint ? { memo: { [requestFingerprintMemo]: requestFingerprint } } : {}),
     // A task id names one workflow forever: a repeated submit finds it instead of starting another.
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    typedSearchAttributes: [
-      { key: taskStatusKey, value: 'QUEUED' },
-      { key: executionModeKey, value: input.manualPlan ? 'COMPLEX' : input.autoDecompose ? 'ROUTING' : 'STANDARD' },
-      { key: userIdKey, value: input.userId },
-      { key: sessionIdKey, value: input.sessionId },
-      { key: tenantIdKey, value: input.tenantId },
-    ],
+    typedSearchAttributes: taskSearchAttributes(input),
   });
 }
 

@@ -7,6 +7,7 @@ import { fileRoutes } from './file-routes';
 import { healthRoutes } from './health-routes';
 import { sessionRoutes } from './session-routes';
 import type { ShannonRoute } from './shannon-route';
+import { scheduleRoutes } from './schedule-routes';
 import { taskRoutes } from './task-routes';
 
 // Every route of Shannon's gateway that Weft serves beside its own (api/rest/routes.ts holds the
@@ -21,6 +22,7 @@ export const shannonRoutes: readonly ShannonRoute[] = [
   ...skillRoutes,
   ...controlRoutes,
   ...authRoutes,
+  ...scheduleRoutes,
 ];
 
 export { registerShannonRoutes, type ShannonDeps } from './shannon-route';

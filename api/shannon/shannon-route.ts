@@ -15,6 +15,7 @@ import type { TaskWorkflowInput } from '../../workflows/task-workflow-types';
 import type { SubmissionLimits } from '../orchestrator/task-submission';
 import type { AgentCatalog } from '../../core/agents/agent-catalog';
 import type { SkillCatalog } from '../../core/skills/skill-catalog';
+import type { ScheduleService } from '../orchestrator/schedules';
 
 // Shannon's gateway routes that have no gRPC counterpart in the seed (a task's events and timeline,
 // files, tools, agents, skills, keys, health): each authenticates like every other route and reports
@@ -31,6 +32,8 @@ export interface ShannonDeps {
   workspaceDir: string;
   /** Starts a task as SubmitTask does (tenant shares, sessions, idempotency), with the limits its input is checked against. */
   tasks: { start(input: TaskWorkflowInput, principal: Principal, requestFingerprint: string): Promise<{ workflowId: string }>; limits: SubmissionLimits };
+  /** Schedules on Temporal Schedules, as gRPC's schedule RPCs serve them. */
+  schedules: ScheduleService;
   /** The API's metrics, served at /metrics as on the metrics port. */
   metrics?: { registry: Registry; token?: string };
 }
@@ -53,7 +56,7 @@ export interface ShannonAnswer {
 }
 
 export interface ShannonRoute {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** With `:name` path parameters; `*` is the rest of the path. */
   path: string;
   summary: string;

@@ -214,6 +214,8 @@ export interface TaskFilter {
   userId?: string;
   sessionId?: string;
   status?: TaskStatus;
+  /** Tasks whose ids start so: a schedule's runs. */
+  taskIdPrefix?: string;
   limit: number;
   offset: number;
 }
@@ -224,11 +226,11 @@ export async function listTasks(db: Queryable, filter: TaskFilter): Promise<{ ta
     `WITH matching AS (
        SELECT * FROM tasks
        WHERE tenant_id = $1 AND ($2::text IS NULL OR user_id = $2) AND ($3::text IS NULL OR session_id = $3)
-         AND ($4::text IS NULL OR status = $4))
+         AND ($4::text IS NULL OR status = $4) AND ($7::text IS NULL OR starts_with(task_id, $7)))
      SELECT (SELECT count(*) FROM matching) AS total, page.*
      FROM (SELECT 1) AS one
      LEFT JOIN LATERAL (SELECT * FROM matching ORDER BY created_at DESC, task_id LIMIT $5 OFFSET $6) AS page ON true`,
-    [filter.tenantId, filter.userId || null, filter.sessionId || null, filter.status ?? null, filter.limit, filter.offset],
+    [filter.tenantId, filter.userId || null, filter.sessionId || null, filter.status ?? null, filter.limit, filter.offset, filter.taskIdPrefix ?? null],
   );
   return {
     tasks: rows.rows.filter((row) => row.task_id !== null).map(toTaskRecord),

@@ -50,6 +50,7 @@ it('has a golden history for every workflow path', () => {
     'headers-cancel-before-first-step',
     'headers-reset-run.run-1',
     'headers-reset-run.run-2',
+    'scheduled',
   ];
   expect(goldenFiles.map((file) => path.basename(file, '.json')).sort()).toEqual(paths.sort());
 });
