@@ -6,6 +6,7 @@ const descriptor = require('protobufjs/ext/descriptor') as {
 };
 
 interface FieldProto {
+  name?: string;
   typeName?: string;
 }
 interface MessageProto {
@@ -24,16 +25,23 @@ interface FileProto {
   service?: Array<{ method?: Array<{ inputType?: string; outputType?: string }> }>;
 }
 
-/** A map field's entry type must be named `<Field>Entry`; protobufjs names it `<Field>`. */
+/** protoc's name for a map field's entry type: the field's name in CamelCase, then Entry ("task_context": "TaskContextEntry"). */
+const mapEntryName = (field: string) => `${field.replace(/(?:^|_)(.)/g, (_match, letter: string) => letter.toUpperCase())}Entry`;
+
+/**
+ * A map field's entry type must have protoc's name, which reflection clients check (grpcurl:
+ * "incorrect implicit map entry name"); protobufjs names it after the field as written.
+ */
 function nameMapEntries(messages: MessageProto[] = []): void {
   for (const message of messages) {
     for (const entry of message.nestedType ?? []) {
-      if (!entry.options?.mapEntry || entry.name?.endsWith('Entry')) continue;
+      if (!entry.options?.mapEntry) continue;
       const old = entry.name ?? '';
-      entry.name = `${old}Entry`;
-      for (const field of message.field ?? []) {
-        if (field.typeName === old || field.typeName?.endsWith(`.${message.name}.${old}`)) field.typeName = `${field.typeName}Entry`;
-      }
+      const fields = (message.field ?? []).filter((field) => field.typeName === old || field.typeName?.endsWith(`.${message.name}.${old}`));
+      if (!fields[0]?.name) continue;
+      const name = mapEntryName(fields[0].name);
+      entry.name = name;
+      for (const field of fields) field.typeName = `${field.typeName!.slice(0, -old.length)}${name}`;
     }
     nameMapEntries(message.nestedType);
   }
