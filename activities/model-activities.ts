@@ -1,6 +1,6 @@
 import type { MemoryNoteInput } from '../core/tasks/run/memory-note';
 import type { ModelStepInput } from '../core/tasks/run/model-step';
-import type { RoutingInput } from '../core/tasks/run/routing';
+import type { PlanRevisionInput, RoutingInput } from '../core/tasks/run/routing';
 import type { TaskRun } from '../core/tasks/run/task-run';
 import { failPermanentErrorsFast } from './failures';
 import { activityStep } from './activity-step';
@@ -10,6 +10,7 @@ export function createModelActivities(taskRun: TaskRun) {
   return {
     analyzeComplexity: (input: RoutingInput) => failPermanentErrorsFast(() => taskRun.route(input, activityStep())),
     decomposeTask: (input: RoutingInput) => failPermanentErrorsFast(() => taskRun.decompose(input, activityStep())),
+    revisePlan: (input: PlanRevisionInput) => failPermanentErrorsFast(() => taskRun.revisePlan(input, activityStep())),
     runModelStep: (input: ModelStepInput) => failPermanentErrorsFast(() => taskRun.runModelStep(input, activityStep())),
     draftMemoryNote: (input: MemoryNoteInput) => failPermanentErrorsFast(() => taskRun.draftMemoryNote(input, activityStep())),
   };

@@ -1,6 +1,7 @@
 import type { AgentRunInput, FinishAgentInput } from '../core/tasks/run/agent-runs';
 import type { ApprovalDecisionInput, ApprovalRequestInput, IgnoredDecisionInput } from '../core/tasks/run/approval-changes';
 import type { Plan } from '../core/orchestration/plan';
+import type { PlanReviewInput } from '../core/tasks/run/plan-review';
 import type { RoutingInput } from '../core/tasks/run/routing';
 import type { CancellationRequestInput } from '../core/tasks/run/task-lifecycle';
 import type { ControlChangeInput, MessageReceivedInput } from '../core/tasks/run/task-steering';
@@ -14,6 +15,7 @@ export function createStoreActivities(taskRun: TaskRun) {
     recordControlChange: (input: ControlChangeInput) => failPermanentErrorsFast(() => taskRun.recordControlChange(input)),
     recordMessageReceived: (input: MessageReceivedInput) => failPermanentErrorsFast(() => taskRun.recordMessageReceived(input)),
     recordPlan: (input: RoutingInput & { plan: Plan }) => failPermanentErrorsFast(() => taskRun.recordPlan(input, input.plan)),
+    recordPlanReview: (input: PlanReviewInput) => failPermanentErrorsFast(() => taskRun.recordPlanReview(input)),
     startAgent: (input: AgentRunInput) => failPermanentErrorsFast(() => taskRun.startAgent(input)),
     finishAgent: (input: FinishAgentInput) => failPermanentErrorsFast(() => taskRun.finishAgent(input)),
     requestApproval: (input: ApprovalRequestInput) => failPermanentErrorsFast(() => taskRun.requestApproval(input)),

@@ -1,5 +1,6 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ExecutionMode } from '../core/orchestration/complexity';
+import type { Plan } from '../core/orchestration/plan';
 import type { TaskMessage } from '../core/tasks/run/model-step';
 
 export type { TaskMessage };
@@ -40,6 +41,9 @@ export const handlerDescriptions = {
     'Send the running task a message its agents get with their next model step. Send {"id": "<unique>", "text": "...", "from": "<you>"}; the same id again is delivered once.',
   agentMessage: "A person's message for this agent's next step; sent by the task's workflow.",
   agentHold: "The task holds (true) or releases (false) this agent at its next step boundary; sent by the task's workflow when it is paused or resumed.",
+  reviewPlan:
+    'Review the plan the task waits with: {"action": "feedback", "message": "...", "by": "<you>"} has the planner revise it (a new round), {"action": "approve"} runs it, {"action": "reject", "message": "why"} cancels the task. Give "version" (planReview\'s) to refuse it if the plan changed since.',
+  planReview: "The plan under review: its status, round, version and the plan itself (the rounds' texts are in the task's run log).",
 } as const;
 /**
  * The same decision as an Update, which cannot vanish: a malformed body, or an approval that is not
@@ -88,6 +92,36 @@ export const sendMessageUpdate = defineUpdate<{ accepted: true; duplicate: boole
 export const agentMessageSignal = defineSignal<[TaskMessage]>('agentMessage');
 /** Sent by a task's workflow to each running agent of its plan: hold (true) or go on (false) at the next step. */
 export const agentHoldSignal = defineSignal<[boolean]>('agentHold');
+
+/** A person's part in a plan's review. */
+export interface ReviewAction {
+  action: 'feedback' | 'approve' | 'reject';
+  /** The feedback (required with it), or why the plan is approved or rejected. */
+  message?: string;
+  by?: string;
+  /** The version the person saw: refused when the plan has changed since. */
+  version?: number;
+}
+
+export interface PlanReviewView {
+  status: 'reviewing' | 'revising' | 'approved' | 'rejected' | 'timed_out';
+  /** Rounds of feedback answered so far. */
+  round: number;
+  /** 1 for the plan first proposed, one more for each revision. */
+  version: number;
+  maxRounds: number;
+  plan: Plan;
+  /** Why the last revision kept the plan as it was (the planner's answer was not a valid plan). */
+  lastError?: string;
+}
+
+/**
+ * A plan's review in rounds, as an Update (refused with the reason: not under review, the plan
+ * changed since the version given, the rounds used up, a revision under way) and a query:
+ * `temporal workflow update execute --name reviewPlan --input '{"action":"approve"}'`.
+ */
+export const reviewPlanUpdate = defineUpdate<PlanReviewView, [ReviewAction]>('reviewPlan');
+export const planReviewQuery = defineQuery<PlanReviewView>('planReview');
 
 export interface PendingApprovalView {
   approvalId: string;

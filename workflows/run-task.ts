@@ -5,6 +5,7 @@ import { modelActivities, storeActivities, toolActivities } from './activity-stu
 import { initialLoopState, runAgentLoop, type AgentLoopState } from './agent-loop';
 import { runPlanned } from './planned-task';
 import { approvalRequestOf } from './approval-gate';
+import { reviewPlan } from './plan-review';
 import { continueOnCurrentBuild } from './continue-on-current-build';
 import { completed, failed, loopOutcome, type TaskOutcome } from './task-outcomes';
 import { routingInputOf, taskRunFieldsOf, taskRunIdOf } from './task-scope';
@@ -19,7 +20,15 @@ const { runToolCall } = toolActivities;
 type Route =
   | { kind: 'answered'; answer: string }
   | { kind: 'failed'; error: string }
-  | { kind: 'run'; mode: ExecutionMode; plan?: Plan; estimatedCostUsd: number; directTool?: { name: string; arguments: Record<string, unknown> } };
+  | {
+      kind: 'run';
+      mode: ExecutionMode;
+      plan?: Plan;
+      /** The plan was revised in its review: recorded again before it runs. */
+      revised?: boolean;
+      estimatedCostUsd: number;
+      directTool?: { name: string; arguments: Record<string, unknown> };
+    };
 
 const outputText = (content: unknown) => (typeof content === 'string' ? content : JSON.stringify(content));
 
@@ -27,12 +36,19 @@ const outputText = (content: unknown) => (typeof content === 'string' ? content 
 async function routeTask({ input, task }: TaskContext): Promise<Route> {
   if (input.directTool) return { kind: 'run', mode: 'SIMPLE', estimatedCostUsd: 0, directTool: input.directTool };
   const plan = input.manualPlan;
-  if (plan || !input.autoDecompose) return { kind: 'run', mode: plan ? 'COMPLEX' : 'STANDARD', ...(plan ? { plan } : {}), estimatedCostUsd: 0 };
+  if (plan || (!input.autoDecompose && !input.reviewPlan))
+    return { kind: 'run', mode: plan ? 'COMPLEX' : 'STANDARD', ...(plan ? { plan } : {}), estimatedCostUsd: 0 };
+  // A plan to review is a plan: no analysis, the planner makes one.
+  if (input.reviewPlan) return decomposed(task, 'COMPLEX', 0);
   const routing = await analyzeComplexity.executeWithOptions({ summary: 'complexity analysis: which mode the task runs in' }, [routingInputOf(task)]);
   if (routing.cachedAnswer !== undefined) return { kind: 'answered', answer: routing.cachedAnswer };
   const { recommended_mode: mode, estimated_cost_usd: estimatedCostUsd, direct_tool: directTool } = routing.verdict;
   const direct = directTool ? { directTool } : {};
   if (mode !== 'COMPLEX') return { kind: 'run', mode, estimatedCostUsd, ...direct };
+  return decomposed(task, mode, estimatedCostUsd, direct);
+}
+
+async function decomposed(task: TaskContext['task'], mode: ExecutionMode, estimatedCostUsd: number, direct = {}): Promise<Route> {
   const decomposition = await decomposeTask.executeWithOptions({ summary: 'decomposition: the plan of agents' }, [routingInputOf(task)]);
   if (!decomposition.ok) return { kind: 'failed', error: `could not decompose the task: ${decomposition.errors.join('; ')}` };
   return { kind: 'run', mode, plan: decomposition.plan, estimatedCostUsd, ...direct };
@@ -94,7 +110,7 @@ const asRouted = (ctx: TaskContext, route: Extract<Route, { kind: 'run' }>, quer
   kind: 'approved',
   query,
   ...(route.plan ? { plan: route.plan } : {}),
-  planChanged: Boolean(ctx.input.manualPlan),
+  planChanged: Boolean(ctx.input.manualPlan || route.revised),
 });
 
 /** Routes the task, asks for approval when needed, and runs it in its mode. */
@@ -104,13 +120,16 @@ export async function runTask(ctx: TaskContext): Promise<TaskOutcome> {
     ctx.report.mode('STANDARD');
     return runSingleAgent(ctx, input.query, input.resume.loop);
   }
-  const route = await routeTask(ctx);
-  if (route.kind === 'answered') {
+  const routed = await routeTask(ctx);
+  if (routed.kind === 'answered') {
     ctx.report.mode('SIMPLE');
-    return completed(route.answer, 'cache');
+    return completed(routed.answer, 'cache');
   }
-  if (route.kind === 'failed') return failed(route.error);
-  ctx.report.mode(route.mode);
+  if (routed.kind === 'failed') return failed(routed.error);
+  ctx.report.mode(routed.mode);
+  const reviewed = input.reviewPlan && routed.plan ? await reviewPlan(task, routed.plan, input.settings.approvalTimeoutMs) : undefined;
+  if (reviewed?.kind === 'stopped') return reviewed.outcome;
+  const route = reviewed ? { ...routed, plan: reviewed.plan, revised: reviewed.revised } : routed;
 
   const reasons = approvalReasons(ctx, route);
   const approval = reasons.length > 0 ? await approvePlan(ctx, route, reasons) : asRouted(ctx, route, task.query);

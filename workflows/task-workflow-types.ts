@@ -22,6 +22,8 @@ export interface TaskWorkflowInput extends TaskRef {
   /** The caller's plan: runs as COMPLEX without analysis. */
   manualPlan?: Plan;
   requireApproval: boolean;
+  /** The plan is reviewed in rounds before it runs (plan-review.ts): the planner makes one, without complexity analysis. */
+  reviewPlan?: boolean;
   settings: TaskSettings;
   /** Only these tools are offered (AgentService's available_tools); all registered ones when absent. */
   allowedTools?: string[];

@@ -31,7 +31,7 @@ const { startTask, finishTask } = lifecycleActivities;
 
 /** A task that goes straight to its one agent: no routing, plan, approval, fork, continued history or direct tool call. */
 const goesStraightToItsAgent = (input: TaskWorkflowInput) =>
-  !input.resume && !input.autoDecompose && !input.manualPlan && !input.requireApproval && !input.fork && !input.directTool;
+  !input.resume && !input.autoDecompose && !input.manualPlan && !input.requireApproval && !input.reviewPlan && !input.fork && !input.directTool;
 
 /**
  * Records the task's start: the tools the task offers, or its end when its session has ended. A

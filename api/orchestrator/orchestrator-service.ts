@@ -14,6 +14,7 @@ import { cancelTaskSignal } from '../../workflows/messages';
 import { approveTask, pendingApprovals } from './approvals';
 import { steeringHandlers } from './steering-handlers';
 import { scheduleHandlers } from './schedule-handlers';
+import { reviewHandlers } from './review-handlers';
 import { createScheduleService } from './schedules';
 import type { Authenticator } from '../grpc/auth';
 import { failedPrecondition } from '../grpc/grpc-errors';
@@ -92,6 +93,7 @@ export function createOrchestratorService(deps: OrchestratorDeps, admission: Ten
     ApproveTask: authorized(deps.auth, (request, principal) => approveTask(deps, request, principal)),
     GetPendingApprovals: authorized(deps.auth, (request, principal) => pendingApprovals(deps, request, principal.tenantId)),
     ...steeringHandlers(deps),
+    ...reviewHandlers(deps),
     ...scheduleHandlers({ auth: deps.auth, schedules: createScheduleService({ ...deps, limits }) }),
   };
 }

@@ -22,7 +22,8 @@ const maxMessageChars = 32 * 1024;
 
 const isRunning = (task: OwnTask) => !task.record || task.record.status === 'RUNNING' || task.record.status === 'QUEUED';
 
-async function steerableTask(deps: TaskControlDeps, reference: string, principal: Principal): Promise<OwnTask> {
+/** The task, if the caller may steer it: its own user's, or an approver's of its tenant, while it runs. */
+export async function steerableTask(deps: TaskControlDeps, reference: string, principal: Principal): Promise<OwnTask> {
   const task = await ownTaskOf(deps, reference, principal);
   if (task.record && task.record.userId !== principal.userId && !hasRole(principal, 'approver')) {
     throw permissionDenied("steering another user's task needs the approver role");
@@ -32,7 +33,7 @@ async function steerableTask(deps: TaskControlDeps, reference: string, principal
 }
 
 /** An Update the workflow refused (it is ending or being cancelled) fails with the workflow's own reason. */
-async function refusedAsPrecondition<T>(update: () => Promise<T>): Promise<T> {
+export async function refusedAsPrecondition<T>(update: () => Promise<T>): Promise<T> {
   try {
     return await update();
   } catch (err) {
@@ -41,7 +42,7 @@ async function refusedAsPrecondition<T>(update: () => Promise<T>): Promise<T> {
   }
 }
 
-const steererOf = (principal: Principal) => `${principal.tenantId}/${principal.userId}`;
+export const steererOf = (principal: Principal) => `${principal.tenantId}/${principal.userId}`;
 
 /** Pauses or resumes the task; its control state afterwards (unchanged when it already was so). */
 export async function steerTask(

@@ -108,6 +108,14 @@ function positiveNumber(context: Record<string, unknown>, key: string, max: numb
   return value;
 }
 
+/** Shannon's context.require_review (true) or context.review_plan ("manual"): the plan is reviewed in rounds before it runs. */
+function planReviewOf(context: Record<string, unknown>): boolean {
+  const { require_review: required, review_plan: mode } = context;
+  if (required !== undefined && typeof required !== 'boolean') throw invalidArgument('context.require_review must be true or false');
+  if (mode !== undefined && mode !== 'manual' && mode !== 'auto') throw invalidArgument('context.review_plan must be "manual" or "auto"');
+  return required === true || mode === 'manual';
+}
+
 /** context.model_tier: "small", "medium" or "large" (Shannon's names, any case). */
 function modelTierFrom(context: Record<string, unknown>): ModelTier | undefined {
   const given = context.model_tier;
@@ -148,6 +156,8 @@ export function taskInputFrom(
   if (manual && fromTemplate) throw invalidArgument('give either manual_decomposition or context.template, not both');
   const plan = manual ?? fromTemplate;
   const skill = namedSkill(context, limits.skills, principal);
+  const reviewPlan = planReviewOf(context);
+  if (reviewPlan && skill) throw invalidArgument('a skill runs with one agent: it has no plan to review');
   if (skill && (plan || request.auto_decompose)) throw invalidArgument('a skill runs with one agent: submit it without a plan, a template or decomposition');
   const defaults = limits.taskDefaults;
   return {
@@ -160,6 +170,7 @@ export function taskInputFrom(
     autoDecompose: request.auto_decompose,
     ...(plan ? { manualPlan: plan } : {}),
     requireApproval: request.require_approval,
+    ...(reviewPlan ? { reviewPlan } : {}),
     ...(skill ? { skill } : {}),
     settings: {
       ...defaults,

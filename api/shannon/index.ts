@@ -7,6 +7,7 @@ import { fileRoutes } from './file-routes';
 import { healthRoutes } from './health-routes';
 import { sessionRoutes } from './session-routes';
 import type { ShannonRoute } from './shannon-route';
+import { reviewRoutes } from './review-routes';
 import { scheduleRoutes } from './schedule-routes';
 import { taskRoutes } from './task-routes';
 
@@ -21,6 +22,7 @@ export const shannonRoutes: readonly ShannonRoute[] = [
   ...agentRoutes,
   ...skillRoutes,
   ...controlRoutes,
+  ...reviewRoutes,
   ...authRoutes,
   ...scheduleRoutes,
 ];

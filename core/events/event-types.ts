@@ -17,6 +17,10 @@ export const EventType = {
   /** A person's message to the running task, which its agents get at their next step. */
   MessageReceived: 'MESSAGE_RECEIVED',
   WorkflowResumed: 'WORKFLOW_RESUMED',
+  /** A person's feedback on a plan under review (Shannon's name). */
+  ReviewUserFeedback: 'REVIEW_USER_FEEDBACK',
+  /** A plan under review, first proposed or revised with a person's feedback (Shannon's name). */
+  ResearchPlanUpdated: 'RESEARCH_PLAN_UPDATED',
   WorkflowCancelled: 'WORKFLOW_CANCELLED',
   WorkflowFailed: 'WORKFLOW_FAILED',
   WorkflowCompleted: 'WORKFLOW_COMPLETED',

@@ -25,6 +25,8 @@ export const RecordType = {
   ControlChanged: 'control_changed',
   /** A person's message to the running task, as it was received (the step that delivers it records it in the transcript). */
   MessageReceived: 'message_received',
+  /** A round of a plan's review: a plan proposed, a person's feedback, the decision. */
+  PlanReview: 'plan_review',
 } as const;
 
 /** Every record type Weft writes; the store itself accepts any type its caller names. */

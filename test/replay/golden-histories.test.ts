@@ -51,6 +51,7 @@ it('has a golden history for every workflow path', () => {
     'headers-reset-run.run-1',
     'headers-reset-run.run-2',
     'scheduled',
+    'plan-review',
   ];
   expect(goldenFiles.map((file) => path.basename(file, '.json')).sort()).toEqual(paths.sort());
 });

@@ -5,6 +5,7 @@ import { decideComplexity, heuristicComplexity, type ComplexityVerdict } from '.
 import { checkPlan, parsePlanText, type ModelTier, type Plan } from '../../orchestration/plan';
 import { findRecentAnswer, recordTaskMode, recordTaskPlan } from '../task-index';
 import { askOnce } from './recorded-reply';
+import { recordPlanReview, revisionPrompt, type PlanReviewInput } from './plan-review';
 import { taskEvent } from './task-events';
 import { TaskAgent, runEventKey, taskRunIdOr, type TaskRef } from './task-ref';
 import type { StepContext, TaskRunDeps } from './task-run-deps';
@@ -17,6 +18,13 @@ export interface RoutingInput extends Omit<TaskRef, 'roles'> {
   runId?: string;
   query: string;
   atMs: number;
+}
+
+/** A plan under review, the round its revision is, and the person's feedback it follows. */
+export interface PlanRevisionInput extends RoutingInput {
+  round: number;
+  plan: Plan;
+  feedback: string;
 }
 
 const runIdOf = (input: RoutingInput) => taskRunIdOr(input.runId, input.workflowId);
@@ -48,6 +56,18 @@ export function taskRouting({ store, pool, gateway, tools }: TaskRunDeps) {
       { taskId: input.taskId, sessionId: input.sessionId, runId: runIdOf(input), agentId: TaskAgent.Router, name, prompt, tier, atMs: input.atMs },
       step,
     );
+
+  /** A plan from the planner, checked; asked once more with the errors when it is not valid. Its replies are recorded as `<name>-1`, `<name>-2`. */
+  async function askForPlan(input: RoutingInput, name: string, promptWith: (errors?: string[]) => string, step: StepContext): Promise<DecompositionResult> {
+    let errors: string[] | undefined;
+    for (const attempt of [1, 2]) {
+      const reply = await ask(input, `${name}-${attempt}`, promptWith(errors), 'MEDIUM', step);
+      const check = checkPlan(parsePlanText(reply.text), toolNames(input.tenantId));
+      if (check.ok) return check;
+      errors = check.errors;
+    }
+    return { ok: false, errors: errors! };
+  }
 
   /** The routing decision in the task index and its announcement, in one transaction. */
   const announce = (input: RoutingInput, verdict: ComplexityVerdict) =>
@@ -101,22 +121,28 @@ export function taskRouting({ store, pool, gateway, tools }: TaskRunDeps) {
 
     /** Asks for a plan, validates it, asks once more with the errors, and records the first valid one. */
     async decompose(input: RoutingInput, step: StepContext): Promise<DecompositionResult> {
-      let errors: string[] | undefined;
-      for (const attempt of [1, 2]) {
-        const reply = await ask(input, `routing/plan-${attempt}`, decompositionPrompt(input.query, toolNames(input.tenantId), errors), 'MEDIUM', step);
-        const check = checkPlan(parsePlanText(reply.text), toolNames(input.tenantId));
-        if (check.ok) {
-          await recordPlan(input, check.plan);
-          return check;
-        }
-        errors = check.errors;
-      }
-      return { ok: false, errors: errors! };
+      const check = await askForPlan(input, 'routing/plan', (errors) => decompositionPrompt(input.query, toolNames(input.tenantId), errors), step);
+      if (check.ok) await recordPlan(input, check.plan);
+      return check;
+    },
+
+    /**
+     * Revises a plan under review with a person's feedback: the planner asked (once more with the
+     * errors if its plan is invalid), the revised plan recorded as the review's next round.
+     */
+    async revisePlan(input: PlanRevisionInput, step: StepContext): Promise<DecompositionResult> {
+      const promptWith = (errors?: string[]) => revisionPrompt(input.query, toolNames(input.tenantId), input.plan, input.feedback, errors);
+      const check = await askForPlan(input, `routing/review-${input.round}`, promptWith, step);
+      if (check.ok) await recordPlanReview(store, { ...input, entry: { kind: 'proposed', round: input.round, plan: check.plan, by: 'planner' } });
+      return check;
     },
 
     /** Validates a plan given as JSON text (an approver's modified action) like a model's plan. */
     checkPlanText: (text: string): DecompositionResult => checkPlan(parsePlanText(text), toolNames()),
 
     recordPlan,
+
+    /** One round of a plan's review (the plan first proposed, a person's feedback, the decision). */
+    recordPlanReview: (input: PlanReviewInput) => recordPlanReview(store, input),
   };
 }

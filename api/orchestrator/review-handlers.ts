@@ -1,0 +1,42 @@
+import { createRuntimeStore } from '../../core/store';
+import type { OrchestratorServiceHandlers } from '../../protos/generated/shannon/orchestrator/OrchestratorService';
+import type { Authenticator } from '../grpc/auth';
+import { authorized } from '../grpc/unary';
+import type { TaskControlDeps } from './task-control';
+import { reviewTask, taskReview } from './task-review';
+
+// OrchestratorService's review RPCs: Shannon's SubmitReviewDecision, and Weft's ReviewTask (a round
+// of feedback, or the decision) and GetTaskReview, over the review every door shares.
+
+type ReviewHandlers = Pick<OrchestratorServiceHandlers, 'SubmitReviewDecision' | 'ReviewTask' | 'GetTaskReview'>;
+
+export function reviewHandlers(deps: TaskControlDeps & { auth: Authenticator }): ReviewHandlers {
+  const reviewDeps = { ...deps, store: createRuntimeStore(deps.pool) };
+  return {
+    SubmitReviewDecision: authorized(deps.auth, async (request, principal) => {
+      await reviewTask(reviewDeps, principal, request.workflow_id, { action: request.approved ? 'approve' : 'reject' });
+      return { success: true, message: request.approved ? 'plan approved: the task runs it' : 'plan rejected: the task is cancelled' };
+    }),
+    ReviewTask: authorized(deps.auth, async (request, principal) => {
+      const view = await reviewTask(reviewDeps, principal, request.task_id, {
+        action: request.action as 'feedback' | 'approve' | 'reject',
+        ...(request.message ? { message: request.message } : {}),
+        ...(request.version ? { version: request.version } : {}),
+      });
+      return { status: view.status, round: view.round, version: view.version, current_plan: JSON.stringify(view.plan), last_error: view.lastError ?? '' };
+    }),
+    GetTaskReview: authorized(deps.auth, async (request, principal) => {
+      const review = await taskReview(reviewDeps, principal, request.task_id);
+      return {
+        status: review.status,
+        round: review.round,
+        version: review.version,
+        max_rounds: review.maxRounds,
+        current_plan: JSON.stringify(review.currentPlan),
+        rounds: review.rounds.map((r) => ({ role: r.role, message: r.message, round: r.round, by: r.by, timestamp: r.at.toISOString() })),
+        query: review.query,
+        last_error: review.lastError ?? '',
+      };
+    }),
+  };
+}
