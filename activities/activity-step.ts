@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import type { StepContext } from '../core/tasks/run/task-run';
+import type { StepContext } from '../core/tasks/run/task-writes';
 
 /**
  * The running activity as core sees a step: it heartbeats while slow calls run, so a dead worker is

@@ -1,12 +1,12 @@
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
-import { createTaskRun, type TaskRunDeps } from '../core/tasks/run/task-run';
+import { createTaskWrites, type TaskWriteDeps } from '../core/tasks/run/task-writes';
 import { createLifecycleActivities } from './lifecycle-activities';
 import { createModelActivities } from './model-activities';
 import { runContextInterceptor } from './run-context-interceptor';
 import { createStoreActivities } from './store-activities';
 import { createToolActivities } from './tool-activities';
 
-// Activities are adapters: each is one call into the task run (core/tasks/run/task-run.ts), with the
+// Activities are adapters: each is one call into a task's writes (core/tasks/run/task-writes.ts), with the
 // heartbeat and the error mapping Temporal needs. The groups match the stubs' timeouts.
 
 export type LifecycleActivities = ReturnType<typeof createLifecycleActivities>;
@@ -14,15 +14,15 @@ export type StoreActivities = ReturnType<typeof createStoreActivities>;
 export type ModelActivities = ReturnType<typeof createModelActivities>;
 export type ToolActivities = ReturnType<typeof createToolActivities>;
 
-/** Every activity the worker registers, bound to one task run, and the interceptor that applies each one's run context. */
-export function createActivities(deps: TaskRunDeps) {
-  const taskRun = createTaskRun(deps);
+/** Every activity the worker registers, bound to the task writes, and the interceptor that applies each one's run context. */
+export function createActivities(deps: TaskWriteDeps) {
+  const taskWrites = createTaskWrites(deps);
   return {
     activities: {
-      ...createLifecycleActivities(taskRun),
-      ...createStoreActivities(taskRun),
-      ...createModelActivities(taskRun),
-      ...createToolActivities(taskRun),
+      ...createLifecycleActivities(taskWrites),
+      ...createStoreActivities(taskWrites),
+      ...createModelActivities(taskWrites),
+      ...createToolActivities(taskWrites),
     },
     interceptors: [runContextInterceptor(deps)] as ActivityInterceptorsFactory[],
   };

@@ -3,7 +3,7 @@ import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { runContextHeader, type RunContext } from '../core/tasks/run/run-context';
 import { runHandovers } from '../core/tasks/run/run-handover';
 import { taskLifecycle } from '../core/tasks/run/task-lifecycle';
-import type { TaskRunDeps } from '../core/tasks/run/task-run-deps';
+import type { TaskWriteDeps } from '../core/tasks/run/task-write-deps';
 import { failPermanentErrorsFast } from './failures';
 
 /**
@@ -12,7 +12,7 @@ import { failPermanentErrorsFast } from './failures';
  * start that may not be recorded yet. Both are idempotent, so a retried activity applies them again
  * harmlessly; a handover that can never apply fails the activity at once.
  */
-export function runContextInterceptor(deps: TaskRunDeps): ActivityInterceptorsFactory {
+export function runContextInterceptor(deps: TaskWriteDeps): ActivityInterceptorsFactory {
   const handovers = runHandovers(deps);
   const lifecycle = taskLifecycle(deps);
   return () => ({

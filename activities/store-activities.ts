@@ -5,23 +5,23 @@ import type { PlanReviewInput } from '../core/tasks/run/plan-review';
 import type { RoutingInput } from '../core/tasks/run/routing';
 import type { CancellationRequestInput } from '../core/tasks/run/task-lifecycle';
 import type { ControlChangeInput, MessageReceivedInput } from '../core/tasks/run/task-steering';
-import type { TaskRun } from '../core/tasks/run/task-run';
+import type { TaskWrites } from '../core/tasks/run/task-writes';
 import { failPermanentErrorsFast } from './failures';
 
 /** Short store writes and checks: milliseconds each, no model or tool call. */
-export function createStoreActivities(taskRun: TaskRun) {
+export function createStoreActivities(taskWrites: TaskWrites) {
   return {
-    recordCancellationRequest: (input: CancellationRequestInput) => failPermanentErrorsFast(() => taskRun.recordCancellationRequest(input)),
-    recordControlChange: (input: ControlChangeInput) => failPermanentErrorsFast(() => taskRun.recordControlChange(input)),
-    recordMessageReceived: (input: MessageReceivedInput) => failPermanentErrorsFast(() => taskRun.recordMessageReceived(input)),
-    recordPlan: (input: RoutingInput & { plan: Plan }) => failPermanentErrorsFast(() => taskRun.recordPlan(input, input.plan)),
-    recordPlanReview: (input: PlanReviewInput) => failPermanentErrorsFast(() => taskRun.recordPlanReview(input)),
-    startAgent: (input: AgentRunInput) => failPermanentErrorsFast(() => taskRun.startAgent(input)),
-    finishAgent: (input: FinishAgentInput) => failPermanentErrorsFast(() => taskRun.finishAgent(input)),
-    requestApproval: (input: ApprovalRequestInput) => failPermanentErrorsFast(() => taskRun.requestApproval(input)),
-    recordApprovalDecision: (input: ApprovalDecisionInput) => failPermanentErrorsFast(() => taskRun.recordApprovalDecision(input)),
-    recordIgnoredDecision: (input: IgnoredDecisionInput) => failPermanentErrorsFast(() => taskRun.recordIgnoredDecision(input)),
-    checkPlanText: async (text: string) => taskRun.checkPlanText(text),
-    checkToolArguments: async (input: { tool: string; argumentsText: string }) => taskRun.checkToolArguments(input),
+    recordCancellationRequest: (input: CancellationRequestInput) => failPermanentErrorsFast(() => taskWrites.recordCancellationRequest(input)),
+    recordControlChange: (input: ControlChangeInput) => failPermanentErrorsFast(() => taskWrites.recordControlChange(input)),
+    recordMessageReceived: (input: MessageReceivedInput) => failPermanentErrorsFast(() => taskWrites.recordMessageReceived(input)),
+    recordPlan: (input: RoutingInput & { plan: Plan }) => failPermanentErrorsFast(() => taskWrites.recordPlan(input, input.plan)),
+    recordPlanReview: (input: PlanReviewInput) => failPermanentErrorsFast(() => taskWrites.recordPlanReview(input)),
+    startAgent: (input: AgentRunInput) => failPermanentErrorsFast(() => taskWrites.startAgent(input)),
+    finishAgent: (input: FinishAgentInput) => failPermanentErrorsFast(() => taskWrites.finishAgent(input)),
+    requestApproval: (input: ApprovalRequestInput) => failPermanentErrorsFast(() => taskWrites.requestApproval(input)),
+    recordApprovalDecision: (input: ApprovalDecisionInput) => failPermanentErrorsFast(() => taskWrites.recordApprovalDecision(input)),
+    recordIgnoredDecision: (input: IgnoredDecisionInput) => failPermanentErrorsFast(() => taskWrites.recordIgnoredDecision(input)),
+    checkPlanText: async (text: string) => taskWrites.checkPlanText(text),
+    checkToolArguments: async (input: { tool: string; argumentsText: string }) => taskWrites.checkToolArguments(input),
   };
 }

@@ -7,7 +7,7 @@ import { endRun, runStatusOf } from './run-ending';
 import { childLinkRecord, runStartOf } from './run-records';
 import { agentFinishedEvent, agentStartedEvent } from './agent-events';
 import { agentRunAgentId, taskRunIdOr, taskRunOf } from './task-ref';
-import type { TaskRunDeps } from './task-run-deps';
+import type { TaskWriteDeps } from './task-write-deps';
 
 export interface AgentRunInput {
   taskId: string;
@@ -33,7 +33,7 @@ export interface FinishAgentInput extends AgentRunInput {
 const agentRunOf = (input: AgentRunInput) => ({ runId: input.runId, runAgentId: agentRunAgentId(input.agentId), sessionId: input.sessionId });
 
 /** A COMPLEX task's agent runs: children of the task's own run, each start and end one transaction. */
-export function agentRuns({ store }: TaskRunDeps) {
+export function agentRuns({ store }: TaskWriteDeps) {
   return {
     /**
      * Starts the agent's child run under the task's run (child_run_linked + run_started), indexes

@@ -14,7 +14,7 @@ import {
 } from './run-records';
 import { appendWhileTaskRuns, taskEvent } from './task-events';
 import { runEventKey } from './task-ref';
-import type { TaskRunDeps } from './task-run-deps';
+import type { TaskWriteDeps } from './task-write-deps';
 
 export interface ApprovalRequestInput extends Pick<
   NewApproval,
@@ -94,7 +94,7 @@ function approvalRequestedEvent(input: ApprovalRequestInput, at: Date) {
  * is idempotent by approval id, also when proposed again at a later workflow time (a Temporal reset
  * re-drives the workflow past a request or a decision the store already holds): the record stands.
  */
-export function approvalChanges({ store, pool, observer }: TaskRunDeps) {
+export function approvalChanges({ store, pool, observer }: TaskWriteDeps) {
   return {
     /** Stores the pending approval, its approval_requested record and APPROVAL_REQUESTED; an approval already requested is left as it is, and its decision, if any, returned. */
     async requestApproval(input: ApprovalRequestInput): Promise<RecordedApproval> {

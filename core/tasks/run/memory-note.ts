@@ -1,7 +1,7 @@
 import { askOnce } from './recorded-reply';
 import type { ModelReplyPayload } from './run-records';
 import { TaskAgent } from './task-ref';
-import type { StepContext, TaskRunDeps } from './task-run-deps';
+import type { StepContext, TaskWriteDeps } from './task-write-deps';
 
 // The model call behind a completed task's memory note (workflows/remember-result.ts): asked once
 // on the small tier, recorded in the task run's log as 'memory/note', its usage the task's agent
@@ -16,7 +16,7 @@ export interface MemoryNoteInput {
   atMs: number;
 }
 
-export function memoryNotes(deps: TaskRunDeps) {
+export function memoryNotes(deps: TaskWriteDeps) {
   return {
     draftMemoryNote: (input: MemoryNoteInput, step: StepContext): Promise<ModelReplyPayload> =>
       askOnce(

@@ -29,7 +29,7 @@ import {
 } from './run-records';
 import { stepCompletion } from './step-completion';
 import { taskEvent } from './task-events';
-import type { StepContext, TaskRunDeps } from './task-run-deps';
+import type { StepContext, TaskWriteDeps } from './task-write-deps';
 import { sessionHasEnded } from './session-state';
 import { isMainAgentStep, recordMainAgentStep } from './main-agent';
 import { hasBudget, reserveStep, settleReservations } from './budget-reservations';
@@ -138,7 +138,7 @@ async function toolResultPart(store: RuntimeStore, owner: RunRef, id: string): P
 }
 
 /** What this step adds before the model's reply: the seed on step 0, the previous step's tool results after a tool step. */
-async function recordsBeforeReply({ pool, store }: TaskRunDeps, input: ModelStepInput): Promise<RecordInput[]> {
+async function recordsBeforeReply({ pool, store }: TaskWriteDeps, input: ModelStepInput): Promise<RecordInput[]> {
   const owner = recordOwnerOf(input);
   const at = new Date(input.stepAtMs);
   const added: RecordInput[] = [];
@@ -155,7 +155,7 @@ async function recordsBeforeReply({ pool, store }: TaskRunDeps, input: ModelStep
 }
 
 /** A reply stored by an earlier attempt of this step: returned as it was, the model is not called again. */
-async function storedReply({ pool, gateway }: TaskRunDeps, input: ModelStepInput, stored: StoredRecord): Promise<ModelStepResult> {
+async function storedReply({ pool, gateway }: TaskWriteDeps, input: ModelStepInput, stored: StoredRecord): Promise<ModelStepResult> {
   const reply = decodeTranscriptRecord(stored);
   const usage = reply.usage ?? noUsage;
   const model = reply.model ?? '';
@@ -164,7 +164,7 @@ async function storedReply({ pool, gateway }: TaskRunDeps, input: ModelStepInput
 }
 
 /** A fork's step before its from-step: the predecessor's step copied into this run, with nothing called or spent. */
-async function reusedStep({ store }: TaskRunDeps, input: ModelStepInput, copied: RecordInput[]): Promise<ModelStepResult> {
+async function reusedStep({ store }: TaskWriteDeps, input: ModelStepInput, copied: RecordInput[]): Promise<ModelStepResult> {
   const at = new Date(input.stepAtMs);
   await store.appendRunRecords(copied, async (tx) => {
     if (!input.workflowId) return;
@@ -182,7 +182,7 @@ async function reusedStep({ store }: TaskRunDeps, input: ModelStepInput, copied:
  * Under a budget, the step reserves its prompt (counted, and priced at its tier's first model)
  * before the call; why not, when a budget cannot take it. No budget: nothing is read or written.
  */
-async function reserveModelStep(deps: TaskRunDeps, input: ModelStepInput, owner: RunRef, messages: Message[], at: Date): Promise<string | undefined> {
+async function reserveModelStep(deps: TaskWriteDeps, input: ModelStepInput, owner: RunRef, messages: Message[], at: Date): Promise<string | undefined> {
   if (!hasBudget(input.budget)) return undefined;
   const tokens = countMessageTokens(messages, 'o200k_base', input.system);
   const costUsd = costOf(firstChoice(deps.gateway.catalog, input.tier ?? 'MEDIUM'), { promptTokens: tokens, completionTokens: 0, totalTokens: tokens });
@@ -209,7 +209,7 @@ function recordCompactionUsage(
 }
 
 /** One model step of an agent: the transcript from the run log, one model call, the reply stored with its usage. */
-export function modelSteps(deps: TaskRunDeps) {
+export function modelSteps(deps: TaskWriteDeps) {
   const { store, pool, gateway, tools } = deps;
   const transcripts = runTranscripts(store);
 

@@ -3,7 +3,7 @@ import { userText, textOf } from '../../transcript';
 import { recordStepUsage } from '../task-usage';
 import { decodeModelReply, modelReplyKey, modelReplyRecord, type ModelReplyPayload } from './run-records';
 import { taskRunOf } from './task-ref';
-import type { StepContext, TaskRunDeps } from './task-run-deps';
+import type { StepContext, TaskWriteDeps } from './task-write-deps';
 
 // One model call of a task outside any agent's transcript (routing, a memory note): its reply is
 // kept in the task run's log under a name, with its usage, in one transaction, so a retry reuses
@@ -23,7 +23,7 @@ export interface RecordedAsk {
   atMs: number;
 }
 
-export async function askOnce({ store, gateway }: Pick<TaskRunDeps, 'store' | 'gateway'>, ask: RecordedAsk, step: StepContext): Promise<ModelReplyPayload> {
+export async function askOnce({ store, gateway }: Pick<TaskWriteDeps, 'store' | 'gateway'>, ask: RecordedAsk, step: StepContext): Promise<ModelReplyPayload> {
   const owner = { ...taskRunOf(ask.runId), sessionId: ask.sessionId };
   const recordKey = modelReplyKey(owner, ask.name);
   const stored = await store.findRunRecord(owner.runId, recordKey);

@@ -8,7 +8,7 @@ import { askOnce } from './recorded-reply';
 import { recordPlanReview, revisionPrompt, type PlanReviewInput } from './plan-review';
 import { taskEvent } from './task-events';
 import { TaskAgent, runEventKey, taskRunIdOr, type TaskRef } from './task-ref';
-import type { StepContext, TaskRunDeps } from './task-run-deps';
+import type { StepContext, TaskWriteDeps } from './task-write-deps';
 
 /** A task as routing sees it: its caller's roles play no part. */
 export interface RoutingInput extends Omit<TaskRef, 'roles'> {
@@ -47,7 +47,7 @@ const decompositionPrompt = (query: string, tools: readonly string[], errors?: s
   ].join('\n');
 
 /** The routing decision and the plan: the mode a task runs in, and the agents of a COMPLEX one. */
-export function taskRouting({ store, pool, gateway, tools }: TaskRunDeps) {
+export function taskRouting({ store, pool, gateway, tools }: TaskWriteDeps) {
   const toolNames = (tenantId?: string) => tools.list(tenantId).map((t) => t.name);
 
   const ask = (input: RoutingInput, name: string, prompt: string, tier: ModelTier, step: StepContext) =>

@@ -12,7 +12,7 @@ import { endRun } from './run-ending';
 import { runStartOf, type RecordOwner } from './run-records';
 import { taskEvent } from './task-events';
 import { TASK_RUN_AGENT_ID, runEventKey, taskRunOf, type TaskRef } from './task-ref';
-import type { TaskRunDeps } from './task-run-deps';
+import type { TaskWriteDeps } from './task-write-deps';
 
 // A Temporal reset (the Web UI's Reset, `temporal workflow reset`) runs a task's workflow again
 // from a point of its history, in a new Temporal run. That run writes a new store run of the task
@@ -43,7 +43,7 @@ export interface TaskRunHandover extends TaskRef {
   atMs: number;
 }
 
-type HandoverDeps = Pick<TaskRunDeps, 'pool' | 'store'>;
+type HandoverDeps = Pick<TaskWriteDeps, 'pool' | 'store'>;
 
 /** A handover of a reset run that a later reset has replaced already: it can never apply. */
 export class SupersededHandoverError extends Error {

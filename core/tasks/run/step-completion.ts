@@ -2,7 +2,7 @@ import type { ModelRequest } from '../../llm/gateway';
 import { answerWithCache, cacheKeyOf, type CacheAnswer } from '../../llm/response-cache';
 import type { Queryable } from '../../db/transaction';
 import { partialOutputPublisher } from './partial-output';
-import type { StepContext, TaskRunDeps } from './task-run-deps';
+import type { StepContext, TaskWriteDeps } from './task-write-deps';
 
 export interface StepAsk {
   /** The task's workflow, whose live readers get the text as it streams. */
@@ -27,7 +27,7 @@ export interface StepAnswer extends CacheAnswer {
  * both inside the transaction that stores the step.
  */
 export async function stepCompletion(
-  { gateway, pool, cacheTtlSeconds }: Pick<TaskRunDeps, 'gateway' | 'pool' | 'cacheTtlSeconds'>,
+  { gateway, pool, cacheTtlSeconds }: Pick<TaskWriteDeps, 'gateway' | 'pool' | 'cacheTtlSeconds'>,
   ask: StepAsk,
   request: ModelRequest,
   step: StepContext,

@@ -14,7 +14,7 @@ import { endRun, runStatusOf } from './run-ending';
 import { cancellationIntentRecord, runStartOf } from './run-records';
 import { taskEvent } from './task-events';
 import { runEventKey, taskRunOf, type TaskRef } from './task-ref';
-import type { TaskRunDeps } from './task-run-deps';
+import type { TaskWriteDeps } from './task-write-deps';
 import { log } from '../../telemetry/logger';
 
 export interface StartTaskInput extends TaskRef {
@@ -75,7 +75,7 @@ const finalEventOf = {
  * WORKFLOW_STARTED, together. An ended session records the run cancelled instead, and
  * `proceed` is false. Idempotent: a retry returns the recorded decision.
  */
-async function startTask({ store, pool, tools }: TaskRunDeps, input: StartTaskInput): Promise<{ proceed: boolean; tools: ToolSummary[] }> {
+async function startTask({ store, pool, tools }: TaskWriteDeps, input: StartTaskInput): Promise<{ proceed: boolean; tools: ToolSummary[] }> {
   const at = new Date(input.startedAtMs);
   const owner = { ...taskRunOf(input.workflowId), sessionId: input.sessionId };
   if (input.sessionId) {
@@ -124,7 +124,7 @@ async function startTask({ store, pool, tools }: TaskRunDeps, input: StartTaskIn
 }
 
 /** The tools a task's agent is offered: the tenant's, narrowed to the task's allowed tools when it names them. */
-export function offeredTools(tools: TaskRunDeps['tools'], task: Pick<StartTaskInput, 'tenantId' | 'allowedTools'>): ToolSummary[] {
+export function offeredTools(tools: TaskWriteDeps['tools'], task: Pick<StartTaskInput, 'tenantId' | 'allowedTools'>): ToolSummary[] {
   const offered = tools.list(task.tenantId).filter((tool) => !task.allowedTools || task.allowedTools.includes(tool.name));
   return offered.map((tool) => ({ name: tool.name, dangerous: tool.dangerous }));
 }
@@ -133,7 +133,7 @@ export function offeredTools(tools: TaskRunDeps['tools'], task: Pick<StartTaskIn
 const workflowOfEnd = (input: FinishTaskInput) => input.workflowId ?? input.runId;
 
 /** One log line per task end, and the end in the metrics (a retried end may be told twice: a log's and a counter's rounding, not a record). */
-function reportTaskEnd({ observer }: TaskRunDeps, input: FinishTaskInput, task: EndedTask): void {
+function reportTaskEnd({ observer }: TaskWriteDeps, input: FinishTaskInput, task: EndedTask): void {
   const seconds = Math.max(0, input.finishedAtMs - task.createdAt.getTime()) / 1000;
   const line = {
     taskId: input.taskId,
@@ -150,7 +150,7 @@ function reportTaskEnd({ observer }: TaskRunDeps, input: FinishTaskInput, task: 
 }
 
 /** The start and end of a task's own run, each one transaction with the task index and the task's events. */
-export function taskLifecycle(deps: TaskRunDeps) {
+export function taskLifecycle(deps: TaskWriteDeps) {
   const { store } = deps;
   return {
     start: (input: StartTaskInput) => startTask(deps, input),

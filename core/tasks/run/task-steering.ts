@@ -2,7 +2,7 @@ import { EventType } from '../../events/event-types';
 import { controlChangeRecord, messageReceivedRecord, recordOwnerOf } from './run-records';
 import type { TaskMessage } from './model-step';
 import { appendWhileTaskRuns, taskEvent } from './task-events';
-import type { TaskRunDeps } from './task-run-deps';
+import type { TaskWriteDeps } from './task-write-deps';
 
 // A person steering a running task: each pause and resume is a record in the task's run log and an
 // event in its stream (WORKFLOW_PAUSED, WORKFLOW_RESUMED), one transaction, keyed by its place
@@ -29,7 +29,7 @@ export interface MessageReceivedInput {
   atMs: number;
 }
 
-export function taskSteering({ store }: TaskRunDeps) {
+export function taskSteering({ store }: TaskWriteDeps) {
   return {
     async recordControlChange(input: ControlChangeInput): Promise<void> {
       const at = new Date(input.atMs);

@@ -22,7 +22,7 @@ import {
 import { taskEvent } from './task-events';
 import { sessionHasEnded } from './session-state';
 import type { RunRef, TaskRef } from './task-ref';
-import type { StepContext, TaskRunDeps } from './task-run-deps';
+import type { StepContext, TaskWriteDeps } from './task-write-deps';
 import type { PromptParams } from '../../tools/tool';
 import { hasBudget, reserveStep, settleReservations } from './budget-reservations';
 import type { Budget } from './budget';
@@ -92,7 +92,7 @@ const idempotencyKeyOf = (run: RunRef, toolCallId: string) => `weft-${createHash
  * copied from the run a fork came from costs nothing: the tool did not run.
  */
 async function recordOutcome(
-  { store, tools }: TaskRunDeps,
+  { store, tools }: TaskWriteDeps,
   input: ToolCallInput,
   owner: RecordOwner,
   outcome: ToolOutcome,
@@ -134,7 +134,7 @@ async function recordOutcome(
  * The outcome a call has without running the tool: stored by an earlier attempt, copied from the
  * run a fork came from, or refused because the session has ended (as a model step is).
  */
-async function outcomeWithoutRunning(deps: TaskRunDeps, input: ToolCallInput, owner: RecordOwner): Promise<ToolOutcome | undefined> {
+async function outcomeWithoutRunning(deps: TaskWriteDeps, input: ToolCallInput, owner: RecordOwner): Promise<ToolOutcome | undefined> {
   const stored = await deps.store.findRunRecord(input.runId, toolResultKey(owner, input.call.id));
   if (stored) return decodeToolResult(stored);
   const recorded = input.reuseFrom && (await recordedToolOutcome(deps.store, input.reuseFrom, owner, input.call.id));
@@ -148,7 +148,7 @@ async function outcomeWithoutRunning(deps: TaskRunDeps, input: ToolCallInput, ow
 }
 
 /** A priced tool's call reserves its cost under the task's budgets, as a model step reserves its prompt. */
-async function reserveToolCost(deps: TaskRunDeps, input: ToolCallInput, owner: RecordOwner): Promise<string | undefined> {
+async function reserveToolCost(deps: TaskWriteDeps, input: ToolCallInput, owner: RecordOwner): Promise<string | undefined> {
   const costUsd = deps.tools.get(input.call.name)?.costPerUse ?? 0;
   if (costUsd <= 0 || !hasBudget(input.budget)) return undefined;
   return reserveStep(
@@ -162,7 +162,7 @@ async function reserveToolCost(deps: TaskRunDeps, input: ToolCallInput, owner: R
  * One tool call of an agent: announced, run, and its outcome stored with its event and its cost.
  * The tool's idempotency class decides what a retry may do (tool.ts).
  */
-export function toolSteps(deps: TaskRunDeps) {
+export function toolSteps(deps: TaskWriteDeps) {
   const { store, pool, tools } = deps;
   /**
    * Idempotent by its tool-call id: the outcome is stored in the run log under that id, and a retry

@@ -5,7 +5,7 @@ import type { ToolRegistry } from '../../tools/registry';
 import type { TaskObserver } from '../../telemetry/task-metrics';
 
 /** What a task's writes run against; built once per worker. */
-export interface TaskRunDeps {
+export interface TaskWriteDeps {
   pool: Pool;
   store: RuntimeStore;
   /** Every model call goes through it; a step that names no tier asks for MEDIUM. */

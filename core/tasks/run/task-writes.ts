@@ -5,7 +5,7 @@ import { modelSteps } from './model-step';
 import { taskRouting } from './routing';
 import { taskLifecycle } from './task-lifecycle';
 import { taskSteering } from './task-steering';
-import type { TaskRunDeps } from './task-run-deps';
+import type { TaskWriteDeps } from './task-write-deps';
 import { toolSteps } from './tool-step';
 
 // Every write of one task, in one place: its start, routing decision and plan, model steps, tool
@@ -13,7 +13,7 @@ import { toolSteps } from './tool-step';
 // lifecycle change with its record, its event and its usage; keys come from run-records.ts and
 // timestamps from the caller (the workflow), so a retry proposes exactly the same write.
 
-export function createTaskRun(deps: TaskRunDeps) {
+export function createTaskWrites(deps: TaskWriteDeps) {
   return {
     ...taskLifecycle(deps),
     ...taskRouting(deps),
@@ -38,5 +38,5 @@ export function createTaskRun(deps: TaskRunDeps) {
   };
 }
 
-export type TaskRun = ReturnType<typeof createTaskRun>;
-export type { TaskRunDeps, StepContext } from './task-run-deps';
+export type TaskWrites = ReturnType<typeof createTaskWrites>;
+export type { TaskWriteDeps, StepContext } from './task-write-deps';
