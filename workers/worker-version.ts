@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { NativeConnection, WorkflowBundleOption } from '@temporalio/worker';
 import type { BuildPromotion, WorkerVersion, WorkerVersioning } from '../core/capacity-settings';
@@ -13,15 +13,24 @@ import { bundleWorkflows } from './create-worker';
 // worker runs it. New tasks go to the deployment's current version; a worker makes its own build
 // current once it polls, as WEFT_WORKER_PROMOTE says.
 
+const buildIdOfDigest = (hex: string) => `wf-${hex.slice(0, 16)}`;
+
 /** The build id of a workflow bundle: its content's hash. */
-export const buildIdOf = (code: string | Buffer) => `wf-${createHash('sha256').update(code).digest('hex').slice(0, 16)}`;
+export const buildIdOf = (code: string) => buildIdOfDigest(createHash('sha256').update(code).digest('hex'));
+
+/** The build id of a bundle file, read in chunks (the worker does not keep a copy of its code). */
+async function buildIdOfFile(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return buildIdOfDigest(hash.digest('hex'));
+}
 
 /**
  * The workflow code the worker runs, and the build id it names: the prebuilt bundle
  * (WEFT_WORKFLOW_BUNDLE, which the worker then loads from its file), or the workflows bundled now.
  */
 export async function workflowBundleOf(bundlePath: string | undefined): Promise<{ bundle: WorkflowBundleOption; codeBuildId: string }> {
-  if (bundlePath) return { bundle: { codePath: bundlePath }, codeBuildId: buildIdOf(await readFile(bundlePath)) };
+  if (bundlePath) return { bundle: { codePath: bundlePath }, codeBuildId: await buildIdOfFile(bundlePath) };
   const code = await bundleWorkflows();
   return { bundle: { code }, codeBuildId: buildIdOf(code) };
 }

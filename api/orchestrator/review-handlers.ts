@@ -3,7 +3,7 @@ import type { OrchestratorServiceHandlers } from '../../protos/generated/shannon
 import type { Authenticator } from '../grpc/auth';
 import { authorized } from '../grpc/unary';
 import type { TaskControlDeps } from './task-control';
-import { reviewTask, taskReview } from './task-review';
+import { reviewTask, taskReview, taskReviewJson } from './task-review';
 
 // OrchestratorService's review RPCs: Shannon's SubmitReviewDecision, and Weft's ReviewTask (a round
 // of feedback, or the decision) and GetTaskReview, over the review every door shares.
@@ -25,18 +25,6 @@ export function reviewHandlers(deps: TaskControlDeps & { auth: Authenticator }):
       });
       return { status: view.status, round: view.round, version: view.version, current_plan: JSON.stringify(view.plan), last_error: view.lastError ?? '' };
     }),
-    GetTaskReview: authorized(deps.auth, async (request, principal) => {
-      const review = await taskReview(reviewDeps, principal, request.task_id);
-      return {
-        status: review.status,
-        round: review.round,
-        version: review.version,
-        max_rounds: review.maxRounds,
-        current_plan: JSON.stringify(review.currentPlan),
-        rounds: review.rounds.map((r) => ({ role: r.role, message: r.message, round: r.round, by: r.by, timestamp: r.at.toISOString() })),
-        query: review.query,
-        last_error: review.lastError ?? '',
-      };
-    }),
+    GetTaskReview: authorized(deps.auth, async (request, principal) => taskReviewJson(await taskReview(reviewDeps, principal, request.task_id))),
   };
 }

@@ -73,6 +73,20 @@ export async function taskReview(deps: TaskReviewDeps, principal: Principal, ref
   };
 }
 
+/** A review in the shape both doors answer with (gRPC's GetTaskReviewResponse, Shannon's GET .../review). */
+export function taskReviewJson(review: TaskReview) {
+  return {
+    status: review.status,
+    round: review.round,
+    version: review.version,
+    max_rounds: review.maxRounds,
+    current_plan: JSON.stringify(review.currentPlan),
+    rounds: review.rounds.map((r) => ({ role: r.role, message: r.message, round: r.round, by: r.by, timestamp: r.at.toISOString() })),
+    query: review.query,
+    last_error: review.lastError ?? '',
+  };
+}
+
 const actions = ['feedback', 'approve', 'reject'];
 
 /** Feedback the planner revises the plan with, or the decision; the review afterwards, as the workflow holds it. */

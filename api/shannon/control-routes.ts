@@ -7,7 +7,8 @@ import { badRequest, type ShannonCall, type ShannonDeps, type ShannonRoute } fro
 // Pause, resume and control state of a running task, and messages to it, as Shannon's gateway
 // serves them (api/orchestrator/task-control.ts does the steering for every door).
 
-function reasonOf(body: unknown): string {
+/** A pause's or resume's body, {"reason": "..."} or none: its reason. */
+export function reasonOf(body: unknown): string {
   const request = objectOf(body ?? {});
   if (!request) throw badRequest('the request body must be a JSON object');
   const { reason = '', ...unknown } = request;

@@ -1,5 +1,5 @@
 import { createRuntimeStore } from '../../core/store';
-import { reviewTask, taskReview, type TaskReview } from '../orchestrator/task-review';
+import { reviewTask, taskReview, taskReviewJson } from '../orchestrator/task-review';
 import type { PlanReviewView, ReviewAction } from '../../workflows/messages';
 import { objectOf } from './route-adapter';
 import { badRequest, type ShannonCall, type ShannonDeps, type ShannonRoute } from './shannon-route';
@@ -9,19 +9,6 @@ import { badRequest, type ShannonCall, type ShannonDeps, type ShannonRoute } fro
 // (its agents as JSON); the version is the ETag, and an If-Match with another refuses the call.
 
 const reviewDeps = (deps: ShannonDeps) => ({ pool: deps.pool, temporal: deps.temporal, store: createRuntimeStore(deps.pool) });
-
-function reviewJson(review: TaskReview) {
-  return {
-    status: review.status,
-    round: review.round,
-    version: review.version,
-    max_rounds: review.maxRounds,
-    current_plan: JSON.stringify(review.currentPlan),
-    rounds: review.rounds.map((round) => ({ role: round.role, message: round.message, round: round.round, by: round.by, timestamp: round.at.toISOString() })),
-    query: review.query,
-    ...(review.lastError ? { last_error: review.lastError } : {}),
-  };
-}
 
 function actionOf({ body, headers }: Pick<ShannonCall, 'body' | 'headers'>): Omit<ReviewAction, 'by'> {
   const request = objectOf(body ?? {});
@@ -54,7 +41,7 @@ export const reviewRoutes: ShannonRoute[] = [
     tag: 'review',
     async handle({ principal, params }, deps) {
       const review = await taskReview(reviewDeps(deps), principal, params.task_id!);
-      return { headers: { etag: String(review.version) }, body: reviewJson(review) };
+      return { headers: { etag: String(review.version) }, body: taskReviewJson(review) };
     },
   },
   {

@@ -2,6 +2,7 @@ import type { TaskRecord } from '../../core/tasks/task-index';
 import { scheduleInfoOf } from '../orchestrator/schedule-handlers';
 import { overlapPolicies, type OverlapPolicy, type ScheduleFields } from '../orchestrator/schedule-spec';
 import type { ScheduleStatus } from '../orchestrator/schedules';
+import { reasonOf } from './control-routes';
 import { objectOf, type JsonObject } from './route-adapter';
 import { badRequest, integerParam, type ShannonCall, type ShannonDeps, type ShannonRoute } from './shannon-route';
 
@@ -56,15 +57,6 @@ const withDefaults = (given: Partial<ScheduleFields>): ScheduleFields => ({
   overlapPolicy: 'SKIP',
   ...given,
 });
-
-function reasonOf(body: unknown): string {
-  const request = objectOf(body ?? {});
-  if (!request) throw badRequest('the request body must be a JSON object');
-  const { reason = '', ...unknown } = request;
-  if (Object.keys(unknown).length > 0) throw badRequest(`unknown field ${Object.keys(unknown)[0]}`);
-  if (typeof reason !== 'string') throw badRequest('reason must be a string');
-  return reason;
-}
 
 const pageOf = (query: Record<string, unknown>) => {
   const page = integerParam(query, 'page', 1, { min: 1, max: 1_000_000 });
