@@ -93,6 +93,9 @@ export const agentMessageSignal = defineSignal<[TaskMessage]>('agentMessage');
 /** Sent by a task's workflow to each running agent of its plan: hold (true) or go on (false) at the next step. */
 export const agentHoldSignal = defineSignal<[boolean]>('agentHold');
 
+/** As many rounds of feedback as Shannon's review allows. */
+export const maxReviewRounds = 10;
+
 /** A person's part in a plan's review. */
 export interface ReviewAction {
   action: 'feedback' | 'approve' | 'reject';

@@ -3,7 +3,7 @@ import type { Plan } from '../core/orchestration/plan';
 import type { PlanReviewEntry } from '../core/tasks/run/plan-review';
 import { modelActivities, storeActivities } from './activity-stubs';
 import { initialLoopState } from './agent-loop';
-import { handlerDescriptions, planReviewQuery, reviewPlanUpdate, type PlanReviewView, type ReviewAction } from './messages';
+import { handlerDescriptions, maxReviewRounds, planReviewQuery, reviewPlanUpdate, type PlanReviewView, type ReviewAction } from './messages';
 import { loopOutcome, type TaskOutcome } from './task-outcomes';
 import { routingInputOf, taskRunFieldsOf, type TaskScope } from './task-scope';
 
@@ -15,8 +15,6 @@ import { routingInputOf, taskRunFieldsOf, type TaskScope } from './task-scope';
 const { recordPlanReview } = storeActivities;
 const { revisePlan } = modelActivities;
 
-/** As many rounds of feedback as Shannon's review allows. */
-export const maxReviewRounds = 10;
 const maxFeedbackChars = 10 * 1024;
 
 export type ReviewOutcome = { kind: 'approved'; plan: Plan; revised: boolean } | { kind: 'stopped'; outcome: TaskOutcome };

@@ -3,7 +3,7 @@ import type { Principal } from '../../core/auth/api-keys';
 import type { Plan } from '../../core/orchestration/plan';
 import type { RuntimeStore } from '../../core/store';
 import { readPlanReview } from '../../core/tasks/run/plan-review';
-import { planReviewQuery, reviewPlanUpdate, type PlanReviewView, type ReviewAction } from '../../workflows/messages';
+import { maxReviewRounds, planReviewQuery, reviewPlanUpdate, type PlanReviewView, type ReviewAction } from '../../workflows/messages';
 import { failedPrecondition, invalidArgument, notFound } from '../grpc/grpc-errors';
 import { refusedAsPrecondition, steerableTask, steererOf, type TaskControlDeps } from './task-control';
 import { ownTaskOf } from './task-ownership';
@@ -65,7 +65,7 @@ export async function taskReview(deps: TaskReviewDeps, principal: Principal, ref
     status,
     round: live?.round ?? Math.max(0, ...entries.filter((entry) => entry.kind === 'feedback').map((entry) => entry.round)),
     version: live?.version ?? proposed.length,
-    maxRounds: live?.maxRounds ?? 0,
+    maxRounds: live?.maxRounds ?? maxReviewRounds,
     currentPlan: live?.plan ?? (proposed.at(-1) as { plan: Plan }).plan,
     rounds,
     query: task.record?.query ?? '',

@@ -84,7 +84,7 @@ it('revises the plan with each round of feedback, and runs the plan the person a
   expect(await eventCount(taskId, 'RESEARCH_PLAN_UPDATED')).toBe(3);
   expect(await eventCount(taskId, 'REVIEW_USER_FEEDBACK')).toBe(2);
   // Read back from the run log once the task has ended.
-  expect((await http.call('GET', `/api/v1/tasks/${taskId}/review`)).body).toMatchObject({ status: 'approved', version: 3, round: 2 });
+  expect((await http.call('GET', `/api/v1/tasks/${taskId}/review`)).body).toMatchObject({ status: 'approved', version: 3, round: 2, max_rounds: 10 });
 });
 
 it('is rejected by an Update sent by name, shown with weft review, and refuses bad reviews with clear errors', async () => {
