@@ -53,6 +53,7 @@ export async function taskStatusResponse(deps: { temporal: Client; pool: Pool },
         total_tokens: running && view ? view.tokens : task.usage.totalTokens,
         cost_usd: running && view ? view.costUsd : task.usage.costUsd,
         model: task.usage.model,
+        estimated: task.usage.estimated ?? false,
       },
       // A plan's agents, or the one agent of a task that ran one.
       agents_used: stored.length > 0 ? stored.length : task.mode !== 'SIMPLE' && task.usage.totalTokens > 0 ? 1 : 0,

@@ -9,6 +9,8 @@ export interface TokenCounts {
   totalTokens: number;
   /** Prompt tokens the provider served from its prompt cache, when it reports them. */
   cachedPromptTokens?: number;
+  /** The provider reported no usage: Weft counted the call itself (usage-estimate.ts). */
+  estimated?: boolean;
 }
 
 export interface ChatCompletion {

@@ -12,6 +12,7 @@ import { createProviderGuard, type BreakerState } from './provider-guard';
 import type { Provider } from './providers';
 import { countMessageTokens } from './tokenizer';
 import type { ModelObserver } from '../telemetry/model-metrics';
+import { producedText, usageOrEstimate } from './usage-estimate';
 
 // The model gateway: every model call of Weft goes through it. A request names a tier (the cheapest
 // available model of the tier answers, the next ones in price order stand by) or a model (or alias);
@@ -88,19 +89,26 @@ async function collect(deltas: AsyncGenerator<GatewayDelta>, onPartial: (text: s
   throw new Error('the model stream ended without its final chunk');
 }
 
-/** A provider's stream with the gateway's view of who served it on its final delta, settled first. */
+/**
+ * A provider's stream with the gateway's view of who served it on its final delta, settled first;
+ * its usage counted by Weft when the provider reported none.
+ */
 async function* withServed(
   deltas: AsyncGenerator<ChatDelta>,
+  usageOf: (reported: TokenCounts, produced: string) => TokenCounts,
   servedOf: (usage: TokenCounts) => Served,
   settle: (usage: TokenCounts) => Promise<void>,
 ): AsyncGenerator<GatewayDelta> {
+  let produced = '';
   for await (const delta of deltas) {
     if (delta.kind !== 'end') {
+      produced += delta.kind === 'tool_call' ? `${delta.name}${delta.arguments}` : delta.text;
       yield delta;
       continue;
     }
-    await settle(delta.usage);
-    yield { ...delta, ...servedOf(delta.usage) };
+    const usage = usageOf(delta.usage, produced);
+    await settle(usage);
+    yield { ...delta, usage, ...servedOf(usage) };
   }
 }
 
@@ -155,7 +163,12 @@ export function createModelGateway(catalog: ModelCatalog, options: GatewayOption
     const { model, settle, value } = await served(request, { streaming: true }, (target) =>
       providerOf(target.provider).chat.openStream({ ...request, model: target.id }),
     );
-    return withServed(value, (usage) => servedBy(model, usage), settle);
+    return withServed(
+      value,
+      (reported, produced) => usageOrEstimate(reported, request, produced, model.tokenizer),
+      (usage) => servedBy(model, usage),
+      settle,
+    );
   }
 
   return {
@@ -165,8 +178,9 @@ export function createModelGateway(catalog: ModelCatalog, options: GatewayOption
       const { onPartial } = request;
       if (onPartial && candidates(request, { streaming: true }).models.length > 0) return collect(await stream(request), onPartial);
       const { model, settle, value } = await served(request, {}, (target) => providerOf(target.provider).chat.complete({ ...request, model: target.id }));
-      await settle(value.usage);
-      return { ...value, ...servedBy(model, value.usage) };
+      const usage = usageOrEstimate(value.usage, request, producedText(value.message), model.tokenizer);
+      await settle(usage);
+      return { ...value, usage, ...servedBy(model, usage) };
     },
 
     stream,

@@ -56,6 +56,7 @@ interface TaskRow {
   cost_usd: number;
   model: string;
   cache_hit: boolean;
+  usage_estimated: boolean;
   created_at: Date;
   completed_at: Date | null;
   progress: number;
@@ -180,6 +181,7 @@ function toTaskRecord(row: TaskRow): TaskRecord {
       totalTokens: row.total_tokens,
       costUsd: row.cost_usd,
       model: row.model,
+      ...(row.usage_estimated ? { estimated: true } : {}),
     },
     cacheHit: row.cache_hit,
     createdAt: row.created_at,

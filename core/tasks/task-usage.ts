@@ -21,9 +21,9 @@ export interface Spend {
 }
 
 /** The task row's usage columns, set from every recorded step (in the SET list of an UPDATE of `tasks`; $1 is the task). */
-export const usageTotalsFromSteps = `(prompt_tokens, completion_tokens, total_tokens, cost_usd, cache_hit) =
+export const usageTotalsFromSteps = `(prompt_tokens, completion_tokens, total_tokens, cost_usd, cache_hit, usage_estimated) =
        (SELECT coalesce(sum(prompt_tokens), 0), coalesce(sum(completion_tokens), 0), coalesce(sum(total_tokens), 0),
-               coalesce(sum(cost_usd), 0), coalesce(bool_or(cache_hit), false)
+               coalesce(sum(cost_usd), 0), coalesce(bool_or(cache_hit), false), coalesce(bool_or(estimated), false)
         FROM task_usage WHERE task_id = $1)`;
 
 /**
@@ -38,8 +38,8 @@ export async function recordStepUsage(tx: Queryable, usage: StepUsage): Promise<
     tx.query(
       `WITH task AS (SELECT 1 FROM tasks WHERE task_id = $1 FOR UPDATE),
             added AS (
-              INSERT INTO task_usage (task_id, step_key, agent_id, model, prompt_tokens, completion_tokens, total_tokens, cost_usd, cache_hit, recorded_at)
-              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (task_id, step_key) DO NOTHING
+              INSERT INTO task_usage (task_id, step_key, agent_id, model, prompt_tokens, completion_tokens, total_tokens, cost_usd, cache_hit, recorded_at, estimated)
+              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (task_id, step_key) DO NOTHING
             )
        SELECT count(*) FROM task`,
       [
@@ -53,6 +53,7 @@ export async function recordStepUsage(tx: Queryable, usage: StepUsage): Promise<
         usage.costUsd,
         usage.cacheHit ?? false,
         usage.at,
+        usage.estimated ?? false,
       ],
     ),
     tx.query(`UPDATE tasks SET ${usageTotalsFromSteps} WHERE task_id = $1 AND status NOT IN ('QUEUED', 'RUNNING')`, [usage.taskId]),

@@ -33,6 +33,12 @@ export function createModelMetrics(registry: Registry): ModelObserver {
     labelNames: [...labelNames, 'kind'],
     registers: [registry],
   });
+  const estimated = new Counter({
+    name: 'weft_model_estimated_tokens_total',
+    help: 'Tokens Weft counted itself because the provider reported no usage (also in weft_model_tokens_total), by provider, model and kind',
+    labelNames: [...labelNames, 'kind'],
+    registers: [registry],
+  });
   const cost = new Counter({ name: 'weft_model_cost_usd_total', help: 'USD spent on model calls', labelNames, registers: [registry] });
   const latency = new Histogram({
     name: 'weft_model_call_duration_seconds',
@@ -59,6 +65,10 @@ export function createModelMetrics(registry: Registry): ModelObserver {
       calls.inc({ ...labels, outcome: 'success' });
       tokens.inc({ ...labels, kind: 'prompt' }, usage.promptTokens);
       tokens.inc({ ...labels, kind: 'completion' }, usage.completionTokens);
+      if (usage.estimated) {
+        estimated.inc({ ...labels, kind: 'prompt' }, usage.promptTokens);
+        estimated.inc({ ...labels, kind: 'completion' }, usage.completionTokens);
+      }
       if (costUsd > 0) cost.inc(labels, costUsd);
       latency.observe(labels, seconds);
       if (failedOver) failovers.inc(labels);

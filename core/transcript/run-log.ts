@@ -12,6 +12,8 @@ const usageSchema = z.strictObject({
   completionTokens: z.number().int().nonnegative(),
   totalTokens: z.number().int().nonnegative(),
   cachedPromptTokens: z.number().int().nonnegative().optional(),
+  /** The provider reported none: Weft counted the call. */
+  estimated: z.boolean().optional(),
 });
 
 export const transcriptPayloadSchema = z.strictObject({

@@ -19,6 +19,8 @@ export interface ScriptedReply {
   toolCalls?: ScriptedToolCall[];
   /** `cached_tokens` is reported as OpenAI does, under prompt_tokens_details. */
   usage?: { prompt_tokens: number; completion_tokens: number; cached_tokens?: number };
+  /** Report no usage at all, as many OpenAI-compatible servers do (none in the answer, no usage chunk when streaming). */
+  omitUsage?: boolean;
   finishReason?: string;
   /** Answer with this HTTP error status instead (e.g. 500, 429). */
   status?: number;
@@ -225,7 +227,7 @@ export class ScriptedModelServer {
       });
       chunk({}, finishReason);
       const options = body.stream_options as { include_usage?: boolean } | undefined;
-      if (options?.include_usage) {
+      if (options?.include_usage && !reply.omitUsage) {
         res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: fullUsage })}\n\n`);
       }
       res.end('data: [DONE]\n\n');
@@ -252,7 +254,7 @@ export class ScriptedModelServer {
             finish_reason: finishReason,
           },
         ],
-        usage: fullUsage,
+        ...(reply.omitUsage ? {} : { usage: fullUsage }),
       },
       reply.headers,
     );
