@@ -28,7 +28,14 @@ export interface AgentLoopState {
   tokens: number;
   costUsd: number;
   model: string;
+  /** The answer so far when the last step's was cut off at the token limit: the next step goes on with it. */
+  cutOffText?: string;
+  /** How many steps have gone on with a cut-off answer. */
+  continuations?: number;
 }
+
+/** How many times a cut-off answer is continued before it is reported as cut off. */
+const maxContinuations = 2;
 
 /** The store run an agent loop writes to: the task's own run, or an agent's child run (with its store agent). */
 export interface LoopRun {
@@ -69,7 +76,7 @@ export interface AgentLoopParams {
 }
 
 export type AgentLoopResult =
-  | { kind: 'answered'; text: string; state: AgentLoopState }
+  | { kind: 'answered'; text: string; state: AgentLoopState; /** Still cut off at the token limit after the continuations. */ truncated?: boolean }
   | { kind: 'session_ended'; state: AgentLoopState }
   | { kind: 'over_budget'; reason: string; state: AgentLoopState }
   | { kind: 'rejected'; feedback: string; state: AgentLoopState }
@@ -110,6 +117,7 @@ function modelStepInput(params: AgentLoopParams, state: AgentLoopState): ModelSt
     stepAtMs: Date.now(),
     ...messagesFor(params),
     ...taskToolsOffer(),
+    ...(state.cutOffText !== undefined ? { continueCutOff: true } : {}),
   };
 }
 
@@ -281,7 +289,18 @@ export async function runAgentLoop(given: AgentLoopParams, from: AgentLoopState)
     noteProgress(params, state, []);
     params.onUsage?.(step.usage.totalTokens, step.costUsd);
     if (step.overBudget) return { kind: 'over_budget', reason: step.overBudget, state };
-    if (step.toolCalls.length === 0) return { kind: 'answered', text: step.text, state };
+    if (step.toolCalls.length === 0) {
+      const text = (state.cutOffText ?? '') + step.text;
+      const cutOff = step.finishReason === 'length';
+      if (!cutOff || (state.continuations ?? 0) >= maxContinuations || state.step >= params.maxIterations) {
+        return { kind: 'answered', text, state, ...(cutOff ? { truncated: true } : {}) };
+      }
+      state.cutOffText = text;
+      state.continuations = (state.continuations ?? 0) + 1;
+      state.toolResultsFor = [];
+      continue;
+    }
+    delete state.cutOffText;
     if (state.step >= params.maxIterations) {
       return { kind: 'answered', text: step.text || `stopped after ${params.maxIterations} iterations without a final answer`, state };
     }

@@ -7,6 +7,9 @@ export type TaskOutcome = Pick<FinishTaskInput, 'status' | 'result' | 'errorMess
 export const completed = (result: string, model: string): TaskOutcome => ({ status: 'COMPLETED', result, errorMessage: '', model });
 export const failed = (errorMessage: string, model = ''): TaskOutcome => ({ status: 'FAILED', result: '', errorMessage, model });
 
+/** What a completed task's status says of an answer the model's token limit still cut off after it was continued. */
+export const truncatedAnswer = "the answer was cut off at the model's token limit (finish_reason length), even after it was continued";
+
 /** What went wrong, in a person's terms: an activity's failure says it in its cause. */
 export function failureMessageOf(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
@@ -18,7 +21,8 @@ export function loopOutcome(loop: Exclude<AgentLoopResult, { kind: 'continue' }>
   const model = loop.state.model;
   switch (loop.kind) {
     case 'answered':
-      return completed(loop.text, model);
+      // Kept as far as it got, and said to be cut off: never passed off as a whole answer.
+      return loop.truncated ? { ...completed(loop.text, model), errorMessage: truncatedAnswer } : completed(loop.text, model);
     case 'over_budget':
       return { ...failed(loop.reason, model), code: 'BUDGET_EXCEEDED' };
     case 'session_ended':

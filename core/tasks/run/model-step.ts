@@ -71,7 +71,12 @@ export interface ModelStepInput {
   reuseFrom?: string;
   /** What people sent the running task since its previous step: user text the model gets with this step. */
   messages?: TaskMessage[];
+  /** The previous step's answer was cut off at the model's token limit: this step asks the model to go on with it. */
+  continueCutOff?: boolean;
 }
+
+/** What a step that goes on with a cut-off answer tells the model. */
+export const continueCutOffText = 'Your answer was cut off at the token limit. Continue it exactly where it stopped, without repeating anything.';
 
 /** A person's message to a running task (Shannon's swarm message). */
 export interface TaskMessage {
@@ -104,15 +109,17 @@ export type ModelStepResult =
       overBudget?: string;
       /** Set with `offersTaskTools`: the tools the task's agent is offered. */
       offeredTools?: ToolSummary[];
+      /** Why the model stopped: 'length' when its answer was cut off at the token limit (absent in histories from before it was returned). */
+      finishReason?: string;
     };
 
 const noUsage: TokenCounts = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
 
-function replyOf(message: Message, model: string, usage: TokenCounts, costUsd: number) {
+function replyOf(message: Message, model: string, usage: TokenCounts, costUsd: number, finishReason: string | undefined) {
   const toolCalls = message.parts.flatMap((part) =>
     part.kind === 'tool_use' ? [{ id: part.id, name: part.name, arguments: (part.input ?? {}) as Record<string, unknown> }] : [],
   );
-  return { kind: 'reply' as const, text: textOf(message), toolCalls, model, usage, costUsd };
+  return { kind: 'reply' as const, text: textOf(message), toolCalls, model, usage, costUsd, ...(finishReason ? { finishReason } : {}) };
 }
 
 /**
@@ -142,8 +149,8 @@ async function recordsBeforeReply({ pool, store }: TaskWriteDeps, input: ModelSt
   const owner = recordOwnerOf(input);
   const at = new Date(input.stepAtMs);
   const added: RecordInput[] = [];
-  // People's messages join the user turn this step adds (its seed or its tool results).
-  const sent = messageParts(input.messages);
+  // People's messages, and the request to go on with a cut-off answer, join the user turn this step adds.
+  const sent = [...messageParts(input.messages), ...(input.continueCutOff ? [{ kind: 'text' as const, text: continueCutOffText }] : [])];
   if (input.step === 0 && input.seed !== undefined) {
     const seed = userText(input.seed);
     added.push(seedRecord(owner, at, { messages: [...(await conversationSoFar(pool, input)), { ...seed, parts: [...seed.parts, ...sent] }] }));
@@ -160,7 +167,10 @@ async function storedReply({ pool, gateway }: TaskWriteDeps, input: ModelStepInp
   const usage = reply.usage ?? noUsage;
   const model = reply.model ?? '';
   const crossed = await overBudgetNow(pool, input.taskId, input.agentId, input.budget);
-  return { ...replyOf(reply.messages[0]!, model, usage, costOf(findModel(gateway.catalog, model), usage)), ...(crossed ? { overBudget: crossed } : {}) };
+  return {
+    ...replyOf(reply.messages[0]!, model, usage, costOf(findModel(gateway.catalog, model), usage), reply.finishReason),
+    ...(crossed ? { overBudget: crossed } : {}),
+  };
 }
 
 /** A fork's step before its from-step: the predecessor's step copied into this run, with nothing called or spent. */
@@ -175,7 +185,7 @@ async function reusedStep({ store }: TaskWriteDeps, input: ModelStepInput, copie
     );
   });
   const reply = decodeTranscriptRecord(copied.at(-1)!);
-  return replyOf(reply.messages[0]!, reply.model ?? '', noUsage, 0);
+  return replyOf(reply.messages[0]!, reply.model ?? '', noUsage, 0, reply.finishReason);
 }
 
 /**
@@ -295,7 +305,10 @@ export function modelSteps(deps: TaskWriteDeps) {
     );
     if (cacheHit) deps.observer?.stepFromCache(completion.model);
     const crossed = await overBudgetNow(pool, input.taskId, input.agentId, input.budget);
-    return { ...replyOf(completion.message, completion.model, completion.usage, costUsd), ...(crossed ? { overBudget: crossed } : {}) };
+    return {
+      ...replyOf(completion.message, completion.model, completion.usage, costUsd, completion.finishReason),
+      ...(crossed ? { overBudget: crossed } : {}),
+    };
   }
 
   return { runModelStep };
