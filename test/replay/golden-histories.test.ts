@@ -52,6 +52,7 @@ it('has a golden history for every workflow path', () => {
     'headers-reset-run.run-2',
     'scheduled',
     'plan-review',
+    'cut-off',
   ];
   expect(goldenFiles.map((file) => path.basename(file, '.json')).sort()).toEqual(paths.sort());
 });
