@@ -56,10 +56,11 @@ export async function reviewPlan(task: TaskScope, plan: Plan, timeoutMs: number)
       view.status = 'revising';
       try {
         await record({ kind: 'feedback', round, message: action.message!, by: action.by ?? '' });
+        // Counted once its feedback is recorded: feedback sent again is the next round's.
+        view.round = round;
         const revised = await revisePlan.executeWithOptions({ summary: `plan review round ${round}: the planner revises the plan` }, [
           { ...routingInputOf(task), round, plan: view.plan, feedback: action.message! },
         ]);
-        view.round = round;
         if (revised.ok) {
           view.plan = revised.plan;
           view.version += 1;
@@ -68,8 +69,8 @@ export async function reviewPlan(task: TaskScope, plan: Plan, timeoutMs: number)
           view.lastError = `the planner's revision was not a valid plan (${revised.errors.join('; ')}); the plan is unchanged`;
         }
       } catch (err) {
-        // The round is not counted: the feedback may be sent again.
-        throw ApplicationFailure.nonRetryable(`the planner could not revise the plan: ${(err as Error).message}`);
+        view.lastError = `the planner could not revise the plan: ${(err as Error).message}`;
+        throw ApplicationFailure.nonRetryable(view.lastError);
       } finally {
         view.status = 'reviewing';
       }
