@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { status as GrpcStatus } from '@grpc/grpc-js';
 import { createReadStream } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { NativeConnection, WorkflowBundleOption } from '@temporalio/worker';
@@ -46,8 +47,8 @@ type Workflows = NativeConnection['workflowService'];
 /** The deployment's current build, '' when it has none yet (or the deployment is not registered yet). */
 async function currentBuildOf(service: Workflows, namespace: string, deploymentName: string): Promise<string> {
   const described = await service.describeWorkerDeployment({ namespace, deploymentName }).catch((err: { code?: number }) => {
-    // NOT_FOUND: no worker of the deployment has polled yet.
-    if (err.code === 5) return undefined;
+    // No worker of the deployment has polled yet.
+    if (err.code === GrpcStatus.NOT_FOUND) return undefined;
     throw err;
   });
   return described?.workerDeploymentInfo?.routingConfig?.currentDeploymentVersion?.buildId ?? '';

@@ -10,7 +10,6 @@ import type { TaskWorkflowInput } from '../../workflows/task-workflow-types';
 import { taskMetadata } from '../../workflows/ui-metadata';
 import { hasRole } from '../grpc/auth';
 import { invalidArgument, notFound } from '../grpc/grpc-errors';
-import { jsonToStruct } from '../grpc/struct';
 import {
   checkScheduleFields,
   givenFieldsOf,
@@ -21,7 +20,7 @@ import {
   type ScheduleState,
 } from './schedule-spec';
 import { taskSearchAttributes } from './task-start';
-import { taskInputFrom, type SubmissionLimits } from './task-submission';
+import { submitRequestOf, taskInputFrom, type SubmissionLimits } from './task-submission';
 
 // Schedules on Temporal Schedules, for every door (gRPC's schedule RPCs, Shannon's /api/v1/schedules,
 // the weft CLI through gRPC). A schedule is a Temporal Schedule whose action starts taskWorkflow
@@ -63,16 +62,7 @@ const runPrefixOf = (scheduleId: string) => `${scheduleId}-`;
 /** The task each run starts: its id is left to the run's workflow id (workflows/task-workflow.ts). */
 function taskInputOf(deps: ScheduleDeps, principal: Principal, fields: ScheduleFields): TaskWorkflowInput {
   const context = { ...fields.taskContext, ...(fields.maxBudgetPerRunUsd > 0 ? { cost_limit_usd: fields.maxBudgetPerRunUsd } : {}) };
-  const request = {
-    metadata: { task_id: '', user_id: '', session_id: '', tenant_id: '', created_at: null, labels: {}, max_agents: 0, token_budget: 0 },
-    query: fields.taskQuery,
-    context: jsonToStruct(context),
-    auto_decompose: false,
-    manual_decomposition: null,
-    session_context: null,
-    require_approval: false,
-  };
-  return taskInputFrom(request as unknown as Parameters<typeof taskInputFrom>[0], { taskId: '', principal }, deps.limits);
+  return taskInputFrom(submitRequestOf({ query: fields.taskQuery, context }), { taskId: '', principal }, deps.limits);
 }
 
 function scheduleOptionsOf(deps: ScheduleDeps, principal: Principal, scheduleId: string, fields: ScheduleFields) {
@@ -167,6 +157,18 @@ async function liveSchedule(deps: ScheduleDeps, principal: Principal, scheduleId
   return { record, description, handle: deps.temporal.schedule.getHandle(scheduleId) };
 }
 
+/** What Weft keeps of a schedule its owner has just made. */
+const newRecordOf = (principal: Principal, scheduleId: string, fields: ScheduleFields, at: Date): ScheduleRecord => ({
+  scheduleId,
+  tenantId: principal.tenantId,
+  userId: principal.userId,
+  name: fields.name,
+  description: fields.description,
+  given: { ...givenFieldsOf(fields) },
+  createdAt: at,
+  updatedAt: at,
+});
+
 export function createScheduleService(deps: ScheduleDeps) {
   return {
     async create(principal: Principal, fields: ScheduleFields, options: { paused?: boolean } = {}): Promise<ScheduleView> {
@@ -184,15 +186,15 @@ export function createScheduleService(deps: ScheduleDeps) {
           ],
         }),
       );
-      const record = { scheduleId, tenantId: principal.tenantId, userId: principal.userId, name: fields.name, description: fields.description };
+      const record = newRecordOf(principal, scheduleId, fields, at);
       try {
-        await insertSchedule(deps.pool, { ...record, given: { ...givenFieldsOf(fields) }, createdAt: at, updatedAt: at });
+        await insertSchedule(deps.pool, record);
       } catch (err) {
         // A schedule Weft does not own would run tasks nobody can see: it goes again.
         await deps.temporal.schedule.getHandle(scheduleId).delete();
         throw err;
       }
-      return viewOfRecord(deps, (await findSchedule(deps.pool, principal.tenantId, scheduleId))!);
+      return viewOfRecord(deps, record);
     },
 
     async get(principal: Principal, scheduleId: string): Promise<ScheduleView> {
@@ -216,13 +218,10 @@ export function createScheduleService(deps: ScheduleDeps) {
       checkScheduleFields(fields);
       const options = scheduleOptionsOf(deps, { ...principal, userId: record.userId }, scheduleId, fields);
       await refusedAsInvalid(() => handle.update((previous) => ({ ...previous, ...options, policies: { ...previous.policies, ...options.policies } })));
-      await updateScheduleRecord(
-        deps.pool,
-        scheduleId,
-        { name: fields.name, description: fields.description, given: { ...givenFieldsOf(fields) } },
-        new Date(),
-      );
-      return viewOfRecord(deps, (await findSchedule(deps.pool, principal.tenantId, scheduleId))!);
+      const changed = { name: fields.name, description: fields.description, given: { ...givenFieldsOf(fields) } };
+      const at = new Date();
+      await updateScheduleRecord(deps.pool, scheduleId, changed, at);
+      return viewOfRecord(deps, { ...record, ...changed, updatedAt: at });
     },
 
     async pause(principal: Principal, scheduleId: string, reason: string): Promise<ScheduleView> {

@@ -9,7 +9,7 @@ import { invalidArgument, notFound, permissionDenied } from '../grpc/grpc-errors
 import { pathSafeIdOf } from '../grpc/field-limits';
 import { actingUser } from '../grpc/acting-user';
 import { modelTierOf } from '../llm/model-tiers';
-import { structToJson } from '../grpc/struct';
+import { jsonToStruct, structToJson } from '../grpc/struct';
 import type { PromptParams } from '../../core/tools/tool';
 import { requestLimit } from '../../core/budget-settings';
 import type { SkillCatalog } from '../../core/skills/skill-catalog';
@@ -123,6 +123,33 @@ function modelTierFrom(context: Record<string, unknown>): ModelTier | undefined 
   const tier = typeof given === 'string' ? given.toUpperCase() : '';
   if (!(modelTiers as readonly string[]).includes(tier)) throw invalidArgument('context.model_tier must be "small", "medium" or "large"');
   return tier as ModelTier;
+}
+
+/** A SubmitTask request of a query and no more, as the routes that start tasks of their own build one (SubmitTask's defaults for the rest). */
+export function submitRequestOf(task: {
+  query: string;
+  sessionId?: string;
+  labels?: Record<string, string>;
+  context?: Record<string, unknown>;
+}): SubmitTaskRequest__Output {
+  return {
+    metadata: {
+      task_id: '',
+      user_id: '',
+      session_id: task.sessionId ?? '',
+      tenant_id: '',
+      created_at: null,
+      labels: task.labels ?? {},
+      max_agents: 0,
+      token_budget: 0,
+    },
+    query: task.query,
+    context: task.context ? (jsonToStruct(task.context) as SubmitTaskRequest__Output['context']) : null,
+    auto_decompose: false,
+    manual_decomposition: null,
+    session_context: null,
+    require_approval: false,
+  };
 }
 
 /** Validates a SubmitTask request and turns it into the task workflow's input. */

@@ -3,7 +3,7 @@ import { badRequest } from './shannon-route';
 import { objectOf } from './route-adapter';
 import { isPathSafeId } from '../grpc/field-limits';
 import { submittedTaskId } from '../orchestrator/task-start';
-import { taskInputFrom } from '../orchestrator/task-submission';
+import { submitRequestOf, taskInputFrom } from '../orchestrator/task-submission';
 import type { TaskWorkflowInput } from '../../workflows/task-workflow-types';
 
 // What the routes that run work of their own (a tool, a named agent) share: the body's known fields
@@ -29,26 +29,5 @@ export function routeTaskInput(
   task: { query: string; sessionId?: string; labels?: Record<string, string> },
 ): TaskWorkflowInput {
   const taskId = submittedTaskId('', metadata, principal);
-  return taskInputFrom(
-    {
-      metadata: {
-        task_id: '',
-        user_id: '',
-        session_id: task.sessionId ?? '',
-        tenant_id: '',
-        created_at: null,
-        labels: task.labels ?? {},
-        max_agents: 0,
-        token_budget: 0,
-      },
-      query: task.query,
-      context: null,
-      auto_decompose: false,
-      manual_decomposition: null,
-      session_context: null,
-      require_approval: false,
-    },
-    { taskId, principal },
-    deps.tasks.limits,
-  );
+  return taskInputFrom(submitRequestOf(task), { taskId, principal }, deps.tasks.limits);
 }

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { EventType } from '../../events/event-types';
 import type { Plan } from '../../orchestration/plan';
-import { RecordType, decodeStrict, encodePayload, type RecordInput, type RuntimeStore } from '../../store';
+import { RecordType, decodeStrict, type RuntimeStore } from '../../store';
 import { readRunLog } from '../../transcript';
 import type { RoutingInput } from './routing';
 import { appendWhileTaskRuns, taskEvent } from './task-events';
-import { TASK_RUN_AGENT_ID, runEventKey, taskRunIdOr } from './task-ref';
+import { planReviewRecord } from './run-records';
+import { runEventKey, taskRunIdOr, taskRunOf } from './task-ref';
 
 // A plan's review in rounds: the plan proposed, a person's feedback, the plan revised with it (a
 // model step of the planner, recorded as routing's are), until a person approves or rejects it.
@@ -28,24 +29,8 @@ const entrySchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.enum(['approved', 'rejected']), round: z.number(), message: z.string(), by: z.string() }),
 ]);
 
-const reviewKeyPrefix = 'plan-review/';
-
-function reviewRecord(input: PlanReviewInput): RecordInput {
-  const runId = taskRunIdOr(input.runId, input.workflowId);
-  return {
-    key: `${runId}/${reviewKeyPrefix}${input.entry.round}/${input.entry.kind}`,
-    runId,
-    agentId: TASK_RUN_AGENT_ID,
-    ...(input.sessionId ? { sessionId: input.sessionId } : {}),
-    timestamp: new Date(input.atMs),
-    type: RecordType.PlanReview,
-    payload: encodePayload(input.entry),
-  };
-}
-
-function reviewEvent(input: PlanReviewInput) {
+function reviewEvent(input: PlanReviewInput, runId: string) {
   const { entry } = input;
-  const runId = taskRunIdOr(input.runId, input.workflowId);
   const key = runEventKey(runId, `review/${entry.round}/${entry.kind}`);
   const at = new Date(input.atMs);
   const payload = { round: entry.round, version: entry.round + 1, by: entry.by };
@@ -82,8 +67,9 @@ export const revisionPrompt = (query: string, tools: readonly string[], plan: Pl
 
 /** Records one round of the review with its event, unless it is recorded already (a retry). */
 export async function recordPlanReview(store: RuntimeStore, input: PlanReviewInput): Promise<void> {
-  await store.appendRunRecord(reviewRecord(input), async (tx) => {
-    await appendWhileTaskRuns(tx, reviewEvent(input));
+  const run = taskRunOf(taskRunIdOr(input.runId, input.workflowId));
+  await store.appendRunRecord(planReviewRecord({ ...run, sessionId: input.sessionId }, new Date(input.atMs), input.entry), async (tx) => {
+    await appendWhileTaskRuns(tx, reviewEvent(input, run.runId));
   });
 }
 

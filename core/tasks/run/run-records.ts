@@ -72,6 +72,11 @@ export function controlChangeRecord(
   return record(owner, `control/${sequence}`, RecordType.ControlChanged, at, change);
 }
 
+/** One round of a plan's review (proposed, feedback, approved, rejected), keyed by its round and kind. */
+export function planReviewRecord(owner: RecordOwner, at: Date, entry: { kind: string; round: number }): RecordInput {
+  return record(owner, `plan-review/${entry.round}/${entry.kind}`, RecordType.PlanReview, at, entry);
+}
+
 export function runCompletedRecord(owner: RecordOwner, at: Date, outcome: { status: TerminalStatus; reason?: string; error?: string }): RecordInput {
   return record(owner, 'completed', RecordType.RunCompleted, at, outcome);
 }
