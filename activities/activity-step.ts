@@ -9,6 +9,7 @@ export function activityStep(everyMs = 1_000): StepContext {
   const context = Context.current();
   return {
     signal: context.cancellationSignal,
+    attempt: context.info.attempt,
     async keepAlive(work) {
       const timer = setInterval(() => context.heartbeat(), everyMs);
       try {

@@ -58,6 +58,8 @@ export interface AgentLoopParams {
   stepsPerHistory: number;
   history?: HistoryPolicy;
   cacheModelSteps?: boolean;
+  /** The model steps' streamed text is kept in the task's event log (TaskSettings.recordPartials). */
+  recordPartials?: boolean;
   sandboxMemoryMb?: number;
   promptParams?: PromptParams;
   toolParallelism: number;
@@ -118,6 +120,7 @@ function modelStepInput(params: AgentLoopParams, state: AgentLoopState): ModelSt
     ...messagesFor(params),
     ...taskToolsOffer(),
     ...(state.cutOffText !== undefined ? { continueCutOff: true } : {}),
+    ...(params.recordPartials ? { recordPartials: true } : {}),
   };
 }
 

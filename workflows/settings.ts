@@ -19,6 +19,7 @@ export function loopSettingsOf(settings: TaskSettings) {
     maxIterations: settings.maxIterations,
     stepsPerHistory: settings.stepsPerHistory,
     ...(settings.cacheModelSteps ? { cacheModelSteps: true } : {}),
+    ...(settings.recordPartials ? { recordPartials: true } : {}),
     ...(settings.sandboxMemoryMb ? { sandboxMemoryMb: settings.sandboxMemoryMb } : {}),
     ...(settings.promptParams ? { promptParams: settings.promptParams } : {}),
     toolParallelism: settings.toolParallelism,

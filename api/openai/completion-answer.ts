@@ -18,7 +18,8 @@ export type AnswerPiece = { kind: 'started' } | { kind: 'text'; text: string } |
 
 const answeringAgents: ReadonlySet<string> = new Set([TaskAgent.Main, TaskAgent.Synthesis]);
 
-async function outcomeOf(deps: OpenAiDeps, taskId: string): Promise<CompletionOutcome> {
+/** The stored outcome of a task that has ended. */
+export async function outcomeOf(deps: Pick<OpenAiDeps, 'pool'>, taskId: string): Promise<CompletionOutcome> {
   const record = await findTask(deps.pool, taskId);
   if (!record) throw new Error(`task ${taskId} ended without a record in the task index`);
   const { promptTokens, completionTokens, totalTokens } = record.usage;

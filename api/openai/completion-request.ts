@@ -60,9 +60,10 @@ const unsupported: Record<string, string> = {
   shannon_options: "Weft's models are named in openai-models.yaml; shannon_options is not supported",
 };
 
-const invalid = (message: string, param: string) => new OpenAiRequestError(message, param);
+export const invalid = (message: string, param: string) => new OpenAiRequestError(message, param);
 
-function objectBody(body: unknown, fields: readonly string[]): Record<string, unknown> {
+/** The body as an object with only `fields` (or fields refused by name). */
+export function objectBody(body: unknown, fields: readonly string[]): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('The request body must be a JSON object.', '');
   const request = body as Record<string, unknown>;
   for (const name of Object.keys(request)) {
@@ -80,7 +81,7 @@ function checkSampling(request: Record<string, unknown>): void {
   if (request.n !== undefined && request.n !== null && request.n !== 1) throw invalid('Weft answers one choice per request: n must be 1.', 'n');
 }
 
-function modelOf(request: Record<string, unknown>, models: OpenAiModelCatalog): { modelName: string; model: OpenAiModel } {
+export function modelOf(request: Record<string, unknown>, models: OpenAiModelCatalog): { modelName: string; model: OpenAiModel } {
   const given = request.model ?? '';
   if (typeof given !== 'string') throw invalid("Invalid type for 'model': expected a string.", 'model');
   const model = models.find(given);
@@ -99,7 +100,7 @@ function streamOptionsOf(request: Record<string, unknown>): { stream: boolean; i
   return { stream, includeUsage };
 }
 
-function userOf(request: Record<string, unknown>): { user?: string } {
+export function userOf(request: Record<string, unknown>): { user?: string } {
   if (request.user === undefined || request.user === null) return {};
   if (typeof request.user !== 'string' || request.user.length > 256) throw invalid("'user' must be a string of at most 256 characters.", 'user');
   return { user: request.user };

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Metadata } from '@grpc/grpc-js';
+import type { Client } from '@temporalio/client';
 import type { Pool } from 'pg';
 import type { Principal } from '../../core/auth/api-keys';
 import type { EventFeed } from '../../core/events/event-feed';
@@ -23,6 +24,8 @@ import { OpenAiRequestError } from './openai-errors';
 export interface OpenAiDeps {
   auth: Authenticator;
   pool: Pool;
+  /** Cancels a response's task. */
+  temporal: Client;
   events: EventFeed;
   models: OpenAiModelCatalog;
   sessions: SessionDefaults;
@@ -55,7 +58,7 @@ function sessionIdFor(request: CompletionRequest, principal: Principal, headers:
 }
 
 /** Opens the session, and gives it the caller's earlier turns when it has no history yet. */
-async function openConversation(deps: OpenAiDeps, principal: Principal, sessionId: string, history: CompletionRequest['history']): Promise<void> {
+export async function openConversation(deps: OpenAiDeps, principal: Principal, sessionId: string, history: CompletionRequest['history']): Promise<void> {
   const now = new Date();
   await openNamedSession(deps.pool, { sessionId, tenantId: principal.tenantId, userId: principal.userId, ...deps.sessions }, now);
   if (history.length === 0 || (await listHistory(deps.pool, principal.tenantId, sessionId)).length > 0) return;
@@ -63,7 +66,8 @@ async function openConversation(deps: OpenAiDeps, principal: Principal, sessionI
   await addMessages(deps.pool, principal.tenantId, sessionId, turns, now);
 }
 
-function taskInputOf(base: TaskWorkflowInput, request: CompletionRequest): TaskWorkflowInput {
+/** The task a completion or response runs: the shape its model names, with the caller's instructions. */
+export function taskInputOf(base: TaskWorkflowInput, request: Pick<CompletionRequest, 'model' | 'instructions'>): TaskWorkflowInput {
   const { model } = request;
   return {
     ...base,

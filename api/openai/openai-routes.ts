@@ -1,6 +1,4 @@
-import type { Metadata } from '@grpc/grpc-js';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Principal } from '../../core/auth/api-keys';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { OpenAiModel } from '../../core/openai/model-catalog';
 import { metadataOf } from '../rest/http-mapping';
 import { followAnswer, type CompletionOutcome } from './completion-answer';
@@ -8,6 +6,8 @@ import { chatCompletionRequest, completionRequest, type CompletionRequest } from
 import { completionObject, finalChunk, textChunk, usageChunk, type CompletionKind, type CompletionShape } from './completion-shapes';
 import { prepareCompletionTask, type OpenAiDeps } from './completion-task';
 import { modelNotFound, openAiErrorOf, type OpenAiErrorBody } from './openai-errors';
+import { openEventStream, whileConnected, type OpenAiHandler, type OpenAiRoute } from './openai-route';
+import { responseRoutes } from './responses/response-routes';
 
 // OpenAI's routes on the REST port (/v1/models, /v1/chat/completions, /v1/completions), in
 // OpenAI's wire format, so any OpenAI client runs Weft tasks by changing its base URL and key.
@@ -29,13 +29,6 @@ function shapeHeaders({ task }: CompletionShape): Record<string, string> {
   return { 'x-task-id': task.taskId, 'x-workflow-id': task.workflowId, ...(task.sessionId ? { 'x-session-id': task.sessionId } : {}) };
 }
 
-/** Aborts when the client goes away; the task goes on regardless. */
-function whileConnected(reply: FastifyReply): AbortSignal {
-  const gone = new AbortController();
-  reply.raw.once('close', () => gone.abort());
-  return gone.signal;
-}
-
 async function answerWhole(deps: OpenAiDeps, shape: CompletionShape, reply: FastifyReply) {
   for await (const piece of followAnswer(deps, shape.task, whileConnected(reply), false)) {
     if (piece.kind !== 'end') continue;
@@ -52,16 +45,7 @@ async function answerWhole(deps: OpenAiDeps, shape: CompletionShape, reply: Fast
 async function answerStreaming(deps: OpenAiDeps, shape: CompletionShape, reply: FastifyReply) {
   const pieces = followAnswer(deps, shape.task, whileConnected(reply), true);
   await pieces.next(); // started
-  reply.hijack();
-  const raw = reply.raw;
-  raw.writeHead(200, {
-    'content-type': 'text/event-stream',
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-    'x-accel-buffering': 'no',
-    ...shapeHeaders(shape),
-  });
-  const send = (data: unknown) => raw.write(`data: ${JSON.stringify(data)}\n\n`);
+  const { send, end } = openEventStream(reply, shapeHeaders(shape));
   let first = true;
   try {
     for await (const piece of pieces) {
@@ -76,31 +60,16 @@ async function answerStreaming(deps: OpenAiDeps, shape: CompletionShape, reply: 
           send(finalChunk(shape));
           if (shape.request.includeUsage) send(usageChunk(shape, piece.outcome));
         }
-        raw.write('data: [DONE]\n\n');
+        send('[DONE]');
       }
     }
   } catch (err) {
     send(openAiErrorOf(err).body);
   }
-  raw.end();
+  end();
 }
 
-/** The caller is authenticated before any route's handler runs. */
-type Handler = (
-  call: { request: FastifyRequest<{ Params: Record<string, string> }>; principal: Principal; metadata: Metadata },
-  reply: FastifyReply,
-  deps: OpenAiDeps,
-) => Promise<unknown>;
-
-/** One of OpenAI's routes: what /openapi.json lists, and how it answers. */
-export interface OpenAiRoute {
-  method: 'GET' | 'POST';
-  path: string;
-  summary: string;
-  handle: Handler;
-}
-
-function completionHandler(kind: CompletionKind, parse: (body: unknown, deps: OpenAiDeps) => CompletionRequest): Handler {
+function completionHandler(kind: CompletionKind, parse: (body: unknown, deps: OpenAiDeps) => CompletionRequest): OpenAiHandler {
   return async ({ request, principal, metadata }, reply, deps) => {
     const parsed = parse(request.body, deps);
     const task = await prepareCompletionTask(deps, { principal, metadata, headers: request.headers }, parsed);
@@ -141,6 +110,7 @@ export const openAiRoutes: readonly OpenAiRoute[] = [
     summary: "OpenAI's (legacy) text completion of a prompt as a Weft task",
     handle: completionHandler('text', (body, deps) => completionRequest(body, deps.models)),
   },
+  ...responseRoutes,
 ];
 
 export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiDeps): void {

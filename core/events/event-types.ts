@@ -24,7 +24,7 @@ export const EventType = {
   WorkflowCancelled: 'WORKFLOW_CANCELLED',
   WorkflowFailed: 'WORKFLOW_FAILED',
   WorkflowCompleted: 'WORKFLOW_COMPLETED',
-  /** A model's text as it streams: live-only (never stored, never replayed), seq 0. */
+  /** A model's text as it streams: live-only (never stored, never replayed, seq 0), unless the task records its partials (TaskSettings.recordPartials). */
   LlmPartial: 'LLM_PARTIAL',
 } as const;
 export type EventType = (typeof EventType)[keyof typeof EventType];

@@ -29,4 +29,9 @@ export interface TaskSettings {
   modelTier?: ModelTier;
   /** A completed task's long answer is distilled into its user's memory (WEFT_USER_MEMORY=on). */
   rememberResults?: boolean;
+  /**
+   * The models' text as it streams is kept in the task's event log, not only sent to live readers:
+   * a task run for OpenAI's Responses API, whose stream any API process can resume exactly.
+   */
+  recordPartials?: boolean;
 }

@@ -73,6 +73,8 @@ export interface ModelStepInput {
   messages?: TaskMessage[];
   /** The previous step's answer was cut off at the model's token limit: this step asks the model to go on with it. */
   continueCutOff?: boolean;
+  /** The step's text as it streams is kept in the task's event log (TaskSettings.recordPartials). */
+  recordPartials?: boolean;
 }
 
 /** What a step that goes on with a cut-off answer tells the model. */

@@ -1,15 +1,22 @@
 import type { Queryable } from '../../db/transaction';
-import { publishLiveEvent } from '../../events/event-log';
+import { appendTaskEvent, publishLiveEvent } from '../../events/event-log';
 import { EventType } from '../../events/event-types';
 
 // A model step's text as it streams, to the task's live readers as LLM_PARTIAL events. They are
-// live-only: not stored, never replayed, and repeated when a step is retried; the step's stored
-// reply is the record. The first piece is sent at once; the rest are batched, so a fast stream
-// costs a few notifications a second.
+// live-only by default: not stored, never replayed, and repeated when a step is retried; the step's
+// stored reply is the record. A task that records its partials (one run for OpenAI's Responses API)
+// appends them to its event log instead, each piece keyed by its step, attempt and offset, so any
+// API process can replay the stream exactly and a retried append is not stored twice. The first
+// piece is sent at once; the rest are batched, so a fast stream costs a few writes a second.
 
 const flushMs = 100;
 /** Code points per notification: even fully escaped in JSON this stays under NOTIFY's 8,000 bytes. */
 const maxPiece = 1_000;
+
+interface Piece {
+  message: string;
+  offset: number;
+}
 
 export interface PartialOutput {
   add(text: string): void;
@@ -23,28 +30,41 @@ export interface PartialOutput {
   finishIn(): Promise<(tx: Queryable) => Promise<void>>;
 }
 
-export function partialOutputPublisher(db: Queryable, workflowId: string, agentId: string): PartialOutput {
+/** Where a recorded piece of text comes from: the step (unique in the task) and the attempt at it. */
+export interface PartialSource {
+  step: string;
+  attempt: number;
+}
+
+export function partialOutputPublisher(db: Queryable, workflowId: string, agentId: string, recordAs?: PartialSource): PartialOutput {
   let pending: string[] = [];
   let timer: NodeJS.Timeout | undefined;
   let sent: Promise<void> = Promise.resolve();
   let started = false;
   // Kept until finish() rather than left as a rejected promise nobody awaits yet.
   let failure: unknown;
-  const publish = (through: Queryable, message: string) =>
-    publishLiveEvent(through, { workflowId, type: EventType.LlmPartial, agentId, message, at: new Date() });
-  /** What is pending, in notifications of at most maxPiece code points. */
+  /** Code points taken so far: a piece's offset in the step's text. */
+  let taken = 0;
+  const publish = async (through: Queryable, { message, offset }: Piece) => {
+    const event = { workflowId, type: EventType.LlmPartial, agentId, message, at: new Date() };
+    if (!recordAs) return publishLiveEvent(through, event);
+    const { step, attempt } = recordAs;
+    await appendTaskEvent(through, { ...event, key: `partial:${step}:${attempt}:${offset}`, payload: { step, attempt, offset } });
+  };
+  /** What is pending, in pieces of at most maxPiece code points. */
   const takePieces = () => {
     clearTimeout(timer);
     timer = undefined;
-    const pieces: string[] = [];
-    for (let i = 0; i < pending.length; i += maxPiece) pieces.push(pending.slice(i, i + maxPiece).join(''));
+    const pieces: Piece[] = [];
+    for (let i = 0; i < pending.length; i += maxPiece) pieces.push({ message: pending.slice(i, i + maxPiece).join(''), offset: taken + i });
+    taken += pending.length;
     pending = [];
     return pieces;
   };
   const flush = () => {
-    for (const message of takePieces()) {
+    for (const piece of takePieces()) {
       sent = sent
-        .then(() => (failure ? undefined : publish(db, message)))
+        .then(() => (failure ? undefined : publish(db, piece)))
         .catch((err: unknown) => {
           failure ??= err;
         });
@@ -71,7 +91,8 @@ export function partialOutputPublisher(db: Queryable, workflowId: string, agentI
       timer = undefined;
       await settled();
       return async (tx) => {
-        await Promise.all(takePieces().map((message) => publish(tx, message)));
+        // In order: recorded pieces take their places in the log one after the other.
+        for (const piece of takePieces()) await publish(tx, piece);
       };
     },
   };

@@ -10,6 +10,11 @@ export interface StepAsk {
   agentId: string;
   /** The tenant whose response cache may answer (the task asked for caching). */
   cacheFor?: string;
+  /** The streamed text goes into the task's event log rather than to live readers only (partial-output.ts). */
+  recordPartials?: boolean;
+  /** The run and step: what names a recorded piece's step. */
+  runId: string;
+  step: number;
 }
 
 export interface StepAnswer extends CacheAnswer {
@@ -33,7 +38,8 @@ export async function stepCompletion(
   step: StepContext,
 ): Promise<StepAnswer> {
   const cache = { tenantId: ask.cacheFor ?? '', key: ask.cacheFor ? cacheKeyOf(request, '') : undefined, ttlSeconds: cacheTtlSeconds };
-  const partials = ask.workflowId ? partialOutputPublisher(pool, ask.workflowId, ask.agentId) : undefined;
+  const recordAs = ask.recordPartials ? { step: `${ask.runId}/${ask.agentId}/${ask.step}`, attempt: step.attempt ?? 1 } : undefined;
+  const partials = ask.workflowId ? partialOutputPublisher(pool, ask.workflowId, ask.agentId, recordAs) : undefined;
   const answer = await answerWithCache(pool, cache, () =>
     step.keepAlive(() => gateway.complete({ ...request, ...(partials ? { onPartial: (text: string) => partials.add(text) } : {}) })),
   ).catch(async (err: unknown) => {

@@ -23,5 +23,7 @@ export interface TaskWriteDeps {
  */
 export interface StepContext {
   signal?: AbortSignal;
+  /** Which attempt at the step this is (1 for the first); the runner retries a failed one. */
+  attempt?: number;
   keepAlive<T>(work: () => Promise<T>): Promise<T>;
 }

@@ -1,0 +1,147 @@
+import type { OpenAiModel, OpenAiModelCatalog } from '../../../core/openai/model-catalog';
+import { invalid, modelOf, objectBody, userOf, type ConversationTurn } from '../completion-request';
+
+// The body of POST /v1/responses, checked as OpenAI checks it, as what a Weft task needs: the query
+// (the last user message of `input`), the instructions, the turns before it, and how the caller
+// wants the answer (streamed, in the background, after an earlier response).
+
+export interface ResponseRequest {
+  /** The name the caller used (echoed back as `model`) and the task shape it names. */
+  modelName: string;
+  model: OpenAiModel;
+  query: string;
+  /** `instructions`, then the input's system and developer messages: the agent's system prompt. */
+  instructions?: string;
+  /** The input's turns before the query, in order. */
+  history: ConversationTurn[];
+  stream: boolean;
+  /** Answered at once with the response queued; the task goes on whoever is listening. */
+  background: boolean;
+  /** The response whose conversation this one continues. */
+  previousResponseId?: string;
+  metadata: Record<string, string>;
+  user?: string;
+}
+
+const isNumber = (value: unknown) => typeof value === 'number';
+const isBoolean = (value: unknown) => typeof value === 'boolean';
+const isString = (value: unknown) => typeof value === 'string';
+
+/**
+ * Settings OpenAI clients may send, with the type each must have. A Weft task's model steps take
+ * theirs from the model catalog's tier, so these are checked for type and otherwise not applied.
+ */
+const settingTypes: Record<string, (value: unknown) => boolean> = {
+  temperature: isNumber,
+  top_p: isNumber,
+  max_output_tokens: isNumber,
+  max_tool_calls: isNumber,
+  top_logprobs: isNumber,
+  parallel_tool_calls: isBoolean,
+  truncation: (value) => value === 'auto' || value === 'disabled',
+  tool_choice: (value) => value === 'auto' || value === 'none',
+  include: (value) => Array.isArray(value) && value.every(isString),
+  reasoning: (value) => typeof value === 'object',
+  stream_options: (value) => typeof value === 'object',
+  prompt_cache_key: isString,
+  service_tier: isString,
+  safety_identifier: isString,
+};
+const responseFields = [
+  'model',
+  'input',
+  'instructions',
+  'stream',
+  'background',
+  'store',
+  'previous_response_id',
+  'metadata',
+  'user',
+  'text',
+  'tools',
+  ...Object.keys(settingTypes),
+];
+
+function checkSettings(request: Record<string, unknown>): void {
+  for (const [name, hasType] of Object.entries(settingTypes)) {
+    const value = request[name];
+    if (value !== undefined && value !== null && !hasType(value)) throw invalid(`Invalid value for '${name}'.`, name);
+  }
+  const { tools, text, store } = request;
+  if (tools !== undefined && tools !== null && !(Array.isArray(tools) && tools.length === 0))
+    throw invalid('tools is not supported by Weft: Weft runs tools itself; tools declared by the client are not supported yet.', 'tools');
+  const format = (text as { format?: { type?: unknown } } | undefined)?.format?.type;
+  if (format !== undefined && format !== 'text') throw invalid('text.format is not supported by Weft: structured output is not supported yet.', 'text.format');
+  if (store === false) throw invalid('Weft keeps every response (each is a durable task): store must be true or left out.', 'store');
+}
+
+function flagOf(request: Record<string, unknown>, name: 'stream' | 'background'): boolean {
+  const value = request[name] ?? false;
+  if (typeof value !== 'boolean') throw invalid(`Invalid type for '${name}': expected a boolean.`, name);
+  return value;
+}
+
+/** An input message's text: a string, or an array of text parts. */
+function contentText(content: unknown, param: string): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) throw invalid(`Invalid type for '${param}': expected a string or an array of text parts.`, param);
+  return content
+    .map((part: unknown, i) => {
+      const { type, text } = (part ?? {}) as { type?: unknown; text?: unknown };
+      if ((type !== 'input_text' && type !== 'output_text') || typeof text !== 'string')
+        throw invalid(`Weft reads text parts only: ${param}[${i}] must be {"type": "input_text", "text": "..."}.`, `${param}[${i}]`);
+      return text;
+    })
+    .join('');
+}
+
+function conversationOf(input: unknown, instructions: unknown): Pick<ResponseRequest, 'query' | 'instructions' | 'history'> {
+  if (instructions !== undefined && instructions !== null && typeof instructions !== 'string')
+    throw invalid("Invalid type for 'instructions': expected a string.", 'instructions');
+  const system = typeof instructions === 'string' && instructions !== '' ? [instructions] : [];
+  const items = typeof input === 'string' ? [{ role: 'user', content: input }] : input;
+  if (!Array.isArray(items) || items.length === 0) throw invalid("'input' must be a non-empty string or array of input messages.", 'input');
+  const turns: ConversationTurn[] = [];
+  items.forEach((item: unknown, i) => {
+    const { type = 'message', role, content } = (item ?? {}) as { type?: unknown; role?: unknown; content?: unknown };
+    if (type !== 'message') throw invalid(`input[${i}]: Weft reads input messages only (type "message"), not ${JSON.stringify(type)}.`, `input[${i}].type`);
+    const text = contentText(content, `input[${i}].content`);
+    if (role === 'system' || role === 'developer') system.push(text);
+    else if (role === 'user' || role === 'assistant') turns.push({ role, content: text });
+    else throw invalid(`Invalid value for 'input[${i}].role': expected user, assistant, system or developer.`, `input[${i}].role`);
+  });
+  const last = turns.at(-1);
+  if (last?.role !== 'user' || last.content.trim() === '') throw invalid('The last input message must be a user message with text.', 'input');
+  return { query: last.content, history: turns.slice(0, -1), ...(system.length > 0 ? { instructions: system.join('\n\n') } : {}) };
+}
+
+/** OpenAI's metadata: at most 16 string values, keys of at most 64 characters, values of at most 512. */
+function metadataOf(metadata: unknown): Record<string, string> {
+  if (metadata === undefined || metadata === null) return {};
+  const entries = typeof metadata === 'object' && !Array.isArray(metadata) ? Object.entries(metadata) : undefined;
+  if (!entries || entries.length > 16 || entries.some(([key, value]) => key.length > 64 || typeof value !== 'string' || value.length > 512))
+    throw invalid("'metadata' must be an object of at most 16 string values (keys up to 64 characters, values up to 512).", 'metadata');
+  return Object.fromEntries(entries) as Record<string, string>;
+}
+
+function previousOf(request: Record<string, unknown>): { previousResponseId?: string } {
+  const previous = request.previous_response_id;
+  if (previous === undefined || previous === null) return {};
+  if (typeof previous !== 'string' || !/^resp_[A-Za-z0-9._:-]{1,160}$/.test(previous))
+    throw invalid(`Invalid 'previous_response_id': ${JSON.stringify(previous)} is not a response id (resp_...).`, 'previous_response_id');
+  return { previousResponseId: previous };
+}
+
+export function responseRequest(body: unknown, models: OpenAiModelCatalog): ResponseRequest {
+  const request = objectBody(body, responseFields);
+  checkSettings(request);
+  return {
+    ...modelOf(request, models),
+    ...conversationOf(request.input, request.instructions),
+    stream: flagOf(request, 'stream'),
+    background: flagOf(request, 'background'),
+    ...previousOf(request),
+    metadata: metadataOf(request.metadata),
+    ...userOf(request),
+  };
+}

@@ -1,0 +1,88 @@
+import { createHash } from 'node:crypto';
+import type { Metadata } from '@grpc/grpc-js';
+import type { Principal } from '../../../core/auth/api-keys';
+import { findResponse, responseIdOf, saveResponse, type StoredResponse } from '../../../core/openai/response-index';
+import { addMessages } from '../../../core/sessions/history';
+import { findTask } from '../../../core/tasks/task-index';
+import { TaskStatus } from '../../../core/tasks/task-status';
+import { taskWorkflowIdOf } from '../../../core/tasks/run/task-ref';
+import { routeTaskInput } from '../../shannon/route-tasks';
+import { openConversation, taskInputOf, type OpenAiDeps } from '../completion-task';
+import { OpenAiRequestError } from '../openai-errors';
+import type { ResponseRequest } from './response-request';
+
+// A response is a Weft task in a session of its own, or in the session of the response it follows
+// (previous_response_id), whose history then holds the conversation. Its task records the text its
+// models stream, so the response's stream can be resumed from any API process.
+
+export const responseNotFound = (responseId: string) => new OpenAiRequestError(`No response found with id '${responseId}'.`, null, 404, 'not_found');
+
+/** The caller's tenant's response, or 404 (another tenant's is as unknown as a missing one). */
+export async function ownResponse(deps: Pick<OpenAiDeps, 'pool'>, principal: Principal, responseId: string): Promise<StoredResponse> {
+  const response = await findResponse(deps.pool, principal.tenantId, responseId);
+  if (!response) throw responseNotFound(responseId);
+  return response;
+}
+
+const endedStatuses: ReadonlySet<string> = new Set([TaskStatus.Completed, TaskStatus.Failed, TaskStatus.Cancelled, TaskStatus.Timeout]);
+
+/** The session a response continues: the previous response's, once that has ended (its answer is then in the history). */
+async function continuedSession(deps: OpenAiDeps, principal: Principal, previousResponseId: string): Promise<string> {
+  const previous = await findResponse(deps.pool, principal.tenantId, previousResponseId);
+  if (!previous) throw new OpenAiRequestError(`Previous response with id '${previousResponseId}' not found.`, 'previous_response_id', 404, 'not_found');
+  const task = await findTask(deps.pool, previous.taskId);
+  if (!task || !endedStatuses.has(task.status))
+    throw new OpenAiRequestError(`Previous response '${previousResponseId}' is still in progress: continue it once it has ended.`, 'previous_response_id');
+  return previous.sessionId;
+}
+
+/** The conversation's earlier turns: a new session starts with them, a continued one gets them after its history. */
+async function joinConversation(deps: OpenAiDeps, principal: Principal, request: ResponseRequest, taskId: string): Promise<string> {
+  if (!request.previousResponseId) {
+    const sessionId = `resp-${taskId}`;
+    await openConversation(deps, principal, sessionId, request.history);
+    return sessionId;
+  }
+  const sessionId = await continuedSession(deps, principal, request.previousResponseId);
+  if (request.history.length > 0) {
+    const now = new Date();
+    const turns = request.history.map((turn, i) => ({ id: `${taskId}-input-${i}`, ...turn, tokensUsed: 0, metadata: {}, createdAt: now }));
+    await addMessages(deps.pool, principal.tenantId, sessionId, turns, now);
+  }
+  return sessionId;
+}
+
+/** Keeps the response and starts its task (an Idempotency-Key's retry finds both as first made). */
+export async function startResponseTask(
+  deps: OpenAiDeps,
+  call: { principal: Principal; metadata: Metadata },
+  request: ResponseRequest,
+): Promise<StoredResponse> {
+  const { principal } = call;
+  const labels = { openai_model: request.model.id, openai_api: 'responses', ...(request.user ? { openai_user: request.user } : {}) };
+  const routed = routeTaskInput(call, deps, { query: request.query, labels });
+  const sessionId = await joinConversation(deps, principal, request, routed.taskId);
+  const base = taskInputOf({ ...routed, sessionId }, request);
+  const input = { ...base, settings: { ...base.settings, recordPartials: true } };
+  const response = await saveResponse(deps.pool, {
+    responseId: responseIdOf(input.taskId),
+    tenantId: principal.tenantId,
+    userId: input.userId,
+    taskId: input.taskId,
+    workflowId: taskWorkflowIdOf(input.taskId),
+    sessionId,
+    model: request.modelName,
+    request: {
+      instructions: request.instructions ?? null,
+      previous_response_id: request.previousResponseId ?? null,
+      background: request.background,
+      metadata: request.metadata,
+    },
+    createdAt: new Date(),
+  });
+  const fingerprint = `openai-responses:${request.model.id}:${createHash('sha256')
+    .update(JSON.stringify([request.instructions ?? '', request.history, request.query, request.previousResponseId ?? '']))
+    .digest('hex')}`;
+  await deps.tasks.start(input, principal, fingerprint);
+  return response;
+}

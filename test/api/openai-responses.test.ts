@@ -1,0 +1,165 @@
+import OpenAI from 'openai';
+import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
+import { listTaskEvents } from '../../core/events/event-log';
+import { taskWorkflowIdOf } from '../../core/tasks/run/task-ref';
+import { ScriptedModelServer } from '../model-server/scripted-model-server';
+import { shannonCaller, type ShannonCaller } from '../support/shannon-http';
+import { startTestStack, type TestStack } from '../support/stack';
+
+// OpenAI's Responses API driven by the official `openai` client: each response is a durable Weft
+// task whose stream is numbered from its event log, so it can be read whole, in the background,
+// and resumed after any sequence number with nothing missing and nothing repeated.
+
+let stack: TestStack;
+let openai: OpenAI;
+let http: ShannonCaller;
+beforeAll(async () => {
+  // A pace, so a stream arrives in pieces and a client can leave in the middle of one.
+  stack = await startTestStack({ model: new ScriptedModelServer({ pace: { firstTokenMs: 0, tokensPerSecond: 60 } }) });
+  openai = new OpenAI({ baseURL: `http://127.0.0.1:${stack.api.httpPort}/v1`, apiKey: stack.apiKey, maxRetries: 0 });
+  http = shannonCaller(`http://127.0.0.1:${stack.api.httpPort}`, stack.apiKey);
+});
+afterAll(() => stack.stop());
+
+const taskIdOf = (responseId: string) => responseId.replace(/^resp_/, '');
+const deltasOf = (events: ResponseStreamEvent[]) => events.flatMap((e) => (e.type === 'response.output_text.delta' ? [e.delta] : [])).join('');
+
+async function collect(stream: AsyncIterable<ResponseStreamEvent>, stopAfter?: (event: ResponseStreamEvent) => boolean) {
+  const events: ResponseStreamEvent[] = [];
+  for await (const event of stream) {
+    events.push(event);
+    if (stopAfter?.(event)) break; // leaves the loop: the client aborts the request
+  }
+  return events;
+}
+
+describe('a response', () => {
+  it('runs a task whose answer is the response, with its usage', async () => {
+    stack.model.on('Name a noble gas', { content: 'Neon is a noble gas.', usage: { prompt_tokens: 12, completion_tokens: 6 } });
+    const response = await openai.responses.create({ model: 'weft-chat', input: 'Name a noble gas', metadata: { ticket: 'T-1' } });
+    expect(response).toMatchObject({ object: 'response', status: 'completed', model: 'weft-chat', metadata: { ticket: 'T-1' }, error: null });
+    expect(response.output_text).toBe('Neon is a noble gas.');
+    expect(response.usage).toMatchObject({ input_tokens: 12, output_tokens: 6, total_tokens: 18 });
+    const task = await http.call('GET', `/api/v1/tasks/${taskIdOf(response.id)}`);
+    expect(task.body).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'Neon is a noble gas.', query: 'Name a noble gas' });
+    // Read back later, it is the same response.
+    expect(await openai.responses.retrieve(response.id)).toMatchObject({ id: response.id, status: 'completed', output_text: 'Neon is a noble gas.' });
+  });
+
+  it('streams OpenAI events numbered from 0 whose deltas add up to the answer', async () => {
+    const answer = 'A streamed response arrives one piece after another, as the model writes it.';
+    stack.model.on('Stream a response', { content: answer });
+    const events = await collect(await openai.responses.create({ model: 'weft-chat', input: 'Stream a response', stream: true }));
+    expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
+    expect(events.slice(0, 4).map((e) => e.type)).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+    ]);
+    expect(events.slice(-4).map((e) => e.type)).toEqual([
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
+    expect(events.filter((e) => e.type === 'response.output_text.delta').length).toBeGreaterThan(1);
+    expect(deltasOf(events)).toBe(answer);
+    const completed = events.at(-1) as Extract<ResponseStreamEvent, { type: 'response.completed' }>;
+    expect(completed.response.output).toEqual([
+      expect.objectContaining({
+        type: 'message',
+        role: 'assistant',
+        status: 'completed',
+        content: [expect.objectContaining({ type: 'output_text', text: answer })],
+      }),
+    ]);
+  });
+
+  it('continues the conversation of the response it follows', async () => {
+    stack.model.on('Which is the largest planet?', { content: 'Jupiter.' });
+    stack.model.on('And its largest moon?', { content: 'Ganymede.' });
+    const first = await openai.responses.create({ model: 'weft-quick', instructions: 'Answer in one word.', input: 'Which is the largest planet?' });
+    const second = await openai.responses.create({ model: 'weft-quick', input: 'And its largest moon?', previous_response_id: first.id });
+    expect(second).toMatchObject({ status: 'completed', output_text: 'Ganymede.', previous_response_id: first.id });
+    const sent = stack.model.requests.filter((r) => JSON.stringify(r.body.messages).includes('And its largest moon?')).at(-1)!;
+    const transcript = JSON.stringify(sent.body.messages);
+    expect(transcript.indexOf('Which is the largest planet?')).toBeLessThan(transcript.indexOf('Jupiter.'));
+    expect(transcript.indexOf('Jupiter.')).toBeLessThan(transcript.indexOf('And its largest moon?'));
+  });
+});
+
+describe('in the background', () => {
+  it('answers at once, and the task finishes whether anyone listens or not', async () => {
+    const answer = 'Background work goes on without anybody waiting for it to finish. '.repeat(3);
+    stack.model.on('Work in the background', { content: answer });
+    const queued = await openai.responses.create({ model: 'weft-chat', input: 'Work in the background', background: true });
+    expect(queued).toMatchObject({ background: true, status: 'in_progress' });
+    await http.waitForTask(taskIdOf(queued.id));
+    expect(await openai.responses.retrieve(queued.id)).toMatchObject({ status: 'completed', output_text: answer });
+  });
+
+  it('resumes a stream after the last event the client saw, with no gap and no duplicate', async () => {
+    const answer = 'This answer is long enough that the client hangs up well before its end, then comes back. '.repeat(3);
+    stack.model.on('Resume my stream', { content: answer });
+    const stream = await openai.responses.create({ model: 'weft-chat', input: 'Resume my stream', background: true, stream: true });
+    const before = await collect(stream, (e) => e.type === 'response.output_text.delta' && e.sequence_number >= 6);
+    const id = (before[0] as Extract<ResponseStreamEvent, { type: 'response.created' }>).response.id;
+    const lastSeen = before.at(-1)!.sequence_number;
+    const after = await collect(await openai.responses.retrieve(id, { stream: true, starting_after: lastSeen }));
+    const joined = [...before, ...after];
+    expect(joined.map((e) => e.sequence_number)).toEqual(joined.map((_, i) => i));
+    expect(deltasOf(joined)).toBe(answer);
+    expect(joined.at(-1)!.type).toBe('response.completed');
+    // The stream read again from the start is the same stream, event for event.
+    expect(await collect(await openai.responses.retrieve(id, { stream: true }))).toEqual(joined);
+    // The task kept its streamed text in its log: that is what any API process numbers the stream from.
+    const recorded = (await listTaskEvents(stack.pool, taskWorkflowIdOf(taskIdOf(id)))).filter((e) => e.type === 'LLM_PARTIAL');
+    expect(recorded.map((e) => e.message).join('')).toBe(answer);
+  });
+
+  it('is cancelled through the API, and says so', async () => {
+    stack.model.on('Take your time', { content: 'Slowly, slowly. '.repeat(30) });
+    const stream = await openai.responses.create({ model: 'weft-chat', input: 'Take your time', background: true, stream: true });
+    const started = await collect(stream, (e) => e.type === 'response.output_text.delta');
+    const id = (started[0] as Extract<ResponseStreamEvent, { type: 'response.created' }>).response.id;
+    const cancelled = await openai.responses.cancel(id);
+    expect(cancelled.status).toBe('cancelled');
+    expect(cancelled.output[0]).toMatchObject({ type: 'message', status: 'incomplete' });
+    const task = await http.call('GET', `/api/v1/tasks/${taskIdOf(id)}`);
+    expect(task.body).toMatchObject({ status: 'TASK_STATUS_CANCELLED' });
+    const replayed = await collect(await openai.responses.retrieve(id, { stream: true, starting_after: started.at(-1)!.sequence_number }));
+    expect(replayed.at(-1)).toMatchObject({ type: 'response.cancelled', response: { status: 'cancelled' } });
+  });
+});
+
+describe('bad input, as OpenAI answers it', () => {
+  it.each([
+    ['an unknown model', { model: 'gpt-nothing', input: 'hi' }, 404, 'model'],
+    ['no input', { model: 'weft-chat' }, 400, 'input'],
+    ['an input ending with the assistant', { model: 'weft-chat', input: [{ role: 'assistant', content: 'hi' }] }, 400, 'input'],
+    ['an input item of another type', { model: 'weft-chat', input: [{ type: 'function_call_output', call_id: 'c', output: '1' }] }, 400, 'input[0].type'],
+    ['tools declared by the client', { model: 'weft-chat', input: 'hi', tools: [{ type: 'function', name: 'f', parameters: {} }] }, 400, 'tools'],
+    ['store: false', { model: 'weft-chat', input: 'hi', store: false }, 400, 'store'],
+    ['metadata that is not strings', { model: 'weft-chat', input: 'hi', metadata: { n: 1 } }, 400, 'metadata'],
+    ['an unknown argument', { model: 'weft-chat', input: 'hi', colour: 'red' }, 400, 'colour'],
+    ['a malformed previous_response_id', { model: 'weft-chat', input: 'hi', previous_response_id: 'chatcmpl-1' }, 400, 'previous_response_id'],
+    ['an unknown previous response', { model: 'weft-chat', input: 'hi', previous_response_id: 'resp_task-nothing' }, 404, 'previous_response_id'],
+  ])('refuses %s with its parameter named', async (_what, body, status, param) => {
+    await expect(openai.responses.create(body as never)).rejects.toMatchObject({ status, param });
+  });
+
+  it("keeps another tenant's responses out of reach", async () => {
+    stack.model.on('A private answer', { content: 'Only mine.' });
+    const mine = await openai.responses.create({ model: 'weft-chat', input: 'A private answer' });
+    const strangerKey = await stack.newApiKey({ tenantId: `stranger-${Date.now()}`, userId: 'eve', roles: [] });
+    const stranger = new OpenAI({ baseURL: `http://127.0.0.1:${stack.api.httpPort}/v1`, apiKey: strangerKey, maxRetries: 0 });
+    await expect(stranger.responses.retrieve(mine.id)).rejects.toMatchObject({ status: 404 });
+    await expect(stranger.responses.cancel(mine.id)).rejects.toMatchObject({ status: 404 });
+    await expect(stranger.responses.create({ model: 'weft-chat', input: 'hi', previous_response_id: mine.id })).rejects.toMatchObject({ status: 404 });
+    await expect(openai.responses.retrieve(mine.id, { stream: true, starting_after: -1 } as never)).rejects.toMatchObject({
+      status: 400,
+      param: 'starting_after',
+    });
+  });
+});
