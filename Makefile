@@ -22,7 +22,8 @@ jest: deps
 # The core end-to-end paths (STANDARD, COMPLEX, approval, cancel, pause and resume, stream resume, replay, scale-out)
 # against Temporal's real server as `make cluster` runs it; the first run builds the server.
 CLUSTER_SUITES := test/e2e/thin-path.test.ts test/e2e/routing-and-agents.test.ts test/e2e/approvals.test.ts \
-	test/e2e/cancellation.test.ts test/e2e/pause-resume.test.ts test/api/streaming.test.ts test/cli/replay.test.ts test/e2e/scale-out.test.ts test/e2e/worker-versioning.test.ts test/e2e/schedules.test.ts
+	test/e2e/cancellation.test.ts test/e2e/pause-resume.test.ts test/api/streaming.test.ts test/cli/replay.test.ts test/e2e/scale-out.test.ts test/e2e/worker-versioning.test.ts test/e2e/schedules.test.ts \
+	test/e2e/openai-responses-failover.test.ts
 test-cluster: deps test-tools
 	WEFT_TEST_TEMPORAL=cluster node_modules/.bin/jest $(CLUSTER_SUITES)
 

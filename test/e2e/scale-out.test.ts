@@ -8,9 +8,9 @@ import { listTaskEvents } from '../../core/events/event-log';
 import { createOrchestratorClient, createStreamingClient, unaryCall } from '../../protos/clients';
 import type { TaskUpdate__Output } from '../../protos/generated/shannon/orchestrator/TaskUpdate';
 import { ScriptedModelServer } from '../model-server/scripted-model-server';
-import { freePort } from '../setup/test-services';
 import { waitForFinish } from '../support/grpc';
 import { approveTask, pendingApprovalOf, until } from '../support/orchestration';
+import { startApiProcess } from '../support/api-process';
 import { startReadyProcess, stop } from '../support/processes';
 import { itLeavesEveryTaskVerified } from '../support/verification';
 
@@ -29,23 +29,6 @@ let apiKey: string;
 let tenantId: string;
 let temporalConnection: Connection | undefined;
 
-async function startApi(): Promise<{ proc: Proc; address: string }> {
-  const port = await freePort();
-  const ports = {
-    WEFT_GRPC_PORT: port,
-    WEFT_AGENT_GRPC_PORT: await freePort(),
-    WEFT_LLM_GRPC_PORT: await freePort(),
-    WEFT_HTTP_PORT: await freePort(),
-    WEFT_API_METRICS_PORT: await freePort(),
-  };
-  const proc = await startReadyProcess(
-    'api/main.ts',
-    { ...env(), ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])) },
-    'api serving gRPC',
-  );
-  return { proc, address: `127.0.0.1:${port}` };
-}
-
 const env = () => ({
   WEFT_TASK_QUEUE: taskQueue,
   WEFT_LLM_BASE_URL: model.baseURL,
@@ -60,7 +43,7 @@ beforeAll(async () => {
   tenantId = `tenant-${randomUUID()}`;
   apiKey = await createApiKey(pool, { tenantId, userId: 'sam', roles: ['approver'] });
   for (let i = 0; i < 2; i++) workers.push(await startReadyProcess('workers/main.ts', env(), 'worker polling task queue'));
-  for (let i = 0; i < 2; i++) apis.push(await startApi());
+  for (let i = 0; i < 2; i++) apis.push(await startApiProcess(env()));
 }, 120_000);
 
 afterAll(async () => {
