@@ -44,6 +44,8 @@ export interface ChatRequest {
   tools?: readonly Pick<ToolMetadata, 'name' | 'description' | 'parameters'>[];
   sampling?: Sampling;
   signal?: AbortSignal;
+  /** The answer must be JSON of this schema (OpenAI's response_format json_schema). */
+  responseFormat?: { name: string; schema: Record<string, unknown> };
 }
 
 /** A streamed reply: reasoning and text as they come, each tool call once its arguments are complete, then the end. */
@@ -69,7 +71,7 @@ export function openAiClient(options: ChatModelOptions): OpenAI {
   });
 }
 
-function requestBody({ model, messages, system, tools, sampling }: ChatRequest) {
+function requestBody({ model, messages, system, tools, sampling, responseFormat }: ChatRequest) {
   // An invalid transcript never reaches a provider.
   validateTranscript(messages);
   return {
@@ -89,6 +91,8 @@ function requestBody({ model, messages, system, tools, sampling }: ChatRequest) 
     ...(sampling?.stop?.length ? { stop: sampling.stop } : {}),
     ...(sampling?.presencePenalty !== undefined ? { presence_penalty: sampling.presencePenalty } : {}),
     ...(sampling?.frequencyPenalty !== undefined ? { frequency_penalty: sampling.frequencyPenalty } : {}),
+    // Not strict: OpenAI's strict mode refuses schemas with optional fields, which plans have.
+    ...(responseFormat ? { response_format: { type: 'json_schema' as const, json_schema: { ...responseFormat, strict: false } } } : {}),
   };
 }
 

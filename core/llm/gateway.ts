@@ -48,6 +48,11 @@ export interface ModelGateway {
   breakerState(providerId: string): BreakerState;
 }
 
+/** The request as one candidate model gets it: a JSON schema only for a model whose provider enforces one. */
+function requestFor({ responseFormat, ...request }: ModelRequest, target: CatalogModel): ChatRequest {
+  return { ...request, model: target.id, ...(responseFormat && target.supports_json_schema ? { responseFormat } : {}) };
+}
+
 export interface GatewayOptions {
   aliases?: ModelAliases;
   now?: () => number;
@@ -161,7 +166,7 @@ export function createModelGateway(catalog: ModelCatalog, options: GatewayOption
 
   async function stream(request: ModelRequest): Promise<AsyncGenerator<GatewayDelta>> {
     const { model, settle, value } = await served(request, { streaming: true }, (target) =>
-      providerOf(target.provider).chat.openStream({ ...request, model: target.id }),
+      providerOf(target.provider).chat.openStream(requestFor(request, target)),
     );
     return withServed(
       value,
@@ -177,7 +182,7 @@ export function createModelGateway(catalog: ModelCatalog, options: GatewayOption
     async complete(request) {
       const { onPartial } = request;
       if (onPartial && candidates(request, { streaming: true }).models.length > 0) return collect(await stream(request), onPartial);
-      const { model, settle, value } = await served(request, {}, (target) => providerOf(target.provider).chat.complete({ ...request, model: target.id }));
+      const { model, settle, value } = await served(request, {}, (target) => providerOf(target.provider).chat.complete(requestFor(request, target)));
       const usage = usageOrEstimate(value.usage, request, producedText(value.message), model.tokenizer);
       await settle(usage);
       return { ...value, usage, ...servedBy(model, usage) };

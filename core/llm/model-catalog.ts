@@ -39,6 +39,8 @@ const modelSchema = z.strictObject({
   cached_prompt_per_1k: price.optional(),
   supports_tools: z.boolean().default(true),
   supports_streaming: z.boolean().default(true),
+  /** The provider enforces a JSON schema (response_format json_schema): Weft asks for plans and verdicts that way. */
+  supports_json_schema: z.boolean().default(false),
   available: z.boolean().default(true),
   /** The tokenizer that counts this model's tokens for history compression and rate limits. */
   tokenizer: z.enum(tokenizers).default('o200k_base'),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parsePlanText } from './plan';
+import { canonicalCase, canonicalKeys, findJson, isRecord, NotJson, type Reading } from './model-json';
 import { isModelFailure } from '../llm/provider-errors';
 
 // Complexity analysis picks the execution mode (seed 000's AnalyzeComplexity). A small model gives a
@@ -25,6 +25,8 @@ export type ComplexityVerdict = z.infer<typeof complexityVerdictSchema> & {
   /** Set for SIMPLE: the tool call that answers the query directly. */
   direct_tool?: { name: string; arguments: Record<string, unknown> };
   source: 'model' | 'heuristic';
+  /** How the model's verdict was read: clean, leniently, or not at all (then the heuristic decided). */
+  reading?: Reading;
 };
 
 const arithmetic = /^[\d\s.+\-*/^%()]+$/;
@@ -75,11 +77,28 @@ export const complexityPrompt = (query: string, tools: readonly string[]) =>
     `Task: ${query}`,
   ].join('\n');
 
-/**
- * A small model's verdict, schema-validated; undefined when `ask` gets no answer (it resolves
- * undefined) or the answer is not a valid non-SIMPLE verdict. A model's SIMPLE needs a direct tool
- * call, which only the heuristic provides.
- */
+const verdictKeys = {
+  recommended_mode: ['mode', 'execution_mode'],
+  complexity_score: ['score', 'complexity'],
+  required_capabilities: ['capabilities'],
+  estimated_agents: ['agents', 'agent_count'],
+  estimated_tokens: ['tokens'],
+  estimated_cost_usd: ['cost', 'cost_usd', 'estimated_cost'],
+  reasoning: ['reason', 'rationale', 'explanation'],
+};
+
+/** A model's verdict read as models write them (see model-json.ts), then schema-validated. */
+export function readModelVerdict(text: string): { verdict?: z.infer<typeof complexityVerdictSchema>; reading: Reading } {
+  const notes: string[] = [];
+  const found = findJson(text, 'a verdict is {"recommended_mode": ...}', notes);
+  if (found instanceof NotJson) return { reading: { outcome: 'failed', notes: [found.describe()] } };
+  const fields = isRecord(found) ? canonicalKeys(found, verdictKeys, '', notes) : found;
+  if (isRecord(fields)) fields.recommended_mode = canonicalCase(fields.recommended_mode, executionModes, 'recommended_mode', notes);
+  const parsed = complexityVerdictSchema.safeParse(fields);
+  if (!parsed.success) return { reading: { outcome: 'failed', notes: parsed.error.issues.map((i) => `${i.path.join('.') || 'verdict'}: ${i.message}`) } };
+  return { verdict: parsed.data, reading: { outcome: notes.length > 0 ? 'lenient' : 'clean', notes } };
+}
+
 /**
  * The documented decision: a SIMPLE heuristic verdict stands; otherwise a small model's verdict when
  * it gives one, else the heuristic's. A model that is refused, down or answers nonsense leaves the
@@ -97,6 +116,8 @@ export async function decideComplexity(
     throw err;
   });
   if (reply === undefined) return heuristic;
-  const parsed = complexityVerdictSchema.safeParse(parsePlanText(reply));
-  return parsed.success && parsed.data.recommended_mode !== 'SIMPLE' ? { ...parsed.data, source: 'model' } : heuristic;
+  const { verdict, reading } = readModelVerdict(reply);
+  if (verdict?.recommended_mode === 'SIMPLE')
+    return { ...heuristic, reading: { outcome: 'failed', notes: ['the model said SIMPLE, which needs a direct tool call only the heuristic gives'] } };
+  return verdict ? { ...verdict, source: 'model', reading } : { ...heuristic, reading };
 }

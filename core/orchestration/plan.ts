@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { canonicalCase, canonicalKeys, findJson, isRecord, NotJson, type Reading } from './model-json';
 
 // A COMPLEX task's plan: agent tasks with dependencies, tools and model tiers. Plans come from a
 // model, from the caller's manual_decomposition, or from an approver's modified_action; all three
@@ -79,24 +80,54 @@ export function checkPlan(candidate: unknown, knownTools: readonly string[]): Pl
   return errors.length > 0 ? { ok: false, errors } : { ok: true, plan };
 }
 
-/** Parses plan JSON a model or a person wrote, tolerating a Markdown code fence around it. */
+const planExpected = 'a plan is {"agents": [...]}';
+
+/** Parses plan JSON a person wrote, tolerating a Markdown code fence around it. */
 export function parsePlanText(text: string): unknown {
   const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(text);
   const body = (fenced ? fenced[1]! : text).trim();
   try {
     return JSON.parse(body);
   } catch {
-    return new NotJson(body);
+    return new NotJson(body, planExpected);
   }
 }
 
-/** Text that was to be a JSON plan or verdict and is not JSON at all. */
-export class NotJson {
-  constructor(readonly text: string) {}
+const planKeys = { agents: ['tasks', 'subtasks', 'steps', 'plan'] };
+const agentKeys = {
+  id: ['name', 'agent', 'agent_id'],
+  description: ['task', 'goal', 'objective', 'instructions'],
+  dependencies: ['depends_on', 'deps', 'requires'],
+  tools: ['tool'],
+  tier: ['model_tier'],
+  history: [],
+};
 
-  /** What a person reads: what was expected, and how the answer began. */
-  describe(): string {
-    const start = this.text.replace(/\s+/g, ' ').slice(0, 80);
-    return `the answer is not JSON (it begins "${start}${this.text.length > 80 ? '…' : ''}"); a plan is {"agents": [...]}`;
-  }
+/** A model's plan with what real models do to one forgiven: see model-json.ts; every change noted. */
+function lenientPlan(value: unknown, notes: string[]): unknown {
+  if (Array.isArray(value)) notes.push('read a list of agents as {"agents": [...]}');
+  const plan = Array.isArray(value) ? { agents: value } : value;
+  if (!isRecord(plan)) return plan;
+  const canonical = canonicalKeys(plan, planKeys, '', notes);
+  if (!Array.isArray(canonical.agents)) return canonical;
+  const agents = canonical.agents.map((agent: unknown, i) => {
+    if (!isRecord(agent)) return agent;
+    const fields = canonicalKeys(agent, agentKeys, `agents[${i}].`, notes);
+    if (typeof fields.dependencies === 'string') fields.dependencies = fields.dependencies === '' ? [] : [fields.dependencies];
+    if (typeof fields.tools === 'string') fields.tools = [fields.tools];
+    return { ...fields, ...(fields.tier !== undefined ? { tier: canonicalCase(fields.tier, modelTiers, `agents[${i}].tier`, notes) } : {}) };
+  });
+  return { ...canonical, agents };
+}
+
+/**
+ * A model's plan read as models write them (in prose, other key cases, synonyms, extra keys,
+ * lower-case tiers) and then checked by the same rules as any plan. The reading says whether
+ * anything had to be forgiven.
+ */
+export function readModelPlan(text: string, knownTools: readonly string[]): PlanCheck & { reading: Reading } {
+  const notes: string[] = [];
+  const check = checkPlan(lenientPlan(findJson(text, planExpected, notes), notes), knownTools);
+  if (!check.ok) return { ...check, reading: { outcome: 'failed', notes: check.errors } };
+  return { ...check, reading: { outcome: notes.length > 0 ? 'lenient' : 'clean', notes } };
 }

@@ -1,12 +1,16 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
+import type { ReadingOutcome } from '../orchestration/model-json';
 
 // What the worker's activities see of tasks: how they end (status and mode) and how long they ran,
-// how approvals are decided and how long people took, and model steps answered from the cache.
+// how approvals are decided and how long people took, model steps answered from the cache, and how
+// models' plans and verdicts were read.
 
 export interface TaskObserver {
   taskEnded(end: { status: string; mode: string; seconds: number }): void;
   approvalDecided(decision: { status: string; channel: string; seconds: number }): void;
   stepFromCache(model: string): void;
+  /** A model's plan or verdict was read: clean, leniently, after a repair round, or not at all. */
+  modelOutputRead(kind: 'plan' | 'verdict', outcome: ReadingOutcome): void;
 }
 
 export function createTaskMetrics(registry: Registry): TaskObserver {
@@ -37,6 +41,12 @@ export function createTaskMetrics(registry: Registry): TaskObserver {
     labelNames: ['model'],
     registers: [registry],
   });
+  const readings = new Counter({
+    name: 'weft_model_output_readings_total',
+    help: "Models' plans and verdicts read, by kind and outcome (clean, lenient, repaired, failed)",
+    labelNames: ['kind', 'outcome'],
+    registers: [registry],
+  });
   return {
     taskEnded({ status, mode, seconds }) {
       ended.inc({ status, mode });
@@ -47,5 +57,6 @@ export function createTaskMetrics(registry: Registry): TaskObserver {
       decisionLatency.observe({ status }, seconds);
     },
     stepFromCache: (model) => cacheHits.inc({ model }),
+    modelOutputRead: (kind, outcome) => readings.inc({ kind, outcome }),
   };
 }

@@ -28,6 +28,7 @@ import { TEST_MODEL, testCatalog } from './test-catalog';
 import type { VerifiedTasks } from './verification';
 import type { Tracing } from '../../core/telemetry/tracing';
 import type { WorkerCapacity } from '../../core/capacity-settings';
+import type { TaskObserver } from '../../core/telemetry/task-metrics';
 
 export { TEST_MODEL, TEST_MODELS } from './test-catalog';
 
@@ -67,6 +68,7 @@ export async function startTestWorker(options: {
   tools?: ToolRegistry;
   tracing?: Tracing;
   capacity?: WorkerCapacity;
+  observer?: TaskObserver;
 }): Promise<RunningWorker> {
   const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const worker = await createWeftWorker({
@@ -79,6 +81,7 @@ export async function startTestWorker(options: {
       gateway: createModelGateway((options.catalog ?? testCatalog)(options.modelBaseURL), { aliases: testAliases }),
       cacheTtlSeconds: 3600,
       tools: options.tools ?? testToolRegistry(),
+      ...(options.observer ? { observer: options.observer } : {}),
     }),
     shutdownGraceMs: 5_000,
     ...(options.capacity ? { capacity: options.capacity } : {}),
@@ -136,6 +139,8 @@ export async function startTestStack(
     model?: ScriptedModelServer;
     tracing?: Tracing;
     workerCapacity?: WorkerCapacity;
+    /** Sees the worker's tasks (metrics). */
+    observer?: TaskObserver;
   } = {},
 ): Promise<TestStack> {
   const taskQueue = `test-${randomUUID()}`;
@@ -154,6 +159,7 @@ export async function startTestStack(
     ...(options.catalog ? { catalog: options.catalog } : {}),
     ...(options.tracing ? { tracing: options.tracing } : {}),
     ...(options.workerCapacity ? { capacity: options.workerCapacity } : {}),
+    ...(options.observer ? { observer: options.observer } : {}),
   });
 
   const clientConnection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });

@@ -21,6 +21,8 @@ export interface RecordedAsk {
   prompt: string;
   tier: ModelTier;
   atMs: number;
+  /** The JSON schema the answer must follow, where the model's provider enforces one. */
+  responseFormat?: { name: string; schema: Record<string, unknown> };
 }
 
 export async function askOnce({ store, gateway }: Pick<TaskWriteDeps, 'store' | 'gateway'>, ask: RecordedAsk, step: StepContext): Promise<ModelReplyPayload> {
@@ -28,7 +30,9 @@ export async function askOnce({ store, gateway }: Pick<TaskWriteDeps, 'store' | 
   const recordKey = modelReplyKey(owner, ask.name);
   const stored = await store.findRunRecord(owner.runId, recordKey);
   if (stored) return decodeModelReply(stored);
-  const completion = await step.keepAlive(() => gateway.complete({ tier: ask.tier, messages: [userText(ask.prompt)] }));
+  const completion = await step.keepAlive(() =>
+    gateway.complete({ tier: ask.tier, messages: [userText(ask.prompt)], ...(ask.responseFormat ? { responseFormat: ask.responseFormat } : {}) }),
+  );
   const reply = { text: textOf(completion.message), model: completion.model, usage: completion.usage };
   const at = new Date(ask.atMs);
   await store.appendRunRecord(modelReplyRecord(owner, ask.name, at, reply), (tx) =>

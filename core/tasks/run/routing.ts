@@ -1,10 +1,13 @@
+import type { Pool } from 'pg';
 import { withTransaction } from '../../db/transaction';
 import { appendTaskEvent } from '../../events/event-log';
 import { EventType } from '../../events/event-types';
-import { decideComplexity, heuristicComplexity, type ComplexityVerdict } from '../../orchestration/complexity';
-import { checkPlan, parsePlanText, type ModelTier, type Plan } from '../../orchestration/plan';
+import { z } from 'zod';
+import { complexityVerdictSchema, decideComplexity, heuristicComplexity, type ComplexityVerdict } from '../../orchestration/complexity';
+import { checkPlan, parsePlanText, planSchema, readModelPlan, type ModelTier, type Plan } from '../../orchestration/plan';
+import type { Reading } from '../../orchestration/model-json';
 import { findRecentAnswer, recordTaskMode, recordTaskPlan } from '../task-index';
-import { askOnce } from './recorded-reply';
+import { askOnce, type RecordedAsk } from './recorded-reply';
 import { recordPlanReview, revisionPrompt, type PlanReviewInput } from './plan-review';
 import { taskEvent } from './task-events';
 import { TaskAgent, runEventKey, taskRunIdOr, type TaskRef } from './task-ref';
@@ -31,7 +34,14 @@ const runIdOf = (input: RoutingInput) => taskRunIdOr(input.runId, input.workflow
 
 export type RoutingResult = { verdict: ComplexityVerdict; cachedAnswer?: string };
 
-export type DecompositionResult = { ok: true; plan: Plan } | { ok: false; errors: string[] };
+export type DecompositionResult = ({ ok: true; plan: Plan } | { ok: false; errors: string[] }) & {
+  /** How the planner's answer was read (absent for a plan a person wrote). */
+  reading?: Reading;
+};
+
+/** The schemas plans and verdicts are asked for in, where a model's provider enforces one (supports_json_schema). */
+const planFormat = { name: 'plan', schema: z.toJSONSchema(planSchema, { io: 'input' }) as Record<string, unknown> };
+const verdictFormat = { name: 'complexity_verdict', schema: z.toJSONSchema(complexityVerdictSchema, { io: 'input' }) as Record<string, unknown> };
 
 /** How long a user's completed answer serves the same question again (SIMPLE). */
 const cachedAnswerHours = 24;
@@ -46,14 +56,59 @@ const decompositionPrompt = (query: string, tools: readonly string[], errors?: s
     `Task: ${query}`,
   ].join('\n');
 
+/** What an event says of a model's answer that was not read as written: what was forgiven or wrong. */
+function readingNote(what: 'plan' | 'verdict', reading: Reading | undefined): string {
+  if (!reading || reading.outcome === 'clean') return '';
+  const said = { lenient: 'read leniently', repaired: 'valid after a repair round', failed: 'unreadable, so the heuristic decided' }[reading.outcome];
+  return ` (the model's ${what} was ${said}: ${reading.notes.join('; ')})`;
+}
+
+/** The routing decision in the task index and its announcement, in one transaction. */
+const announceRouting = (pool: Pool, input: RoutingInput, verdict: ComplexityVerdict) =>
+  withTransaction(pool, async (tx) => {
+    await recordTaskMode(tx, input.taskId, verdict.recommended_mode);
+    const message = `mode ${verdict.recommended_mode} (score ${verdict.complexity_score}, ${verdict.source}): ${verdict.reasoning}${readingNote('verdict', verdict.reading)}`;
+    await appendTaskEvent(
+      tx,
+      taskEvent(input.workflowId, runEventKey(runIdOf(input), 'routing'), EventType.StatusUpdate, new Date(input.atMs), {
+        message,
+        payload: { ...verdict },
+      }),
+    );
+  });
+
+/** The plan a task will run in the task index and DECOMPOSITION_COMPLETED, in one transaction. */
+const recordDecomposition = (pool: Pool, input: RoutingInput, plan: Plan, reading?: Reading) =>
+  withTransaction(pool, async (tx) => {
+    await recordTaskPlan(tx, input.taskId, 'COMPLEX', plan);
+    const message = `${plan.agents.length} agents: ${plan.agents.map((a) => a.id).join(', ')}${readingNote('plan', reading)}`;
+    await appendTaskEvent(
+      tx,
+      taskEvent(input.workflowId, runEventKey(runIdOf(input), 'plan'), EventType.DecompositionCompleted, new Date(input.atMs), {
+        message,
+        payload: { plan, ...(reading ? { reading } : {}) },
+      }),
+    );
+  });
+
 /** The routing decision and the plan: the mode a task runs in, and the agents of a COMPLEX one. */
-export function taskRouting({ store, pool, gateway, tools }: TaskWriteDeps) {
+export function taskRouting({ store, pool, gateway, tools, observer }: TaskWriteDeps) {
   const toolNames = (tenantId?: string) => tools.list(tenantId).map((t) => t.name);
 
-  const ask = (input: RoutingInput, name: string, prompt: string, tier: ModelTier, step: StepContext) =>
+  const ask = (input: RoutingInput, name: string, prompt: string, tier: ModelTier, step: StepContext, responseFormat: RecordedAsk['responseFormat']) =>
     askOnce(
       { store, gateway },
-      { taskId: input.taskId, sessionId: input.sessionId, runId: runIdOf(input), agentId: TaskAgent.Router, name, prompt, tier, atMs: input.atMs },
+      {
+        taskId: input.taskId,
+        sessionId: input.sessionId,
+        runId: runIdOf(input),
+        agentId: TaskAgent.Router,
+        name,
+        prompt,
+        tier,
+        atMs: input.atMs,
+        responseFormat,
+      },
       step,
     );
 
@@ -61,41 +116,21 @@ export function taskRouting({ store, pool, gateway, tools }: TaskWriteDeps) {
   async function askForPlan(input: RoutingInput, name: string, promptWith: (errors?: string[]) => string, step: StepContext): Promise<DecompositionResult> {
     let errors: string[] | undefined;
     for (const attempt of [1, 2]) {
-      const reply = await ask(input, `${name}-${attempt}`, promptWith(errors), 'MEDIUM', step);
-      const check = checkPlan(parsePlanText(reply.text), toolNames(input.tenantId));
-      if (check.ok) return check;
+      const reply = await ask(input, `${name}-${attempt}`, promptWith(errors), 'MEDIUM', step, planFormat);
+      const check = readModelPlan(reply.text, toolNames(input.tenantId));
+      if (check.ok) {
+        const reading: Reading = errors ? { outcome: 'repaired', notes: [...errors, ...check.reading.notes] } : check.reading;
+        observer?.modelOutputRead('plan', reading.outcome);
+        return { ...check, reading };
+      }
       errors = check.errors;
     }
-    return { ok: false, errors: errors! };
+    observer?.modelOutputRead('plan', 'failed');
+    return { ok: false, errors: errors!, reading: { outcome: 'failed', notes: errors! } };
   }
 
-  /** The routing decision in the task index and its announcement, in one transaction. */
-  const announce = (input: RoutingInput, verdict: ComplexityVerdict) =>
-    withTransaction(pool, async (tx) => {
-      await recordTaskMode(tx, input.taskId, verdict.recommended_mode);
-      const message = `mode ${verdict.recommended_mode} (score ${verdict.complexity_score}, ${verdict.source}): ${verdict.reasoning}`;
-      await appendTaskEvent(
-        tx,
-        taskEvent(input.workflowId, runEventKey(runIdOf(input), 'routing'), EventType.StatusUpdate, new Date(input.atMs), {
-          message,
-          payload: { ...verdict },
-        }),
-      );
-    });
-
-  /** The plan a task will run in the task index and DECOMPOSITION_COMPLETED, in one transaction. */
-  const recordPlan = (input: RoutingInput, plan: Plan) =>
-    withTransaction(pool, async (tx) => {
-      await recordTaskPlan(tx, input.taskId, 'COMPLEX', plan);
-      const message = `${plan.agents.length} agents: ${plan.agents.map((a) => a.id).join(', ')}`;
-      await appendTaskEvent(
-        tx,
-        taskEvent(input.workflowId, runEventKey(runIdOf(input), 'plan'), EventType.DecompositionCompleted, new Date(input.atMs), {
-          message,
-          payload: { plan },
-        }),
-      );
-    });
+  const announce = (input: RoutingInput, verdict: ComplexityVerdict) => announceRouting(pool, input, verdict);
+  const recordPlan = (input: RoutingInput, plan: Plan, reading?: Reading) => recordDecomposition(pool, input, plan, reading);
 
   return {
     /**
@@ -113,8 +148,9 @@ export function taskRouting({ store, pool, gateway, tools }: TaskWriteDeps) {
         }
       }
       const verdict = await decideComplexity(heuristic, input.query, toolNames(input.tenantId), (prompt) =>
-        ask(input, 'routing/analysis', prompt, 'SMALL', step).then((reply) => reply.text),
+        ask(input, 'routing/analysis', prompt, 'SMALL', step, verdictFormat).then((reply) => reply.text),
       );
+      if (verdict.reading) observer?.modelOutputRead('verdict', verdict.reading.outcome);
       await announce(input, verdict);
       return { verdict };
     },
@@ -122,7 +158,7 @@ export function taskRouting({ store, pool, gateway, tools }: TaskWriteDeps) {
     /** Asks for a plan, validates it, asks once more with the errors, and records the first valid one. */
     async decompose(input: RoutingInput, step: StepContext): Promise<DecompositionResult> {
       const check = await askForPlan(input, 'routing/plan', (errors) => decompositionPrompt(input.query, toolNames(input.tenantId), errors), step);
-      if (check.ok) await recordPlan(input, check.plan);
+      if (check.ok) await recordPlan(input, check.plan, check.reading);
       return check;
     },
 
