@@ -1,21 +1,33 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { isUnstorableValueError } from '../core/db/errors';
+import { ModelUnavailableError } from '../core/llm/gateway-errors';
 import { isPermanentModelError } from '../core/llm/provider-errors';
 
 /** Weft's own errors say whether a retry could ever succeed (store contract violations, invalid transcripts, conversation conflicts, unknown models). */
 const isMarkedPermanent = (err: unknown) => (err as { permanent?: unknown } | null)?.permanent === true;
 
 /**
- * Runs activity work and turns errors that can never succeed (those marked `permanent`, permanent
- * provider errors, values Postgres cannot store) into non-retryable failures. Everything else is
- * rethrown as is so Temporal retries it, within the activity's retry budget.
+ * A timer counts from the event loop's cached time, so a retry exactly at the provider's wait can
+ * come a little early and find it still cooling down: Temporal's retry goes this much later.
  */
-export async function failPermanentErrorsFast<T>(work: () => Promise<T>): Promise<T> {
+const retryAfterSlackMs = 100;
+
+/**
+ * Runs activity work and tells Temporal how to retry its errors: never for errors that can never
+ * succeed (those marked `permanent`, permanent provider errors, values Postgres cannot store); once
+ * the wait is over when every model asked to be called later (Retry-After: the worker's gateway
+ * leaves that wait to Temporal rather than sleep in the activity); otherwise as the activity's
+ * retry policy says, within its budget.
+ */
+export async function withTemporalRetry<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
     if (isMarkedPermanent(err) || isPermanentModelError(err) || isUnstorableValueError(err)) {
       throw ApplicationFailure.nonRetryable((err as Error).message, (err as Error).name);
+    }
+    if (err instanceof ModelUnavailableError && err.retryAfterMs !== undefined) {
+      throw ApplicationFailure.create({ message: err.message, type: err.name, nextRetryDelay: err.retryAfterMs + retryAfterSlackMs, cause: err });
     }
     throw err;
   }

@@ -1,11 +1,11 @@
 import type { FinishTaskInput, StartTaskInput } from '../core/tasks/run/task-lifecycle';
 import type { TaskWrites } from '../core/tasks/run/task-writes';
-import { failPermanentErrorsFast } from './failures';
+import { withTemporalRetry } from './failures';
 
 /** A task's start and end: run as local activities (see workflows/activity-stubs.ts). */
 export function createLifecycleActivities(taskWrites: TaskWrites) {
   return {
-    startTask: (input: StartTaskInput) => failPermanentErrorsFast(() => taskWrites.start(input)),
-    finishTask: (input: FinishTaskInput) => failPermanentErrorsFast(() => taskWrites.finish(input)),
+    startTask: (input: StartTaskInput) => withTemporalRetry(() => taskWrites.start(input)),
+    finishTask: (input: FinishTaskInput) => withTemporalRetry(() => taskWrites.finish(input)),
   };
 }

@@ -4,7 +4,7 @@ import { runContextHeader, type RunContext } from '../core/tasks/run/run-context
 import { runHandovers } from '../core/tasks/run/run-handover';
 import { taskLifecycle } from '../core/tasks/run/task-lifecycle';
 import type { TaskWriteDeps } from '../core/tasks/run/task-write-deps';
-import { failPermanentErrorsFast } from './failures';
+import { withTemporalRetry } from './failures';
 
 /**
  * Applies an activity's run context (core/tasks/run/run-context.ts) before the activity runs: a
@@ -20,8 +20,8 @@ export function runContextInterceptor(deps: TaskWriteDeps): ActivityInterceptors
       async execute(input, next) {
         const header = input.headers[runContextHeader];
         const context: RunContext = header ? defaultPayloadConverter.fromPayload(header) : {};
-        if (context.handover) await failPermanentErrorsFast(() => handovers.takeOver(context.handover!));
-        if (context.start) await failPermanentErrorsFast(() => lifecycle.start(context.start!));
+        if (context.handover) await withTemporalRetry(() => handovers.takeOver(context.handover!));
+        if (context.start) await withTemporalRetry(() => lifecycle.start(context.start!));
         return next(input);
       },
     },

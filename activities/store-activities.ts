@@ -6,21 +6,21 @@ import type { RoutingInput } from '../core/tasks/run/routing';
 import type { CancellationRequestInput } from '../core/tasks/run/task-lifecycle';
 import type { ControlChangeInput, MessageReceivedInput } from '../core/tasks/run/task-steering';
 import type { TaskWrites } from '../core/tasks/run/task-writes';
-import { failPermanentErrorsFast } from './failures';
+import { withTemporalRetry } from './failures';
 
 /** Short store writes and checks: milliseconds each, no model or tool call. */
 export function createStoreActivities(taskWrites: TaskWrites) {
   return {
-    recordCancellationRequest: (input: CancellationRequestInput) => failPermanentErrorsFast(() => taskWrites.recordCancellationRequest(input)),
-    recordControlChange: (input: ControlChangeInput) => failPermanentErrorsFast(() => taskWrites.recordControlChange(input)),
-    recordMessageReceived: (input: MessageReceivedInput) => failPermanentErrorsFast(() => taskWrites.recordMessageReceived(input)),
-    recordPlan: (input: RoutingInput & { plan: Plan }) => failPermanentErrorsFast(() => taskWrites.recordPlan(input, input.plan)),
-    recordPlanReview: (input: PlanReviewInput) => failPermanentErrorsFast(() => taskWrites.recordPlanReview(input)),
-    startAgent: (input: AgentRunInput) => failPermanentErrorsFast(() => taskWrites.startAgent(input)),
-    finishAgent: (input: FinishAgentInput) => failPermanentErrorsFast(() => taskWrites.finishAgent(input)),
-    requestApproval: (input: ApprovalRequestInput) => failPermanentErrorsFast(() => taskWrites.requestApproval(input)),
-    recordApprovalDecision: (input: ApprovalDecisionInput) => failPermanentErrorsFast(() => taskWrites.recordApprovalDecision(input)),
-    recordIgnoredDecision: (input: IgnoredDecisionInput) => failPermanentErrorsFast(() => taskWrites.recordIgnoredDecision(input)),
+    recordCancellationRequest: (input: CancellationRequestInput) => withTemporalRetry(() => taskWrites.recordCancellationRequest(input)),
+    recordControlChange: (input: ControlChangeInput) => withTemporalRetry(() => taskWrites.recordControlChange(input)),
+    recordMessageReceived: (input: MessageReceivedInput) => withTemporalRetry(() => taskWrites.recordMessageReceived(input)),
+    recordPlan: (input: RoutingInput & { plan: Plan }) => withTemporalRetry(() => taskWrites.recordPlan(input, input.plan)),
+    recordPlanReview: (input: PlanReviewInput) => withTemporalRetry(() => taskWrites.recordPlanReview(input)),
+    startAgent: (input: AgentRunInput) => withTemporalRetry(() => taskWrites.startAgent(input)),
+    finishAgent: (input: FinishAgentInput) => withTemporalRetry(() => taskWrites.finishAgent(input)),
+    requestApproval: (input: ApprovalRequestInput) => withTemporalRetry(() => taskWrites.requestApproval(input)),
+    recordApprovalDecision: (input: ApprovalDecisionInput) => withTemporalRetry(() => taskWrites.recordApprovalDecision(input)),
+    recordIgnoredDecision: (input: IgnoredDecisionInput) => withTemporalRetry(() => taskWrites.recordIgnoredDecision(input)),
     checkPlanText: async (text: string) => taskWrites.checkPlanText(text),
     checkToolArguments: async (input: { tool: string; argumentsText: string }) => taskWrites.checkToolArguments(input),
   };

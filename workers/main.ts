@@ -49,7 +49,12 @@ async function main(): Promise<void> {
   const activities = createActivities({
     pool,
     store: createRuntimeStore(pool),
-    gateway: createModelGateway(config.catalog, { aliases: config.modelAliases, pool, observer: createModelMetrics(metrics.registry) }),
+    gateway: createModelGateway(config.catalog, {
+      aliases: config.modelAliases,
+      pool,
+      observer: createModelMetrics(metrics.registry),
+      waitsForRetryAfter: false,
+    }),
     cacheTtlSeconds: config.llm.cacheTtlSeconds,
     tools,
     observer: createTaskMetrics(metrics.registry),

@@ -36,10 +36,16 @@ function honouringRetryAfter(backoff: IBackoffFactory<IRetryBackoffContext<unkno
   };
 }
 
-/** Retries a round nobody answered, unless a provider asked for a longer wait than max_retry_after_ms. */
-export function roundRetries(resilience: Resilience) {
+/**
+ * Retries a round nobody answered, unless a provider asked for a longer wait than
+ * max_retry_after_ms, or asked for any wait when the caller retries itself after it (a worker's
+ * activity: Temporal's retry waits, not the activity).
+ */
+export function roundRetries(resilience: Resilience, waitsForRetryAfter: boolean) {
+  const retries = (err: ModelUnavailableError) =>
+    waitsForRetryAfter ? (err.retryAfterMs ?? 0) <= resilience.max_retry_after_ms : err.retryAfterMs === undefined;
   return retry(
-    handleWhen((err) => err instanceof ModelUnavailableError && (err.retryAfterMs ?? 0) <= resilience.max_retry_after_ms),
+    handleWhen((err) => err instanceof ModelUnavailableError && retries(err)),
     {
       maxAttempts: resilience.max_attempts - 1,
       backoff: honouringRetryAfter(new ExponentialBackoff({ initialDelay: resilience.initial_backoff_ms, maxDelay: resilience.max_backoff_ms })),
@@ -95,4 +101,12 @@ export async function failoverRound<T>(round: Round<T>): Promise<{ target: Targe
     }
   }
   throw new ModelUnavailableError(wanted, reasons, rateLimited && reasons.length > refusedUpFront.length, soonest, { cause: lastError });
+}
+
+/** A wait longer than the catalog's max_retry_after_ms is waited for by nobody: the failure is then permanent. */
+export function beyondMaxWait(err: unknown, resilience: Resilience): unknown {
+  const maxMs = resilience.max_retry_after_ms;
+  if (!(err instanceof ModelUnavailableError) || err.permanent || (err.retryAfterMs ?? 0) <= maxMs) return err;
+  const reasons = [...err.reasons, `the providers asked to wait ${err.retryAfterMs} ms, more than max_retry_after_ms (${maxMs})`];
+  return new ModelUnavailableError(err.wanted, reasons, err.rateLimited, err.retryAfterMs, { cause: err.cause, permanent: true });
 }

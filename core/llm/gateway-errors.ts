@@ -22,8 +22,12 @@ export class ModelUnavailableError extends Error {
     readonly rateLimited: boolean,
     /** The soonest a candidate may take a call again, when known. */
     readonly retryAfterMs?: number,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; permanent?: boolean },
   ) {
     super(`no model could answer ${wanted}: ${reasons.join('; ')}`, options);
+    this.permanent = options?.permanent ?? false;
   }
+
+  /** The providers asked for a longer wait than the catalog's max_retry_after_ms: no retry should wait for it. */
+  readonly permanent: boolean;
 }

@@ -3,7 +3,7 @@ import type { ModelTier } from '../orchestration/plan';
 import { assistantMessage } from './chat-encoding';
 import { createChatModel, type ChatCompletion, type ChatDelta, type ChatRequest, type TokenCounts } from './chat-model';
 import { createEmbedder, type Embeddings } from './embeddings';
-import { failoverRound, roundRetries, type Target } from './failover';
+import { beyondMaxWait, failoverRound, roundRetries, type Target } from './failover';
 import { firstChoice, type CatalogModel, type ModelCatalog } from './model-catalog';
 import { resolveModelName, type ModelAliases } from './model-aliases';
 import { candidatesFor } from './model-candidates';
@@ -60,6 +60,11 @@ export interface GatewayOptions {
   pool?: Pool;
   /** Sees every call's outcome (metrics). */
   observer?: ModelObserver;
+  /**
+   * Whether a provider's Retry-After is waited for here (the default). A worker's gateway leaves
+   * the wait to Temporal's retry of its activity: the call fails at once with the wait it asked for.
+   */
+  waitsForRetryAfter?: boolean;
 }
 
 /** Each provider of the catalog with its guard (breaker, per-minute limits), chat client and embedder. */
@@ -129,7 +134,7 @@ export function createModelGateway(catalog: ModelCatalog, options: GatewayOption
   const providers = connectProviders(catalog, { now, ...(options.pool ? { pool: options.pool } : {}) });
   const providerOf = (id: string) => providers.get(id)!;
 
-  const retrying = roundRetries(resilience);
+  const retrying = roundRetries(resilience, options.waitsForRetryAfter ?? true);
   const candidates = (request: ModelRequest, needs: { streaming?: boolean }) => candidatesFor(catalog, options.aliases ?? {}, request, needs);
 
   async function served<T>(request: ModelRequest, needs: { streaming?: boolean }, call: (model: CatalogModel) => Promise<T>) {
@@ -145,7 +150,7 @@ export function createModelGateway(catalog: ModelCatalog, options: GatewayOption
       )
       .catch((err: unknown) => {
         options.observer?.failed({ wanted, seconds: seconds() });
-        throw err;
+        throw beyondMaxWait(err, resilience);
       });
     const model = result.target as CatalogModel;
     /** Settles the provider's token budget with what the answer used, and reports the call. */

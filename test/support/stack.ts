@@ -78,7 +78,7 @@ export async function startTestWorker(options: {
     activities: createActivities({
       pool: options.pool,
       store: options.store,
-      gateway: createModelGateway((options.catalog ?? testCatalog)(options.modelBaseURL), { aliases: testAliases }),
+      gateway: createModelGateway((options.catalog ?? testCatalog)(options.modelBaseURL), { aliases: testAliases, waitsForRetryAfter: false }),
       cacheTtlSeconds: 3600,
       tools: options.tools ?? testToolRegistry(),
       ...(options.observer ? { observer: options.observer } : {}),
