@@ -14,8 +14,9 @@ export interface ScriptedToolCall {
 
 export interface ScriptedReply {
   content?: string;
-  /** Sent as `reasoning_content`, as DeepSeek, vLLM and Qwen do. */
+  /** Sent as `reasoning_content` (DeepSeek, vLLM, Qwen) or, with `reasoningAs`, as `reasoning` (Ollama, OpenRouter); streamed before the content. */
   reasoning?: string;
+  reasoningAs?: 'reasoning_content' | 'reasoning';
   toolCalls?: ScriptedToolCall[];
   /** `cached_tokens` is reported as OpenAI does, under prompt_tokens_details. */
   usage?: { prompt_tokens: number; completion_tokens: number; cached_tokens?: number };
@@ -80,6 +81,17 @@ function embed(text: string, dimensions: number): number[] {
   return vector;
 }
 
+/**
+ * Stream shapes providers differ in (OpenAI's own is the default: a first chunk with the role and
+ * empty content, the finish reason in a chunk of its own, the usage in a last chunk with no choices).
+ */
+export interface StreamQuirks {
+  /** The first chunk carries only the role (no content key), as vLLM and LM Studio send it. */
+  roleOnlyFirstChunk?: boolean;
+  /** Every chunk carries the usage so far and no usage chunk comes last (continuous usage stats). */
+  usageOnEveryChunk?: boolean;
+}
+
 /** How fast answers come, as a real model's would: the wait before the first token, then tokens a second. */
 export interface ModelPace {
   firstTokenMs: number;
@@ -94,7 +106,7 @@ export class ScriptedModelServer {
   private server?: Server;
 
   /** Without a pace (the tests' default), answers come at once. */
-  constructor(private readonly options: { demo?: boolean; embeddingDimensions?: number; pace?: ModelPace } = {}) {}
+  constructor(private readonly options: { demo?: boolean; embeddingDimensions?: number; pace?: ModelPace; quirks?: StreamQuirks } = {}) {}
 
   /** How long `tokens` of an answer take to generate at the server's pace. */
   private generationMs(tokens: number): number {
@@ -210,11 +222,18 @@ export class ScriptedModelServer {
     await pauseFor(this.options.pace?.firstTokenMs ?? 0);
     if (body.stream) {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...reply.headers });
-      const chunk = (delta: object, finish: string | null, extra: object = {}) =>
+      const quirks = this.options.quirks ?? {};
+      let streamed = 0;
+      const usageSoFar = () => ({ prompt_tokens: usage.prompt_tokens, completion_tokens: streamed, total_tokens: usage.prompt_tokens + streamed });
+      const chunk = (delta: object, finish: string | null) => {
+        streamed = Math.min(usage.completion_tokens, streamed + 1);
+        const extra = quirks.usageOnEveryChunk ? { usage: finish ? fullUsage : usageSoFar() } : {};
         res.write(
           `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`,
         );
-      chunk({ role: 'assistant', content: '' }, null);
+      };
+      chunk(quirks.roleOnlyFirstChunk ? { role: 'assistant' } : { role: 'assistant', content: '' }, null);
+      for (const piece of (reply.reasoning ?? '').match(/.{1,8}/gs) ?? []) chunk({ [reply.reasoningAs ?? 'reasoning_content']: piece }, null);
       for (const piece of (content ?? '').match(/.{1,8}/gs) ?? []) {
         await pauseFor(this.generationMs(estimateTokens(piece)));
         chunk({ content: piece }, null);
@@ -227,7 +246,7 @@ export class ScriptedModelServer {
       });
       chunk({}, finishReason);
       const options = body.stream_options as { include_usage?: boolean } | undefined;
-      if (options?.include_usage && !reply.omitUsage) {
+      if (options?.include_usage && !reply.omitUsage && !quirks.usageOnEveryChunk) {
         res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: fullUsage })}\n\n`);
       }
       res.end('data: [DONE]\n\n');
@@ -248,7 +267,7 @@ export class ScriptedModelServer {
             message: {
               role: 'assistant',
               content,
-              ...(reply.reasoning ? { reasoning_content: reply.reasoning } : {}),
+              ...(reply.reasoning ? { [reply.reasoningAs ?? 'reasoning_content']: reply.reasoning } : {}),
               ...(toolCalls ? { tool_calls: toolCalls } : {}),
             },
             finish_reason: finishReason,
