@@ -21,7 +21,11 @@ export interface PlanContext {
 type AgentOutcome = AgentWorkflowResult | { kind: 'failed'; message: string; state: { tokens: number; costUsd: number } };
 
 export type PlanOutcome =
-  | { kind: 'completed'; results: Array<{ agentId: string; result: string }> }
+  | {
+      kind: 'completed';
+      results: Array<{ agentId: string; result: string }>;
+      /** Agents whose answers stayed cut off at the token limit. */ truncated: string[];
+    }
   | { kind: 'stopped'; agentId: string; result: Exclude<AgentOutcome, { kind: 'answered' }> };
 
 /** The agents whose dependencies are all done and that are neither running nor done. */
@@ -71,6 +75,7 @@ async function nextToEnd(running: Map<string, Promise<[string, AgentOutcome]>>):
 export async function runPlan(plan: Plan, context: PlanContext): Promise<PlanOutcome> {
   const { taskWorkflowId } = context.task;
   const results = new Map<string, string>();
+  const truncated: string[] = [];
   const running = new Map<string, Promise<[string, AgentOutcome]>>();
   const view = (agentId: string) => context.agents.find((a) => a.agentId === agentId)!;
   const scope = new CancellationScope();
@@ -131,6 +136,7 @@ export async function runPlan(plan: Plan, context: PlanContext): Promise<PlanOut
     agent.status = 'COMPLETED';
     agent.result = result.text;
     results.set(agentId, result.text);
+    if (result.truncated) truncated.push(agentId);
   }
-  return { kind: 'completed', results: plan.agents.map((a) => ({ agentId: a.id, result: results.get(a.id)! })) };
+  return { kind: 'completed', results: plan.agents.map((a) => ({ agentId: a.id, result: results.get(a.id)! })), truncated };
 }

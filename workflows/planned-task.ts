@@ -42,7 +42,7 @@ export async function runPlanned(ctx: TaskContext, plan: Plan, record: boolean):
     if (stopped.kind === 'failed') return failed(`agent ${outcome.agentId} failed: ${stopped.message}`);
     return loopOutcome(stopped);
   }
-  if (outcome.results.length === 1) return completed(outcome.results[0]!.result, '');
+  if (outcome.results.length === 1) return withCutOffs(completed(outcome.results[0]!.result, ''), outcome.truncated, false);
 
   const seed = [
     `Task: ${task.query}`,
@@ -66,5 +66,12 @@ export async function runPlanned(ctx: TaskContext, plan: Plan, record: boolean):
   if (synthesis.kind === 'over_budget') return loopOutcome({ kind: 'over_budget', reason: synthesis.reason, state: initialLoopState });
   ctx.report.spent(synthesis.usage.totalTokens, synthesis.costUsd);
   if (synthesis.overBudget) return { ...failed(synthesis.overBudget, synthesis.model), code: 'BUDGET_EXCEEDED' };
-  return completed(synthesis.text, synthesis.model);
+  return withCutOffs(completed(synthesis.text, synthesis.model), outcome.truncated, synthesis.finishReason === 'length');
+}
+
+/** A completed plan whose agents' or synthesis's answers the token limit cut off says so: never passed off as whole. */
+function withCutOffs(outcome: TaskOutcome, agents: string[], synthesisCutOff: boolean): TaskOutcome {
+  const cut = [...agents.map((id) => `agent ${id} (even after it was continued)`), ...(synthesisCutOff ? ['the synthesis'] : [])];
+  if (cut.length === 0) return outcome;
+  return { ...outcome, errorMessage: `answers cut off at the model's token limit (finish_reason length): ${cut.join(', ')}` };
 }

@@ -59,4 +59,30 @@ it('says an answer is cut off when it still is after two continuations, and keep
   expect(events.at(-1)!.event_type).toBe('WORKFLOW_COMPLETED');
 });
 
+it("says which answers of a plan were cut off: an agent's after its continuations, and the synthesis's", async () => {
+  const prefix = `cut plan ${Date.now()}`;
+  stack.model.on(aboutQuery(`${prefix} list rivers`), { content: 'Rhine, ', finishReason: 'length' });
+  stack.model.on(`${prefix} list lakes`, { content: 'Constance.' });
+  stack.model.on((text) => text.includes('Combine these results') && text.includes(prefix), {
+    content: 'Rivers and lakes: Rhine, Const',
+    finishReason: 'length',
+  });
+  const submitted = await submitTask(stack.orchestrator, {
+    query: `${prefix} water of Europe`,
+    manual_decomposition: {
+      agent_tasks: [
+        { agent_id: 'rivers', description: `${prefix} list rivers` },
+        { agent_id: 'lakes', description: `${prefix} list lakes` },
+      ],
+    },
+  });
+  const status = await waitForFinish(stack.orchestrator, submitted.task_id);
+  expect(status).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'Rivers and lakes: Rhine, Const' });
+  expect(status.error_message).toBe(
+    "answers cut off at the model's token limit (finish_reason length): agent rivers (even after it was continued), the synthesis",
+  );
+  const events = await eventsOf(submitted.workflow_id);
+  expect(events.find((e) => e.event_type === 'ERROR_OCCURRED')?.message).toBe(status.error_message);
+});
+
 itLeavesEveryTaskVerified(() => stack.everyTask());
