@@ -12,6 +12,7 @@ import { startPending, startRecorded } from './run-context';
 import { taskRunIdOf, type TaskScope } from './task-scope';
 import type { PromptParams } from '../core/tools/tool';
 import { Patches, takesNewPath } from './patches';
+import { isClientToolCall, runClientToolCalls, type ClientToolExchange } from './client-tool-calls';
 
 // The agent loop shared by a single-agent task and each agent of a COMPLEX task: one activity per
 // model step, one per tool call, results fed back, until a final answer or max iterations.
@@ -75,6 +76,8 @@ export interface AgentLoopParams {
   hold?: () => Promise<void>;
   /** People's messages for the next model step (task-steering.ts). */
   takeMessages?: () => TaskMessage[];
+  /** Tools the task's OpenAI client declares and runs (client-tool-calls.ts). */
+  clientTools?: ClientToolExchange;
 }
 
 export type AgentLoopResult =
@@ -83,6 +86,7 @@ export type AgentLoopResult =
   | { kind: 'over_budget'; reason: string; state: AgentLoopState }
   | { kind: 'rejected'; feedback: string; state: AgentLoopState }
   | { kind: 'approval_timeout'; state: AgentLoopState }
+  | { kind: 'client_timeout'; tools: string[]; state: AgentLoopState }
   | { kind: 'continue'; state: AgentLoopState };
 
 export const initialLoopState: AgentLoopState = { step: 0, toolResultsFor: [], tokens: 0, costUsd: 0, model: '' };
@@ -121,6 +125,7 @@ function modelStepInput(params: AgentLoopParams, state: AgentLoopState): ModelSt
     ...taskToolsOffer(),
     ...(state.cutOffText !== undefined ? { continueCutOff: true } : {}),
     ...(params.recordPartials ? { recordPartials: true } : {}),
+    ...(params.clientTools ? { clientTools: params.clientTools.tools } : {}),
   };
 }
 
@@ -312,7 +317,9 @@ export async function runAgentLoop(given: AgentLoopParams, from: AgentLoopState)
     await params.hold?.();
     const reuse = reuseFor(params, state.step - 1);
     const done: string[] = [];
-    const outcomes = await inBatches(approved.calls, params.toolParallelism, async (call) => {
+    const forClient = approved.calls.filter((call) => isClientToolCall(params.clientTools, call));
+    const ours = approved.calls.filter((call) => !forClient.includes(call));
+    const outcomes = await inBatches(ours, params.toolParallelism, async (call) => {
       const outcome = await runToolCall.executeWithOptions({ summary: `tool ${call.name} (${call.id}) of agent ${params.agentId}` }, [
         { ...toolCallInput(params, call), ...reuse },
       ]);
@@ -320,9 +327,12 @@ export async function runAgentLoop(given: AgentLoopParams, from: AgentLoopState)
       noteProgress(params, state, [...done]);
       return outcome;
     });
-    const unknown = approved.calls.filter((_call, i) => isUnknown(outcomes[i]!));
+    const unknown = ours.filter((_call, i) => isUnknown(outcomes[i]!));
     if (unknown.length > 0 && takesNewPath(Patches.toolOutcomeReview)) {
       for (const call of unknown) await reviewUnknownOutcome(params, call);
+    }
+    if (forClient.length > 0 && !(await runClientToolCalls(params.clientTools!, forClient, (call) => toolCallInput(params, call), params.approvalTimeoutMs))) {
+      return { kind: 'client_timeout', tools: forClient.map((call) => call.name), state };
     }
     state.toolResultsFor = approved.calls.map((call) => call.id);
   }

@@ -44,6 +44,8 @@ export const handlerDescriptions = {
   reviewPlan:
     'Review the plan the task waits with: {"action": "feedback", "message": "...", "by": "<you>"} has the planner revise it (a new round), {"action": "approve"} runs it, {"action": "reject", "message": "why"} cancels the task. Give "version" (planReview\'s) to refuse it if the plan changed since.',
   planReview: "The plan under review: its status, round, version and the plan itself (the rounds' texts are in the task's run log).",
+  clientToolResults:
+    'The outputs of tools the task\'s OpenAI client runs, for calls the task waits for (TOOL_INVOKED events with client: true): {"results": [{"toolCallId": "<id>", "output": "..."}]}. Refused for a call the task is not waiting for.',
 } as const;
 /**
  * The same decision as an Update, which cannot vanish: a malformed body, or an approval that is not
@@ -155,3 +157,9 @@ export const taskStatusQuery = defineQuery<TaskView>('taskStatus');
 
 /** The failure type of a task workflow whose task failed; its details hold the TaskWorkflowResult. */
 export const taskFailedType = 'TaskFailed';
+
+/** What an OpenAI client sends back: the outputs of its own tools, for calls the task waits for. */
+export interface ClientToolResults {
+  results: Array<{ toolCallId: string; output: string }>;
+}
+export const clientToolResultsUpdate = defineUpdate<{ accepted: true }, [ClientToolResults]>('clientToolResults');

@@ -11,6 +11,7 @@ import { completed, failed, loopOutcome, type TaskOutcome } from './task-outcome
 import { routingInputOf, taskRunFieldsOf, taskRunIdOf } from './task-scope';
 import { loopSettingsOf } from './settings';
 import type { TaskContext, TaskWorkflowFunction, TaskWorkflowInput } from './task-workflow-types';
+import { clientToolExchange } from './client-tool-calls';
 
 const { checkPlanText } = storeActivities;
 const { analyzeComplexity, decomposeTask } = modelActivities;
@@ -182,6 +183,7 @@ async function runSingleAgent(ctx: TaskContext, query: string, from: AgentLoopSt
       ...(input.fork ? { reuse: { fromRunId: input.fork.fromRunId, belowStep: input.fork.fromStep - 1 } } : {}),
       onToolsOffered: ctx.report.toolsOffered,
       onUsage: ctx.report.spent,
+      ...(input.clientTools ? { clientTools: clientToolExchange(input.clientTools) } : {}),
     },
     from,
   );

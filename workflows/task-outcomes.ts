@@ -31,5 +31,13 @@ export function loopOutcome(loop: Exclude<AgentLoopResult, { kind: 'continue' }>
       return { status: 'CANCELLED', result: '', errorMessage: `rejected: ${loop.feedback}`, cancellationReason: 'approval_rejected', model };
     case 'approval_timeout':
       return { status: 'TIMEOUT', result: '', errorMessage: 'approval timed out', cancellationReason: 'approval_timeout', model };
+    case 'client_timeout':
+      return {
+        status: 'TIMEOUT',
+        result: '',
+        errorMessage: `the client did not send the results of ${loop.tools.join(', ')} in time`,
+        cancellationReason: 'client_tool_timeout',
+        model,
+      };
   }
 }

@@ -10,6 +10,7 @@ import type { TaskReport } from './task-state';
 import type { TaskOutcome } from './task-outcomes';
 import type { TaskSettings } from './settings';
 import type { ResetProgress, TaskScope } from './task-scope';
+import type { ClientTool } from '../core/tasks/run/client-tools';
 
 // taskWorkflow's contract (its input and result) and what its parts share, apart from its code so
 // the parts can name them without importing the workflow.
@@ -31,6 +32,8 @@ export interface TaskWorkflowInput extends TaskRef {
   skill?: { name: string; version: string; instructions: string };
   /** The caller's own system prompt for the task's one agent (an OpenAI client's system messages), after a skill's. */
   instructions?: string;
+  /** Tools the task's OpenAI client declares and runs itself: offered to its one agent, their calls passed back to the client. */
+  clientTools?: ClientTool[];
   /** A task that is one tool call, run as an agent's call is (policy, limits, record): Shannon's POST /api/v1/tools/{name}/execute. */
   directTool?: { name: string; arguments: Record<string, unknown> };
   /** Set when the task is a fork of another: its steps before fork.fromStep reuse what that task recorded. */

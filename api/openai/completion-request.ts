@@ -1,5 +1,7 @@
 import type { OpenAiModel, OpenAiModelCatalog } from '../../core/openai/model-catalog';
-import { modelNotFound, OpenAiRequestError } from './openai-errors';
+import type { ClientTool } from '../../core/tasks/run/client-tools';
+import { clientToolsOf, toolExchangeText, trailingToolResults, type ToolResult } from './client-tool-request';
+import { invalid, modelNotFound } from './openai-errors';
 
 // The bodies of POST /v1/chat/completions and POST /v1/completions, checked as OpenAI checks them,
 // as what a Weft task needs: the query (the last user message, or the prompt), the system
@@ -23,6 +25,10 @@ export interface CompletionRequest {
   includeUsage: boolean;
   /** OpenAI's end-user id, kept as a label of the task. */
   user?: string;
+  /** Tools the client declares and runs itself (client-tool-request.ts). */
+  clientTools?: ClientTool[];
+  /** Results of client tools the messages end with: they continue the task that called them. */
+  toolResults?: ToolResult[];
 }
 
 const isNumber = (value: unknown) => typeof value === 'number';
@@ -47,20 +53,16 @@ const samplingTypes: Record<string, (value: unknown) => boolean> = {
 };
 const samplingFields = Object.keys(samplingTypes);
 const sharedFields = ['model', 'stream', 'stream_options', 'n', 'user', ...samplingFields];
-const chatFields = [...sharedFields, 'messages'];
+const chatFields = [...sharedFields, 'messages', 'tools', 'tool_choice', 'parallel_tool_calls'];
 const completionFields = [...sharedFields, 'prompt', 'echo', 'suffix', 'best_of'];
 
 /** Fields OpenAI has that Weft cannot honour: refused, so nobody relies on them silently. */
 const unsupported: Record<string, string> = {
-  tools: 'Weft runs tools itself; tools declared by the client are not supported yet',
-  tool_choice: 'Weft runs tools itself; tools declared by the client are not supported yet',
   functions: 'Weft runs tools itself; functions declared by the client are not supported',
   function_call: 'Weft runs tools itself; functions declared by the client are not supported',
   response_format: 'structured output is not supported yet',
   shannon_options: "Weft's models are named in openai-models.yaml; shannon_options is not supported",
 };
-
-export const invalid = (message: string, param: string) => new OpenAiRequestError(message, param);
 
 /** The body as an object with only `fields` (or fields refused by name). */
 export function objectBody(body: unknown, fields: readonly string[]): Record<string, unknown> {
@@ -122,18 +124,22 @@ function contentText(content: unknown, param: string): string {
   throw invalid(`Invalid type for '${param}': expected a string or an array of text parts.`, param);
 }
 
-function conversationOf(messages: unknown): Pick<CompletionRequest, 'query' | 'instructions' | 'history'> {
+type Conversation = Pick<CompletionRequest, 'query' | 'instructions' | 'history' | 'toolResults'>;
+
+function conversationOf(messages: unknown): Conversation {
   if (!Array.isArray(messages) || messages.length === 0) throw invalid("'messages' must be a non-empty array of messages.", 'messages');
+  const toolResults = trailingToolResults(messages as Array<Record<string, unknown>>, contentText);
+  if (toolResults) return { query: '', history: [], toolResults };
   const system: string[] = [];
   const turns: ConversationTurn[] = [];
   messages.forEach((message: unknown, i) => {
-    const { role, content } = (message ?? {}) as { role?: unknown; content?: unknown };
-    const text = contentText(content, `messages[${i}].content`);
+    const { role, content, tool_calls: calls } = (message ?? {}) as { role?: unknown; content?: unknown; tool_calls?: unknown };
+    // An assistant's tool calls may come without content.
+    const text = calls !== undefined && (content === null || content === undefined) ? '' : contentText(content, `messages[${i}].content`);
     if (role === 'system' || role === 'developer') system.push(text);
-    else if (role === 'user' || role === 'assistant') turns.push({ role, content: text });
-    else if (role === 'tool' || role === 'function')
-      throw invalid(`messages[${i}]: tool results from the client are not supported; Weft runs tools itself.`, `messages[${i}].role`);
-    else throw invalid(`Invalid value for 'messages[${i}].role': expected system, developer, user or assistant.`, `messages[${i}].role`);
+    else if (role === 'user') turns.push({ role, content: text });
+    else if (role === 'assistant' || role === 'tool') turns.push({ role: 'assistant', content: toolExchangeText(message as object, text) });
+    else throw invalid(`Invalid value for 'messages[${i}].role': expected system, developer, user, assistant or tool.`, `messages[${i}].role`);
   });
   const last = turns.at(-1);
   if (last?.role !== 'user' || last.content.trim() === '')
@@ -144,7 +150,13 @@ function conversationOf(messages: unknown): Pick<CompletionRequest, 'query' | 'i
 export function chatCompletionRequest(body: unknown, models: OpenAiModelCatalog): CompletionRequest {
   const request = objectBody(body, chatFields);
   checkSampling(request);
-  return { ...modelOf(request, models), ...conversationOf(request.messages), ...streamOptionsOf(request), ...userOf(request) };
+  return {
+    ...modelOf(request, models),
+    ...conversationOf(request.messages),
+    ...streamOptionsOf(request),
+    ...userOf(request),
+    ...clientToolsOf(request),
+  };
 }
 
 export function completionRequest(body: unknown, models: OpenAiModelCatalog): CompletionRequest {

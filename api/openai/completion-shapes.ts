@@ -1,4 +1,4 @@
-import type { CompletionOutcome } from './completion-answer';
+import type { ClientToolCall, CompletionOutcome } from './completion-answer';
 import type { CompletionRequest } from './completion-request';
 import type { PreparedCompletion } from './completion-task';
 
@@ -35,6 +35,36 @@ export function completionObject(shape: CompletionShape, outcome: CompletionOutc
   };
 }
 
+const asToolCall = (call: ClientToolCall) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } });
+
+/** The task waits for the client to run these tools: OpenAI's answer with tool_calls. */
+export function toolCallsObject(shape: CompletionShape, calls: ClientToolCall[], text: string, outcome: CompletionOutcome) {
+  return {
+    ...common(shape),
+    object: 'chat.completion',
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: text === '' ? null : text, refusal: null, tool_calls: calls.map(asToolCall) },
+        logprobs: null,
+        finish_reason: 'tool_calls',
+      },
+    ],
+    usage: outcome.usage,
+  };
+}
+
+/** The calls as one streamed chunk (each whole, with its index), before the chunk that ends with tool_calls. */
+export function toolCallsChunk(shape: CompletionShape, calls: ClientToolCall[]) {
+  const delta = { tool_calls: calls.map((call, index) => ({ index, ...asToolCall(call) })) };
+  return {
+    ...common(shape),
+    object: chunkObject(shape),
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: null }],
+    ...(shape.request.includeUsage ? { usage: null } : {}),
+  };
+}
+
 /** A chunk of the answer's text; the first chat chunk also says who speaks. */
 export function textChunk(shape: CompletionShape, text: string, first: boolean) {
   const chunk = choice(shape.kind, text, null, true);
@@ -42,11 +72,11 @@ export function textChunk(shape: CompletionShape, text: string, first: boolean) 
   return { ...common(shape), object: chunkObject(shape), choices: [withRole], ...(shape.request.includeUsage ? { usage: null } : {}) };
 }
 
-export function finalChunk(shape: CompletionShape) {
+export function finalChunk(shape: CompletionShape, finishReason: 'stop' | 'tool_calls' = 'stop') {
   return {
     ...common(shape),
     object: chunkObject(shape),
-    choices: [choice(shape.kind, '', 'stop', true)],
+    choices: [choice(shape.kind, '', finishReason, true)],
     ...(shape.request.includeUsage ? { usage: null } : {}),
   };
 }

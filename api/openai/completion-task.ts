@@ -36,6 +36,8 @@ export interface PreparedCompletion {
   taskId: string;
   workflowId: string;
   sessionId?: string;
+  /** The answer is the task's events after this one (a task going on with a client's tool results); all of them when absent. */
+  after?: number;
   /** Starts the task (an Idempotency-Key's retry finds the one already started). */
   start(): Promise<void>;
 }
@@ -67,15 +69,26 @@ export async function openConversation(deps: OpenAiDeps, principal: Principal, s
 }
 
 /** The task a completion or response runs: the shape its model names, with the caller's instructions. */
-export function taskInputOf(base: TaskWorkflowInput, request: Pick<CompletionRequest, 'model' | 'instructions'>): TaskWorkflowInput {
+export function taskInputOf(base: TaskWorkflowInput, request: Pick<CompletionRequest, 'model' | 'instructions' | 'clientTools'>): TaskWorkflowInput {
   const { model } = request;
   return {
     ...base,
     autoDecompose: model.mode === 'auto',
     ...(model.tools ? { allowedTools: model.tools } : {}),
     ...(request.instructions ? { instructions: request.instructions } : {}),
+    ...(request.clientTools ? { clientTools: request.clientTools } : {}),
     settings: { ...base.settings, ...(model.model_tier ? { modelTier: model.model_tier } : {}) },
   };
+}
+
+/** Client tools go to a single agent, under names no Weft tool of the tenant has. */
+function checkClientTools(deps: OpenAiDeps, principal: Principal, request: CompletionRequest): void {
+  if (!request.clientTools) return;
+  if (request.model.mode !== 'standard')
+    throw new OpenAiRequestError(`tools are offered to single-agent models only; ${request.model.id} plans with several agents.`, 'tools');
+  const ours = new Set(deps.tasks.limits.toolNamesFor(principal.tenantId));
+  const taken = request.clientTools.find((tool) => ours.has(tool.name));
+  if (taken) throw new OpenAiRequestError(`tools: Weft has a tool named ${taken.name} already; name yours otherwise.`, 'tools');
 }
 
 /**
@@ -88,12 +101,13 @@ export async function prepareCompletionTask(
   request: CompletionRequest,
 ): Promise<PreparedCompletion> {
   const { principal } = call;
+  checkClientTools(deps, principal, request);
   const sessionId = sessionIdFor(request, principal, call.headers);
   if (sessionId) await openConversation(deps, principal, sessionId, request.history);
   const labels = { openai_model: request.model.id, ...(request.user ? { openai_user: request.user } : {}) };
   const input = taskInputOf(routeTaskInput(call, deps, { query: request.query, labels, ...(sessionId ? { sessionId } : {}) }), request);
   const fingerprint = `openai:${request.model.id}:${createHash('sha256')
-    .update(JSON.stringify([request.instructions ?? '', request.history, request.query]))
+    .update(JSON.stringify([request.instructions ?? '', request.history, request.query, request.clientTools ?? []]))
     .digest('hex')}`;
   return {
     taskId: input.taskId,

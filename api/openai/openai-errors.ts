@@ -23,6 +23,9 @@ export class OpenAiRequestError extends Error {
   }
 }
 
+/** 400: the request names `param` as what was wrong. */
+export const invalid = (message: string, param: string) => new OpenAiRequestError(message, param);
+
 export const modelNotFound = (model: string) =>
   new OpenAiRequestError(
     `The model '${model}' does not exist or you do not have access to it. GET /v1/models lists the models.`,

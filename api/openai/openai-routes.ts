@@ -3,7 +3,17 @@ import type { OpenAiModel } from '../../core/openai/model-catalog';
 import { metadataOf } from '../rest/http-mapping';
 import { followAnswer, type CompletionOutcome } from './completion-answer';
 import { chatCompletionRequest, completionRequest, type CompletionRequest } from './completion-request';
-import { completionObject, finalChunk, textChunk, usageChunk, type CompletionKind, type CompletionShape } from './completion-shapes';
+import {
+  completionObject,
+  finalChunk,
+  textChunk,
+  toolCallsChunk,
+  toolCallsObject,
+  usageChunk,
+  type CompletionKind,
+  type CompletionShape,
+} from './completion-shapes';
+import { continuedCompletion } from './tool-results';
 import { prepareCompletionTask, type OpenAiDeps } from './completion-task';
 import { modelNotFound, openAiErrorOf, type OpenAiErrorBody } from './openai-errors';
 import { openEventStream, whileConnected, type OpenAiHandler, type OpenAiRoute } from './openai-route';
@@ -30,7 +40,8 @@ function shapeHeaders({ task }: CompletionShape): Record<string, string> {
 }
 
 async function answerWhole(deps: OpenAiDeps, shape: CompletionShape, reply: FastifyReply) {
-  for await (const piece of followAnswer(deps, shape.task, whileConnected(reply), false)) {
+  for await (const piece of followAnswer(deps, shape.task, whileConnected(reply), false, shape.task.after)) {
+    if (piece.kind === 'tool_calls') return reply.headers(shapeHeaders(shape)).send(toolCallsObject(shape, piece.calls, piece.text, piece.outcome));
     if (piece.kind !== 'end') continue;
     const failure = failureOf(piece.outcome);
     return reply
@@ -43,7 +54,7 @@ async function answerWhole(deps: OpenAiDeps, shape: CompletionShape, reply: Fast
 
 /** Server-sent chunks once the task has started (a refused start is an HTTP error), then `[DONE]`. */
 async function answerStreaming(deps: OpenAiDeps, shape: CompletionShape, reply: FastifyReply) {
-  const pieces = followAnswer(deps, shape.task, whileConnected(reply), true);
+  const pieces = followAnswer(deps, shape.task, whileConnected(reply), true, shape.task.after);
   await pieces.next(); // started
   const { send, end } = openEventStream(reply, shapeHeaders(shape));
   let first = true;
@@ -52,6 +63,12 @@ async function answerStreaming(deps: OpenAiDeps, shape: CompletionShape, reply: 
       if (piece.kind === 'text') {
         send(textChunk(shape, piece.text, first));
         first = false;
+      } else if (piece.kind === 'tool_calls') {
+        if (first) send(textChunk(shape, '', true));
+        send(toolCallsChunk(shape, piece.calls));
+        send(finalChunk(shape, 'tool_calls'));
+        if (shape.request.includeUsage) send(usageChunk(shape, piece.outcome));
+        send('[DONE]');
       } else if (piece.kind === 'end') {
         const failure = failureOf(piece.outcome);
         if (failure) send(failure.body);
@@ -72,7 +89,9 @@ async function answerStreaming(deps: OpenAiDeps, shape: CompletionShape, reply: 
 function completionHandler(kind: CompletionKind, parse: (body: unknown, deps: OpenAiDeps) => CompletionRequest): OpenAiHandler {
   return async ({ request, principal, metadata }, reply, deps) => {
     const parsed = parse(request.body, deps);
-    const task = await prepareCompletionTask(deps, { principal, metadata, headers: request.headers }, parsed);
+    const task = parsed.toolResults
+      ? await continuedCompletion(deps, principal, parsed.toolResults)
+      : await prepareCompletionTask(deps, { principal, metadata, headers: request.headers }, parsed);
     const shape: CompletionShape = { kind, request: parsed, task, created: Math.floor(Date.now() / 1000) };
     return parsed.stream ? answerStreaming(deps, shape, reply) : answerWhole(deps, shape, reply);
   };

@@ -1,5 +1,6 @@
 import type { OpenAiModel, OpenAiModelCatalog } from '../../../core/openai/model-catalog';
-import { invalid, modelOf, objectBody, userOf, type ConversationTurn } from '../completion-request';
+import { modelOf, objectBody, userOf, type ConversationTurn } from '../completion-request';
+import { invalid } from '../openai-errors';
 
 // The body of POST /v1/responses, checked as OpenAI checks it, as what a Weft task needs: the query
 // (the last user message of `input`), the instructions, the turns before it, and how the caller

@@ -28,6 +28,7 @@ import {
   toolResultsRecord,
 } from './run-records';
 import { stepCompletion } from './step-completion';
+import type { ClientTool } from './client-tools';
 import { taskEvent } from './task-events';
 import type { StepContext, TaskWriteDeps } from './task-write-deps';
 import { sessionHasEnded } from './session-state';
@@ -75,6 +76,8 @@ export interface ModelStepInput {
   continueCutOff?: boolean;
   /** The step's text as it streams is kept in the task's event log (TaskSettings.recordPartials). */
   recordPartials?: boolean;
+  /** Tools the task's OpenAI client declares and runs itself (client-tools.ts), offered beside Weft's. */
+  clientTools?: ClientTool[];
 }
 
 /** What a step that goes on with a cut-off answer tells the model. */
@@ -271,7 +274,7 @@ export function modelSteps(deps: TaskWriteDeps) {
     const refused = await reserveModelStep(deps, input, owner, messages, at);
     if (refused) return { kind: 'over_budget', reason: refused };
 
-    const offered = (input.tools ?? []).flatMap((name) => tools.get(name) ?? []);
+    const offered = [...(input.tools ?? []).flatMap((name) => tools.get(name) ?? []), ...(input.clientTools ?? [])];
     const request = { tier, messages, ...system, tools: offered, ...(step.signal ? { signal: step.signal } : {}) };
     const { completion, cacheHit, remember, finishStream } = await stepCompletion(deps, input, request, step);
     const { costUsd } = completion;

@@ -7,6 +7,7 @@ import { taskLifecycle } from './task-lifecycle';
 import { taskSteering } from './task-steering';
 import type { TaskWriteDeps } from './task-write-deps';
 import { toolSteps } from './tool-step';
+import { clientToolSteps } from './client-tools';
 
 // Every write of one task, in one place: its start, routing decision and plan, model steps, tool
 // results, approval changes, agent runs, memory note and finish. Each is one store transaction that writes the
@@ -19,6 +20,7 @@ export function createTaskWrites(deps: TaskWriteDeps) {
     ...taskRouting(deps),
     ...modelSteps(deps),
     ...toolSteps(deps),
+    ...clientToolSteps(deps),
     ...approvalChanges(deps),
     ...agentRuns(deps),
     ...taskSteering(deps),

@@ -91,7 +91,7 @@ const idempotencyKeyOf = (run: RunRef, toolCallId: string) => `weft-${createHash
  * The outcome as the call's record, with its event and its cost, in one transaction. An outcome
  * copied from the run a fork came from costs nothing: the tool did not run.
  */
-async function recordOutcome(
+export async function recordOutcome(
   { store, tools }: TaskWriteDeps,
   input: ToolCallInput,
   owner: RecordOwner,
