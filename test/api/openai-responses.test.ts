@@ -123,11 +123,11 @@ describe('in the background', () => {
     const stream = await openai.responses.create({ model: 'weft-chat', input: 'Take your time', background: true, stream: true });
     const started = await collect(stream, (e) => e.type === 'response.output_text.delta');
     const id = (started[0] as Extract<ResponseStreamEvent, { type: 'response.created' }>).response.id;
-    const cancelled = await openai.responses.cancel(id);
+    await openai.responses.cancel(id);
+    expect(await http.waitForTask(taskIdOf(id))).toMatchObject({ status: 'TASK_STATUS_CANCELLED' });
+    const cancelled = await openai.responses.retrieve(id);
     expect(cancelled.status).toBe('cancelled');
     expect(cancelled.output[0]).toMatchObject({ type: 'message', status: 'incomplete' });
-    const task = await http.call('GET', `/api/v1/tasks/${taskIdOf(id)}`);
-    expect(task.body).toMatchObject({ status: 'TASK_STATUS_CANCELLED' });
     const replayed = await collect(await openai.responses.retrieve(id, { stream: true, starting_after: started.at(-1)!.sequence_number }));
     expect(replayed.at(-1)).toMatchObject({ type: 'response.cancelled', response: { status: 'cancelled' } });
   });

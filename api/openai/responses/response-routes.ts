@@ -38,6 +38,9 @@ async function endedResponse(deps: OpenAiDeps, response: StoredResponse, signal:
   return latest;
 }
 
+/** How long a cancel waits for the task to end before it answers. */
+const cancelWaitMs = 10_000;
+
 /** `starting_after` of a resumed stream: the last sequence number the client has. */
 function startingAfterOf(query: Record<string, unknown>): number {
   const given = query.starting_after;
@@ -89,7 +92,10 @@ export const responseRoutes: readonly OpenAiRoute[] = [
       const now = await responseNow(deps, response);
       if (now.status !== 'in_progress') return reply.headers(responseHeaders(response)).send(now);
       await deps.temporal.workflow.getHandle(response.workflowId).signal(cancelTaskSignal, { reason: 'cancelled through the Responses API' });
-      return reply.headers(responseHeaders(response)).send(await endedResponse(deps, response, whileConnected(reply)));
+      // Its end usually follows at once; a task slow to stop is answered as it stands (GET tells the rest).
+      const waiting = AbortSignal.any([whileConnected(reply), AbortSignal.timeout(cancelWaitMs)]);
+      await endedResponse(deps, response, waiting);
+      return reply.headers(responseHeaders(response)).send(await responseNow(deps, response));
     },
   },
 ];
