@@ -3,6 +3,7 @@ import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation } from 'grpc-health-check';
 import { methodTypes, unknownEnumIn } from '../../protos/json-mapping';
 import { healthPackageDefinition, packageDefinitionOf } from '../../protos/load';
+import { wireProblemOf } from '../../protos/strict-wire';
 import { oversizedIdIn } from './field-limits';
 import { serverCredentials, type TlsMaterial } from './tls';
 
@@ -41,8 +42,9 @@ class RefusedRequest {
 
 /**
  * grpc-js answers bytes that do not decode with INTERNAL; they are the caller's mistake. Decoding
- * failures, unknown enum numbers, NUL characters and oversized ids become a RefusedRequest, which the
- * wrapped handler answers with INVALID_ARGUMENT.
+ * failures, bytes a strict parser refuses (protos/strict-wire.ts: strings that are not UTF-8, wrong
+ * wire types), unknown enum numbers, NUL characters and oversized ids become a RefusedRequest,
+ * which the wrapped handler answers with INVALID_ARGUMENT.
  */
 function refuseInvalid(
   serviceName: string,
@@ -61,6 +63,8 @@ function refuseInvalid(
       } catch (err) {
         return undecodable(err instanceof Error ? err.message : String(err));
       }
+      const malformed = wireProblemOf(requestType, bytes);
+      if (malformed) return undecodable(malformed);
       // proto3 keeps unknown enum numbers; handlers may rely on every enum being one of its names.
       const unknownEnum = unknownEnumIn(requestType, request as object);
       if (unknownEnum) return undecodable(`${unknownEnum} is not a known value of its enum`);

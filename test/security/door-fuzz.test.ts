@@ -3,14 +3,16 @@ import fc from 'fast-check';
 import { fullServiceNames, restRoutes, shannonStreamRoute, streamRoute } from '../../api/rest/routes';
 import { methodTypes } from '../../protos/json-mapping';
 import { pathSegment, requestBytes, restBody, restHeaders } from '../support/door-fuzz';
-import { apiServices, documentedStatuses, sendRaw, serviceMethods } from '../support/fuzz';
+import { apiServices, sendRaw, serviceMethods, verdicts } from '../support/fuzz';
 import { startTestStack, type TestStack } from '../support/stack';
 
 // Property-based fuzzing of the whole front door: WEFT_TEST_FUZZ_REQUESTS (default 10,000) requests
 // spread over every RPC of every service and every REST route, each built by fast-check from the
-// request's own descriptor. The door may answer only its documented codes: no INTERNAL, no UNKNOWN,
-// no HTTP 500, no call left hanging, and the server still serves afterwards. The counts and the
-// distribution of answers are printed.
+// request's own descriptor. Each class of call gets only the answers documented for it: with the
+// key, the RPC's verdict (never a hang, INTERNAL, UNKNOWN, UNAVAILABLE or UNAUTHENTICATED; REST:
+// never 401 or a 5xx); without it, UNAUTHENTICATED (REST 401), or INVALID_ARGUMENT (400) for bytes
+// refused before the key is read, and nothing served but the public health and OpenAPI document.
+// The server still serves afterwards. The counts and the distribution of answers are printed.
 
 const total = Number(process.env.WEFT_TEST_FUZZ_REQUESTS ?? 10_000);
 const concurrency = 16;
@@ -21,6 +23,14 @@ beforeAll(async () => {
   stack = await startTestStack();
 });
 afterAll(() => stack.stop());
+
+/** What a keyed call may answer: the RPC's verdict, or a limit (rate, size). */
+const keyedAnswers: ReadonlySet<grpc.status> = new Set([...verdicts, grpc.status.RESOURCE_EXHAUSTED]);
+/** What a call without a key may answer: refused, for want of the key or because its bytes are no request. */
+const unkeyedAnswers: ReadonlySet<grpc.status> = new Set([grpc.status.UNAUTHENTICATED, grpc.status.INVALID_ARGUMENT]);
+/** The seed's ai.AIService health answers anyone. */
+const publicRpcs = new Set(['ai.AIService/HealthCheck']);
+const publicRoutes = new Set(['/openapi.json']);
 
 interface Outcome {
   target: string;
@@ -44,7 +54,8 @@ function grpcCalls(clients: Map<string, grpc.Client>): fc.Arbitrary<() => Promis
         const { code, details } = await sendRaw(clients.get(service)!, `/${service}/${rpc}`, bytes, metadata, serverStreaming, hangMs);
         const answer = grpc.status[code]!;
         const hung = code === grpc.status.DEADLINE_EXCEEDED && Date.now() - began >= hangMs;
-        const surprise = !documentedStatuses.has(code) ? `${answer}: ${details}` : hung ? 'no answer (hang)' : undefined;
+        const expected = keyed ? keyedAnswers : publicRpcs.has(`${service}/${rpc}`) ? new Set([grpc.status.OK, grpc.status.INVALID_ARGUMENT]) : unkeyedAnswers;
+        const surprise = hung ? 'no answer (hang)' : !expected.has(code) ? `${keyed ? 'with' : 'without'} a key, ${answer}: ${details}` : undefined;
         return { target: `${service.split('.').pop()}/${rpc}`, answer, ...(surprise ? { surprise } : {}) };
       }),
   );
@@ -95,11 +106,11 @@ function restCalls(base: string): fc.Arbitrary<() => Promise<Outcome>> {
           if (!response.headers.get('content-type')?.startsWith('text/event-stream')) await response.text();
           else await response.body?.cancel();
           const answer = `HTTP ${response.status}`;
-          return {
-            target: `${target.method} ${target.path}`,
-            answer,
-            ...(response.status >= 500 && response.status !== 503 && response.status !== 504 ? { surprise: answer } : {}),
-          };
+          const keyed = headers.authorization === `Bearer ${stack.apiKey}`;
+          const served = response.status < 300 && !publicRoutes.has(target.path);
+          const surprise =
+            response.status >= 500 || (keyed && response.status === 401) || (!keyed && served) ? `${keyed ? 'with' : 'without'} a key, ${answer}` : undefined;
+          return { target: `${target.method} ${target.path}`, answer, ...(surprise ? { surprise } : {}) };
         } catch (err) {
           const cause = (err as Error & { cause?: Error }).cause;
           return {
