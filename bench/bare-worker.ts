@@ -9,7 +9,7 @@ async function main(): Promise<void> {
     const stream = await model.chat.completions.create({ model: 'bench-model', messages: [{ role: 'user', content: query }], stream: true });
     let answer = '';
     for await (const chunk of stream) answer += chunk.choices[0]?.delta.content ?? '';
-    return answer.length;
+    return answer;
   };
   const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const worker = await Worker.create({

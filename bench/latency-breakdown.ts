@@ -1,5 +1,5 @@
 // Where a STANDARD task's latency goes: `npx tsx bench/latency-breakdown.ts`. Runs BENCH_RUNS
-// (default 40) STANDARD tasks and as many bare workflows that make the same model call, one at a
+// (default 40) STANDARD tasks and as many bare tasks (one activity making the same model call), one at a
 // time and taking turns, on their own workers (as bench/orchestration-bench.ts does), then reads
 // each workflow's history and splits its time by the server's event times:
 // - before the worker: submit (gRPC SubmitTask, or the client's start) until the first workflow task starts;
@@ -54,9 +54,9 @@ async function main(): Promise<void> {
   };
   const sides = {
     'STANDARD task': () => bench.submitStandardTask(),
-    'bare + model call': async () =>
+    'bare task': async () =>
       (
-        await bench.temporal.workflow.start('bareModelWorkflow', {
+        await bench.temporal.workflow.start('bareTaskWorkflow', {
           taskQueue: bench.bareQueue,
           workflowId: `bare-${randomUUID()}`,
           args: [`bench question ${randomUUID()}`],
@@ -76,12 +76,10 @@ async function main(): Promise<void> {
       const [w, b] = [median(weft.map(of)), median(bare.map(of))];
       console.log(`${label.padEnd(20)} ${w.toFixed(1).padStart(8)} ${b.toFixed(1).padStart(8)} ${(w - b).toFixed(1).padStart(8)}`);
     };
-    console.log(`\nmedians of ${runs} runs each, ms    STANDARD   bare+model   difference`);
+    console.log(`\nmedians of ${runs} runs each, ms    STANDARD   bare task   difference`);
     for (const phase of phases) row(phase, (run) => run.split[phase]);
     row('end to end', (run) => run.total);
-    console.log(
-      `latency ratio (p50 STANDARD / p50 bare + the model call): ${(median(weft.map((r) => r.total)) / median(bare.map((r) => r.total))).toFixed(2)}`,
-    );
+    console.log(`latency ratio (p50 STANDARD / p50 bare task): ${(median(weft.map((r) => r.total)) / median(bare.map((r) => r.total))).toFixed(2)}`);
   } finally {
     await bench.stop();
   }

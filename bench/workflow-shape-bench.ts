@@ -1,11 +1,11 @@
 // Workflow-shape benchmark: `npx tsx bench/workflow-shape-bench.ts`. What a STANDARD task's shape
-// costs Temporal and the worker with nothing inside it, beside the orchestration bench's bare
-// baseline: it tells the cost of how Weft's workflow is built (a local activity, upserts) from the
+// costs Temporal and the worker with nothing inside it, beside one bare activity:
+// it tells the cost of how Weft's workflow is built (a local activity, upserts) from the
 // cost of what its activities do (the store, the model call), which bench/orchestration-bench.ts
 // measures together. Starts its own Temporal dev server and the bare worker (bench/bare-worker.ts),
 // then runs, in interleaved slices (BENCH_SECONDS in all per side, default 48, BENCH_CONCURRENCY in
 // flight, default 16):
-// - the bare baseline: three activities;
+// - the bare baseline: one empty activity;
 // - a STANDARD task's shape: one activity (which records the start), then its end as a local
 //   activity, with its two status upserts and its first patch check (bench/bare-workflows, taskShapeWorkflow);
 // - that one activity alone, with the two status upserts.
@@ -47,7 +47,7 @@ async function main(): Promise<void> {
   const cpuParts = [temporalCpu, { name: 'worker', pids: [worker.pid!] }, { name: 'bench process', pids: [process.pid] }];
   try {
     const sides = [
-      loadSide('bare workflow, 3 activities', run('bareWorkflow'), cpuParts),
+      loadSide('bare workflow, 1 empty activity', run('oneEmptyActivityWorkflow'), cpuParts),
       loadSide("a STANDARD task's shape: activity, local activity, 2 upserts, a patch", run('taskShapeWorkflow'), cpuParts),
       loadSide('1 activity, 2 upserts', run('oneActivityWorkflow'), cpuParts),
     ];

@@ -1,29 +1,30 @@
-// The baselines for the orchestration benchmark: bare Temporal workflows with the same number of
-// activity round trips as a STANDARD task had when the benchmark was written (start, one model
-// step, finish), doing nothing else, or nothing else but the same model call. And, for the
-// workflow-shape benchmark, a STANDARD task's own shape with nothing inside it: one activity (which
-// records the task's start), its end as a local activity, its status upserts and the patch every
-// task checks first; and that one activity alone, with the status upserts.
+// The baselines that Weft's benches hold it against: the least bare Temporal needs to do the same
+// job. A STANDARD task's job is one model call whose answer is the workflow's result, so its
+// baseline is one activity making that call (streamed, with the openai client, as a model step
+// makes it) and returning the answer. For the workflow-shape benchmark, one empty activity, and a
+// STANDARD task's own shape with nothing inside it: one activity (which records the task's start),
+// its end as a local activity, its status upserts and the patch every task checks first; and that
+// one activity alone, with the status upserts.
 import { patched, proxyActivities, proxyLocalActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import { taskStatusKey } from '../../workflows/search-attributes';
 
 export interface BareActivities {
   noop(step: number): Promise<number>;
-  /** The query sent to the model server as a STANDARD task's step sends it (the openai client, streamed). */
-  modelCall(query: string): Promise<number>;
+  /** The query sent to the model server as a STANDARD task's step sends it (the openai client, streamed); the answer. */
+  modelCall(query: string): Promise<string>;
 }
 
 const { noop, modelCall } = proxyActivities<BareActivities>({ startToCloseTimeout: '10 seconds' });
 const local = proxyLocalActivities<BareActivities>({ startToCloseTimeout: '10 seconds' });
 
-export async function bareWorkflow(): Promise<number> {
-  let total = 0;
-  for (let step = 0; step < 3; step++) total += await noop(step);
-  return total;
+/** A STANDARD task's job on bare Temporal: the model call, its answer the result. */
+export async function bareTaskWorkflow(query: string): Promise<string> {
+  return modelCall(query);
 }
 
-export async function bareModelWorkflow(query: string): Promise<number> {
-  return (await noop(0)) + (await modelCall(query)) + (await noop(2));
+/** One activity round trip that does nothing. */
+export async function oneEmptyActivityWorkflow(): Promise<number> {
+  return noop(1);
 }
 
 /**
