@@ -19,7 +19,7 @@ import {
   type ScheduleFields,
   type ScheduleState,
 } from './schedule-spec';
-import { taskSearchAttributes } from './task-start';
+import { taskPriority, taskSearchAttributes } from './task-start';
 import { submitRequestOf, taskInputFrom, type SubmissionLimits } from './task-submission';
 
 // Schedules on Temporal Schedules, for every door (gRPC's schedule RPCs, Shannon's /api/v1/schedules,
@@ -77,6 +77,7 @@ function scheduleOptionsOf(deps: ScheduleDeps, principal: Principal, scheduleId:
       args: [input],
       ...taskMetadata(input),
       typedSearchAttributes: taskSearchAttributes(input),
+      ...taskPriority(input),
       ...(fields.timeoutSeconds > 0 ? { workflowExecutionTimeout: fields.timeoutSeconds * 1000 } : {}),
     },
     policies: { overlap: fields.overlapPolicy, catchupWindow: '1 minute' },

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { status as GrpcStatus, type Metadata } from '@grpc/grpc-js';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Pool } from 'pg';
@@ -38,6 +39,20 @@ export const taskSearchAttributes = (input: TaskWorkflowInput) => [
   { key: tenantIdKey, value: input.tenantId },
 ];
 
+/** Temporal's limit on a fairness key. */
+const fairnessKeyBytes = 64;
+
+/**
+ * Each tenant is a fairness key of the task queue: where tasks wait for a worker, a server with
+ * fairness on (`make cluster`) dispatches each tenant's in turn, so a tenant's backlog does not
+ * queue another's work behind it. The task's activities and agents inherit it.
+ */
+export function taskPriority(input: TaskWorkflowInput): { priority?: { fairnessKey: string } } {
+  if (!input.tenantId) return {};
+  const key = Buffer.byteLength(input.tenantId) <= fairnessKeyBytes ? input.tenantId : createHash('sha256').update(input.tenantId).digest('hex');
+  return { priority: { fairnessKey: key } };
+}
+
 /** Starts a task's workflow with the search attributes operators find it by, and what was asked for it. */
 export async function launchTaskWorkflow(temporal: Client, taskQueue: string, input: TaskWorkflowInput, requestFingerprint?: string): Promise<void> {
   await temporal.workflow.start<typeof taskWorkflow>('taskWorkflow', {
@@ -49,6 +64,7 @@ export async function launchTaskWorkflow(temporal: Client, taskQueue: string, in
     // A task id names one workflow forever: a repeated submit finds it instead of starting another.
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
     typedSearchAttributes: taskSearchAttributes(input),
+    ...taskPriority(input),
   });
 }
 

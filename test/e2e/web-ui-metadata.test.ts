@@ -118,4 +118,19 @@ it('names tool calls by tool, call and agent', async () => {
   ]);
 });
 
+it("carries the task's tenant as its fairness key, which its agents inherit", async () => {
+  const prefix = `fairness ${Date.now()}`;
+  stack.model.on(`${prefix} part`, { content: 'part done' });
+  stack.model.on((text) => text.includes('Combine these results') && text.includes(prefix), { content: 'whole' });
+  const submitted = await submitTask(stack.orchestrator, {
+    query: `${prefix} task`,
+    manual_decomposition: { agent_tasks: [{ agent_id: 'solo', description: `${prefix} part` }] },
+  });
+  await waitForFinish(stack.orchestrator, submitted.task_id);
+  const started = async (workflowId: string) =>
+    (await stack.temporal.workflow.getHandle(workflowId).fetchHistory()).events![0]!.workflowExecutionStartedEventAttributes!;
+  expect((await started(submitted.workflow_id)).priority?.fairnessKey).toBe(stack.principal.tenantId);
+  expect((await started(`${submitted.workflow_id}/agent/solo`)).priority?.fairnessKey).toBe(stack.principal.tenantId);
+});
+
 itLeavesEveryTaskVerified(() => stack.everyTask());
