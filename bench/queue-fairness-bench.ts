@@ -1,14 +1,15 @@
 // Queue fairness benchmark: `npx tsx bench/queue-fairness-bench.ts` (BENCH_QUIET_TASKS, default 60;
-// BENCH_FLOOD_RUNNING, default 50; BENCH_FLOOD_STEP_MS, default 3000; BENCH_ACTIVITY_SLOTS, default
-// 8). On Temporal's real server as `make cluster` runs it (WEFT_TEST_TEMPORAL=dev for the dev
-// server), with a Weft worker process of BENCH_ACTIVITY_SLOTS activity slots and the API in this
-// process (no per-tenant quotas, so the door lets the flood through and the queue has to be fair).
-// A quiet tenant runs STANDARD tasks one at a time, its model answering at once, and each is timed
-// from SubmitTask until its result: alone, and while another tenant keeps BENCH_FLOOD_RUNNING tasks
-// running whose model steps take BENCH_FLOOD_STEP_MS each, far more than the worker's slots, so
-// their steps wait in the task queue. The two phases alternate in rounds. Target: the quiet
-// tenant's p99 under the flood <= 1.5x its p99 alone. The server dispatches each tenant's tasks in
-// turn (the tenant is the fairness key); WEFT_TEMPORAL_FAIRNESS=off runs the same without that.
+// BENCH_FLOOD_RUNNING, default 50; BENCH_FLOOD_STEP_MS, default 20000; BENCH_ACTIVITY_SLOTS, the
+// worker's default unless set). On Temporal's real server as `make cluster` runs it
+// (WEFT_TEST_TEMPORAL=dev for the dev server), with a Weft worker process and the API in this
+// process (no per-tenant quotas, so the door lets the flood through). A quiet tenant runs STANDARD
+// tasks one at a time, its model answering at once, and each is timed from SubmitTask until its
+// result: alone, and while another tenant keeps BENCH_FLOOD_RUNNING tasks running whose model steps
+// take BENCH_FLOOD_STEP_MS each (long, so that the flood holds the worker's slots without taking
+// its two cores). The two phases alternate in rounds. Target: the quiet tenant's p99 under the
+// flood <= 1.5x its p99 alone. With BENCH_ACTIVITY_SLOTS below the flood's tasks, their steps wait
+// in the task queue: the server dispatches each tenant's in turn (the tenant is the fairness key),
+// and WEFT_TEMPORAL_FAIRNESS=off runs the same first in, first out.
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { createApiKey } from '../core/auth/api-keys';
@@ -27,8 +28,8 @@ import { printTable, summarize, timed } from './stats';
 process.env.WEFT_TEST_TEMPORAL ??= 'cluster';
 const quietTasks = Number(process.env.BENCH_QUIET_TASKS ?? 60);
 const floodRunning = Number(process.env.BENCH_FLOOD_RUNNING ?? 50);
-const floodStepMs = Number(process.env.BENCH_FLOOD_STEP_MS ?? 3_000);
-const activitySlots = Number(process.env.BENCH_ACTIVITY_SLOTS ?? 8);
+const floodStepMs = Number(process.env.BENCH_FLOOD_STEP_MS ?? 20_000);
+const activitySlots = process.env.BENCH_ACTIVITY_SLOTS;
 const rounds = 3;
 
 /** Temporal, Postgres, the scripted model, a worker process of `activitySlots` and the API; the two tenants' task runners. */
@@ -49,7 +50,7 @@ async function startQueueFairnessStack() {
       WEFT_LLM_MODEL: 'bench-model',
       WEFT_WORKSPACE_DIR: '.state/bench-workspaces',
       WEFT_WORKFLOW_BUNDLE: process.env.WEFT_TEST_WORKFLOW_BUNDLE!,
-      WEFT_WORKER_ACTIVITY_SLOTS: String(activitySlots),
+      ...(activitySlots ? { WEFT_WORKER_ACTIVITY_SLOTS: activitySlots } : {}),
       ...workerEnv,
     },
     'worker polling task queue',
@@ -92,6 +93,8 @@ async function main(): Promise<void> {
   const measureFlooded = async (into: number[]) => {
     let on = true;
     const loops = Array.from({ length: floodRunning }, async () => {
+      // Started over one step's time, as a tenant's tasks come: not all ending in the same instant.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * floodStepMs));
       while (on) {
         await stack.floodTask();
         floodTasks += 1;
@@ -119,7 +122,9 @@ async function main(): Promise<void> {
       process.env.WEFT_TEST_TEMPORAL === 'cluster'
         ? `Temporal's real server, fairness ${process.env.WEFT_TEMPORAL_FAIRNESS === 'off' ? 'off' : 'on'}`
         : 'the dev server (no fairness)';
-    console.log(`\n${server}; worker activity slots ${activitySlots}; the other tenant finished ${floodTasks} tasks of ${floodStepMs} ms steps`);
+    console.log(
+      `\n${server}; worker activity slots ${activitySlots ?? 'as by default'}; the other tenant finished ${floodTasks} tasks of ${floodStepMs} ms steps`,
+    );
     console.log(
       `quiet tenant p99 ratio, under the flood / alone: ${(flooded.p99 / alone.p99).toFixed(2)} (target <= 1.5); p50 ratio ${(flooded.p50 / alone.p50).toFixed(2)}`,
     );

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 // Command-line tools Weft builds from the Go module proxy when a machine lacks them, into a
@@ -34,7 +34,7 @@ export const temporalCli: GoTool = {
 export const temporalServer: GoTool = {
   binary: 'temporal-server',
   builtAs: 'server',
-  module: 'go.temporal.io/server/cmd/server@v1.29.1',
+  module: 'go.temporal.io/server/cmd/server@v1.32.1',
   override: 'TEMPORAL_SERVER',
   installHint: 'the Temporal server: https://github.com/temporalio/temporal/releases',
 };
@@ -43,7 +43,7 @@ export const temporalServer: GoTool = {
 export const temporalSqlTool: GoTool = {
   binary: 'temporal-sql-tool',
   builtAs: 'sql',
-  module: 'go.temporal.io/server/cmd/tools/sql@v1.29.1',
+  module: 'go.temporal.io/server/cmd/tools/sql@v1.32.1',
   override: 'TEMPORAL_SQL_TOOL',
   installHint: 'temporal-sql-tool: https://github.com/temporalio/temporal/releases',
 };
@@ -72,10 +72,16 @@ export function onPath(command: string): string | undefined {
   }
 }
 
-/** Finds the tool (its override variable, PATH, .tools/bin) or builds it there with Go once. */
+/** The module a binary in .tools/bin was built from, as its stamp file says. */
+const builtFrom = (local: string) => (existsSync(`${local}.module`) ? readFileSync(`${local}.module`, 'utf8').trim() : undefined);
+
+/**
+ * Finds the tool (its override variable, PATH, .tools/bin) or builds it there with Go once; a
+ * binary in .tools/bin built from another version than the one pinned here is built again.
+ */
 export function ensureGoTool(tool: GoTool, log: (line: string) => void = console.log): string {
   const local = path.join(toolsBin, tool.binary);
-  const found = process.env[tool.override] || onPath(tool.binary) || (existsSync(local) ? local : undefined);
+  const found = process.env[tool.override] || onPath(tool.binary) || (existsSync(local) && builtFrom(local) === tool.module ? local : undefined);
   if (found) return found;
   const go = onPath('go') ?? (existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : undefined);
   if (!go) {
@@ -92,6 +98,7 @@ export function ensureGoTool(tool: GoTool, log: (line: string) => void = console
   try {
     execFileSync(go, ['install', tool.module], { stdio: 'inherit', env: { ...process.env, CGO_ENABLED: '0', GOBIN: buildDir } });
     renameSync(path.join(buildDir, tool.builtAs ?? tool.binary), local);
+    writeFileSync(`${local}.module`, `${tool.module}\n`);
   } finally {
     rmSync(buildDir, { recursive: true, force: true });
   }

@@ -98,6 +98,9 @@ const dynamicConfig = {
   // One partition per task queue: on one machine, more only spread a worker's polls thin.
   'matching.numTaskqueueReadPartitions': [{ value: 1 }],
   'matching.numTaskqueueWritePartitions': [{ value: 1 }],
+  // Where tasks wait for a worker, each fairness key (Weft: the task's tenant) is dispatched in turn,
+  // so one tenant's backlog does not queue another's work behind it. WEFT_TEMPORAL_FAIRNESS=off: first in, first out.
+  ...(process.env.WEFT_TEMPORAL_FAIRNESS === 'off' ? {} : { 'matching.enableFairness': [{ value: true }] }),
 };
 
 /** Writes every config file under `dir`; the server's config folder and the UI's. */

@@ -15,7 +15,7 @@ import { ensureSearchAttributes } from './temporal-dev-server';
 // matching, worker) on Postgres, created and migrated with Temporal's schema tool, and the
 // standalone Web UI server. Each process logs to its own file.
 
-const schemaModule = 'go.temporal.io/server@v1.29.1';
+const schemaModule = 'go.temporal.io/server@v1.32.1';
 /** The databases `make cluster` uses (the tests' cluster names its own). */
 export const clusterDatabases: ClusterDatabases = { default: 'temporal', visibility: 'temporal_visibility' };
 
