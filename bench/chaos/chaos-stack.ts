@@ -8,15 +8,15 @@ import { createOrchestratorClient } from '../../protos/clients';
 import type { OrchestratorServiceClient } from '../../protos/generated/shannon/orchestrator/OrchestratorService';
 import { ScriptedModelServer } from '../../test/model-server/scripted-model-server';
 import { freePort } from '../../test/setup/test-services';
-import { chaosFolder, startOwnPostgres, startOwnTemporal, type RestartableService } from './own-services';
+import { chaosFolder, startOwnPostgres, startOwnTemporal, type CrashableService } from './own-services';
 import { startWeftApi, startWeftWorker, type WeftProcess } from './weft-processes';
 
 // What a chaos run runs on: its own Postgres and Temporal, a scripted model, Weft's API and two
 // workers as processes, and a client of the API with an approver's key.
 
 export interface ChaosStack {
-  postgres: RestartableService;
-  temporalServer: RestartableService;
+  postgres: CrashableService;
+  temporalServer: CrashableService;
   model: ScriptedModelServer;
   pool: Pool;
   temporal: Client;

@@ -1,75 +1,109 @@
 import { setTimeout as pause } from 'node:timers/promises';
-import { pendingApprovals } from '../../test/support/orchestration';
+import { temporal } from '@temporalio/proto';
 import type { ChaosStack } from './chaos-stack';
-import { followStream, untilAnswered, type Approver, type FollowedStream } from './load';
+import { followStream, type FollowedStream } from './load';
 
-// The faults of a chaos run. R1: workers SIGKILLed at random moments. R2: the API SIGKILLed under
-// live streams, whose clients resume with their last event id. R3: Postgres and Temporal restarted.
+// The faults of a chaos run, each a crash (SIGKILL, no shutdown of any kind), each at a moment
+// chosen so that work is in flight: R1 a worker, R2 the API under live streams of tasks that go on
+// writing events while it is down, R3 Postgres (its postmaster and backends; fsync on, so it
+// recovers from its WAL), R4 the Temporal server. Each says what it interrupted.
+
+const { PendingActivityState } = temporal.api.enums.v1;
 
 const randomBetween = (low: number, high: number) => low + Math.random() * (high - low);
 
-/** R1: `kills` times over about `spanMs`, a random worker is SIGKILLed and started again a moment later. */
-export async function killWorkers(stack: ChaosStack, kills: number, spanMs: number): Promise<void> {
+/** What one fault hit: model calls in flight when it struck (and, for the API, the events its streamed tasks wrote while it was down). */
+export interface FaultHit {
+  kind: 'worker' | 'api' | 'postgres' | 'temporal';
+  at: number;
+  downMs: number;
+  modelCallsInFlight: number;
+  eventsWrittenWhileDown?: number;
+}
+
+/** The events the workflows' logs hold, all together. */
+async function eventsIn(stack: ChaosStack, workflowIds: string[]): Promise<number> {
+  const { rows } = await stack.pool.query<{ n: string }>('SELECT count(*) AS n FROM task_events WHERE workflow_id = ANY($1)', [workflowIds]);
+  return Number(rows[0]!.n);
+}
+
+/** Waits (up to 10 s) until the model has calls in flight: the moment to strike. */
+async function whileModelCallsInFlight(stack: ChaosStack): Promise<number> {
+  const giveUpAt = Date.now() + 10_000;
+  while (stack.model.inFlight().length === 0 && Date.now() < giveUpAt) await pause(10);
+  return stack.model.inFlight().length;
+}
+
+/** Strikes once work is in flight; `crash` takes the service down and brings it back. */
+async function strike(stack: ChaosStack, kind: FaultHit['kind'], crash: () => Promise<void>): Promise<FaultHit> {
+  const modelCallsInFlight = await whileModelCallsInFlight(stack);
+  const at = Date.now();
+  await crash();
+  return { kind, at, downMs: Date.now() - at, modelCallsInFlight };
+}
+
+/** The workers running an activity now, as Temporal sees the running workflows' pending activities (a worker's identity is `<pid>@<host>`). */
+async function workersAtWork(stack: ChaosStack): Promise<ChaosStack['workers']> {
+  const pids = new Set<number>();
+  for await (const running of stack.temporal.workflow.list({ query: `ExecutionStatus = 'Running'` })) {
+    const described = await stack.temporal.workflow.getHandle(running.workflowId, running.runId).describe();
+    for (const activity of described.raw.pendingActivities ?? []) {
+      if (activity.state === PendingActivityState.PENDING_ACTIVITY_STATE_STARTED) pids.add(Number(activity.lastWorkerIdentity?.split('@')[0]));
+    }
+  }
+  return stack.workers.filter((worker) => pids.has(worker.pid() ?? -1));
+}
+
+const anyOf = <T>(items: T[]): T => items[Math.floor(Math.random() * items.length)]!;
+
+/**
+ * R1: `kills` times over about `spanMs`, a worker that is running an activity while the model has
+ * calls in flight is SIGKILLed, and started again a moment later, as a supervisor would.
+ */
+export async function killWorkers(stack: ChaosStack, kills: number, spanMs: number): Promise<FaultHit[]> {
+  const hits: FaultHit[] = [];
   for (let k = 0; k < kills; k++) {
     await pause(randomBetween(0, (2 * spanMs) / Math.max(1, kills)));
-    const victim = stack.workers[Math.floor(Math.random() * stack.workers.length)]!;
-    await victim.kill();
-    await pause(randomBetween(200, 1500));
-    await victim.start();
+    await whileModelCallsInFlight(stack);
+    const atWork = await workersAtWork(stack);
+    const victim = anyOf(atWork.length > 0 ? atWork : stack.workers);
+    hits.push(
+      await strike(stack, 'worker', async () => {
+        await victim.kill();
+        await pause(randomBetween(200, 1500));
+        await victim.start();
+      }),
+    );
   }
+  return hits;
 }
 
 /**
- * The tasks that wait for a decision once one does (approvals are held): a loaded machine may take
- * many seconds to bring the first approval task to its approval. None within a minute: none.
+ * R2: `streams` streams are opened on tasks that are running and will go on writing events (long
+ * tasks of many steps), then the API is SIGKILLed and started again while they write. The streams
+ * join `followed`; their clients resume with the last event id they saw.
  */
-async function tasksWaitingForApproval(stack: ChaosStack): Promise<string[]> {
-  const giveUpAt = Date.now() + 60_000;
-  for (;;) {
-    await pause(1_000);
-    const waiting = (await untilAnswered(() => pendingApprovals(stack.client))).approvals.map((approval) => approval.workflow_id);
-    if (waiting.length > 0 || Date.now() > giveUpAt) return waiting;
-  }
-}
-
-/**
- * R2: with approvals held (their tasks stay live), `streams` streams are opened on tasks that wait,
- * then the API is SIGKILLed and started again. Returns the API's downtime in ms; the streams join `followed`.
- */
-export async function restartApiUnderStreams(
+export async function killApiUnderStreams(
   stack: ChaosStack,
-  approver: Approver,
-  options: { streams: number; recentWorkflows: string[]; deadline: number },
+  options: { streams: number; liveWorkflows: () => Promise<string[]>; deadline: number },
   followed: Array<Promise<FollowedStream>>,
-): Promise<number> {
-  await approver.hold(true);
-  try {
-    const waiting = await tasksWaitingForApproval(stack);
-    const live = waiting.length > 0 ? waiting : options.recentWorkflows;
-    for (let s = 0; s < options.streams; s++) followed.push(followStream(stack.address, stack.apiKey, live[s % live.length]!, options.deadline));
-    await pause(1_000);
-    const down = Date.now();
+): Promise<FaultHit> {
+  let live = await options.liveWorkflows();
+  for (const giveUpAt = Date.now() + 30_000; live.length === 0 && Date.now() < giveUpAt; live = await options.liveWorkflows()) await pause(200);
+  if (live.length === 0) throw new Error('no long task was running to stream when the API was to be killed');
+  for (let s = 0; s < options.streams; s++) followed.push(followStream(stack.address, stack.apiKey, live[s % live.length]!, options.deadline));
+  await pause(1_000);
+  let eventsWrittenWhileDown = 0;
+  const hit = await strike(stack, 'api', async () => {
     await stack.api.kill();
+    const before = await eventsIn(stack, live);
+    await pause(randomBetween(500, 1500));
+    eventsWrittenWhileDown = (await eventsIn(stack, live)) - before;
     await stack.api.start();
-    return Date.now() - down;
-  } finally {
-    await approver.hold(false);
-  }
+  });
+  return { ...hit, eventsWrittenWhileDown };
 }
 
-/**
- * R3: Postgres and Temporal down together for a second. Recovered once a task submitted after they
- * are back has run to its end (the API, Temporal, a worker and the store all serve again): the ms
- * from the restart until then.
- */
-export async function restartServices(stack: ChaosStack, submitProbe: () => Promise<string>): Promise<number> {
-  const down = Date.now();
-  await Promise.all([stack.postgres.restart(1_000), stack.temporalServer.restart(1_000)]);
-  const probe = await submitProbe();
-  for (;;) {
-    const { rows } = await stack.pool.query<{ status: string }>('SELECT status FROM tasks WHERE task_id = $1', [probe]).catch(() => ({ rows: [] }));
-    if (rows[0] && !['QUEUED', 'RUNNING'].includes(rows[0].status)) return Date.now() - down;
-    if (Date.now() - down > 300_000) return Number.NaN;
-    await pause(100);
-  }
-}
+/** R3 and R4: Postgres, then later the Temporal server, SIGKILLed mid-work and started again after a second. */
+export const crashPostgres = (stack: ChaosStack) => strike(stack, 'postgres', () => stack.postgres.crash(1_000));
+export const crashTemporal = (stack: ChaosStack) => strike(stack, 'temporal', () => stack.temporalServer.crash(1_000));

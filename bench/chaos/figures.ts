@@ -1,11 +1,29 @@
 import type { Pool } from 'pg';
+import type { RecordedRequest } from '../../test/model-server/scripted-model-server';
+import type { FaultHit } from './faults';
 import type { FollowedStream } from './load';
+import type { OutsideVerdict } from './outside-oracle';
 
-// What a chaos run reports: how its tasks ended and what `weft verify` found, and whether every
-// stream delivered its task's log exactly (each event once, none missing) across reconnections.
+// What a chaos run reports: the outside judgement (answers, the model's calls, retried
+// activities), how its tasks ended and what `weft verify` found, whether every stream delivered
+// its task's log exactly (each event once, none missing) across reconnections, and what each kind
+// of fault hit.
+
+/** Per kind of fault: how often it struck, and the work it hit. */
+export interface FaultFigures {
+  count: number;
+  downMs: number[];
+  /** Model calls in flight at the moments it struck. */
+  modelCallsInFlight: number;
+  /** Model calls whose connection closed unanswered within 2 s of a strike: cut off (a worker's). */
+  modelCallsCutOff: number;
+  /** Events its streamed tasks wrote while it was down (the API's), counted in their logs before and after. */
+  eventsWrittenWhileDown: number;
+}
 
 export interface ChaosFigures {
   wallMs: number;
+  outside: OutsideVerdict;
   tasks: { submitted: number; terminal: number; byStatus: Record<string, number>; verifiedClean: number };
   disagreements: { duplicatedRecords: number; missingRecords: number; eventGaps: number; other: number; lines: string[] };
   streams: {
@@ -16,8 +34,7 @@ export interface ChaosFigures {
     resumedWithoutGapOrDuplicate: number;
     withGapOrDuplicate: number;
   };
-  recovery: Record<string, number[]>;
-  faults: { workerKills: number; apiRestarts: number; servicesRestarted: boolean };
+  faults: Record<FaultHit['kind'], FaultFigures>;
 }
 
 const kindsOfDisagreement = {
@@ -69,4 +86,27 @@ export async function streamFigures(pool: Pool, followed: FollowedStream[]): Pro
       withGapOrDuplicate: exact.filter((ok) => !ok).length,
     },
   };
+}
+
+export function faultFigures(modelRequests: RecordedRequest[], hits: FaultHit[]): Record<FaultHit['kind'], FaultFigures> {
+  const figures = (kind: FaultHit['kind']): FaultFigures => {
+    const of = hits.filter((hit) => hit.kind === kind);
+    const cutOff = modelRequests.filter(
+      (request) =>
+        request.answeredAt === undefined &&
+        request.closedAt !== undefined &&
+        of.some((hit) => {
+          const closedAtMs = performance.timeOrigin + request.closedAt!;
+          return closedAtMs >= hit.at && closedAtMs <= hit.at + 2_000;
+        }),
+    ).length;
+    return {
+      count: of.length,
+      downMs: of.map((hit) => hit.downMs),
+      modelCallsInFlight: of.reduce((sum, hit) => sum + hit.modelCallsInFlight, 0),
+      modelCallsCutOff: cutOff,
+      eventsWrittenWhileDown: of.reduce((sum, hit) => sum + (hit.eventsWrittenWhileDown ?? 0), 0),
+    };
+  };
+  return { worker: figures('worker'), api: figures('api'), postgres: figures('postgres'), temporal: figures('temporal') };
 }

@@ -9,23 +9,43 @@ import { finalEventTypes } from '../../api/streaming/task-event-tail';
 import type { ScriptedModelServer } from '../../test/model-server/scripted-model-server';
 import { approveTask, pendingApprovals } from '../../test/support/orchestration';
 
-// The chaos run's load: a mix of STANDARD, tool-using, approval and COMPLEX tasks submitted through
-// the API (a submit the API did not answer is sent again under the same task name), an approver
-// that approves whatever waits, and stream clients that resume with their last event id.
+// The chaos run's load: a mix of STANDARD, tool-using, approval, COMPLEX and long (many steps)
+// tasks submitted through the API (a submit the API did not answer is sent again under the same
+// task name), each with the answer its script implies; an approver that approves whatever waits;
+// and stream clients that resume with their last event id.
 
-const kinds = ['standard', 'tool', 'approval', 'complex'] as const;
+const kinds = ['standard', 'tool', 'approval', 'complex', 'long'] as const;
+/** A long task's calculator steps: it writes events for several seconds, long enough to stream through an API crash. */
+const longSteps = 8;
 
-/** Scripts the model for task `i` of the run and returns what to submit for it. */
-export function scriptedTask(model: ScriptedModelServer, run: string, i: number): SubmitTaskRequest {
+export interface ScriptedTask {
+  request: SubmitTaskRequest;
+  kind: (typeof kinds)[number];
+  /** The result the task must end with. */
+  expected: string;
+}
+
+const toolResultsIn = (body: Record<string, unknown>) => (JSON.stringify(body.messages).match(/"role":"tool"/g) ?? []).length;
+
+/** Scripts the model for task `i` of the run and returns what to submit for it, and the answer it must give. */
+export function scriptedTask(model: ScriptedModelServer, run: string, i: number): ScriptedTask {
   const kind = kinds[i % kinds.length]!;
-  const query = `chaos ${run} ${kind} ${i}`;
+  // Closed by a full stop, so that no task's query is the start of another's (task 1 and task 11).
+  const query = `chaos ${run} ${kind} ${i}.`;
   const name = { metadata: { task_id: `chaos-${run}-${i}` } };
-  // Each step takes a while, so that kills and restarts land in the middle of work.
-  const slow = { delayMs: 300 };
-  if (kind === 'tool') {
-    model.on((text, body) => text.includes(query) && JSON.stringify(body.messages).includes('"role":"tool"'), { content: `${query}: 42`, ...slow });
-    model.on(query, { toolCalls: [{ id: `calc-${i}`, name: 'calculator', arguments: '{"expression":"6*7"}' }], ...slow });
-    return { ...name, query };
+  // Each step takes a while, so that crashes land in the middle of work; a long task's steps longer,
+  // so that it is still writing events when the API dies under its streams.
+  const slow = { delayMs: kind === 'long' ? 1_000 : 300 };
+  if (kind === 'tool' || kind === 'long') {
+    const steps = kind === 'long' ? longSteps : 1;
+    model.on((text, body) => text.includes(query) && toolResultsIn(body) >= steps, { content: `${query}: 42`, ...slow });
+    for (let step = 0; step < steps; step++) {
+      model.on((text, body) => text.includes(query) && toolResultsIn(body) === step, {
+        toolCalls: [{ id: `calc-${i}-${step}`, name: 'calculator', arguments: '{"expression":"6*7"}' }],
+        ...slow,
+      });
+    }
+    return { kind, request: { ...name, query }, expected: `${query}: 42` };
   }
   if (kind === 'complex') {
     model.on(`${query} part a`, { content: 'a done', ...slow });
@@ -37,10 +57,10 @@ export function scriptedTask(model: ScriptedModelServer, run: string, i: number)
         { agent_id: 'b', description: `${query} part b`, dependencies: ['a'] },
       ],
     };
-    return { ...name, query, manual_decomposition };
+    return { kind, request: { ...name, query, manual_decomposition }, expected: `${query}: combined` };
   }
   model.on(query, { content: `${query}: done`, ...slow });
-  return { ...name, query, require_approval: kind === 'approval' };
+  return { kind, request: { ...name, query, require_approval: kind === 'approval' }, expected: `${query}: done` };
 }
 
 /** A call made again while the API (or what it depends on) is unavailable, as a client should. */
@@ -61,19 +81,15 @@ export const submitUntilAnswered = (client: OrchestratorServiceClient, request: 
   untilAnswered(() => callUnary<SubmitTaskRequest, SubmitTaskResponse__Output>(client.SubmitTask, client, request));
 
 export interface Approver {
-  /** While held, tasks wait for their approval: streams on them stay live. Resolves once no approval is being given. */
-  hold(held: boolean): Promise<void>;
   stop(): Promise<void>;
 }
 
-/** A person takes a few seconds to decide: approval tasks stay live long enough to be streamed. */
+/** A person takes a few seconds to decide. */
 const decisionDelayMs = 3_000;
 
 /** Approves every approval that has waited a few seconds, until stopped. */
 export function startApprover(client: OrchestratorServiceClient): Approver {
   let running = true;
-  let held = false;
-  let round: Promise<void> = Promise.resolve();
   const approveWaiting = async () => {
     const pending = await pendingApprovals(client).catch(() => ({ approvals: [] }));
     const due = pending.approvals.filter((approval) => Date.now() - Number(approval.requested_at?.seconds ?? 0) * 1000 >= decisionDelayMs);
@@ -83,18 +99,11 @@ export function startApprover(client: OrchestratorServiceClient): Approver {
   };
   const loop = (async () => {
     while (running) {
-      if (!held) {
-        round = approveWaiting();
-        await round;
-      }
+      await approveWaiting();
       await pause(300);
     }
   })();
   return {
-    async hold(value) {
-      held = value;
-      await round;
-    },
     async stop() {
       running = false;
       await loop;

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as pause } from 'node:timers/promises';
@@ -9,15 +9,48 @@ import { onPath } from '../../infra/go-tools';
 import { startDevServer, type RunningDevServer } from '../../infra/temporal-dev-server';
 import { freePort } from '../../test/setup/test-services';
 
-// The chaos run's own Postgres and Temporal dev server, in a temporary folder, so that restarting
+// The chaos run's own Postgres and Temporal dev server, in a temporary folder, so that crashing
 // them hurts nobody else (never the machine's shared Postgres). Both keep their data across a
-// restart, as a production database and cluster do.
+// crash, as a production database and cluster do: Postgres with fsync on, recovering from its WAL.
 
-export interface RestartableService {
+export interface CrashableService {
   address: string;
-  /** Stops the service, waits `downMs`, and starts it again on the same port with the same data. */
-  restart(downMs: number): Promise<void>;
+  /** SIGKILLs the service (no shutdown of any kind), waits `downMs`, and starts it again on the same port with the same data. */
+  crash(downMs: number): Promise<void>;
   stop(): Promise<void>;
+}
+
+/** SIGKILLs a process and its children at once, as a host's crash or the OOM killer would. */
+function killWithChildren(pid: number): void {
+  let children: number[] = [];
+  try {
+    children = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    // pgrep exits 1 when there are none
+  }
+  for (const victim of [pid, ...children]) {
+    try {
+      process.kill(victim, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** Until no process of `pids` is alive. */
+async function untilGone(pids: number[]): Promise<void> {
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  while (pids.some(alive)) await pause(20);
 }
 
 /** The folder of PostgreSQL's server programs (initdb, pg_ctl): on PATH, or Debian's newest. */
@@ -34,7 +67,7 @@ function postgresBinaries(): string {
  * A Postgres of the run's own (`initdb` in the run's folder, `pg_ctl` to start and stop it). As
  * root, it runs as the `postgres` system user, since Postgres refuses root.
  */
-export async function startOwnPostgres(folder: string): Promise<RestartableService> {
+export async function startOwnPostgres(folder: string): Promise<CrashableService> {
   const port = await freePort();
   const bin = postgresBinaries();
   const dataDir = path.join(folder, 'postgres');
@@ -46,7 +79,7 @@ export async function startOwnPostgres(folder: string): Promise<RestartableServi
   if (asRoot) chownSync(dataDir, owner.uid!, owner.gid!);
   const run = (program: string, args: string[]) => execFileSync(path.join(bin, program), args, { ...owner, stdio: 'ignore' });
   run('initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--no-sync']);
-  const options = `-p ${port} -k ${dataDir} -c listen_addresses=127.0.0.1 -c fsync=off`;
+  const options = `-p ${port} -k ${dataDir} -c listen_addresses=127.0.0.1`;
   const start = () => run('pg_ctl', ['-D', dataDir, '-o', options, '-l', path.join(dataDir, 'server.log'), '-w', 'start']);
   const stop = () => run('pg_ctl', ['-D', dataDir, '-m', 'fast', '-w', 'stop']);
   start();
@@ -67,9 +100,16 @@ export async function startOwnPostgres(folder: string): Promise<RestartableServi
   await migrateDatabase(address);
   return {
     address,
-    async restart(downMs) {
-      stop();
+    async crash(downMs) {
+      const postmaster = Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      const backends = execFileSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' })
+        .split('\n')
+        .filter(Boolean)
+        .map(Number);
+      killWithChildren(postmaster);
+      await untilGone([postmaster, ...backends]);
       await pause(downMs);
+      // The postmaster.pid left behind names a dead process: Postgres starts, recovering from its WAL.
       start();
     },
     stop: async () => {
@@ -78,7 +118,7 @@ export async function startOwnPostgres(folder: string): Promise<RestartableServi
   };
 }
 
-export async function startOwnTemporal(folder: string): Promise<RestartableService> {
+export async function startOwnTemporal(folder: string): Promise<CrashableService> {
   const options = { port: await freePort(), dbFile: path.join(folder, 'temporal.db'), logFile: path.join(folder, 'temporal.log') };
   const quiet = () => undefined;
   let server: RunningDevServer = await startDevServer(options, quiet);
@@ -86,8 +126,10 @@ export async function startOwnTemporal(folder: string): Promise<RestartableServi
   process.once('exit', () => server.process.kill('SIGKILL'));
   return {
     address: server.address,
-    async restart(downMs) {
-      await server.stop();
+    async crash(downMs) {
+      const pid = server.process.pid!;
+      killWithChildren(pid);
+      await untilGone([pid]);
       await pause(downMs);
       server = await startDevServer(options, quiet);
     },

@@ -2,64 +2,81 @@ import { setTimeout as pause } from 'node:timers/promises';
 import type { Pool } from 'pg';
 import { verifyTask } from '../../cli/verify';
 import { createRuntimeStore } from '../../core/store';
-import { startChaosStack } from './chaos-stack';
-import { killWorkers, restartApiUnderStreams, restartServices } from './faults';
-import { streamFigures, taskFigures, type ChaosFigures } from './figures';
-import { scriptedTask, startApprover, submitUntilAnswered, type FollowedStream } from './load';
+import { startChaosStack, type ChaosStack } from './chaos-stack';
+import { crashPostgres, crashTemporal, killApiUnderStreams, killWorkers, type FaultHit } from './faults';
+import { faultFigures, streamFigures, taskFigures, type ChaosFigures } from './figures';
+import { scriptedTask, startApprover, submitUntilAnswered, type FollowedStream, type ScriptedTask } from './load';
+import { judgeFromOutside } from './outside-oracle';
 
-// One chaos run: a mixed load submitted over `spreadMs` while the faults happen (faults.ts), then
-// every task checked with `weft verify` and every stream against the task's log.
+// One chaos run: a mixed load submitted over `spreadMs` while the faults strike (faults.ts), then
+// every task judged from outside (outside-oracle.ts), by `weft verify`, and every stream against
+// the task's log.
 
 export interface ChaosOptions {
   tasks: number;
   workerKills: number;
-  apiRestarts: number;
-  /** Live streams opened before each API restart. */
+  apiKills: number;
+  /** Live streams opened before each API kill. */
   streams: number;
-  restartServices: boolean;
+  crashServices: boolean;
   spreadMs: number;
   /** A workflow bundle already built (tests have one). */
   workflowBundle?: string;
   log(line: string): void;
 }
 
+type SubmittedTask = ScriptedTask & { taskId: string; workflowId: string };
+
+/** The long tasks of the load that are running now: they will write events for a while yet. */
+async function runningLongTasks(pool: Pool, tasks: SubmittedTask[]): Promise<string[]> {
+  const long = tasks.filter((task) => task.kind === 'long').map((task) => task.taskId);
+  const { rows } = await pool.query<{ workflow_id: string }>(`SELECT workflow_id FROM tasks WHERE task_id = ANY($1) AND status = 'RUNNING'`, [long]);
+  return rows.map((row) => row.workflow_id);
+}
+
+/** Submits the load and strikes with every fault; the tasks submitted, the streams followed, what each fault hit. */
+async function loadUnderFaults(stack: ChaosStack, options: ChaosOptions, started: number) {
+  const tasks: SubmittedTask[] = [];
+  const followed: Array<Promise<FollowedStream>> = [];
+  const hits: FaultHit[] = [];
+  let next = 0;
+  const submit = async () => {
+    const scripted = scriptedTask(stack.model, String(started), next++);
+    const submitted = await submitUntilAnswered(stack.client, scripted.request);
+    tasks.push({ ...scripted, taskId: submitted.task_id, workflowId: submitted.workflow_id });
+  };
+  const submitting = (async () => {
+    for (let i = 0; i < options.tasks; i++) {
+      await submit();
+      await pause(options.spreadMs / options.tasks);
+    }
+  })();
+  // The API in the load's first half, Postgres two thirds into it, Temporal near its end: each fault on its own.
+  const killingApi = (async () => {
+    for (let k = 0; k < options.apiKills; k++) {
+      await pause(options.spreadMs / (2 * options.apiKills + 1));
+      const streams = { streams: options.streams, liveWorkflows: () => runningLongTasks(stack.pool, tasks), deadline: started + options.spreadMs + 300_000 };
+      hits.push(await killApiUnderStreams(stack, streams, followed));
+    }
+  })();
+  const crashing = (async () => {
+    if (!options.crashServices) return;
+    await Promise.all([killingApi, pause((2 * options.spreadMs) / 3)]);
+    hits.push(await crashPostgres(stack));
+    await pause(options.spreadMs / 6);
+    hits.push(await crashTemporal(stack));
+  })();
+  const killingWorkers = killWorkers(stack, options.workerKills, options.spreadMs).then((workerHits) => void hits.push(...workerHits));
+  await Promise.all([killingWorkers, killingApi, crashing, submitting]);
+  return { tasks, followed: await Promise.all(followed), hits };
+}
+
 export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
   const stack = await startChaosStack(options.workflowBundle);
   const approver = startApprover(stack.client);
   const started = Date.now();
-  const tasks: Array<{ taskId: string; workflowId: string }> = [];
-  const followed: Array<Promise<FollowedStream>> = [];
-  const recovery: Record<string, number[]> = { apiRestartMs: [], servicesRestartMs: [] };
   try {
-    let next = 0;
-    const submit = async () => {
-      const submitted = await submitUntilAnswered(stack.client, scriptedTask(stack.model, String(started), next++));
-      tasks.push({ taskId: submitted.task_id, workflowId: submitted.workflow_id });
-      return submitted.task_id;
-    };
-    const submitting = (async () => {
-      for (let i = 0; i < options.tasks; i++) {
-        await submit();
-        await pause(options.spreadMs / options.tasks);
-      }
-    })();
-    // R2 in the load's first half, then R3 two thirds into it: each fault on its own.
-    const restartingApi = (async () => {
-      for (let r = 0; r < options.apiRestarts; r++) {
-        await pause(options.spreadMs / (2 * options.apiRestarts + 1));
-        const streams = {
-          streams: options.streams,
-          recentWorkflows: tasks.slice(-4).map((task) => task.workflowId),
-          deadline: started + options.spreadMs + 300_000,
-        };
-        recovery.apiRestartMs!.push(await restartApiUnderStreams(stack, approver, streams, followed));
-      }
-    })();
-    const restarting = (async () => {
-      await Promise.all([restartingApi, pause((2 * options.spreadMs) / 3)]);
-      if (options.restartServices) recovery.servicesRestartMs!.push(await restartServices(stack, submit));
-    })();
-    await Promise.all([killWorkers(stack, options.workerKills, options.spreadMs), restartingApi, restarting, submitting]);
+    const { tasks, followed, hits } = await loadUnderFaults(stack, options, started);
     options.log(`load submitted (${tasks.length} tasks) after ${Date.now() - started} ms; waiting for every task to end`);
     const taskIds = tasks.map((task) => task.taskId);
     await untilAllEnded(stack.pool, taskIds, 300_000);
@@ -67,10 +84,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     const verified = await Promise.all(taskIds.map(async (taskId) => ({ taskId, problems: await verifyTask(deps, taskId) })));
     return {
       wallMs: Date.now() - started,
+      outside: await judgeFromOutside(stack.client, stack.temporal, stack.model.requests, tasks),
       ...(await taskFigures(stack.pool, taskIds, verified)),
-      ...(await streamFigures(stack.pool, await Promise.all(followed))),
-      recovery,
-      faults: { workerKills: options.workerKills, apiRestarts: options.apiRestarts, servicesRestarted: options.restartServices },
+      ...(await streamFigures(stack.pool, followed)),
+      faults: faultFigures(stack.model.requests, hits),
     };
   } finally {
     await approver.stop();

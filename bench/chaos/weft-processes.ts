@@ -15,6 +15,8 @@ export interface WeftProcess {
   start(): Promise<void>;
   /** SIGTERM and wait: the graceful end. */
   stop(): Promise<void>;
+  /** Its process id while it runs (a worker's Temporal identity starts with it). */
+  pid(): number | undefined;
 }
 
 // Whatever ends the run (even an interrupted one) takes its processes with it.
@@ -46,6 +48,7 @@ function weftProcess(name: string, entry: string, env: NodeJS.ProcessEnv, nodeFl
     start,
     kill: async () => child && stop(child, 'SIGKILL'),
     stop: async () => child && stop(child),
+    pid: () => child?.pid,
   };
 }
 

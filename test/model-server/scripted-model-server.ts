@@ -35,6 +35,8 @@ export interface RecordedRequest {
   arrivedAt: number;
   /** performance.now() once the whole answer was written: with arrivedAt, the time the server took. */
   answeredAt?: number;
+  /** performance.now() once its connection closed, answered or not (a caller that died leaves it unanswered). */
+  closedAt?: number;
   body: Record<string, unknown>;
   headers: IncomingMessage['headers'];
 }
@@ -121,6 +123,11 @@ export class ScriptedModelServer {
     return this;
   }
 
+  /** Chat completions received whose connection is still open: model calls in flight. */
+  inFlight(): RecordedRequest[] {
+    return this.requests.filter((request) => request.path === '/v1/chat/completions' && request.closedAt === undefined);
+  }
+
   reset(): void {
     this.rules = [];
     this.requests.length = 0;
@@ -186,6 +193,7 @@ export class ScriptedModelServer {
     const recorded: RecordedRequest = { path, arrivedAt, body, headers: req.headers };
     this.requests.push(recorded);
     res.once('finish', () => (recorded.answeredAt = performance.now()));
+    res.once('close', () => (recorded.closedAt = performance.now()));
     if (path === '/v1/chat/completions') return this.chat(body, res);
     if (path === '/v1/embeddings') return this.embeddings(body, res);
     sendJson(res, 404, { error: { message: `unknown path ${path}` } });
