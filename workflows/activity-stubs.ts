@@ -14,17 +14,23 @@ export const storeActivities = proxyActivities<StoreActivities>({
   retry: storeRetry,
 });
 
-// Model calls are long but heartbeat, so a dead worker is noticed within the heartbeat timeout.
+// Model calls and tool calls are long but heartbeat, so a dead worker is noticed within the
+// heartbeat timeout. What fails them at the activity's level is Weft's own infrastructure (a worker
+// that died, the store restarting), never a tool's own failure (an outcome the model is given), so
+// they get the store's budget of about 9 minutes; providers that keep failing get fewer attempts,
+// counted by the activity itself (activities/failures.ts).
+const callRetry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '15 seconds', maximumAttempts: 40 };
+
 export const modelActivities = proxyActivities<ModelActivities>({
   startToCloseTimeout: '5 minutes',
   heartbeatTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
+  retry: callRetry,
 });
 
 export const toolActivities = proxyActivities<ToolActivities>({
   startToCloseTimeout: '2 minutes',
   heartbeatTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 3 },
+  retry: callRetry,
 });
 
 // A task's start (unless its first model step records it, deferred-start.ts) and end run as local

@@ -81,4 +81,14 @@ it("moves to the tier's fallback model when the first keeps failing, and records
   expect(status.metrics?.token_usage?.model).toBe(FALLBACK_MODEL);
 });
 
+it('fails the step after five attempts when every model of the tier keeps failing, though its retry policy allows more for a dead worker', async () => {
+  const query = unique('Nobody can answer');
+  stack.model.on(query, { status: 500, content: 'everyone is down' });
+  const submitted = await submitTask(stack.orchestrator, { query });
+  const status = await waitForFinish(stack.orchestrator, submitted.task_id, 60_000);
+  expect(status.status).toBe('TASK_STATUS_FAILED');
+  expect(status.error_message).toContain('(after 5 attempts)');
+  expect((await modelStepAttempts(submitted.workflow_id)).map((a) => a.attempt)).toEqual([5]);
+}, 90_000);
+
 itLeavesEveryTaskVerified(() => stack.everyTask());
