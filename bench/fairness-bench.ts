@@ -8,17 +8,9 @@
 // limit stays within 1.5x its p99 alone.
 import { randomUUID } from 'node:crypto';
 import { status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
-import { Client, Connection } from '@temporalio/client';
-import { createApiKey } from '../core/auth/api-keys';
 import { loadConfig } from '../core/config';
-import { createPool } from '../core/db/database';
-import { workerEnv, workerNodeFlags } from '../infra/processes';
-import { createOrchestratorClient, unaryCall } from '../protos/clients';
-import { ScriptedModelServer } from '../test/model-server/scripted-model-server';
-import '../test/setup/quiet-logs';
-import { startTestServices } from '../test/setup/test-services';
-import { startReadyProcess, stop } from '../test/support/processes';
-import { startBenchApi } from './bench-api';
+import { unaryCall } from '../protos/clients';
+import { startTenantsBenchStack } from './tenants-bench-stack';
 import { printTable, summarize, timed } from './stats';
 
 const calls = Number(process.env.BENCH_CALLS ?? 120);
@@ -31,45 +23,8 @@ const quotas = {
 };
 const rounds = 3;
 
-/** Temporal, Postgres, a scripted model, a worker process and the API with the quotas; stop() ends them all. */
-async function startFairnessStack() {
-  const services = await startTestServices();
-  const pool = createPool(process.env.DATABASE_URL!, { size: 20 });
-  const model = new ScriptedModelServer({ demo: true });
-  await model.start();
-  const taskQueue = `bench-fairness-${randomUUID()}`;
-  const worker = await startReadyProcess(
-    'workers/main.ts',
-    {
-      WEFT_TASK_QUEUE: taskQueue,
-      WEFT_METRICS_PORT: '0',
-      WEFT_LLM_BASE_URL: model.baseURL,
-      WEFT_LLM_MODEL: 'bench-model',
-      WEFT_WORKSPACE_DIR: '.state/bench-workspaces',
-      WEFT_WORKFLOW_BUNDLE: process.env.WEFT_TEST_WORKFLOW_BUNDLE!,
-      ...workerEnv,
-    },
-    'worker polling task queue',
-    workerNodeFlags,
-  );
-  const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-  const { api, stop: stopApi } = await startBenchApi(new Client({ connection }), pool, taskQueue, model.baseURL, quotas);
-  return {
-    clientOf: async (tenantId: string) =>
-      createOrchestratorClient(`127.0.0.1:${api.port}`, { apiKey: await createApiKey(pool, { tenantId, userId: 'u', roles: [] }) }),
-    async stop() {
-      await stopApi();
-      await connection.close();
-      await stop(worker);
-      await pool.end();
-      await model.stop();
-      await services.stop();
-    },
-  };
-}
-
 async function main(): Promise<void> {
-  const stack = await startFairnessStack();
+  const stack = await startTenantsBenchStack({ queuePrefix: 'bench-fairness', quotas });
   const quiet = await stack.clientOf(`quiet-${randomUUID()}`);
   const flooder = await stack.clientOf(`flooder-${randomUUID()}`);
   const submit = (client: typeof quiet) => unaryCall(client, 'SubmitTask', { query: `fairness question ${randomUUID()}` });

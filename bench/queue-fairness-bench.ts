@@ -11,18 +11,10 @@
 // in the task queue: the server dispatches each tenant's in turn (the tenant is the fairness key),
 // and WEFT_TEMPORAL_FAIRNESS=off runs the same first in, first out.
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
-import { createApiKey } from '../core/auth/api-keys';
-import { createPool } from '../core/db/database';
-import { workerEnv, workerNodeFlags } from '../infra/processes';
-import { callUnary, createOrchestratorClient } from '../protos/clients';
+import { callUnary } from '../protos/clients';
 import type { SubmitTaskRequest } from '../protos/generated/shannon/orchestrator/SubmitTaskRequest';
 import type { SubmitTaskResponse__Output } from '../protos/generated/shannon/orchestrator/SubmitTaskResponse';
-import { ScriptedModelServer } from '../test/model-server/scripted-model-server';
-import '../test/setup/quiet-logs';
-import { startTestServices } from '../test/setup/test-services';
-import { startReadyProcess, stop } from '../test/support/processes';
-import { startBenchApi } from './bench-api';
+import { startTenantsBenchStack } from './tenants-bench-stack';
 import { printTable, summarize, timed } from './stats';
 
 process.env.WEFT_TEST_TEMPORAL ??= 'cluster';
@@ -34,50 +26,25 @@ const rounds = 3;
 
 /** Temporal, Postgres, the scripted model, a worker process of `activitySlots` and the API; the two tenants' task runners. */
 async function startQueueFairnessStack() {
-  const services = await startTestServices();
-  const pool = createPool(process.env.DATABASE_URL!, { size: 20 });
-  const model = new ScriptedModelServer({ demo: true });
-  await model.start();
-  model.on('flood task', { content: 'slow answer', delayMs: floodStepMs });
-  model.on('quiet task', { content: 'quick answer' });
-  const taskQueue = `bench-queue-fairness-${randomUUID()}`;
-  const worker = await startReadyProcess(
-    'workers/main.ts',
-    {
-      WEFT_TASK_QUEUE: taskQueue,
-      WEFT_METRICS_PORT: '0',
-      WEFT_LLM_BASE_URL: model.baseURL,
-      WEFT_LLM_MODEL: 'bench-model',
-      WEFT_WORKSPACE_DIR: '.state/bench-workspaces',
-      WEFT_WORKFLOW_BUNDLE: process.env.WEFT_TEST_WORKFLOW_BUNDLE!,
-      ...(activitySlots ? { WEFT_WORKER_ACTIVITY_SLOTS: activitySlots } : {}),
-      ...workerEnv,
-    },
-    'worker polling task queue',
-    workerNodeFlags,
-  );
-  const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-  const temporal = new Client({ connection });
-  const { api, stop: stopApi } = await startBenchApi(temporal, pool, taskQueue, model.baseURL, { submitsPerMinute: 0, maxRunningTasks: 0 });
-  const clientOf = async (tenantId: string) =>
-    createOrchestratorClient(`127.0.0.1:${api.port}`, { apiKey: await createApiKey(pool, { tenantId, userId: 'u', roles: [] }) });
-  const clients = [await clientOf(`quiet-${randomUUID()}`), await clientOf(`flooder-${randomUUID()}`)];
+  const stack = await startTenantsBenchStack({
+    queuePrefix: 'bench-queue-fairness',
+    quotas: { submitsPerMinute: 0, maxRunningTasks: 0 },
+    workerEnv: activitySlots ? { WEFT_WORKER_ACTIVITY_SLOTS: activitySlots } : {},
+  });
+  stack.model.on('flood task', { content: 'slow answer', delayMs: floodStepMs });
+  stack.model.on('quiet task', { content: 'quick answer' });
+  const clients = [await stack.clientOf(`quiet-${randomUUID()}`), await stack.clientOf(`flooder-${randomUUID()}`)];
   /** A STANDARD task of the tenant, submitted and followed to its result. */
   const runnerOf = (client: (typeof clients)[number], query: string) => async () => {
     const submitted = await callUnary<SubmitTaskRequest, SubmitTaskResponse__Output>(client.SubmitTask, client, { query: `${query} ${randomUUID()}` });
-    await temporal.workflow.getHandle(submitted.workflow_id).result();
+    await stack.temporal.workflow.getHandle(submitted.workflow_id).result();
   };
   return {
     quietTask: runnerOf(clients[0]!, 'quiet task'),
     floodTask: runnerOf(clients[1]!, 'flood task'),
     async stop() {
       for (const client of clients) client.close();
-      await stopApi();
-      await connection.close();
-      await stop(worker);
-      await pool.end();
-      await model.stop();
-      await services.stop();
+      await stack.stop();
     },
   };
 }

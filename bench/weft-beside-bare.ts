@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { createApiKey } from '../core/auth/api-keys';
 import { createPool } from '../core/db/database';
-import { workerEnv, workerNodeFlags } from '../infra/processes';
 import { callUnary, createOrchestratorClient } from '../protos/clients';
 import type { SubmitTaskRequest } from '../protos/generated/shannon/orchestrator/SubmitTaskRequest';
 import type { SubmitTaskResponse__Output } from '../protos/generated/shannon/orchestrator/SubmitTaskResponse';
@@ -11,6 +10,7 @@ import '../test/setup/quiet-logs';
 import { startTestServices } from '../test/setup/test-services';
 import { startReadyProcess, stop } from '../test/support/processes';
 import { startBenchApi } from './bench-api';
+import { startBenchWorker } from './bench-worker';
 
 /**
  * What the benches that hold Weft against bare Temporal run on: their own Temporal dev server and
@@ -26,21 +26,7 @@ export async function startWeftBesideBare(options: { workerNodeFlags?: string[];
   await model.start();
   const weftQueue = `bench-weft-${randomUUID()}`;
   const bareQueue = `bench-bare-${randomUUID()}`;
-  const weftWorker = await startReadyProcess(
-    'workers/main.ts',
-    {
-      WEFT_TASK_QUEUE: weftQueue,
-      WEFT_LLM_BASE_URL: model.baseURL,
-      WEFT_LLM_MODEL: 'bench-model',
-      WEFT_WORKSPACE_DIR: '.state/bench-workspaces',
-      WEFT_WORKFLOW_BUNDLE: process.env.WEFT_TEST_WORKFLOW_BUNDLE!,
-      // Any free port for its /metrics: a worker of `make up` (or of another bench) may hold 9464.
-      WEFT_METRICS_PORT: '0',
-      ...workerEnv,
-    },
-    'worker polling task queue',
-    options.workerNodeFlags ?? workerNodeFlags,
-  );
+  const weftWorker = await startBenchWorker(weftQueue, model.baseURL, {}, options.workerNodeFlags);
   const bareWorker = await startReadyProcess('bench/bare-worker.ts', { WEFT_TASK_QUEUE: bareQueue, WEFT_LLM_BASE_URL: model.baseURL });
   const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const temporal = new Client({ connection });
