@@ -30,6 +30,7 @@ runChaos({ ...options, ...workflowBundle, log: (line) => console.error(line) }).
       figures.outside.modelCalls.beyondAttempts.length === 0 &&
       figures.outside.retriedActivities > 0 &&
       everyFaultHitWork &&
+      figures.unexpectedExits.api + figures.unexpectedExits.workers === 0 &&
       figures.tasks.verifiedClean === figures.tasks.submitted &&
       figures.streams.withGapOrDuplicate === 0 &&
       figures.streams.endedAtFinalEvent === figures.streams.followed;

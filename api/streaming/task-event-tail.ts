@@ -29,9 +29,11 @@ function readEvents(pool: Pool, workflowId: string, after: number, wokenAt: numb
   if (shared && shared.startedAt >= wokenAt) return shared.events;
   const read = { startedAt: performance.now(), events: listTaskEvents(pool, workflowId, after, pageSize) };
   readsInFlight.set(key, read);
-  void read.events.finally(() => {
+  // Forgotten once settled either way; a failed read is its readers' error (they await it), not another unhandled one.
+  const forget = () => {
     if (readsInFlight.get(key) === read) readsInFlight.delete(key);
-  });
+  };
+  read.events.then(forget, forget);
   return read.events;
 }
 

@@ -35,6 +35,8 @@ export interface ChaosFigures {
     withGapOrDuplicate: number;
   };
   faults: Record<FaultHit['kind'], FaultFigures>;
+  /** Weft's processes that exited though nothing killed them (each restarted, as a supervisor would). */
+  unexpectedExits: { api: number; workers: number };
 }
 
 const kindsOfDisagreement = {

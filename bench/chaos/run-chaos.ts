@@ -88,6 +88,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
       ...(await taskFigures(stack.pool, taskIds, verified)),
       ...(await streamFigures(stack.pool, followed)),
       faults: faultFigures(stack.model.requests, hits),
+      unexpectedExits: { api: stack.api.unexpectedExits(), workers: stack.workers.reduce((sum, worker) => sum + worker.unexpectedExits(), 0) },
     };
   } finally {
     await approver.stop();

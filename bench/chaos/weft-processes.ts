@@ -17,6 +17,8 @@ export interface WeftProcess {
   stop(): Promise<void>;
   /** Its process id while it runs (a worker's Temporal identity starts with it). */
   pid(): number | undefined;
+  /** How often it exited on its own (not killed or stopped by the run): each a crash of Weft's, restarted as a supervisor would. */
+  unexpectedExits(): number;
 }
 
 // Whatever ends the run (even an interrupted one) takes its processes with it.
@@ -27,14 +29,10 @@ process.once('exit', () => {
 
 function weftProcess(name: string, entry: string, env: NodeJS.ProcessEnv, nodeFlags: string[], readyText: string, folder: string): WeftProcess {
   let child: ChildProcess | undefined;
-  const startOnce = async () => {
-    const proc = await startReadyProcess(entry, env, readyText, nodeFlags, openSync(path.join(folder, `${name}.log`), 'a'));
-    child = proc;
-    live.add(proc);
-    proc.once('exit', () => live.delete(proc));
-  };
+  let ending: ChildProcess | undefined;
+  let unexpectedExits = 0;
   // As a supervisor does: a process that exits before it is ready (its database is restarting) is started again.
-  const start = async () => {
+  async function start(): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await startOnce();
@@ -43,12 +41,31 @@ function weftProcess(name: string, entry: string, env: NodeJS.ProcessEnv, nodeFl
         await pause(1_000);
       }
     }
+  }
+  async function startOnce(): Promise<void> {
+    const proc = await startReadyProcess(entry, env, readyText, nodeFlags, openSync(path.join(folder, `${name}.log`), 'a'));
+    child = proc;
+    live.add(proc);
+    proc.once('exit', () => {
+      live.delete(proc);
+      // Exited though nobody killed or stopped it: Weft crashed. Counted, and started again.
+      if (proc !== ending && proc === child) {
+        unexpectedExits += 1;
+        void start().catch((err: unknown) => console.error(`${name} could not be started again: ${(err as Error).message}`));
+      }
+    });
+  }
+  const end = async (signal?: NodeJS.Signals) => {
+    if (!child) return;
+    ending = child;
+    await stop(child, signal);
   };
   return {
     start,
-    kill: async () => child && stop(child, 'SIGKILL'),
-    stop: async () => child && stop(child),
+    kill: () => end('SIGKILL'),
+    stop: () => end(),
     pid: () => child?.pid,
+    unexpectedExits: () => unexpectedExits,
   };
 }
 

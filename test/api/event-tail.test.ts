@@ -90,3 +90,21 @@ it('appends a batch of events in the order given, in one statement, and a retrie
   expect(received.map((e) => [e.seq, e.message])).toEqual(expected);
   expect((await listTaskEvents(pool, workflowId)).map((e) => [e.seq, e.message])).toEqual(expected);
 });
+
+it("gives a failed read of the log to the tail's reader, and to no one else: the process keeps running when Postgres dies", async () => {
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    // A pool whose every query fails, as when the postmaster has died under the API.
+    const failing = { query: () => Promise.reject(new Error('terminating connection due to unexpected postmaster exit')) } as unknown as typeof pool;
+    const reading = (async () => {
+      for await (const event of tailTaskEvents({ pool: failing, events: feed }, `tail-down-${randomUUID()}`, 0, new AbortController().signal)) void event;
+    })();
+    await expect(reading).rejects.toThrow('unexpected postmaster exit');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(unhandled).toEqual([]);
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+  }
+});

@@ -44,6 +44,7 @@ it('every task completes with its answer, every stream resumes without a gap or 
   expect(figures.faults.api.eventsWrittenWhileDown).toBeGreaterThan(0);
   expect(figures.faults.postgres.modelCallsInFlight).toBeGreaterThan(0);
   expect(figures.faults.temporal.modelCallsInFlight).toBeGreaterThan(0);
+  expect(figures.unexpectedExits).toEqual({ api: 0, workers: 0 });
   expect(figures.tasks).toMatchObject({ submitted: 15, terminal: 15, verifiedClean: 15 });
   expect(figures.disagreements.lines).toEqual([]);
   expect(figures.streams).toMatchObject({ followed: 20, endedAtFinalEvent: 20, resumed: 20, resumedWithoutGapOrDuplicate: 20, withGapOrDuplicate: 0 });
