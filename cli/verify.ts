@@ -4,7 +4,7 @@ import { listTaskEvents } from '../core/events/event-log';
 import { RecordType, type RuntimeStore, type StoredRecord } from '../core/store';
 import { readRunLog } from '../core/transcript';
 import { findTask, type TaskRecord } from '../core/tasks/task-index';
-import { finalEventTypes } from '../api/streaming/task-event-tail';
+import { endedAfter } from '../api/streaming/task-event-tail';
 import { historyProblems } from './history-checks';
 
 // `weft verify`: Temporal's view of each task against the store's, and the store's own invariants.
@@ -31,8 +31,7 @@ async function storeProblems(pool: Pool, task: TaskRecord, records: StoredRecord
   const events = await listTaskEvents(pool, task.workflowId, 0, 100_000);
   const gap = events.findIndex((event, index) => event.seq !== index + 1);
   if (gap >= 0) problems.push(`event ${gap + 1} has seq ${events[gap]!.seq}: the log has a gap`);
-  if (closed && !finalEventTypes.has(events.at(-1)?.type ?? ''))
-    problems.push(`the event log ends with ${events.at(-1)?.type ?? 'nothing'}, not a final event`);
+  if (closed && !events.reduce(endedAfter, false)) problems.push(`the event log ends with ${events.at(-1)?.type ?? 'nothing'}, not a final event`);
   const { rows } = await pool.query<{ steps: string; pending: string; running: string }>(
     `SELECT (SELECT coalesce(sum(total_tokens), 0) FROM task_usage WHERE task_id = $1) AS steps,
             (SELECT count(*) FROM approvals WHERE task_id = $1 AND status = 'pending') AS pending,

@@ -9,6 +9,14 @@ export interface EventTailDeps {
 }
 
 export const finalEventTypes: ReadonlySet<string> = new Set([EventType.WorkflowCompleted, EventType.WorkflowFailed, EventType.WorkflowCancelled]);
+
+/**
+ * Whether a task's log has ended once `event` is read, given whether it had before: a final event
+ * ends it; text a model step was still streaming when the task ended may be recorded after the end
+ * and leaves it ended; anything else after the end (a Temporal reset reopened the task) reopens it.
+ */
+export const endedAfter = (ended: boolean, event: Pick<TaskEvent, 'type'>): boolean =>
+  finalEventTypes.has(event.type) || (ended && event.type === EventType.LlmPartial);
 const pageSize = 500;
 /**
  * Readers re-read the log this often even without a notification: a safety net only, as the feed
@@ -108,7 +116,7 @@ export async function* tailTaskEvents(
         if (aborted) return;
         yield event;
         after = event.seq;
-        atFinal = finalEventTypes.has(event.type);
+        atFinal = endedAfter(atFinal, event);
       }
       // The final event ends the stream, unless the log goes on past it: a Temporal reset reopened the task.
       if (atFinal && events.length < pageSize) return;

@@ -108,3 +108,16 @@ it("gives a failed read of the log to the tail's reader, and to no one else: the
     process.off('unhandledRejection', onUnhandled);
   }
 });
+
+it('ends at the final event though text a cancelled step was streaming is recorded after it', async () => {
+  const workflowId = `tail-late-${randomUUID()}`;
+  await append(workflowId, 'a', EventType.WorkflowStarted, 'started');
+  await append(workflowId, 'b', EventType.WorkflowCancelled, 'cancelled');
+  await append(workflowId, 'partial:1:1:0', EventType.LlmPartial, 'words still on their way');
+  const received: string[] = [];
+  // A tail that misses the end waits for more until this gives up on it.
+  const givingUp = AbortSignal.timeout(5_000);
+  for await (const event of tailTaskEvents({ pool, events: feed }, workflowId, 0, givingUp)) received.push(event.type);
+  expect(givingUp.aborted).toBe(false);
+  expect(received).toEqual([EventType.WorkflowStarted, EventType.WorkflowCancelled, EventType.LlmPartial]);
+});

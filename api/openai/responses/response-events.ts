@@ -1,6 +1,6 @@
 import { listTaskEvents } from '../../../core/events/event-log';
 import type { StoredResponse } from '../../../core/openai/response-index';
-import { finalEventTypes, tailTaskEvents } from '../../streaming/task-event-tail';
+import { endedAfter, tailTaskEvents } from '../../streaming/task-event-tail';
 import { outcomeOf } from '../completion-answer';
 import type { OpenAiDeps } from '../completion-task';
 import { ResponseProjection, type ResponseEventBody } from './response-projection';
@@ -47,7 +47,7 @@ export async function responseNow(deps: Pick<OpenAiDeps, 'pool'>, response: Stor
     for (const event of page) {
       projection.apply(event);
       after = event.seq;
-      ended = finalEventTypes.has(event.type);
+      ended = endedAfter(ended, event);
     }
     if (page.length < pageSize) break;
   }
