@@ -2,7 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 
 // Where the files that name kinds of work live (read with the rest in core/config.ts): task
-// templates, named agents, skills and OpenAI model names, each checked against the registered tools at start.
+// templates, named agents, skills, OpenAI model names and eval sets, each checked against the registered tools at start.
 
 const repoFolder = (name: string) => path.resolve(__dirname, '..', name);
 
@@ -11,6 +11,7 @@ export const catalogEnvSchema = z.object({
   WEFT_AGENTS_DIR: z.string().default(repoFolder('agents')),
   WEFT_SKILLS_DIR: z.string().default(repoFolder('skills')),
   WEFT_OPENAI_MODELS: z.string().default(repoFolder('openai-models.yaml')),
+  WEFT_EVALS_DIR: z.string().default(repoFolder('evals')),
 });
 
 export interface CatalogSettings {
@@ -22,8 +23,10 @@ export interface CatalogSettings {
   skillsDir: string;
   /** The models OpenAI clients name (YAML): each a shape of task. */
   openAiModelsFile: string;
+  /** Eval sets (YAML): cases with expectations that `weft eval --baseline <set>` runs again. */
+  evalsDir: string;
 }
 
 export function catalogSettingsOf(e: z.infer<typeof catalogEnvSchema>): CatalogSettings {
-  return { templatesDir: e.WEFT_TEMPLATES_DIR, agentsDir: e.WEFT_AGENTS_DIR, skillsDir: e.WEFT_SKILLS_DIR, openAiModelsFile: e.WEFT_OPENAI_MODELS };
+  return { templatesDir: e.WEFT_TEMPLATES_DIR, agentsDir: e.WEFT_AGENTS_DIR, skillsDir: e.WEFT_SKILLS_DIR, openAiModelsFile: e.WEFT_OPENAI_MODELS, evalsDir: e.WEFT_EVALS_DIR };
 }

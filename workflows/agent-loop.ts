@@ -170,6 +170,7 @@ function toolCallInput(params: AgentLoopParams, call: ToolCallRequest): ToolCall
     agentId: params.agentId,
     call,
     atMs: Date.now(),
+    ...(task.eval ? { eval: task.eval } : {}),
   };
 }
 
@@ -207,14 +208,14 @@ type Approved = { kind: 'approved'; calls: ToolCallRequest[] } | Extract<AgentLo
 
 /**
  * The step's tool calls that may run: dangerous ones wait for a person (an admin's own task asks
- * nobody, and a fork's reused step runs no tool).
+ * nobody, a fork's reused step runs no tool, and an eval never runs a dangerous tool).
  */
 async function approvedCalls(params: AgentLoopParams, requested: ToolCallRequest[], state: AgentLoopState): Promise<Approved> {
   const { task } = params;
   const calls: ToolCallRequest[] = [];
   const reused = 'reuseFrom' in reuseFor(params, state.step - 1);
   for (const call of requested) {
-    if (!params.dangerousTools.includes(call.name) || task.roles?.includes('admin') || reused) {
+    if (!params.dangerousTools.includes(call.name) || task.roles?.includes('admin') || reused || task.eval !== undefined) {
       calls.push(call);
       continue;
     }

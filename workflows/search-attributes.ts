@@ -11,4 +11,7 @@ export const awaitingApprovalKey = defineSearchAttributeKey('WeftAwaitingApprova
 /** Set while a person has the task paused (pauseTask); the Web UI lists paused tasks with `WeftPaused = true`. */
 export const pausedKey = defineSearchAttributeKey('WeftPaused', SearchAttributeType.BOOL);
 
-export const weftSearchAttributes = [taskStatusKey, executionModeKey, userIdKey, sessionIdKey, tenantIdKey, awaitingApprovalKey, pausedKey] as const;
+/** The eval a task is a case of (`weft eval`); the Web UI finds an eval's tasks with `WeftEval = "<eval id>"`. */
+export const evalKey = defineSearchAttributeKey('WeftEval', SearchAttributeType.KEYWORD);
+
+export const weftSearchAttributes = [taskStatusKey, executionModeKey, userIdKey, sessionIdKey, tenantIdKey, awaitingApprovalKey, pausedKey, evalKey] as const;

@@ -1,3 +1,4 @@
+import type { TaskEval } from '../core/tasks/run/eval-tools';
 import type { RoutingInput } from '../core/tasks/run/routing';
 import { taskRefOf, taskRunIdOr, type TaskRef } from '../core/tasks/run/task-ref';
 
@@ -14,6 +15,8 @@ export interface TaskScope extends TaskRef {
   /** Set in a Temporal reset's run: what its activities carry to hand the task over to its run (reset-run.ts, run-context.ts). */
   reset?: ResetProgress;
   query: string;
+  /** Set when the task is one case of an eval: its tool calls are answered from the recorded task (eval-tools.ts). */
+  eval?: TaskEval;
 }
 
 /**
@@ -43,6 +46,7 @@ export function taskScopeOf(source: TaskScope): TaskScope {
     ...(source.taskRunId ? { taskRunId: source.taskRunId } : {}),
     ...(source.reset ? { reset: source.reset } : {}),
     query: source.query,
+    ...(source.eval ? { eval: source.eval } : {}),
   };
 }
 

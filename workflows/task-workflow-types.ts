@@ -2,6 +2,7 @@ import type { ExecutionMode } from '../core/orchestration/complexity';
 import type { Plan } from '../core/orchestration/plan';
 import type { ToolSummary } from '../core/tasks/run/task-lifecycle';
 import type { TaskFork } from '../core/tasks/run/forked-steps';
+import type { TaskEval } from '../core/tasks/run/eval-tools';
 import type { TaskRef } from '../core/tasks/run/task-ref';
 import type { AwaitApproval } from './approval-gate';
 import type { AgentLoopState } from './agent-loop';
@@ -38,6 +39,10 @@ export interface TaskWorkflowInput extends TaskRef {
   directTool?: { name: string; arguments: Record<string, unknown> };
   /** Set when the task is a fork of another: its steps before fork.fromStep reuse what that task recorded. */
   fork?: TaskFork;
+  /** Set when the task is one case of an eval (`weft eval`): it runs a recorded task again, its tool calls answered from the record. */
+  eval?: TaskEval;
+  /** The template whose plan the task runs (name@version), so an eval can find a template's last runs. */
+  template?: string;
   /**
    * Set when a single-agent task continues in a fresh history: `runId` is the task's store run
    * (absent from before a reset could make it other than the workflow's id), `reset` the claim of a

@@ -56,6 +56,8 @@ async function startTheTask(
     startedAtMs: startTime.getTime(),
     ...allowed,
     ...fork,
+    ...(input.eval ? { eval: input.eval } : {}),
+    ...(input.template ? { template: input.template } : {}),
   };
   if (firstStepStartsTask && goesStraightToItsAgent(input)) {
     // Its first model step records it, and returns the tools it offers.
@@ -161,6 +163,7 @@ export async function taskWorkflow(given: TaskWorkflowInput): Promise<TaskWorkfl
     taskRunId: run.taskRunId,
     ...(run.reset ? { reset: run.reset } : {}),
     query: input.query,
+    ...(input.eval ? { eval: input.eval } : {}),
   };
   enterRun(task);
   const runId = run.taskRunId;

@@ -22,7 +22,7 @@ const requestedMode = (input: TaskWorkflowInput) =>
 
 export function taskMetadata(input: TaskWorkflowInput): WorkflowMetadata {
   return {
-    staticSummary: `task of ${input.userId || 'anonymous'}: ${oneLine(input.query, 120)}`,
+    staticSummary: `${input.eval ? `eval ${input.eval.evalId} case` : 'task'} of ${input.userId || 'anonymous'}: ${oneLine(input.query, 120)}`,
     staticDetails: [
       `**Query**: ${oneLine(input.query, 2000)}`,
       '',
@@ -30,6 +30,7 @@ export function taskMetadata(input: TaskWorkflowInput): WorkflowMetadata {
       '',
       `Mode: ${requestedMode(input)}; approval ${input.requireApproval ? 'required' : 'when the plan or cost calls for it'}`,
       ...(input.fork ? ['', `Forked from \`${input.fork.fromTaskId}\` at step ${input.fork.fromStep}`] : []),
+      ...(input.eval ? ['', `Eval \`${input.eval.evalId}\` of \`${input.eval.fromTaskId}\`: tool calls answered from its record`] : []),
     ].join('\n'),
   };
 }

@@ -6,7 +6,7 @@ import type { Principal } from '../../core/auth/api-keys';
 import { claimSession } from '../../core/sessions/session-tenants';
 import { requireSessionOpenForWork } from '../../core/sessions/conversations';
 import type { TenantAdmission } from './tenant-admission';
-import { executionModeKey, sessionIdKey, taskStatusKey, tenantIdKey, userIdKey } from '../../workflows/search-attributes';
+import { evalKey, executionModeKey, sessionIdKey, taskStatusKey, tenantIdKey, userIdKey } from '../../workflows/search-attributes';
 import type { taskWorkflow } from '../../workflows/task-workflow';
 import type { TaskWorkflowInput } from '../../workflows/task-workflow-types';
 import { taskMetadata } from '../../workflows/ui-metadata';
@@ -37,6 +37,7 @@ export const taskSearchAttributes = (input: TaskWorkflowInput) => [
   { key: userIdKey, value: input.userId },
   { key: sessionIdKey, value: input.sessionId },
   { key: tenantIdKey, value: input.tenantId },
+  ...(input.eval ? [{ key: evalKey, value: input.eval.evalId }] : []),
 ];
 
 /** Temporal's limit on a fairness key. */

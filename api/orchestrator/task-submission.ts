@@ -1,6 +1,6 @@
 import { checkPlan, modelTiers, type ModelTier, type Plan } from '../../core/orchestration/plan';
 import type { TaskSettings } from '../../core/orchestration/task-settings';
-import type { TemplateCatalog } from '../../core/templates/template-catalog';
+import type { TaskTemplate, TemplateCatalog } from '../../core/templates/template-catalog';
 import type { SubmitTaskRequest__Output } from '../../protos/generated/shannon/orchestrator/SubmitTaskRequest';
 import type { TaskDecomposition__Output } from '../../protos/generated/shannon/orchestrator/TaskDecomposition';
 import type { TaskWorkflowInput } from '../../workflows/task-workflow-types';
@@ -71,15 +71,15 @@ function manualPlan(decomposition: TaskDecomposition__Output | null, toolNames: 
   return check.plan;
 }
 
-/** The plan of the template named by context.template (and context.template_version), if any. */
-function templatePlan(context: Record<string, unknown>, templates: TemplateCatalog): Plan | undefined {
+/** The template named by context.template (and context.template_version), if any. */
+function namedTemplate(context: Record<string, unknown>, templates: TemplateCatalog): TaskTemplate | undefined {
   const { template: name, template_version: version } = context;
   if (name === undefined) return undefined;
   if (typeof name !== 'string' || name === '') throw invalidArgument('context.template must be a template name (see ListTemplates)');
   if (version !== undefined && typeof version !== 'string') throw invalidArgument('context.template_version must be a string like "1.0.0"');
   const template = templates.find(name, version);
   if (!template) throw notFound(`template ${version ? `${name}@${version}` : name} not found (see ListTemplates)`);
-  return template.plan;
+  return template;
 }
 
 /** The longest a task may wait for a person's decision: 30 days. */
@@ -179,7 +179,8 @@ export function taskInputFrom(
   const enableCaching = context.enable_caching;
   if (enableCaching !== undefined && typeof enableCaching !== 'boolean') throw invalidArgument('context.enable_caching must be true or false');
   const manual = manualPlan(request.manual_decomposition, limits.toolNamesFor(principal.tenantId));
-  const fromTemplate = templatePlan(context, limits.templates);
+  const template = namedTemplate(context, limits.templates);
+  const fromTemplate = template?.plan;
   if (manual && fromTemplate) throw invalidArgument('give either manual_decomposition or context.template, not both');
   const plan = manual ?? fromTemplate;
   const skill = namedSkill(context, limits.skills, principal);
@@ -196,6 +197,7 @@ export function taskInputFrom(
     query: request.query,
     autoDecompose: request.auto_decompose,
     ...(plan ? { manualPlan: plan } : {}),
+    ...(template ? { template: template.key } : {}),
     requireApproval: request.require_approval,
     ...(reviewPlan ? { reviewPlan } : {}),
     ...(skill ? { skill } : {}),

@@ -15,6 +15,10 @@ export interface NewTask extends Omit<TaskRef, 'roles'> {
   mode: ExecutionMode;
   status: TaskStatus;
   createdAt: Date;
+  /** The eval whose case the task is ('' or absent: a production task). */
+  evalId?: string;
+  /** The template (name@version) whose plan it runs. */
+  template?: string;
 }
 
 export interface TaskRecord extends NewTask {
@@ -61,12 +65,14 @@ interface TaskRow {
   completed_at: Date | null;
   progress: number;
   plan: unknown;
+  eval_id: string;
+  template: string;
 }
 
 export async function insertTask(tx: Queryable, task: NewTask): Promise<void> {
   await tx.query(
-    `INSERT INTO tasks (task_id, workflow_id, run_id, tenant_id, user_id, submitted_by, session_id, query, mode, status, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+    `INSERT INTO tasks (task_id, workflow_id, run_id, tenant_id, user_id, submitted_by, session_id, query, mode, status, created_at, eval_id, template)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
      ON CONFLICT (task_id) DO NOTHING`,
     [
       task.taskId,
@@ -80,6 +86,8 @@ export async function insertTask(tx: Queryable, task: NewTask): Promise<void> {
       task.mode,
       task.status,
       task.createdAt,
+      task.evalId ?? '',
+      task.template ?? '',
     ],
   );
 }
@@ -188,6 +196,8 @@ function toTaskRecord(row: TaskRow): TaskRecord {
     ...(row.completed_at ? { completedAt: row.completed_at } : {}),
     progress: row.progress,
     ...(row.plan ? { plan: row.plan } : {}),
+    ...(row.eval_id ? { evalId: row.eval_id } : {}),
+    ...(row.template ? { template: row.template } : {}),
   };
 }
 
@@ -227,7 +237,7 @@ export async function listTasks(db: Queryable, filter: TaskFilter): Promise<{ ta
   const rows = await db.query<TaskRow & { total: string }>(
     `WITH matching AS (
        SELECT * FROM tasks
-       WHERE tenant_id = $1 AND ($2::text IS NULL OR user_id = $2) AND ($3::text IS NULL OR session_id = $3)
+       WHERE tenant_id = $1 AND eval_id = '' AND ($2::text IS NULL OR user_id = $2) AND ($3::text IS NULL OR session_id = $3)
          AND ($4::text IS NULL OR status = $4) AND ($7::text IS NULL OR starts_with(task_id, $7)))
      SELECT (SELECT count(*) FROM matching) AS total, page.*
      FROM (SELECT 1) AS one
@@ -278,7 +288,7 @@ export async function findRecentAnswer(
 ): Promise<string | undefined> {
   const normalised = asker.query.trim().replace(/\s+/g, ' ').toLowerCase();
   const rows = await db.query<{ result: string }>(
-    `SELECT result FROM tasks WHERE tenant_id = $1 AND user_id = $2 AND status = 'COMPLETED' AND task_id <> $4
+    `SELECT result FROM tasks WHERE tenant_id = $1 AND user_id = $2 AND status = 'COMPLETED' AND task_id <> $4 AND eval_id = ''
        AND lower(regexp_replace(btrim(query), '\\s+', ' ', 'g')) = $3 AND completed_at > now() - make_interval(hours => $5)
      ORDER BY completed_at DESC LIMIT 1`,
     [asker.tenantId, asker.userId, normalised, asker.taskId, withinHours],

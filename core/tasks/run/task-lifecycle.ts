@@ -10,6 +10,7 @@ import { findEndedTask, insertTask, recordTaskOutcome, type EndedTask } from '..
 import { TaskStatus, type ExecutionMode } from '../task-status';
 import { usageTotals, type Spend } from '../task-usage';
 import type { TaskFork } from './forked-steps';
+import type { TaskEval } from './eval-tools';
 import { endRun, runStatusOf } from './run-ending';
 import { cancellationIntentRecord, runStartOf } from './run-records';
 import { taskEvent } from './task-events';
@@ -28,6 +29,10 @@ export interface StartTaskInput extends TaskRef {
   allowedTools?: string[];
   /** Set when the task is a fork: its run is labelled with where it came from. */
   fork?: TaskFork;
+  /** Set when the task is one case of an eval: indexed under the eval, apart from production listings. */
+  eval?: TaskEval;
+  /** The template (name@version) whose plan the task runs. */
+  template?: string;
 }
 
 export interface ToolSummary {
@@ -91,8 +96,13 @@ async function startTask({ store, pool, tools }: TaskWriteDeps, input: StartTask
     user_id: input.userId,
     ...(input.submittedBy ? { submitted_by: input.submittedBy } : {}),
     ...(input.fork ? { forked_from_task: input.fork.fromTaskId, forked_from_run: input.fork.fromRunId, forked_from_step: String(input.fork.fromStep) } : {}),
+    ...(input.eval ? { eval_id: input.eval.evalId, eval_of_task: input.eval.fromTaskId } : {}),
   };
-  const startedMessage = input.fork ? `task started as a fork of ${input.fork.fromTaskId} from step ${input.fork.fromStep}` : 'task started';
+  const startedMessage = input.fork
+    ? `task started as a fork of ${input.fork.fromTaskId} from step ${input.fork.fromStep}`
+    : input.eval
+      ? `task started as eval ${input.eval.evalId} of ${input.eval.fromTaskId}`
+      : 'task started';
   const start = input.sessionId ? store.startRootRun : store.startOneShotRun;
   const result = await start(runStartOf(owner, at, labels), async (tx, started) => {
     const proceed = started.decision === 'proceed';
@@ -112,6 +122,8 @@ async function startTask({ store, pool, tools }: TaskWriteDeps, input: StartTask
           mode: input.mode,
           status: proceed ? TaskStatus.Running : TaskStatus.Cancelled,
           createdAt: at,
+          ...(input.eval ? { evalId: input.eval.evalId } : {}),
+          ...(input.template ? { template: input.template } : {}),
         }),
         appendTaskEvents(tx, [
           taskEvent(input.workflowId, 'started', EventType.WorkflowStarted, at, { message: startedMessage }),

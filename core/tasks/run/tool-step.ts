@@ -4,6 +4,7 @@ import { EventType } from '../../events/event-types';
 import type { ToolOutcome } from '../../tools/tool';
 import { recordStepUsage } from '../task-usage';
 import { recordedToolOutcome } from './forked-steps';
+import { recordedCallOutcome, unrecordedOutcome, type TaskEval } from './eval-tools';
 import type { ToolCallRequest } from './model-step';
 import {
   decodeToolResolution,
@@ -48,6 +49,8 @@ export interface ToolCallInput extends Omit<TaskRef, 'userId'> {
   atMs: number;
   /** A fork's call before its from-step: the predecessor run whose recorded outcome it copies. */
   reuseFrom?: string;
+  /** Set in an eval's task: the call is answered from the recorded task's calls (eval-tools.ts). */
+  eval?: TaskEval;
 }
 
 // JSON.stringify gives undefined for undefined (a tool that returns nothing).
@@ -89,7 +92,8 @@ const idempotencyKeyOf = (run: RunRef, toolCallId: string) => `weft-${createHash
 
 /**
  * The outcome as the call's record, with its event and its cost, in one transaction. An outcome
- * copied from the run a fork came from costs nothing: the tool did not run.
+ * copied from a recorded run (`reusedFrom`: a fork's predecessor, an eval's recorded task) costs
+ * nothing: the tool did not run.
  */
 export async function recordOutcome(
   { store, tools }: TaskWriteDeps,
@@ -97,8 +101,9 @@ export async function recordOutcome(
   owner: RecordOwner,
   outcome: ToolOutcome,
   durationMs: number,
-  reused = false,
+  reusedFrom?: string,
 ): Promise<ToolOutcome> {
+  const reused = reusedFrom !== undefined;
   const at = new Date(input.atMs);
   const { name } = input.call;
   const record = toolResultRecord(owner, input.call, at, outcome);
@@ -113,13 +118,13 @@ export async function recordOutcome(
       tx,
       taskEvent(input.workflowId, `tool/${input.runId}/${input.call.id}/observed`, EventType.ToolObservation, at, {
         agentId: input.agentId,
-        message: reused ? `reused from ${input.reuseFrom}: ${said}` : said,
+        message: reused ? `reused from ${reusedFrom}: ${said}` : said,
         payload: {
           tool: name,
           tool_call_id: input.call.id,
           ...observation(outcome, durationMs),
           cost_usd: costUsd,
-          ...(reused ? { reused_from: input.reuseFrom } : {}),
+          ...(reused ? { reused_from: reusedFrom } : {}),
         },
       }),
     );
@@ -138,13 +143,26 @@ async function outcomeWithoutRunning(deps: TaskWriteDeps, input: ToolCallInput, 
   const stored = await deps.store.findRunRecord(input.runId, toolResultKey(owner, input.call.id));
   if (stored) return decodeToolResult(stored);
   const recorded = input.reuseFrom && (await recordedToolOutcome(deps.store, input.reuseFrom, owner, input.call.id));
-  if (recorded) return recordOutcome(deps, input, owner, recorded, 0, true);
+  if (recorded) return recordOutcome(deps, input, owner, recorded, 0, input.reuseFrom);
+  if (input.eval) return evalOutcome(deps, input, input.eval, owner);
   if (await sessionHasEnded(deps.store, input.sessionId)) {
     return recordOutcome(deps, input, owner, { ok: false, error: { category: 'validation', message: `not run: session ${input.sessionId} has ended` } }, 0);
   }
   const refused = await reserveToolCost(deps, input, owner);
   if (refused) return recordOutcome(deps, input, owner, { ok: false, error: { category: 'validation', message: `not run: ${refused}` } }, 0);
   return undefined;
+}
+
+/**
+ * An eval's call: the recorded task's outcome of the same call, else what the eval's policy gives
+ * a call the record lacks; undefined only for an idempotent tool the policy lets run.
+ */
+async function evalOutcome(deps: TaskWriteDeps, input: ToolCallInput, evaluation: TaskEval, owner: RecordOwner): Promise<ToolOutcome | undefined> {
+  const recorded = await recordedCallOutcome(deps.pool, deps.store, evaluation.fromTaskId, owner, input.call);
+  if (recorded) return recordOutcome(deps, input, owner, recorded, 0, evaluation.fromTaskId);
+  const tool = deps.tools.get(input.call.name, input.tenantId);
+  const refused = unrecordedOutcome(evaluation.tools, input.call, { idempotency: tool?.idempotency ?? 'idempotent', dangerous: tool?.dangerous ?? false });
+  return refused && recordOutcome(deps, input, owner, refused, 0);
 }
 
 /** A priced tool's call reserves its cost under the task's budgets, as a model step reserves its prompt. */
