@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { defaultPayloadConverter } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import type { Pool } from 'pg';
 import { launchTaskWorkflow } from '../api/orchestrator/task-start';
@@ -7,6 +6,7 @@ import type { RuntimeStore } from '../core/store';
 import { findTask } from '../core/tasks/task-index';
 import { readRunLog } from '../core/transcript';
 import type { TaskWorkflowInput } from '../workflows/task-workflow-types';
+import { startInputOf } from './start-input';
 
 // `weft fork <task> --from-step N`: the task again, as a new task, from its step N. Steps before N
 // reuse the original's recorded model replies and tool results (nothing is called or charged
@@ -18,14 +18,6 @@ export interface ForkDeps {
   store: RuntimeStore;
   temporal: Client;
   taskQueue: string;
-}
-
-/** The input the task's current run was started with, as its history's first event holds it. */
-async function startInputOf(temporal: Client, workflowId: string): Promise<TaskWorkflowInput> {
-  const history = await temporal.workflow.getHandle(workflowId).fetchHistory();
-  const payload = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
-  if (!payload) throw new Error(`the history of ${workflowId} does not start with the task's input`);
-  return defaultPayloadConverter.fromPayload<TaskWorkflowInput>(payload);
 }
 
 /** How many model steps the task's own run recorded. */

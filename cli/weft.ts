@@ -7,6 +7,7 @@ import { devApiKeyFile } from '../infra/dev-api-key';
 import type { CliContext } from './cli-context';
 import { addApprovalCommands } from './commands/approval-commands';
 import { addDebugCommands } from './commands/debug-commands';
+import { addEvalCommands } from './commands/eval-commands';
 import { addKeyCommands } from './commands/key-commands';
 import { addTaskCommands } from './commands/task-commands';
 import { addSteeringCommands } from './commands/steering-commands';
@@ -41,6 +42,7 @@ addScheduleCommands(program, ctx);
 addApprovalCommands(program, ctx);
 addKeyCommands(program, ctx);
 addDebugCommands(program, ctx);
+addEvalCommands(program, ctx);
 
 program.parseAsync().catch((err: ServiceError | Error) => {
   const code = 'code' in err && typeof err.code === 'number' ? ` (gRPC status ${err.code})` : '';

@@ -44,11 +44,12 @@ export async function tasksOfEval(db: Queryable, evalId: string): Promise<TaskRe
   return tasksOf(db, await recordedTaskIds(db, `SELECT task_id FROM tasks WHERE eval_id = $1 ORDER BY created_at, task_id`, [evalId]));
 }
 
-/** The runs an eval task wrote: its own, and its agents'. */
+/** The runs a task wrote: its own (agent ''; a single agent's is the task's), and its plan's agents'. */
 export async function runsOfTask(db: Queryable, taskId: string): Promise<Array<{ agentId: string; runId: string }>> {
   const { rows } = await db.query<{ agent_id: string; run_id: string }>(
     `SELECT '' AS agent_id, run_id FROM tasks WHERE task_id = $1
-     UNION ALL SELECT agent_id, run_id FROM task_agents WHERE task_id = $1 ORDER BY agent_id`,
+     UNION ALL SELECT a.agent_id, a.run_id FROM task_agents a JOIN tasks t USING (task_id) WHERE a.task_id = $1 AND a.run_id <> t.run_id
+     ORDER BY agent_id`,
     [taskId],
   );
   return rows.map((row) => ({ agentId: row.agent_id, runId: row.run_id }));

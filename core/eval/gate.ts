@@ -59,7 +59,13 @@ function figureOf(condition: Condition, figures: GateFigures): number {
   return candidate / recorded;
 }
 
-const compare = { '<': (a: number, b: number) => a < b, '<=': (a: number, b: number) => a <= b, '>': (a: number, b: number) => a > b, '>=': (a: number, b: number) => a >= b, '==': (a: number, b: number) => a === b };
+const compare = {
+  '<': (a: number, b: number) => a < b,
+  '<=': (a: number, b: number) => a <= b,
+  '>': (a: number, b: number) => a > b,
+  '>=': (a: number, b: number) => a >= b,
+  '==': (a: number, b: number) => a === b,
+};
 
 const shown = (figure: number, ratio: boolean) => (ratio ? `${figure.toFixed(2)}x` : Number.isInteger(figure) ? String(figure) : figure.toFixed(4));
 
@@ -69,4 +75,10 @@ export function gateFailures(gate: Gate, figures: GateFigures): string[] {
     .map((group) => group.map((condition) => ({ condition, figure: figureOf(condition, figures) })))
     .filter((group) => group.every(({ condition, figure }) => compare[condition.op](figure, condition.value)))
     .map((group) => group.map(({ condition, figure }) => `${condition.text} (${condition.metric} ${shown(figure, condition.ratio)})`).join(' && '));
+}
+
+/** The least score the gate lets a case have (its `score<N` or `score<=N` condition), if it has one: what a case needs to pass in JUnit. */
+export function scoreFloor(gate: Gate): number | undefined {
+  const floors = gate.flat().filter((c) => c.metric === 'score' && (c.op === '<' || c.op === '<='));
+  return floors.length > 0 ? Math.max(...floors.map((c) => c.value)) : undefined;
 }

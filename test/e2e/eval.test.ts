@@ -1,0 +1,211 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { callUnary } from '../../protos/clients';
+import type { ListTasksRequest } from '../../protos/generated/shannon/orchestrator/ListTasksRequest';
+import type { ListTasksResponse__Output } from '../../protos/generated/shannon/orchestrator/ListTasksResponse';
+import type { EvalReport } from '../../core/eval/eval-report';
+import { evalKey } from '../../workflows/search-attributes';
+import { submitTask, waitForFinish } from '../support/grpc';
+import { startSideEffectPeer, toolsWithSideEffects, type SideEffectPeer } from '../support/side-effect-peer';
+import { startTestStack, type TestStack } from '../support/stack';
+import { testCatalog } from '../support/test-catalog';
+import { itLeavesEveryTaskVerified } from '../support/verification';
+import { weft } from '../support/weft-cli';
+
+// `weft eval`: recorded tasks run again under changed model answers, their tool calls answered from
+// the record (the side-effect peer sees no new request), scored against the recorded answers, with
+// token and cost deltas, the steps that diverged, and a gate CI can fail on.
+
+let stack: TestStack;
+let peer: SideEffectPeer;
+beforeAll(async () => {
+  peer = await startSideEffectPeer();
+  stack = await startTestStack({
+    tools: await toolsWithSideEffects(peer.base),
+    // Priced, so that cost deltas are visible.
+    catalog: (baseURL) => testCatalog(baseURL, (doc) => doc.models.forEach((model) => Object.assign(model, { prompt_per_1k: 1, completion_per_1k: 2 }))),
+  });
+});
+afterAll(async () => {
+  await stack.stop();
+  await peer.stop();
+});
+
+const listTasks = (request: ListTasksRequest) =>
+  callUnary<ListTasksRequest, ListTasksResponse__Output>(stack.orchestrator.ListTasks, stack.orchestrator, request);
+const bookings = () => peer.requests.filter((r) => r.path === '/api/bookings').length;
+const toolResultOf = (id: string) => (_text: string, body: Record<string, unknown>) => JSON.stringify(body.messages).includes(`"tool_call_id":"${id}"`);
+
+it('runs recorded tasks again with tool calls from the record, reports changed answers, scores and cost, gates, and deletes its tasks', async () => {
+  const run = Date.now();
+  const queries = { capital: `eval capital ${run}.`, sum: `eval sum ${run}.`, booking: `eval booking ${run}.` };
+  let phase: 'record' | 'eval' = 'record';
+  const during = (wanted: typeof phase, matches: (text: string, body: Record<string, unknown>) => boolean) => (text: string, body: Record<string, unknown>) =>
+    phase === wanted && matches(text, body);
+  const asks = (query: string) => (text: string) => text.includes(query);
+
+  // What the model answered when the tasks were recorded. Answers after a tool result come first: the first matching rule answers.
+  stack.model.on(during('record', toolResultOf('sum-1')), { content: '42', usage: { prompt_tokens: 40, completion_tokens: 2 } });
+  stack.model.on(during('record', toolResultOf('book-1')), { content: 'Booked a table.', usage: { prompt_tokens: 40, completion_tokens: 4 } });
+  stack.model.on(during('record', asks(queries.capital)), { content: 'Paris', usage: { prompt_tokens: 20, completion_tokens: 1 } });
+  stack.model.on(during('record', asks(queries.sum)), {
+    toolCalls: [{ id: 'sum-1', name: 'calculator', arguments: '{"expression":"6*7"}' }],
+    usage: { prompt_tokens: 30, completion_tokens: 8 },
+  });
+  stack.model.on(during('record', asks(queries.booking)), {
+    toolCalls: [{ id: 'book-1', name: 'effects_book', arguments: '{}' }],
+    usage: { prompt_tokens: 30, completion_tokens: 8 },
+  });
+
+  const recorded: Record<keyof typeof queries, string> = { capital: '', sum: '', booking: '' };
+  for (const [name, query] of Object.entries(queries) as Array<[keyof typeof queries, string]>) {
+    const submitted = await submitTask(stack.orchestrator, { query });
+    expect(await waitForFinish(stack.orchestrator, submitted.task_id)).toMatchObject({ status: 'TASK_STATUS_COMPLETED' });
+    recorded[name] = submitted.task_id;
+  }
+  expect(bookings()).toBe(1);
+
+  // The candidate: the capital answered at greater length (dearer), the sum in words, the booking as before; the same calls under other ids.
+  phase = 'eval';
+  stack.model.on(during('eval', toolResultOf('sum-2')), { content: 'forty-two', usage: { prompt_tokens: 40, completion_tokens: 3 } });
+  stack.model.on(during('eval', toolResultOf('book-2')), { content: 'Booked a table.', usage: { prompt_tokens: 40, completion_tokens: 4 } });
+  stack.model.on(during('eval', asks(queries.capital)), { content: 'paris', usage: { prompt_tokens: 20, completion_tokens: 30 } });
+  stack.model.on(during('eval', asks(queries.sum)), {
+    toolCalls: [{ id: 'sum-2', name: 'calculator', arguments: '{"expression": "6*7"}' }],
+    usage: { prompt_tokens: 30, completion_tokens: 8 },
+  });
+  stack.model.on(during('eval', asks(queries.booking)), {
+    toolCalls: [{ id: 'book-2', name: 'effects_book', arguments: '{}' }],
+    usage: { prompt_tokens: 30, completion_tokens: 8 },
+  });
+  const modelCallsBefore = stack.model.requests.filter((r) => r.path === '/v1/chat/completions').length;
+
+  const dir = mkdtempSync(path.join(tmpdir(), 'weft-eval-'));
+  const evalId = `e2e-${run}`;
+  const failing = await weft([
+    '--output',
+    'json',
+    'eval',
+    recorded.capital,
+    recorded.sum,
+    recorded.booking,
+    '--id',
+    evalId,
+    '--task-queue',
+    stack.taskQueue,
+    '--fail-on',
+    'score<0.9 || cost>10x',
+    '--junit',
+    path.join(dir, 'eval.xml'),
+    '--markdown',
+    path.join(dir, 'eval.md'),
+  ]);
+  expect(failing.stderr).toBe('');
+  expect(failing.code).toBe(1);
+  const report = JSON.parse(failing.stdout) as EvalReport;
+  const [capital, sum, booking] = report.cases;
+
+  // The changed answers beside the recorded ones, with their scores (normalised match with the recorded answer).
+  expect(capital).toMatchObject({
+    recordedTaskId: recorded.capital,
+    status: 'COMPLETED',
+    recorded: { answer: 'Paris' },
+    candidate: { answer: 'paris' },
+    score: { scorer: 'normalised', score: 1 },
+  });
+  expect(sum).toMatchObject({ recorded: { answer: '42' }, candidate: { answer: 'forty-two' }, score: { score: 0, reason: 'not "42"' } });
+  expect(booking).toMatchObject({ recorded: { answer: 'Booked a table.' }, candidate: { answer: 'Booked a table.' }, score: { score: 1 } });
+  expect(report.totals.score).toBeCloseTo(2 / 3);
+  expect(report.failedOn).toEqual(['score<0.9 (score 0.6667)']);
+
+  // Tokens and cost beside the recorded ones: the longer capital answer costs more.
+  expect(capital!.recorded.tokens).toBe(21);
+  expect(capital!.candidate.tokens).toBe(50);
+  expect(capital!.candidate.costUsd).toBeGreaterThan(capital!.recorded.costUsd);
+  expect(report.totals.candidate.cost).toBeGreaterThan(report.totals.recorded.cost);
+
+  // The steps that went another way; the same call (same arguments, other id and spacing) is no divergence.
+  expect(capital!.diverged).toEqual(['step 1: recorded answers "Paris"; candidate answers "paris"']);
+  expect(sum!.diverged).toEqual(['step 2: recorded answers "42"; candidate answers "forty-two"']);
+  expect(booking!.diverged).toEqual([]);
+
+  // Tool calls came from the record: the peer saw no new booking; the model was asked once per candidate step.
+  expect(bookings()).toBe(1);
+  expect(stack.model.requests.filter((r) => r.path === '/v1/chat/completions').length - modelCallsBefore).toBe(5);
+
+  // Reports for CI.
+  const junit = readFileSync(path.join(dir, 'eval.xml'), 'utf8');
+  expect(junit).toContain('tests="4" failures="2"');
+  expect(junit).toContain(`name="${recorded.sum}" time=`);
+  expect(junit).toContain('<failure message="score 0.00 &lt; 0.9 (normalised: not &quot;42&quot;)"/>');
+  expect(readFileSync(path.join(dir, 'eval.md'), 'utf8')).toContain('| forty-two |');
+
+  // Eval tasks are tasks (the WeftEval search attribute) kept out of production listings.
+  const evalTask = await stack.temporal.workflow.getHandle(sum!.candidateTaskId).describe();
+  expect(evalTask.typedSearchAttributes.get(evalKey)).toBe(evalId);
+  const listed = (await listTasks({ limit: 100 })).tasks.map((task) => task.task_id);
+  expect(listed).toEqual(expect.arrayContaining(Object.values(recorded)));
+  expect(listed.some((taskId) => taskId.includes(evalId))).toBe(false);
+
+  // The gate passes when the scores hold.
+  const passing = await weft(['eval', recorded.capital, recorded.booking, '--id', `${evalId}-b`, '--task-queue', stack.taskQueue, '--fail-on', 'score<0.9']);
+  expect([passing.code, passing.stderr]).toEqual([0, '']);
+  expect(passing.stdout).toContain('mean score 1.000');
+  expect(passing.stdout).toMatch(/\npassed\n/);
+  expect(bookings()).toBe(1);
+
+  // Deleted: gone from the store and from Temporal.
+  const deleted = await weft(['eval', 'delete', evalId]);
+  expect([deleted.code, deleted.stdout.trim()]).toEqual([0, `deleted eval ${evalId}: 3 tasks`]);
+  const { rows } = await stack.pool.query('SELECT task_id FROM tasks WHERE eval_id = $1', [evalId]);
+  expect(rows).toEqual([]);
+  // Temporal deletes a closed workflow asynchronously.
+  const deadline = Date.now() + 30_000;
+  let described: unknown = 'still there';
+  while (described !== undefined && Date.now() < deadline) {
+    described = await stack.temporal.workflow
+      .getHandle(sum!.candidateTaskId)
+      .describe()
+      .catch((err: unknown) => (err instanceof WorkflowNotFoundError ? undefined : err));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  expect(described).toBeUndefined();
+}, 120_000);
+
+it('refuses a call the record does not hold, and stubs it when the policy says so, never reaching the peer', async () => {
+  const query = `eval other booking ${Date.now()}.`;
+  let phase: 'record' | 'eval' = 'record';
+  stack.model.on((_text, body) => JSON.stringify(body.messages).includes('"tool_call_id":"other-2"'), { content: 'Could not book.' });
+  stack.model.on((_text, body) => JSON.stringify(body.messages).includes('"tool_call_id":"other-1"'), { content: 'Booked.' });
+  stack.model.on((text) => phase === 'record' && text.includes(query), { toolCalls: [{ id: 'other-1', name: 'effects_book', arguments: '{}' }] });
+  stack.model.on((text) => phase === 'eval' && text.includes(query), { toolCalls: [{ id: 'other-2', name: 'effects_book', arguments: '{"party":4}' }] });
+  const submitted = await submitTask(stack.orchestrator, { query });
+  await waitForFinish(stack.orchestrator, submitted.task_id);
+  const before = bookings();
+  phase = 'eval';
+
+  const refused = await weft(['--output', 'json', 'eval', submitted.task_id, '--task-queue', stack.taskQueue]);
+  expect(refused.code).toBe(0);
+  const report = JSON.parse(refused.stdout) as EvalReport;
+  const observed = await stack.pool.query<{ message: string }>(`SELECT message FROM task_events WHERE workflow_id = $1 AND event_type = 'TOOL_OBSERVATION'`, [
+    report.cases[0]!.candidateTaskId,
+  ]);
+  expect(observed.rows.map((row) => row.message)).toEqual([
+    "validation error: not run in an eval: the recorded task made no effects_book call with these arguments, and the eval refuses at_most_once tools' other calls",
+  ]);
+
+  const stubbed = await weft(['--output', 'json', 'eval', submitted.task_id, '--task-queue', stack.taskQueue, '--tools', 'at_most_once=stub']);
+  const stubbedEvents = await stack.pool.query<{ payload: { output?: { eval_stub?: boolean } } }>(
+    `SELECT payload FROM task_events WHERE workflow_id = $1 AND event_type = 'TOOL_OBSERVATION'`,
+    [(JSON.parse(stubbed.stdout) as EvalReport).cases[0]!.candidateTaskId],
+  );
+  expect(stubbedEvents.rows[0]!.payload.output?.eval_stub).toBe(true);
+
+  const unsafe = await weft(['eval', submitted.task_id, '--tools', 'keyed=live']);
+  expect([unsafe.code, unsafe.stderr.trim()]).toEqual([1, 'weft: --tools: keyed tools have side effects: an eval may refuse or stub them, never run them']);
+  expect(bookings()).toBe(before);
+}, 60_000);
+
+itLeavesEveryTaskVerified(() => stack.everyTask());
