@@ -37,20 +37,14 @@ function templateOf(input: TaskWorkflowInput, version: string, templatesDir: str
  * The recorded task's input as the candidate runs it: a new task of the eval, outside any session
  * (it adds nothing to a conversation), never waiting for a person, its model steps asked afresh.
  */
-export function candidateInput(
-  recorded: TaskWorkflowInput,
-  taskId: string,
-  evaluation: TaskEval,
-  candidate: Candidate,
-  templatesDir: string,
-): TaskWorkflowInput {
+export function candidateInput(recorded: TaskWorkflowInput, taskId: string, evaluation: TaskEval, candidate: Candidate, templatesDir: string): TaskWorkflowInput {
   const { resume, fork, requireApproval, reviewPlan, ...original } = recorded;
-  const plan = candidate.templateVersion ? templateOf(recorded, candidate.templateVersion, templatesDir) : {};
-  const tiered = candidate.tier && original.manualPlan && !candidate.templateVersion;
+  const { manualPlan, template } = candidate.templateVersion ? templateOf(recorded, candidate.templateVersion, templatesDir) : original;
+  const plan = manualPlan && candidate.tier ? { ...manualPlan, agents: manualPlan.agents.map((agent) => ({ ...agent, tier: candidate.tier! })) } : manualPlan;
   return {
     ...original,
-    ...plan,
-    ...(tiered ? { manualPlan: { ...original.manualPlan!, agents: original.manualPlan!.agents.map((agent) => ({ ...agent, tier: candidate.tier! })) } } : {}),
+    ...(plan ? { manualPlan: plan } : {}),
+    ...(template ? { template } : {}),
     taskId,
     sessionId: '',
     requireApproval: false,

@@ -1,8 +1,9 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { callUnary } from '../../protos/clients';
+import { callUnary, unaryCall } from '../../protos/clients';
+import { jsonToStruct } from '../../api/grpc/struct';
 import type { ListTasksRequest } from '../../protos/generated/shannon/orchestrator/ListTasksRequest';
 import type { ListTasksResponse__Output } from '../../protos/generated/shannon/orchestrator/ListTasksResponse';
 import type { EvalReport } from '../../core/eval/eval-report';
@@ -207,5 +208,95 @@ it('refuses a call the record does not hold, and stubs it when the policy says s
   expect([unsafe.code, unsafe.stderr.trim()]).toEqual([1, 'weft: --tools: keyed tools have side effects: an eval may refuse or stub them, never run them']);
   expect(bookings()).toBe(before);
 }, 60_000);
+
+it('runs an eval set by query with its expectations and an LLM judge, goes on under the same id, and selects by visibility query and template', async () => {
+  const run = Date.now();
+  const query = `eval hours in a year ${run}.`;
+  const rubric = `Is the number of hours right? (${run})`;
+  let phase: 'record' | 'eval' = 'record';
+  stack.model.on((text) => text.includes(`Rubric: ${rubric}`), { content: 'Verdict: {"score": 0.5, "reason": "right number, no working"}' });
+  stack.model.on((text) => phase === 'record' && text.includes(query), { content: 'A year has 8760 hours.' });
+  stack.model.on((text) => phase === 'eval' && text.includes(query), { content: 'There are 8760 hours.' });
+  const submitted = await submitTask(stack.orchestrator, { query });
+  await waitForFinish(stack.orchestrator, submitted.task_id);
+  phase = 'eval';
+
+  const dir = mkdtempSync(path.join(tmpdir(), 'weft-eval-set-'));
+  const setFile = path.join(dir, 'hours.yaml');
+  writeFileSync(
+    setFile,
+    [
+      'name: hours',
+      'cases:',
+      `  - name: pattern`,
+      `    query: ${JSON.stringify(query)}`,
+      `    expect: { regex: "\\\\b8760 hours\\\\.$" }`,
+      `  - name: judged`,
+      `    query: ${JSON.stringify(query)}`,
+      `    expect: { judge: ${JSON.stringify(rubric)} }`,
+      '',
+    ].join('\n'),
+  );
+  const chats = () => stack.model.requests.filter((r) => r.path === '/v1/chat/completions');
+  const judgeCalls = () => chats().filter((r) => JSON.stringify(r.body).includes(rubric)).length;
+  const before = chats().length;
+  const evalArgs = (id: string) => ['--output', 'json', 'eval', '--baseline', setFile, '--id', id, '--task-queue', stack.taskQueue];
+  const first = await weft(evalArgs(`set-${run}`));
+  expect([first.code, first.stderr]).toEqual([0, '']);
+  const report = JSON.parse(first.stdout) as EvalReport;
+  expect(report.cases.map((c) => [c.name, c.recordedTaskId, c.candidate.answer, c.score])).toEqual([
+    ['pattern', submitted.task_id, 'There are 8760 hours.', { scorer: 'regex', score: 1, reason: 'matches /\\b8760 hours\\.$/' }],
+    ['judged', submitted.task_id, 'There are 8760 hours.', { scorer: 'judge', score: 0.5, reason: 'judge: right number, no working' }],
+  ]);
+  // Two candidate steps and one judgement, whose call is recorded as a task of the eval.
+  expect([chats().length - before, judgeCalls()]).toEqual([3, 1]);
+
+  // The same id goes on where it stopped: every case's task is there, nothing is asked again.
+  const again = await weft(evalArgs(`set-${run}`));
+  expect((JSON.parse(again.stdout) as EvalReport).cases.map((c) => c.candidateTaskId)).toEqual(report.cases.map((c) => c.candidateTaskId));
+  expect(chats().length - before).toBe(3);
+  // Another eval asks the candidate again, but the same judgement is read, not asked for.
+  await weft(evalArgs(`set-${run}-b`));
+  expect([chats().length - before, judgeCalls()]).toEqual([5, 1]);
+
+  // Recorded tasks found by a visibility query; eval tasks are never recorded work.
+  const found = await weft(['--output', 'json', 'eval', '--where', `WorkflowId = '${submitted.task_id}'`, '--task-queue', stack.taskQueue]);
+  expect((JSON.parse(found.stdout) as EvalReport).cases.map((c) => c.recordedTaskId)).toEqual([submitted.task_id]);
+  const notRecorded = await weft(['eval', report.cases[0]!.candidateTaskId]);
+  expect(notRecorded.stderr.trim()).toBe(`weft: task ${report.cases[0]!.candidateTaskId} is a task of eval set-${run}, not recorded work`);
+
+  // A template's last runs, on another version of the template and tier.
+  stack.model.on((text) => text.includes(`template run ${run}`), { content: 'done' });
+  const templated = await unaryCall(stack.orchestrator, 'SubmitTask', {
+    query: `template run ${run}`,
+    context: jsonToStruct({ template: 'data_analysis' }),
+  });
+  await waitForFinish(stack.orchestrator, templated.task_id);
+  const byTemplate = await weft([
+    '--output',
+    'json',
+    'eval',
+    '--template',
+    'data_analysis@1.0.0',
+    '--last',
+    '1',
+    '--template-version',
+    '1.0.0',
+    '--tier',
+    'SMALL',
+    '--task-queue',
+    stack.taskQueue,
+  ]);
+  const templateCase = (JSON.parse(byTemplate.stdout) as EvalReport).cases[0]!;
+  expect(templateCase).toMatchObject({ recordedTaskId: templated.task_id, status: 'COMPLETED', candidate: { answer: 'done' } });
+  const { rows } = await stack.pool.query<{ template: string; plan: { agents: Array<{ tier: string }> } }>(
+    'SELECT template, plan FROM tasks WHERE task_id = $1',
+    [templateCase.candidateTaskId],
+  );
+  expect(rows[0]!.template).toBe('data_analysis@1.0.0');
+  expect(rows[0]!.plan.agents.map((agent) => agent.tier)).toEqual(['SMALL', 'SMALL']);
+  const missing = await weft(['eval', '--template', 'data_analysis', '--last', '1', '--template-version', '9.9.9', '--task-queue', stack.taskQueue]);
+  expect(missing.stderr.trim()).toMatch(/^weft: template data_analysis@9\.9\.9 not found in /);
+}, 120_000);
 
 itLeavesEveryTaskVerified(() => stack.everyTask());
