@@ -28,5 +28,11 @@ export interface CatalogSettings {
 }
 
 export function catalogSettingsOf(e: z.infer<typeof catalogEnvSchema>): CatalogSettings {
-  return { templatesDir: e.WEFT_TEMPLATES_DIR, agentsDir: e.WEFT_AGENTS_DIR, skillsDir: e.WEFT_SKILLS_DIR, openAiModelsFile: e.WEFT_OPENAI_MODELS, evalsDir: e.WEFT_EVALS_DIR };
+  return {
+    templatesDir: e.WEFT_TEMPLATES_DIR,
+    agentsDir: e.WEFT_AGENTS_DIR,
+    skillsDir: e.WEFT_SKILLS_DIR,
+    openAiModelsFile: e.WEFT_OPENAI_MODELS,
+    evalsDir: e.WEFT_EVALS_DIR,
+  };
 }

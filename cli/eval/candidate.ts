@@ -37,7 +37,13 @@ function templateOf(input: TaskWorkflowInput, version: string, templatesDir: str
  * The recorded task's input as the candidate runs it: a new task of the eval, outside any session
  * (it adds nothing to a conversation), never waiting for a person, its model steps asked afresh.
  */
-export function candidateInput(recorded: TaskWorkflowInput, taskId: string, evaluation: TaskEval, candidate: Candidate, templatesDir: string): TaskWorkflowInput {
+export function candidateInput(
+  recorded: TaskWorkflowInput,
+  taskId: string,
+  evaluation: TaskEval,
+  candidate: Candidate,
+  templatesDir: string,
+): TaskWorkflowInput {
   const { resume, fork, requireApproval, reviewPlan, ...original } = recorded;
   const { manualPlan, template } = candidate.templateVersion ? templateOf(recorded, candidate.templateVersion, templatesDir) : original;
   const plan = manualPlan && candidate.tier ? { ...manualPlan, agents: manualPlan.agents.map((agent) => ({ ...agent, tier: candidate.tier! })) } : manualPlan;
