@@ -5,7 +5,7 @@ TSX := node_modules/.bin/tsx
 export PATH := $(CURDIR)/.tools/node/bin:$(PATH)
 PROTOS := $(wildcard protos/shannon/*/*.proto)
 
-.PHONY: up cluster test test-cluster deploy-check lint format format-check typecheck jest deps node temporal-cli test-tools
+.PHONY: up cluster test test-cluster deploy-check eval lint format format-check typecheck jest deps node temporal-cli test-tools
 
 up: deps temporal-cli
 	$(TSX) infra/up.ts
@@ -26,6 +26,14 @@ CLUSTER_SUITES := test/e2e/thin-path.test.ts test/e2e/routing-and-agents.test.ts
 	test/e2e/openai-responses-failover.test.ts
 test-cluster: deps test-tools
 	WEFT_TEST_TEMPORAL=cluster node_modules/.bin/jest $(CLUSTER_SUITES)
+
+# The demo eval set (evals/demo.yaml) against a running Weft (`make up` in another terminal): its
+# queries recorded once, then run again on the current code; exit 1 when an answer no longer scores.
+EVAL_REPORTS := .state/eval
+eval: deps
+	mkdir -p $(EVAL_REPORTS)
+	$(TSX) cli/weft.ts eval record demo
+	$(TSX) cli/weft.ts eval --baseline demo --fail-on "score<1 || failed>0" --markdown $(EVAL_REPORTS)/demo.md --junit $(EVAL_REPORTS)/demo.xml
 
 # The Dockerfile, compose.yaml and deploy/kubernetes, validated offline (infra/deploy-check).
 deploy-check:

@@ -11,6 +11,7 @@ import { modelTiers, type ModelTier } from '../../core/orchestration/plan';
 import type { CliContext } from '../cli-context';
 import { deleteEval } from '../eval/delete-eval';
 import { selectCases, type Selection } from '../eval/eval-cases';
+import { recordSet } from '../eval/record-set';
 import { runEval } from '../eval/run-eval';
 import { withOperatorDeps } from '../operator-deps';
 import { positiveNumberOption, textOrFile } from '../options';
@@ -109,7 +110,7 @@ async function evalCommand(ctx: CliContext, taskIds: string[], options: EvalComm
 }
 
 export function addEvalCommands(program: Command, ctx: CliContext): void {
-  const evalCommand_ = program
+  const evalCommands = program
     .command('eval')
     .description('run recorded tasks again under a candidate, their tool calls answered from the record, and score the answers (a CI gate)')
     .argument('[tasks...]', 'recorded task ids')
@@ -140,12 +141,22 @@ export function addEvalCommands(program: Command, ctx: CliContext): void {
     .option('--task-queue <queue>', "the workers' task queue (default WEFT_TASK_QUEUE)")
     .action((taskIds: string[], options: EvalCommandOptions) => evalCommand(ctx, taskIds, options));
 
-  evalCommand_
+  evalCommands
     .command('delete')
     .description("delete an eval's tasks from Temporal and the store")
     .argument('<eval-id>', 'the eval')
     .action(async (evalId: string) => {
       const deleted = await withOperatorDeps((deps) => deleteEval(deps, evalId));
       ctx.output().data({ eval_id: evalId, deleted }, () => [`deleted eval ${evalId}: ${deleted} tasks`]);
+    });
+
+  evalCommands
+    .command('record')
+    .description("submit an eval set's queries through the API (once: recording again finds the same tasks) and wait for them, so they can be run again")
+    .argument('<set>', 'an eval set: a YAML file, or its name in WEFT_EVALS_DIR (evals/)')
+    .action(async (setName: string) => {
+      const recorded = await recordSet(ctx.api(), loadEvalSet(setName, loadConfig().evalsDir));
+      ctx.output().data({ recorded }, () => recorded.map((r) => `${r.status} ${r.taskId}: ${r.query}`));
+      process.exitCode = recorded.every((r) => r.status === 'COMPLETED') ? 0 : 1;
     });
 }
