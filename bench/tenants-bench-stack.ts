@@ -28,6 +28,8 @@ export async function startTenantsBenchStack(options: { queuePrefix: string; quo
   const { api, stop: stopApi } = await startBenchApi(temporal, pool, taskQueue, model.baseURL, options.quotas);
   return {
     temporal,
+    pool,
+    taskQueue,
     model,
     clientOf: async (tenantId: string) =>
       createOrchestratorClient(`127.0.0.1:${api.port}`, { apiKey: await createApiKey(pool, { tenantId, userId: 'u', roles: [] }) }),

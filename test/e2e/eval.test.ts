@@ -43,23 +43,22 @@ it('runs recorded tasks again with tool calls from the record, reports changed a
   const run = Date.now();
   const queries = { capital: `eval capital ${run}.`, sum: `eval sum ${run}.`, booking: `eval booking ${run}.` };
   let phase: 'record' | 'eval' = 'record';
-  const during = (wanted: typeof phase, matches: (text: string, body: Record<string, unknown>) => boolean) => (text: string, body: Record<string, unknown>) =>
-    phase === wanted && matches(text, body);
-  const asks = (query: string) => (text: string) => text.includes(query);
+  /** What the model answers in one phase; `calc` the calculator call's arguments as the model writes them, `suffix` its tool-call ids'. */
+  const scriptPhase = (wanted: typeof phase, answers: { capital: [string, number]; sum: string; calc: string }, suffix: string) => {
+    const during = (matches: (text: string, body: Record<string, unknown>) => boolean) => (text: string, body: Record<string, unknown>) =>
+      phase === wanted && matches(text, body);
+    const asks = (query: string) => (text: string) => text.includes(query);
+    const usage = (completion: number) => ({ prompt_tokens: 30, completion_tokens: completion });
+    // Answers after a tool result come first: the first matching rule answers.
+    stack.model.on(during(toolResultOf(`sum-${suffix}`)), { content: answers.sum, usage: usage(3) });
+    stack.model.on(during(toolResultOf(`book-${suffix}`)), { content: 'Booked a table.', usage: usage(4) });
+    stack.model.on(during(asks(queries.capital)), { content: answers.capital[0], usage: usage(answers.capital[1]) });
+    stack.model.on(during(asks(queries.sum)), { toolCalls: [{ id: `sum-${suffix}`, name: 'calculator', arguments: answers.calc }], usage: usage(8) });
+    stack.model.on(during(asks(queries.booking)), { toolCalls: [{ id: `book-${suffix}`, name: 'effects_book', arguments: '{}' }], usage: usage(8) });
+  };
 
-  // What the model answered when the tasks were recorded. Answers after a tool result come first: the first matching rule answers.
-  stack.model.on(during('record', toolResultOf('sum-1')), { content: '42', usage: { prompt_tokens: 40, completion_tokens: 2 } });
-  stack.model.on(during('record', toolResultOf('book-1')), { content: 'Booked a table.', usage: { prompt_tokens: 40, completion_tokens: 4 } });
-  stack.model.on(during('record', asks(queries.capital)), { content: 'Paris', usage: { prompt_tokens: 20, completion_tokens: 1 } });
-  stack.model.on(during('record', asks(queries.sum)), {
-    toolCalls: [{ id: 'sum-1', name: 'calculator', arguments: '{"expression":"6*7"}' }],
-    usage: { prompt_tokens: 30, completion_tokens: 8 },
-  });
-  stack.model.on(during('record', asks(queries.booking)), {
-    toolCalls: [{ id: 'book-1', name: 'effects_book', arguments: '{}' }],
-    usage: { prompt_tokens: 30, completion_tokens: 8 },
-  });
-
+  // What the model answered when the tasks were recorded.
+  scriptPhase('record', { capital: ['Paris', 1], sum: '42', calc: '{"expression":"6*7"}' }, '1');
   const recorded: Record<keyof typeof queries, string> = { capital: '', sum: '', booking: '' };
   for (const [name, query] of Object.entries(queries) as Array<[keyof typeof queries, string]>) {
     const submitted = await submitTask(stack.orchestrator, { query });
@@ -68,19 +67,9 @@ it('runs recorded tasks again with tool calls from the record, reports changed a
   }
   expect(bookings()).toBe(1);
 
-  // The candidate: the capital answered at greater length (dearer), the sum in words, the booking as before; the same calls under other ids.
+  // The candidate: the capital answered at greater length (dearer), the sum in words, the booking as before; the same calls under other ids and spacing.
   phase = 'eval';
-  stack.model.on(during('eval', toolResultOf('sum-2')), { content: 'forty-two', usage: { prompt_tokens: 40, completion_tokens: 3 } });
-  stack.model.on(during('eval', toolResultOf('book-2')), { content: 'Booked a table.', usage: { prompt_tokens: 40, completion_tokens: 4 } });
-  stack.model.on(during('eval', asks(queries.capital)), { content: 'paris', usage: { prompt_tokens: 20, completion_tokens: 30 } });
-  stack.model.on(during('eval', asks(queries.sum)), {
-    toolCalls: [{ id: 'sum-2', name: 'calculator', arguments: '{"expression": "6*7"}' }],
-    usage: { prompt_tokens: 30, completion_tokens: 8 },
-  });
-  stack.model.on(during('eval', asks(queries.booking)), {
-    toolCalls: [{ id: 'book-2', name: 'effects_book', arguments: '{}' }],
-    usage: { prompt_tokens: 30, completion_tokens: 8 },
-  });
+  scriptPhase('eval', { capital: ['paris', 30], sum: 'forty-two', calc: '{"expression": "6*7"}' }, '2');
   const modelCallsBefore = stack.model.requests.filter((r) => r.path === '/v1/chat/completions').length;
 
   const dir = mkdtempSync(path.join(tmpdir(), 'weft-eval-'));
@@ -122,8 +111,8 @@ it('runs recorded tasks again with tool calls from the record, reports changed a
   expect(report.failedOn).toEqual(['score<0.9 (score 0.6667)']);
 
   // Tokens and cost beside the recorded ones: the longer capital answer costs more.
-  expect(capital!.recorded.tokens).toBe(21);
-  expect(capital!.candidate.tokens).toBe(50);
+  expect(capital!.recorded.tokens).toBe(31);
+  expect(capital!.candidate.tokens).toBe(60);
   expect(capital!.candidate.costUsd).toBeGreaterThan(capital!.recorded.costUsd);
   expect(report.totals.candidate.cost).toBeGreaterThan(report.totals.recorded.cost);
 
