@@ -94,6 +94,12 @@ async function main(): Promise<void> {
         recorded.map((task) => ({ name: task!.taskId, recorded: task! })),
       );
       const evalSeconds = (performance.now() - started) / 1000;
+      const reused = await stack.pool.query<{ n: string }>(
+        `SELECT count(*) AS n FROM task_events WHERE workflow_id = ANY($1) AND event_type = 'TOOL_OBSERVATION' AND payload ? 'reused_from'`,
+        [report.cases.map((c) => c.candidateTaskId)],
+      );
+      if (Number(reused.rows[0]!.n) !== kind.programs)
+        throw new Error(`${reused.rows[0]!.n} of ${kind.programs} programs in the eval were answered from the record`);
       const same = report.cases.filter((c) => c.diverged.length === 0).length;
       rows.push(
         `round ${round}, ${kind.name}: fresh ${fresh.toFixed(1)} s (${((fresh * 1000) / tasks).toFixed(0)} ms/task), eval ${evalSeconds.toFixed(1)} s ` +

@@ -122,6 +122,14 @@ it('runs recorded tasks again with tool calls from the record, reports changed a
   expect(booking!.diverged).toEqual([]);
 
   // Tool calls came from the record: the peer saw no new booking; the model was asked once per candidate step.
+  const observed = await stack.pool.query<{ workflow_id: string; message: string }>(
+    `SELECT workflow_id, message FROM task_events WHERE workflow_id = ANY($1) AND event_type = 'TOOL_OBSERVATION' ORDER BY workflow_id`,
+    [[sum!.candidateTaskId, booking!.candidateTaskId]],
+  );
+  expect(observed.rows).toEqual([
+    { workflow_id: sum!.candidateTaskId, message: `reused from ${recorded.sum}: {"value":42}` },
+    { workflow_id: booking!.candidateTaskId, message: `reused from ${recorded.booking}: {"status":200,"body":{"done":"/api/bookings"}}` },
+  ]);
   expect(bookings()).toBe(1);
   expect(stack.model.requests.filter((r) => r.path === '/v1/chat/completions').length - modelCallsBefore).toBe(5);
 

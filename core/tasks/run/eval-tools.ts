@@ -36,13 +36,14 @@ export function policyProblem(policy: EvalToolPolicy): string | undefined {
 }
 
 interface InvokedCall {
+  workflow_id: string;
   event_key: string;
   tool_call_id: string;
   arguments: unknown;
 }
 
-/** The run whose call an invocation event announced: its key is tool/<run>/<call id>/invoked. */
-const runOfInvocation = (call: InvokedCall) => call.event_key.slice('tool/'.length, -`/${call.tool_call_id}/invoked`.length);
+/** The run whose call an invocation event announced: its key is <workflow>/tool/<run>/<call id>/invoked. */
+const runOfInvocation = (call: InvokedCall) => call.event_key.slice(`${call.workflow_id}/tool/`.length, -`/${call.tool_call_id}/invoked`.length);
 
 /**
  * The recorded outcome of the recorded task's first call of `name` with these arguments (in any of
@@ -56,7 +57,7 @@ export async function recordedCallOutcome(
   call: { name: string; arguments: Record<string, unknown> },
 ): Promise<ToolOutcome | undefined> {
   const { rows } = await db.query<InvokedCall>(
-    `SELECT e.event_key, e.payload->>'tool_call_id' AS tool_call_id, e.payload->'arguments' AS arguments
+    `SELECT e.workflow_id, e.event_key, e.payload->>'tool_call_id' AS tool_call_id, e.payload->'arguments' AS arguments
      FROM tasks t JOIN task_events e ON e.workflow_id = t.workflow_id
      WHERE t.task_id = $1 AND e.event_type = 'TOOL_INVOKED' AND e.payload->>'tool' = $2
      ORDER BY e.seq`,
