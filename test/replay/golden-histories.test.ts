@@ -53,6 +53,7 @@ it('has a golden history for every workflow path', () => {
     'scheduled',
     'plan-review',
     'cut-off',
+    'eval',
   ];
   expect(goldenFiles.map((file) => path.basename(file, '.json')).sort()).toEqual(paths.sort());
 });
