@@ -263,6 +263,11 @@ it('runs an eval set by query with its expectations and an LLM judge, goes on un
   expect(notRecorded.stderr.trim()).toBe(`weft: task ${report.cases[0]!.candidateTaskId} is a task of eval set-${run}, not recorded work`);
 
   // A template's last runs, on another version of the template and tier.
+  // The analyst agent calls the calculator; every other step answers.
+  stack.model.on(toolResultOf(`tmpl-${run}`), { content: 'done' });
+  stack.model.on((text) => text.includes(`template run ${run}`) && text.includes('Work out the figures'), {
+    toolCalls: [{ id: `tmpl-${run}`, name: 'calculator', arguments: '{"expression":"2+2"}' }],
+  });
   stack.model.on((text) => text.includes(`template run ${run}`), { content: 'done' });
   const templated = await unaryCall(stack.orchestrator, 'SubmitTask', {
     query: `template run ${run}`,
@@ -292,6 +297,12 @@ it('runs an eval set by query with its expectations and an LLM judge, goes on un
   );
   expect(rows[0]!.template).toBe('data_analysis@1.0.0');
   expect(rows[0]!.plan.agents.map((agent) => agent.tier)).toEqual(['SMALL', 'SMALL']);
+  // The analyst's call, in an agent's run of the recorded task, answered from the record.
+  const analystCall = await stack.pool.query<{ agent_id: string; message: string }>(
+    `SELECT agent_id, message FROM task_events WHERE workflow_id = $1 AND event_type = 'TOOL_OBSERVATION'`,
+    [templateCase.candidateTaskId],
+  );
+  expect(analystCall.rows).toEqual([{ agent_id: 'analyst', message: `reused from ${templated.task_id}: {"value":4}` }]);
   const missing = await weft(['eval', '--template', 'data_analysis', '--last', '1', '--template-version', '9.9.9', '--task-queue', stack.taskQueue]);
   expect(missing.stderr.trim()).toMatch(/^weft: template data_analysis@9\.9\.9 not found in /);
 }, 120_000);
