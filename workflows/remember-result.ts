@@ -24,7 +24,8 @@ interface RememberingTask {
  * nothing was kept.
  */
 export async function rememberResult({ input, task, view }: RememberingTask, outcome: TaskOutcome): Promise<void> {
-  if (outcome.status !== 'COMPLETED' || !input.settings.rememberResults || outcome.result.length < minRememberedResultLength) return;
+  // An eval's task leaves nothing in its user's memory: it re-runs recorded work, it is not new work.
+  if (outcome.status !== 'COMPLETED' || !input.settings.rememberResults || input.eval || outcome.result.length < minRememberedResultLength) return;
   if (!takesNewPath(Patches.rememberResults)) return;
   const run = { ...taskRunFieldsOf(task), agentId: TaskAgent.Memory };
   try {

@@ -145,6 +145,7 @@ export async function runTask(ctx: TaskContext): Promise<TaskOutcome> {
       agentId: TaskAgent.Main,
       call,
       atMs: Date.now(),
+      ...(task.eval ? { eval: task.eval } : {}),
     };
     const outcome = await runToolCall.executeWithOptions({ summary: `tool ${call.name}, answering the task directly` }, [direct]);
     return outcome.ok ? completed(outputText(outcome.content), call.name) : failed(`${outcome.error.category} error: ${outcome.error.message}`);

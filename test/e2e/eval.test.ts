@@ -13,6 +13,7 @@ import { startSideEffectPeer, toolsWithSideEffects, type SideEffectPeer } from '
 import { startTestStack, type TestStack } from '../support/stack';
 import { testCatalog } from '../support/test-catalog';
 import { itLeavesEveryTaskVerified } from '../support/verification';
+import { shannonCaller } from '../support/shannon-http';
 import { weft } from '../support/weft-cli';
 
 // `weft eval`: recorded tasks run again under changed model answers, their tool calls answered from
@@ -172,7 +173,7 @@ it('runs recorded tasks again with tool calls from the record, reports changed a
   expect(described).toBeUndefined();
 }, 120_000);
 
-it('refuses a call the record does not hold, and stubs it when the policy says so, never reaching the peer', async () => {
+it('refuses a call the record does not hold, stubs it when the policy says so, answers a task that is one tool call from the record, never reaching the peer', async () => {
   const query = `eval other booking ${Date.now()}.`;
   let phase: 'record' | 'eval' = 'record';
   stack.model.on((_text, body) => JSON.stringify(body.messages).includes('"tool_call_id":"other-2"'), { content: 'Could not book.' });
@@ -201,9 +202,25 @@ it('refuses a call the record does not hold, and stubs it when the policy says s
   );
   expect(stubbedEvents.rows[0]!.payload.output?.eval_stub).toBe(true);
 
+  // A task that is one tool call (Shannon's /api/v1/tools/{name}/execute): its call is the record's too.
+  const http = shannonCaller(`http://127.0.0.1:${stack.api.httpPort}`, stack.apiKey);
+  const executed = await http.call('POST', '/api/v1/tools/effects_book/execute', { arguments: {} });
+  expect(executed).toMatchObject({ status: 200, body: { success: true } });
+  const direct = await weft(['--output', 'json', 'eval', executed.body.metadata.task_id, '--task-queue', stack.taskQueue]);
+  const directCase = (JSON.parse(direct.stdout) as EvalReport).cases[0]!;
+  const directEvents = await stack.pool.query<{ message: string }>(
+    `SELECT message FROM task_events WHERE workflow_id = $1 AND event_type = 'TOOL_OBSERVATION'`,
+    [directCase.candidateTaskId],
+  );
+  expect(directEvents.rows.map((row) => row.message)).toEqual([
+    `reused from ${executed.body.metadata.task_id}: {"status":200,"body":{"done":"/api/bookings"}}`,
+  ]);
+  expect(directCase.score.score).toBe(1);
+  expect(bookings()).toBe(before + 1);
+
   const unsafe = await weft(['eval', submitted.task_id, '--tools', 'keyed=live']);
   expect([unsafe.code, unsafe.stderr.trim()]).toEqual([1, 'weft: --tools: keyed tools have side effects: an eval may refuse or stub them, never run them']);
-  expect(bookings()).toBe(before);
+  expect(bookings()).toBe(before + 1);
 }, 60_000);
 
 it('runs an eval set by query with its expectations and an LLM judge, goes on under the same id, and selects by visibility query and template', async () => {
