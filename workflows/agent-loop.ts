@@ -318,7 +318,8 @@ export async function runAgentLoop(given: AgentLoopParams, from: AgentLoopState)
     await params.hold?.();
     const reuse = reuseFor(params, state.step - 1);
     const done: string[] = [];
-    const forClient = approved.calls.filter((call) => isClientToolCall(params.clientTools, call));
+    // An eval's client calls are answered from the record, as Weft's own are: no client is waiting for them.
+    const forClient = params.task.eval ? [] : approved.calls.filter((call) => isClientToolCall(params.clientTools, call));
     const ours = approved.calls.filter((call) => !forClient.includes(call));
     const outcomes = await inBatches(ours, params.toolParallelism, async (call) => {
       const outcome = await runToolCall.executeWithOptions({ summary: `tool ${call.name} (${call.id}) of agent ${params.agentId}` }, [

@@ -2,6 +2,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/client';
+import OpenAI from 'openai';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { ScriptedReply } from '../model-server/scripted-model-server';
 import { callUnary, unaryCall } from '../../protos/clients';
 import { jsonToStruct } from '../../api/grpc/struct';
 import type { ListTasksRequest } from '../../protos/generated/shannon/orchestrator/ListTasksRequest';
@@ -222,6 +225,34 @@ it('refuses a call the record does not hold, stubs it when the policy says so, a
   expect([unsafe.code, unsafe.stderr.trim()]).toEqual([1, 'weft: --tools: keyed tools have side effects: an eval may refuse or stub them, never run them']);
   expect(bookings()).toBe(before + 1);
 }, 60_000);
+
+it("answers an OpenAI client's own tool calls from the record: no client waits for them", async () => {
+  const question = `What is the weather in Paris? ${Date.now()}`;
+  let phase: 'record' | 'eval' = 'record';
+  const weather = { type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } };
+  stack.model.on(toolResultOf('w-1'), { content: 'It is 18°C and sunny in Paris.' });
+  stack.model.on(toolResultOf('w-2'), { content: 'Sunny, 18°C.' });
+  stack.model.on(
+    (text) => text.includes(question),
+    (): ScriptedReply => ({ toolCalls: [{ id: phase === 'record' ? 'w-1' : 'w-2', name: 'get_weather', arguments: '{"city":"Paris"}' }] }),
+  );
+  const openai = new OpenAI({ baseURL: `http://127.0.0.1:${stack.api.httpPort}/v1`, apiKey: stack.apiKey, maxRetries: 0 });
+  const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: question }];
+  const first = await openai.chat.completions.create({ model: 'weft-chat', messages, tools: [weather] }).withResponse();
+  const taskId = first.response.headers.get('x-task-id')!;
+  const call = first.data.choices[0]!.message;
+  messages.push(call, { role: 'tool', tool_call_id: call.tool_calls![0]!.id, content: '18°C, sunny' });
+  await openai.chat.completions.create({ model: 'weft-chat', messages, tools: [weather] });
+  phase = 'eval';
+
+  const evaluated = await weft(['--output', 'json', 'eval', taskId, '--task-queue', stack.taskQueue]);
+  const evalCase = (JSON.parse(evaluated.stdout) as EvalReport).cases[0]!;
+  expect(evalCase).toMatchObject({ status: 'COMPLETED', recorded: { answer: 'It is 18°C and sunny in Paris.' }, candidate: { answer: 'Sunny, 18°C.' } });
+  const observed = await stack.pool.query<{ message: string }>(`SELECT message FROM task_events WHERE workflow_id = $1 AND event_type = 'TOOL_OBSERVATION'`, [
+    evalCase.candidateTaskId,
+  ]);
+  expect(observed.rows.map((row) => row.message)).toEqual([`reused from ${taskId}: 18°C, sunny`]);
+});
 
 it('runs an eval set by query with its expectations and an LLM judge, goes on under the same id, and selects by visibility query and template', async () => {
   const run = Date.now();
