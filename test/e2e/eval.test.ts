@@ -176,7 +176,7 @@ it('runs recorded tasks again with tool calls from the record, reports changed a
   expect(described).toBeUndefined();
 }, 120_000);
 
-it('refuses a call the record does not hold, stubs it when the policy says so, answers a task that is one tool call from the record, never reaching the peer', async () => {
+it('refuses a call the record does not hold, stubs it when the policy says so, runs an idempotent one when allowed, answers a task that is one tool call from the record, never reaching the peer', async () => {
   const query = `eval other booking ${Date.now()}.`;
   let phase: 'record' | 'eval' = 'record';
   stack.model.on((_text, body) => JSON.stringify(body.messages).includes('"tool_call_id":"other-2"'), { content: 'Could not book.' });
@@ -204,6 +204,24 @@ it('refuses a call the record does not hold, stubs it when the policy says so, a
     [(JSON.parse(stubbed.stdout) as EvalReport).cases[0]!.candidateTaskId],
   );
   expect(stubbedEvents.rows[0]!.payload.output?.eval_stub).toBe(true);
+
+  // An idempotent tool the record never called runs for real when the policy allows it.
+  const sum = `eval live sum ${Date.now()}.`;
+  let summing: 'record' | 'eval' = 'record';
+  stack.model.on(toolResultOf('live-1'), { content: 'Two.' });
+  stack.model.on(
+    (text) => text.includes(sum),
+    (): ScriptedReply =>
+      summing === 'record' ? { content: 'Two.' } : { toolCalls: [{ id: 'live-1', name: 'calculator', arguments: '{"expression":"1+1"}' }] },
+  );
+  const plain = await submitTask(stack.orchestrator, { query: sum });
+  await waitForFinish(stack.orchestrator, plain.task_id);
+  summing = 'eval';
+  const live = await weft(['--output', 'json', 'eval', plain.task_id, '--task-queue', stack.taskQueue, '--tools', 'idempotent=live']);
+  const liveEvents = await stack.pool.query<{ message: string }>(`SELECT message FROM task_events WHERE workflow_id = $1 AND event_type = 'TOOL_OBSERVATION'`, [
+    (JSON.parse(live.stdout) as EvalReport).cases[0]!.candidateTaskId,
+  ]);
+  expect(liveEvents.rows.map((row) => row.message)).toEqual(['{"value":2}']);
 
   // A task that is one tool call (Shannon's /api/v1/tools/{name}/execute): its call is the record's too.
   const http = shannonCaller(`http://127.0.0.1:${stack.api.httpPort}`, stack.apiKey);

@@ -144,7 +144,8 @@ async function outcomeWithoutRunning(deps: TaskWriteDeps, input: ToolCallInput, 
   if (stored) return decodeToolResult(stored);
   const recorded = input.reuseFrom && (await recordedToolOutcome(deps.store, input.reuseFrom, owner, input.call.id));
   if (recorded) return recordOutcome(deps, input, owner, recorded, 0, input.reuseFrom);
-  if (input.eval) return evalOutcome(deps, input, input.eval, owner);
+  const answered = input.eval && (await evalOutcome(deps, input, input.eval, owner));
+  if (answered) return answered;
   if (await sessionHasEnded(deps.store, input.sessionId)) {
     return recordOutcome(deps, input, owner, { ok: false, error: { category: 'validation', message: `not run: session ${input.sessionId} has ended` } }, 0);
   }
@@ -155,7 +156,8 @@ async function outcomeWithoutRunning(deps: TaskWriteDeps, input: ToolCallInput, 
 
 /**
  * An eval's call: the recorded task's outcome of the same call, else what the eval's policy gives
- * a call the record lacks; undefined only for an idempotent tool the policy lets run.
+ * a call the record lacks; undefined only for an idempotent tool the policy lets run (which then
+ * runs as any call does: its session checked, its cost reserved).
  */
 async function evalOutcome(deps: TaskWriteDeps, input: ToolCallInput, evaluation: TaskEval, owner: RecordOwner): Promise<ToolOutcome | undefined> {
   const recorded = await recordedCallOutcome(deps.pool, deps.store, evaluation.fromTaskId, owner, input.call);
