@@ -8,8 +8,23 @@ import { invalid } from './openai-errors';
 /** OpenAI's function names. */
 const toolName = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** The request's `tools` (function tools only), or none when absent or `tool_choice` is "none". */
-export function clientToolsOf(request: Record<string, unknown>): { clientTools?: ClientTool[] } {
+/** One function tool the client declares, checked (`param` names where it is in the request). */
+export function declaredTool(fn: { name?: unknown; description?: unknown; parameters?: unknown }, param: string): ClientTool {
+  if (typeof fn.name !== 'string' || !toolName.test(fn.name)) throw invalid(`${param}.name must be 1-64 letters, digits, "_" or "-".`, `${param}.name`);
+  if (fn.parameters !== undefined && (typeof fn.parameters !== 'object' || fn.parameters === null || Array.isArray(fn.parameters)))
+    throw invalid(`${param}.parameters must be a JSON schema object.`, `${param}.parameters`);
+  return {
+    name: fn.name,
+    description: typeof fn.description === 'string' ? fn.description : '',
+    parameters: (fn.parameters as Record<string, unknown> | undefined) ?? { type: 'object', properties: {} },
+  };
+}
+
+/**
+ * The request's `tools`, each read by `toolAt` (chat completions nest a tool's fields under
+ * `function`, the Responses API does not), or none when absent or `tool_choice` is "none".
+ */
+export function clientToolsOf(request: Record<string, unknown>, toolAt: (tool: unknown, i: number) => ClientTool): { clientTools?: ClientTool[] } {
   const { tools, tool_choice: choice, parallel_tool_calls: parallel } = request;
   if (parallel !== undefined && parallel !== null && typeof parallel !== 'boolean')
     throw invalid("Invalid type for 'parallel_tool_calls'.", 'parallel_tool_calls');
@@ -17,24 +32,19 @@ export function clientToolsOf(request: Record<string, unknown>): { clientTools?:
     throw invalid('Weft lets the model choose among the tools: tool_choice must be "auto" or "none".', 'tool_choice');
   if (tools === undefined || tools === null) return {};
   if (!Array.isArray(tools)) throw invalid("Invalid type for 'tools': expected an array of tools.", 'tools');
-  const declared = tools.map((tool: unknown, i): ClientTool => {
-    const { type, function: fn } = (tool ?? {}) as { type?: unknown; function?: { name?: unknown; description?: unknown; parameters?: unknown } };
-    if (type !== 'function' || typeof fn !== 'object' || fn === null)
-      throw invalid(`tools[${i}] must be {"type": "function", "function": {...}}.`, `tools[${i}]`);
-    if (typeof fn.name !== 'string' || !toolName.test(fn.name))
-      throw invalid(`tools[${i}].function.name must be 1-64 letters, digits, "_" or "-".`, `tools[${i}].function.name`);
-    if (fn.parameters !== undefined && (typeof fn.parameters !== 'object' || fn.parameters === null || Array.isArray(fn.parameters)))
-      throw invalid(`tools[${i}].function.parameters must be a JSON schema object.`, `tools[${i}].function.parameters`);
-    return {
-      name: fn.name,
-      description: typeof fn.description === 'string' ? fn.description : '',
-      parameters: (fn.parameters as Record<string, unknown> | undefined) ?? { type: 'object', properties: {} },
-    };
-  });
+  const declared = tools.map(toolAt);
   const names = declared.map((tool) => tool.name);
   const twice = names.find((name, i) => names.indexOf(name) !== i);
   if (twice) throw invalid(`tools declares ${twice} twice.`, 'tools');
   return choice === 'none' || declared.length === 0 ? {} : { clientTools: declared };
+}
+
+/** A chat completion's tool: {"type": "function", "function": {...}}. */
+export function chatToolAt(tool: unknown, i: number): ClientTool {
+  const { type, function: fn } = (tool ?? {}) as { type?: unknown; function?: unknown };
+  if (type !== 'function' || typeof fn !== 'object' || fn === null)
+    throw invalid(`tools[${i}] must be {"type": "function", "function": {...}}.`, `tools[${i}]`);
+  return declaredTool(fn, `tools[${i}].function`);
 }
 
 export interface ToolResult {

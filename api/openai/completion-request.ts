@@ -1,6 +1,6 @@
 import type { OpenAiModel, OpenAiModelCatalog } from '../../core/openai/model-catalog';
 import type { ClientTool } from '../../core/tasks/run/client-tools';
-import { clientToolsOf, toolExchangeText, trailingToolResults, type ToolResult } from './client-tool-request';
+import { chatToolAt, clientToolsOf, toolExchangeText, trailingToolResults, type ToolResult } from './client-tool-request';
 import { invalid, modelNotFound } from './openai-errors';
 
 // The bodies of POST /v1/chat/completions and POST /v1/completions, checked as OpenAI checks them,
@@ -155,7 +155,7 @@ export function chatCompletionRequest(body: unknown, models: OpenAiModelCatalog)
     ...conversationOf(request.messages),
     ...streamOptionsOf(request),
     ...userOf(request),
-    ...clientToolsOf(request),
+    ...clientToolsOf(request, chatToolAt),
   };
 }
 

@@ -82,7 +82,7 @@ export function taskInputOf(base: TaskWorkflowInput, request: Pick<CompletionReq
 }
 
 /** Client tools go to a single agent, under names no Weft tool of the tenant has. */
-function checkClientTools(deps: OpenAiDeps, principal: Principal, request: CompletionRequest): void {
+export function checkClientTools(deps: OpenAiDeps, principal: Principal, request: Pick<CompletionRequest, 'clientTools' | 'model'>): void {
   if (!request.clientTools) return;
   if (request.model.mode !== 'standard')
     throw new OpenAiRequestError(`tools are offered to single-agent models only; ${request.model.id} plans with several agents.`, 'tools');

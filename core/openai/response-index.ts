@@ -24,6 +24,8 @@ export interface StoredResponse {
   model: string;
   request: ResponseRequestEcho;
   createdAt: Date;
+  /** The task's log before this sequence number is earlier responses' (0: the response began the task). */
+  afterSeq: number;
 }
 
 interface ResponseRow {
@@ -36,16 +38,20 @@ interface ResponseRow {
   model: string;
   request: ResponseRequestEcho;
   created_at: Date;
+  after_seq: string;
 }
 
 /** A response's id names its task, so `weft status`, the Web UI and the store find the run behind it. */
 export const responseIdOf = (taskId: string) => `resp_${taskId}`;
 
+/** The id of a response that continues its task with the client's tool outputs, from the log's sequence number `afterSeq`. */
+export const continuationIdOf = (taskId: string, afterSeq: number) => `resp_${taskId}.${afterSeq}`;
+
 /** Keeps a response before its task starts; saving it again (an Idempotency-Key's retry) keeps the first. */
 export async function saveResponse(db: Queryable, response: StoredResponse): Promise<StoredResponse> {
   const { rows } = await db.query<ResponseRow>(
-    `INSERT INTO openai_responses (response_id, tenant_id, user_id, task_id, workflow_id, session_id, model, request, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+    `INSERT INTO openai_responses (response_id, tenant_id, user_id, task_id, workflow_id, session_id, model, request, created_at, after_seq)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
      ON CONFLICT (response_id) DO UPDATE SET response_id = EXCLUDED.response_id
      RETURNING *`,
     [
@@ -58,6 +64,7 @@ export async function saveResponse(db: Queryable, response: StoredResponse): Pro
       response.model,
       JSON.stringify(response.request),
       response.createdAt,
+      response.afterSeq,
     ],
   );
   return fromRow(rows[0]!);
@@ -79,5 +86,6 @@ function fromRow(row: ResponseRow): StoredResponse {
     model: row.model,
     request: row.request,
     createdAt: row.created_at,
+    afterSeq: Number(row.after_seq),
   };
 }

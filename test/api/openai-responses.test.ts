@@ -138,8 +138,26 @@ describe('bad input, as OpenAI answers it', () => {
     ['an unknown model', { model: 'gpt-nothing', input: 'hi' }, 404, 'model'],
     ['no input', { model: 'weft-chat' }, 400, 'input'],
     ['an input ending with the assistant', { model: 'weft-chat', input: [{ role: 'assistant', content: 'hi' }] }, 400, 'input'],
-    ['an input item of another type', { model: 'weft-chat', input: [{ type: 'function_call_output', call_id: 'c', output: '1' }] }, 400, 'input[0].type'],
-    ['tools declared by the client', { model: 'weft-chat', input: 'hi', tools: [{ type: 'function', name: 'f', parameters: {} }] }, 400, 'tools'],
+    ['an input item of another type', { model: 'weft-chat', input: [{ type: 'reasoning', summary: [] }] }, 400, 'input[0].type'],
+    [
+      'a function call output that names no call of Weft',
+      { model: 'weft-chat', input: [{ type: 'function_call_output', call_id: 'c', output: '1' }] },
+      400,
+      'input[0].call_id',
+    ],
+    [
+      'function call outputs beside a message',
+      {
+        model: 'weft-chat',
+        input: [
+          { type: 'function_call_output', call_id: 'task-1.c', output: '1' },
+          { role: 'user', content: 'hi' },
+        ],
+      },
+      400,
+      'input[1].type',
+    ],
+    ['a tool that is not a function', { model: 'weft-chat', input: 'hi', tools: [{ type: 'file_search', vector_store_ids: [] }] }, 400, 'tools[0].type'],
     ['store: false', { model: 'weft-chat', input: 'hi', store: false }, 400, 'store'],
     ['metadata that is not strings', { model: 'weft-chat', input: 'hi', metadata: { n: 1 } }, 400, 'metadata'],
     ['an unknown argument', { model: 'weft-chat', input: 'hi', colour: 'red' }, 400, 'colour'],
@@ -160,6 +178,91 @@ describe('bad input, as OpenAI answers it', () => {
     await expect(openai.responses.retrieve(mine.id, { stream: true, starting_after: -1 } as never)).rejects.toMatchObject({
       status: 400,
       param: 'starting_after',
+    });
+  });
+});
+
+describe("a response whose model calls the client's own tools", () => {
+  const weather = {
+    type: 'function' as const,
+    name: 'get_weather',
+    description: 'The weather in a city now',
+    parameters: { type: 'object', properties: { city: { type: 'string' } } },
+    strict: false,
+  };
+
+  it('ends with the function calls while the task waits; the outputs continue the same task in the next response', async () => {
+    const question = `What is the weather in Paris? ${Date.now()}`;
+    stack.model.on(
+      question,
+      { toolCalls: [{ id: 'call-w', name: 'get_weather', arguments: '{"city":"Paris"}' }] },
+      { content: 'It is 18°C and sunny in Paris.' },
+    );
+    const first = await openai.responses.create({ model: 'weft-chat', input: question, tools: [weather] });
+    const taskId = taskIdOf(first.id);
+    expect(first).toMatchObject({ status: 'completed', output_text: '' });
+    expect(first.output).toEqual([
+      { id: `fc_${taskId}_0`, type: 'function_call', status: 'completed', call_id: `${taskId}.call-w`, name: 'get_weather', arguments: '{"city":"Paris"}' },
+    ]);
+    // The model was offered the client's tool beside Weft's own, and the task waits, durably.
+    const offered = (stack.model.requests.filter((r) => JSON.stringify(r.body).includes(question))[0]!.body.tools as Array<{ function: { name: string } }>).map(
+      (t) => t.function.name,
+    );
+    expect(offered).toEqual(expect.arrayContaining(['get_weather', 'calculator']));
+    expect(await http.call('GET', `/api/v1/tasks/${taskId}`)).toMatchObject({ body: { status: 'TASK_STATUS_RUNNING' } });
+
+    const second = await openai.responses.create({
+      model: 'weft-chat',
+      previous_response_id: first.id,
+      input: [{ type: 'function_call_output', call_id: `${taskId}.call-w`, output: '18°C, sunny' }],
+      tools: [weather],
+    });
+    expect(second).toMatchObject({ status: 'completed', previous_response_id: first.id, output_text: 'It is 18°C and sunny in Paris.' });
+    expect(second.id).not.toBe(first.id);
+    expect(second.output.map((item) => item.id)).not.toContain(`fc_${taskId}_0`);
+    const asked = stack.model.requests.filter((r) => JSON.stringify(r.body).includes(question))[1]!.body.messages as Array<{ role: string; content: string }>;
+    expect(asked.at(-1)).toMatchObject({ role: 'tool', content: '18°C, sunny' });
+    expect(await http.waitForTask(taskId)).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'It is 18°C and sunny in Paris.' });
+
+    // Each response reads its own part of the task's log, then and later.
+    expect(await openai.responses.retrieve(first.id)).toMatchObject({ status: 'completed', output: first.output });
+    expect((await openai.responses.retrieve(second.id)).output_text).toBe('It is 18°C and sunny in Paris.');
+    // The same outputs again are refused: the task waits for them no more.
+    await expect(
+      openai.responses.create({
+        model: 'weft-chat',
+        previous_response_id: first.id,
+        input: [{ type: 'function_call_output', call_id: `${taskId}.call-w`, output: '18°C, sunny' }],
+      }),
+    ).rejects.toMatchObject({ status: 409 });
+  });
+
+  it("streams the calls as OpenAI does, ending the response's stream", async () => {
+    const question = `Weather in Oslo and Rome, streamed ${Date.now()}`;
+    stack.model.on(question, {
+      toolCalls: [
+        { id: 'c-oslo', name: 'get_weather', arguments: '{"city":"Oslo"}' },
+        { id: 'c-rome', name: 'get_weather', arguments: '{"city":"Rome"}' },
+      ],
+    });
+    const events = await collect(await openai.responses.create({ model: 'weft-chat', input: question, tools: [weather], stream: true }));
+    const done = events.flatMap((e) => (e.type === 'response.function_call_arguments.done' ? [e.arguments] : []));
+    expect(done).toEqual(['{"city":"Oslo"}', '{"city":"Rome"}']);
+    expect(events.at(-1)).toMatchObject({ type: 'response.completed', response: { status: 'completed' } });
+    expect(events.map((e) => e.sequence_number)).toEqual(events.map((_e, i) => i));
+  });
+
+  it('refuses tools it cannot offer, and outputs without the response they continue', async () => {
+    await expect(openai.responses.create({ model: 'weft-chat', input: 'hi', tools: [{ type: 'web_search' } as never] })).rejects.toMatchObject({
+      status: 400,
+      param: 'tools[0].type',
+    });
+    await expect(
+      openai.responses.create({ model: 'weft-chat', input: [{ type: 'function_call_output', call_id: 'task-x.call-1', output: 'x' }] }),
+    ).rejects.toMatchObject({ status: 400, param: 'previous_response_id' });
+    await expect(openai.responses.create({ model: 'weft-chat', input: 'hi', tools: [{ ...weather, name: 'calculator' }] })).rejects.toMatchObject({
+      status: 400,
+      param: 'tools',
     });
   });
 });

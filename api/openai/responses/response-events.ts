@@ -5,8 +5,10 @@ import { outcomeOf } from '../completion-answer';
 import type { OpenAiDeps } from '../completion-task';
 import { ResponseProjection, type ResponseEventBody } from './response-projection';
 
-// A response read from its task's event log: as it stands now (GET), or as OpenAI's stream of
-// numbered events, from the first or after a sequence number, live until the task ends.
+// A response read from its task's event log (after the point it began: a response that continues
+// its task with the client's tool outputs begins where the one before ended): as it stands now
+// (GET), or as OpenAI's stream of numbered events, from the first or after a sequence number, live
+// until the task ends or hands the client calls of its own tools.
 
 export type ResponseEvent = ResponseEventBody & { sequence_number: number };
 
@@ -30,7 +32,11 @@ export async function* responseEvents(
     }
   }
   yield* numbered(projection.begin());
-  for await (const event of tailTaskEvents(deps, response.workflowId, 0, signal)) yield* numbered(projection.apply(event));
+  for await (const event of tailTaskEvents(deps, response.workflowId, response.afterSeq, signal)) {
+    yield* numbered(projection.apply(event));
+    // The client has the calls its task waits for: this response has ended, the task has not.
+    if (projection.ended) return;
+  }
   if (signal.aborted) return;
   yield* numbered(projection.end(await outcomeOf(deps, response.taskId)));
 }
@@ -40,7 +46,7 @@ const pageSize = 1000;
 /** The response as its task's log has it now: in progress, or ended with the task's outcome. */
 export async function responseNow(deps: Pick<OpenAiDeps, 'pool'>, response: StoredResponse) {
   const projection = new ResponseProjection(response);
-  let after = 0;
+  let after = response.afterSeq;
   let ended = false;
   for (;;) {
     const page = await listTaskEvents(deps.pool, response.workflowId, after, pageSize);
@@ -49,8 +55,8 @@ export async function responseNow(deps: Pick<OpenAiDeps, 'pool'>, response: Stor
       after = event.seq;
       ended = endedAfter(ended, event);
     }
-    if (page.length < pageSize) break;
+    if (page.length < pageSize || projection.ended) break;
   }
-  if (ended) projection.end(await outcomeOf(deps, response.taskId));
+  if (ended && !projection.ended) projection.end(await outcomeOf(deps, response.taskId));
   return projection.snapshot();
 }

@@ -4,6 +4,7 @@ import type { StoredResponse } from '../../../core/openai/response-index';
 import { TaskAgent } from '../../../core/tasks/run/task-ref';
 import { TaskStatus } from '../../../core/tasks/task-status';
 import type { CompletionOutcome } from '../completion-answer';
+import { clientCallIdOf } from '../client-tool-request';
 
 // A response and its stream of OpenAI events as a pure function of the task's event log (whose
 // partials the task records, partial-output.ts) and, at the end, its stored outcome. Any API
@@ -18,12 +19,24 @@ type ItemStatus = 'in_progress' | 'completed' | 'incomplete';
 type ResponseStatus = 'queued' | 'in_progress' | 'completed' | 'failed' | 'cancelled' | 'incomplete';
 
 interface MessageItem {
+  kind: 'message';
   id: string;
   status: ItemStatus;
   text: string;
   /** The step and attempt whose recorded pieces it holds; absent for text from the outcome. */
   source?: { step: string; attempt: number };
 }
+
+/** A call of a tool the client runs: the response ends once the step's calls are all out, and the task waits for their outputs. */
+interface FunctionCallItem {
+  kind: 'function_call';
+  id: string;
+  callId: string;
+  name: string;
+  arguments: string;
+}
+
+type OutputItem = MessageItem | FunctionCallItem;
 
 /** One of OpenAI's stream events before it is numbered. */
 export type ResponseEventBody = { type: string } & Record<string, unknown>;
@@ -32,7 +45,10 @@ const answeringAgents: ReadonlySet<string> = new Set([TaskAgent.Main, TaskAgent.
 
 const outputText = (text: string) => ({ type: 'output_text', text, annotations: [], logprobs: [] });
 
-function itemObject(item: MessageItem) {
+function itemObject(item: OutputItem) {
+  if (item.kind === 'function_call') {
+    return { id: item.id, type: 'function_call', status: 'completed', call_id: item.callId, name: item.name, arguments: item.arguments };
+  }
   return {
     id: item.id,
     type: 'message',
@@ -43,13 +59,21 @@ function itemObject(item: MessageItem) {
 }
 
 export class ResponseProjection {
-  private readonly items: MessageItem[] = [];
+  private readonly items: OutputItem[] = [];
   private status: ResponseStatus = 'in_progress';
   private outcome?: CompletionOutcome;
+  /** The answering step's calls of the client's tools so far; with all of them out the response has ended. */
+  private clientCalls = 0;
+  private handedToClient = false;
   /** Items since the answering agent last called tools: the answer, continued or not. */
   private answerFrom = 0;
 
   constructor(private readonly response: StoredResponse) {}
+
+  /** Item ids are the task's, and a continuing response's start in its log, so no two responses share one. */
+  private get itemPrefix(): string {
+    return this.response.afterSeq > 0 ? `${this.response.taskId}.${this.response.afterSeq}` : this.response.taskId;
+  }
 
   /** The events every response stream starts with. */
   begin(): ResponseEventBody[] {
@@ -61,7 +85,8 @@ export class ResponseProjection {
 
   /** The events one entry of the task's log adds. */
   apply(event: TaskEvent): ResponseEventBody[] {
-    if (!answeringAgents.has(event.agentId) || event.seq === 0) return [];
+    if (this.handedToClient || !answeringAgents.has(event.agentId) || event.seq === 0) return [];
+    if (event.type === EventType.ToolInvoked && (event.payload as { client?: unknown }).client === true) return this.clientCall(event);
     if (event.type === EventType.ToolInvoked) {
       const closed = this.close('completed');
       this.answerFrom = this.items.length;
@@ -127,8 +152,35 @@ export class ResponseProjection {
     };
   }
 
+  /** The task has ended, or this response has (its client has the calls the task waits for). */
   get ended(): boolean {
-    return this.outcome !== undefined;
+    return this.outcome !== undefined || this.handedToClient;
+  }
+
+  /** A call of a tool the client runs, as OpenAI streams one; the step's last ends the response. */
+  private clientCall(event: TaskEvent): ResponseEventBody[] {
+    const { tool, tool_call_id: id, arguments: args, of } = event.payload as { tool: string; tool_call_id: string; arguments?: unknown; of: number };
+    const item: FunctionCallItem = {
+      kind: 'function_call',
+      id: `fc_${this.itemPrefix}_${this.items.length}`,
+      callId: clientCallIdOf(this.response.taskId, id),
+      name: tool,
+      arguments: JSON.stringify(args ?? {}),
+    };
+    const closed = this.close('completed');
+    this.items.push(item);
+    const output_index = this.items.length - 1;
+    const events: ResponseEventBody[] = [
+      ...closed,
+      { type: 'response.output_item.added', output_index, item: { ...itemObject(item), status: 'in_progress', arguments: '' } },
+      { type: 'response.function_call_arguments.delta', item_id: item.id, output_index, delta: item.arguments },
+      { type: 'response.function_call_arguments.done', item_id: item.id, output_index, arguments: item.arguments },
+      { type: 'response.output_item.done', output_index, item: itemObject(item) },
+    ];
+    this.clientCalls += 1;
+    if (this.clientCalls < Number(of)) return events;
+    this.handedToClient = true;
+    return [...events, this.completion()];
   }
 
   private completion(): ResponseEventBody {
@@ -143,7 +195,7 @@ export class ResponseProjection {
   private finishAnswer(result: string): ResponseEventBody[] {
     const streamed = this.items
       .slice(this.answerFrom)
-      .map((item) => item.text)
+      .map((item) => (item.kind === 'message' ? item.text : ''))
       .join('');
     if (result === streamed) return [];
     if (result.startsWith(streamed) && this.openItem()) return [this.delta(result.slice(streamed.length))];
@@ -153,11 +205,17 @@ export class ResponseProjection {
 
   private openItem(): MessageItem | undefined {
     const last = this.items.at(-1);
-    return last?.status === 'in_progress' ? last : undefined;
+    return last?.kind === 'message' && last.status === 'in_progress' ? last : undefined;
   }
 
   private add(source: MessageItem['source']): ResponseEventBody[] {
-    const item: MessageItem = { id: `msg_${this.response.taskId}_${this.items.length}`, status: 'in_progress', text: '', ...(source ? { source } : {}) };
+    const item: MessageItem = {
+      kind: 'message',
+      id: `msg_${this.itemPrefix}_${this.items.length}`,
+      status: 'in_progress',
+      text: '',
+      ...(source ? { source } : {}),
+    };
     this.items.push(item);
     const place = { item_id: item.id, output_index: this.items.length - 1, content_index: 0 };
     return [

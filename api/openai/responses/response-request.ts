@@ -1,10 +1,14 @@
 import type { OpenAiModel, OpenAiModelCatalog } from '../../../core/openai/model-catalog';
+import type { ClientTool } from '../../../core/tasks/run/client-tools';
+import { callOfClientId, clientToolsOf, declaredTool, type ToolResult } from '../client-tool-request';
 import { modelOf, objectBody, userOf, type ConversationTurn } from '../completion-request';
 import { invalid } from '../openai-errors';
 
 // The body of POST /v1/responses, checked as OpenAI checks it, as what a Weft task needs: the query
-// (the last user message of `input`), the instructions, the turns before it, and how the caller
-// wants the answer (streamed, in the background, after an earlier response).
+// (the last user message of `input`), the instructions, the turns before it, the function tools
+// the client runs itself, and how the caller wants the answer (streamed, in the background, after
+// an earlier response). An input of function_call_output items instead gives the outputs of the
+// calls the previous response ended with: its task goes on with them.
 
 export interface ResponseRequest {
   /** The name the caller used (echoed back as `model`) and the task shape it names. */
@@ -22,6 +26,10 @@ export interface ResponseRequest {
   previousResponseId?: string;
   metadata: Record<string, string>;
   user?: string;
+  /** Tools the client declares and runs itself (function tools). */
+  clientTools?: ClientTool[];
+  /** The outputs of the previous response's function calls: its task goes on (query and history are then empty). */
+  toolOutputs?: ToolResult[];
 }
 
 const isNumber = (value: unknown) => typeof value === 'number';
@@ -68,9 +76,7 @@ function checkSettings(request: Record<string, unknown>): void {
     const value = request[name];
     if (value !== undefined && value !== null && !hasType(value)) throw invalid(`Invalid value for '${name}'.`, name);
   }
-  const { tools, text, store } = request;
-  if (tools !== undefined && tools !== null && !(Array.isArray(tools) && tools.length === 0))
-    throw invalid('tools is not supported by Weft: Weft runs tools itself; tools declared by the client are not supported yet.', 'tools');
+  const { text, store } = request;
   const format = (text as { format?: { type?: unknown } } | undefined)?.format?.type;
   if (format !== undefined && format !== 'text') throw invalid('text.format is not supported by Weft: structured output is not supported yet.', 'text.format');
   if (store === false) throw invalid('Weft keeps every response (each is a durable task): store must be true or left out.', 'store');
@@ -96,7 +102,31 @@ function contentText(content: unknown, param: string): string {
     .join('');
 }
 
-function conversationOf(input: unknown, instructions: unknown): Pick<ResponseRequest, 'query' | 'instructions' | 'history'> {
+/** A Responses API tool: {"type": "function", "name": ..., "parameters": ...}; Weft runs every other kind of tool itself. */
+function responseToolAt(tool: unknown, i: number): ClientTool {
+  const fields = (tool ?? {}) as { type?: unknown; name?: unknown; description?: unknown; parameters?: unknown };
+  if (fields.type !== 'function')
+    throw invalid(`tools[${i}]: Weft runs its own tools; a client may declare function tools only ({"type": "function", "name": ...}).`, `tools[${i}].type`);
+  return declaredTool(fields, `tools[${i}]`);
+}
+
+/** Function call outputs: each names a call Weft sent (its call_id) and gives its output as text. */
+function toolOutputsOf(items: unknown[]): ToolResult[] {
+  return items.map((item, i) => {
+    const { type, call_id: callId, output } = (item ?? {}) as { type?: unknown; call_id?: unknown; output?: unknown };
+    if (type !== 'function_call_output')
+      throw invalid(`input[${i}]: an input that gives function call outputs holds only function_call_output items.`, `input[${i}].type`);
+    if (typeof callId !== 'string' || !callOfClientId(callId))
+      throw invalid(`input[${i}].call_id must be the call_id of a function call Weft sent.`, `input[${i}].call_id`);
+    if (typeof output !== 'string') throw invalid(`Invalid type for 'input[${i}].output': expected a string.`, `input[${i}].output`);
+    return { toolCallId: callId, output };
+  });
+}
+
+const isToolOutput = (item: unknown) => (item as { type?: unknown } | null)?.type === 'function_call_output';
+
+function conversationOf(input: unknown, instructions: unknown): Pick<ResponseRequest, 'query' | 'instructions' | 'history' | 'toolOutputs'> {
+  if (Array.isArray(input) && input.some(isToolOutput)) return { query: '', history: [], toolOutputs: toolOutputsOf(input) };
   if (instructions !== undefined && instructions !== null && typeof instructions !== 'string')
     throw invalid("Invalid type for 'instructions': expected a string.", 'instructions');
   const system = typeof instructions === 'string' && instructions !== '' ? [instructions] : [];
@@ -136,13 +166,17 @@ function previousOf(request: Record<string, unknown>): { previousResponseId?: st
 export function responseRequest(body: unknown, models: OpenAiModelCatalog): ResponseRequest {
   const request = objectBody(body, responseFields);
   checkSettings(request);
+  const conversation = conversationOf(request.input, request.instructions);
+  if (conversation.toolOutputs && request.previous_response_id == null)
+    throw invalid('Function call outputs continue a response: give its id as previous_response_id.', 'previous_response_id');
   return {
     ...modelOf(request, models),
-    ...conversationOf(request.input, request.instructions),
+    ...conversation,
     stream: flagOf(request, 'stream'),
     background: flagOf(request, 'background'),
     ...previousOf(request),
     metadata: metadataOf(request.metadata),
     ...userOf(request),
+    ...clientToolsOf(request, responseToolAt),
   };
 }

@@ -6,7 +6,7 @@ import { invalid, openAiErrorOf } from '../openai-errors';
 import { openEventStream, whileConnected, type OpenAiRoute } from '../openai-route';
 import { responseEvents, responseNow } from './response-events';
 import { responseRequest } from './response-request';
-import { ownResponse, startResponseTask } from './response-task';
+import { continueResponseTask, ownResponse, startResponseTask } from './response-task';
 
 // OpenAI's Responses API on Weft's durable tasks: a response (background or not) is a task that
 // goes on when its client leaves or its API process dies, and its stream resumes on any API
@@ -64,7 +64,10 @@ export const responseRoutes: readonly OpenAiRoute[] = [
     summary: "OpenAI's response as a durable Weft task (stream, background, previous_response_id); its id names the task",
     handle: async ({ request, principal, metadata }, reply, deps) => {
       const parsed = responseRequest(request.body, deps.models);
-      const response = await startResponseTask(deps, { principal, metadata }, parsed);
+      const { toolOutputs } = parsed;
+      const response = toolOutputs
+        ? await continueResponseTask(deps, principal, { ...parsed, toolOutputs })
+        : await startResponseTask(deps, { principal, metadata }, parsed);
       if (parsed.stream) return streamResponse(deps, response, -1, reply);
       const answer = parsed.background ? await responseNow(deps, response) : await endedResponse(deps, response, whileConnected(reply));
       return reply.headers(responseHeaders(response)).send(answer);

@@ -1,13 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { Metadata } from '@grpc/grpc-js';
 import type { Principal } from '../../../core/auth/api-keys';
-import { findResponse, responseIdOf, saveResponse, type StoredResponse } from '../../../core/openai/response-index';
+import { continuationIdOf, findResponse, responseIdOf, saveResponse, type StoredResponse } from '../../../core/openai/response-index';
 import { addMessages } from '../../../core/sessions/history';
 import { findTask } from '../../../core/tasks/task-index';
 import { TaskStatus } from '../../../core/tasks/task-status';
 import { taskWorkflowIdOf } from '../../../core/tasks/run/task-ref';
 import { routeTaskInput } from '../../shannon/route-tasks';
-import { openConversation, taskInputOf, type OpenAiDeps } from '../completion-task';
+import { checkClientTools, openConversation, taskInputOf, type OpenAiDeps } from '../completion-task';
+import type { ToolResult } from '../client-tool-request';
+import { continuedCompletion } from '../tool-results';
 import { OpenAiRequestError } from '../openai-errors';
 import type { ResponseRequest } from './response-request';
 
@@ -52,6 +54,38 @@ async function joinConversation(deps: OpenAiDeps, principal: Principal, request:
   return sessionId;
 }
 
+/**
+ * A response that gives the outputs of the calls the previous one ended with: kept, and its task
+ * sent them (refused, 409, unless it waits for exactly these). It reads the task's log from there.
+ */
+export async function continueResponseTask(
+  deps: OpenAiDeps,
+  principal: Principal,
+  request: ResponseRequest & { toolOutputs: ToolResult[] },
+): Promise<StoredResponse> {
+  const previous = await findResponse(deps.pool, principal.tenantId, request.previousResponseId!);
+  if (!previous) throw new OpenAiRequestError(`Previous response with id '${request.previousResponseId}' not found.`, 'previous_response_id', 404, 'not_found');
+  const task = await continuedCompletion(deps, principal, request.toolOutputs);
+  const afterSeq = task.after ?? 0;
+  if (task.taskId !== previous.taskId)
+    throw new OpenAiRequestError(`The function call outputs answer calls of another response than '${previous.responseId}'.`, 'input');
+  const response = await saveResponse(deps.pool, {
+    ...previous,
+    responseId: continuationIdOf(task.taskId, afterSeq),
+    model: request.modelName,
+    request: {
+      instructions: previous.request.instructions,
+      previous_response_id: previous.responseId,
+      background: request.background,
+      metadata: request.metadata,
+    },
+    createdAt: new Date(),
+    afterSeq,
+  });
+  await task.start();
+  return response;
+}
+
 /** Keeps the response and starts its task (an Idempotency-Key's retry finds both as first made). */
 export async function startResponseTask(
   deps: OpenAiDeps,
@@ -62,6 +96,7 @@ export async function startResponseTask(
   const labels = { openai_model: request.model.id, openai_api: 'responses', ...(request.user ? { openai_user: request.user } : {}) };
   const routed = routeTaskInput(call, deps, { query: request.query, labels });
   const sessionId = await joinConversation(deps, principal, request, routed.taskId);
+  checkClientTools(deps, principal, request);
   const base = taskInputOf({ ...routed, sessionId }, request);
   const input = { ...base, settings: { ...base.settings, recordPartials: true } };
   const response = await saveResponse(deps.pool, {
@@ -79,6 +114,7 @@ export async function startResponseTask(
       metadata: request.metadata,
     },
     createdAt: new Date(),
+    afterSeq: 0,
   });
   const fingerprint = `openai-responses:${request.model.id}:${createHash('sha256')
     .update(JSON.stringify([request.instructions ?? '', request.history, request.query, request.previousResponseId ?? '']))
