@@ -70,6 +70,11 @@ export async function saveResponse(db: Queryable, response: StoredResponse): Pro
   return fromRow(rows[0]!);
 }
 
+/** Forgets a response whose task refused what it was to send (the client's tool outputs). */
+export async function forgetResponse(db: Queryable, tenantId: string, responseId: string): Promise<void> {
+  await db.query('DELETE FROM openai_responses WHERE response_id = $1 AND tenant_id = $2', [responseId, tenantId]);
+}
+
 export async function findResponse(db: Queryable, tenantId: string, responseId: string): Promise<StoredResponse | undefined> {
   const { rows } = await db.query<ResponseRow>('SELECT * FROM openai_responses WHERE response_id = $1 AND tenant_id = $2', [responseId, tenantId]);
   return rows[0] && fromRow(rows[0]);

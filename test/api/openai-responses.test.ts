@@ -235,6 +235,8 @@ describe("a response whose model calls the client's own tools", () => {
         input: [{ type: 'function_call_output', call_id: `${taskId}.call-w`, output: '18°C, sunny' }],
       }),
     ).rejects.toMatchObject({ status: 409 });
+    const { rows } = await stack.pool.query('SELECT response_id FROM openai_responses WHERE task_id = $1 ORDER BY after_seq', [taskId]);
+    expect(rows.map((row: { response_id: string }) => row.response_id)).toEqual([first.id, second.id]);
   });
 
   it("streams the calls as OpenAI does, ending the response's stream", async () => {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Metadata } from '@grpc/grpc-js';
 import type { Principal } from '../../../core/auth/api-keys';
-import { continuationIdOf, findResponse, responseIdOf, saveResponse, type StoredResponse } from '../../../core/openai/response-index';
+import { continuationIdOf, findResponse, forgetResponse, responseIdOf, saveResponse, type StoredResponse } from '../../../core/openai/response-index';
 import { addMessages } from '../../../core/sessions/history';
 import { findTask } from '../../../core/tasks/task-index';
 import { TaskStatus } from '../../../core/tasks/task-status';
@@ -82,7 +82,13 @@ export async function continueResponseTask(
     createdAt: new Date(),
     afterSeq,
   });
-  await task.start();
+  try {
+    await task.start();
+  } catch (err) {
+    // Refused (the task waits for other calls, or for none): the response never began.
+    await forgetResponse(deps.pool, principal.tenantId, response.responseId);
+    throw err;
+  }
   return response;
 }
 
