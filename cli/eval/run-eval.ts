@@ -41,6 +41,8 @@ const figuresOf = (task: TaskRecord) => ({ answer: task.result, tokens: task.usa
 
 async function runCase(deps: EvalDeps, options: EvalOptions, spec: EvalCaseSpec, index: number): Promise<EvalCaseResult> {
   const { recorded } = spec;
+  // Before anything runs: a scorer that cannot read the recorded answer stops the eval at once.
+  const expectation = spec.expectation ?? expectationOf(options.scorer.kind, recorded.result, options.scorer.expect, options.scorer.tolerance);
   const recordedInput = await startInputOf(deps.temporal, recorded.workflowId);
   const evaluation = { evalId: options.evalId, fromTaskId: recorded.taskId, tools: options.tools };
   const input = candidateInput(
@@ -51,7 +53,6 @@ async function runCase(deps: EvalDeps, options: EvalOptions, spec: EvalCaseSpec,
     options.templatesDir,
   );
   const candidate = await runToEnd(deps, input);
-  const expectation = spec.expectation ?? expectationOf(options.scorer.kind, recorded.result, options.scorer.expect, options.scorer.tolerance);
   const judge = taskJudge(deps, options.evalId, { ...recordedInput, taskId: recorded.taskId });
   const scored =
     candidate.status === 'COMPLETED'
