@@ -44,10 +44,12 @@ function stepOf(activity: proto.api.history.v1.IActivityTaskScheduledEventAttrib
     const input = decode<ModelStepInput>(activity.input)!;
     return { runId: input.runId, key: stepReplyKey(runOf(input), input.step), what: `model step ${input.step + 1} of ${input.runId}` };
   }
-  const call = type === 'runToolCall' || type === 'resolveToolOutcome' ? decode<ToolOutcomeResolutionInput>(activity.input)! : undefined;
+  // A client's result (an OpenAI client's own tool) is recorded as a tool's outcome is.
+  const recordsOutcome = type === 'runToolCall' || type === 'recordClientToolResult';
+  const call = recordsOutcome || type === 'resolveToolOutcome' ? decode<ToolOutcomeResolutionInput>(activity.input)! : undefined;
   if (!call || (type === 'resolveToolOutcome' && call.resolution !== 'run_again')) return undefined;
   // A call run again at a person's word is stored as its own attempt.
-  const id = type === 'runToolCall' ? call.call.id : `${call.call.id}.again`;
+  const id = recordsOutcome ? call.call.id : `${call.call.id}.again`;
   return { runId: call.runId, key: toolResultKey(runOf(call), id), what: `tool call ${id} of ${call.runId}` };
 }
 

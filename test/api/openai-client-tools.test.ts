@@ -3,6 +3,7 @@ import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/reso
 import { listTaskEvents } from '../../core/events/event-log';
 import { shannonCaller, type ShannonCaller } from '../support/shannon-http';
 import { startTestStack, type TestStack } from '../support/stack';
+import { itLeavesEveryTaskVerified } from '../support/verification';
 
 // Tools an OpenAI client declares and runs itself: the model's call of one comes back to the client
 // as OpenAI's tool_calls while the task waits, durably, for the result; the client's next request
@@ -129,3 +130,5 @@ it('ends the task TIMEOUT, saying which tool, when the client never sends the re
   const finished = await http.waitForTask(first.response.headers.get('x-task-id')!);
   expect(finished).toMatchObject({ status: 'TASK_STATUS_TIMEOUT', error_message: 'the client did not send the results of get_weather in time' });
 });
+
+itLeavesEveryTaskVerified(() => stack.everyTask());

@@ -5,6 +5,7 @@ import { taskWorkflowIdOf } from '../../core/tasks/run/task-ref';
 import { ScriptedModelServer } from '../model-server/scripted-model-server';
 import { shannonCaller, type ShannonCaller } from '../support/shannon-http';
 import { startTestStack, type TestStack } from '../support/stack';
+import { itLeavesEveryTaskVerified } from '../support/verification';
 
 // OpenAI's Responses API driven by the official `openai` client: each response is a durable Weft
 // task whose stream is numbered from its event log, so it can be read whole, in the background,
@@ -268,3 +269,5 @@ describe("a response whose model calls the client's own tools", () => {
     });
   });
 });
+
+itLeavesEveryTaskVerified(() => stack.everyTask());
