@@ -41,7 +41,7 @@ function isRegex(pattern: string): boolean {
 }
 
 /** Case, whitespace, and punctuation at the ends folded: "  Paris. " reads as "paris". */
-export const normalise = (text: string) =>
+const normalise = (text: string) =>
   text
     .normalize('NFKC')
     .toLowerCase()
