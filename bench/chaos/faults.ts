@@ -93,12 +93,18 @@ export async function killApiUnderStreams(
   if (live.length === 0) throw new Error('no long task was running to stream when the API was to be killed');
   for (let s = 0; s < options.streams; s++) followed.push(followStream(stack.address, stack.apiKey, live[s % live.length]!, options.deadline));
   await pause(1_000);
+  // The long tasks running at the kill (those streamed may have ended during the pause on a slow machine).
+  const writing = [...new Set([...live, ...(await options.liveWorkflows())])];
   let eventsWrittenWhileDown = 0;
   const hit = await strike(stack, 'api', async () => {
     await stack.api.kill();
-    const before = await eventsIn(stack, live);
+    const before = await eventsIn(stack, writing);
     await pause(randomBetween(500, 1500));
-    eventsWrittenWhileDown = (await eventsIn(stack, live)) - before;
+    // Down until the tasks have written while it was (a loaded machine may take a while to), at most 10 s more.
+    for (const giveUpAt = Date.now() + 10_000; Date.now() < giveUpAt; await pause(100)) {
+      eventsWrittenWhileDown = (await eventsIn(stack, writing)) - before;
+      if (eventsWrittenWhileDown > 0) break;
+    }
     await stack.api.start();
   });
   return { ...hit, eventsWrittenWhileDown };
