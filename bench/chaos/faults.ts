@@ -27,6 +27,14 @@ async function eventsIn(stack: ChaosStack, workflowIds: string[]): Promise<numbe
   return Number(rows[0]!.n);
 }
 
+/** Waits (up to `withinMs`) until the workflows have written events after the `from` they had; how many. */
+async function untilWritten(stack: ChaosStack, workflowIds: string[], withinMs: number, from?: number): Promise<number> {
+  const start = from ?? (await eventsIn(stack, workflowIds));
+  let written = (await eventsIn(stack, workflowIds)) - start;
+  for (const giveUpAt = Date.now() + withinMs; written === 0 && Date.now() < giveUpAt; written = (await eventsIn(stack, workflowIds)) - start) await pause(100);
+  return written;
+}
+
 /** Waits (up to 10 s) until the model has calls in flight: the moment to strike. */
 async function whileModelCallsInFlight(stack: ChaosStack): Promise<number> {
   const giveUpAt = Date.now() + 10_000;
@@ -93,18 +101,17 @@ export async function killApiUnderStreams(
   if (live.length === 0) throw new Error('no long task was running to stream when the API was to be killed');
   for (let s = 0; s < options.streams; s++) followed.push(followStream(stack.address, stack.apiKey, live[s % live.length]!, options.deadline));
   await pause(1_000);
-  // The long tasks running at the kill (those streamed may have ended during the pause on a slow machine).
+  // The long tasks running at the kill (those streamed may have ended during the pause on a slow machine),
+  // struck once they are seen writing: a task whose worker a kill just took waits out its activity's timeout.
   const writing = [...new Set([...live, ...(await options.liveWorkflows())])];
+  await untilWritten(stack, writing, 30_000);
   let eventsWrittenWhileDown = 0;
   const hit = await strike(stack, 'api', async () => {
     await stack.api.kill();
     const before = await eventsIn(stack, writing);
     await pause(randomBetween(500, 1500));
-    // Down until the tasks have written while it was (a loaded machine may take a while to), at most 10 s more.
-    for (const giveUpAt = Date.now() + 10_000; Date.now() < giveUpAt; await pause(100)) {
-      eventsWrittenWhileDown = (await eventsIn(stack, writing)) - before;
-      if (eventsWrittenWhileDown > 0) break;
-    }
+    // Down until the tasks have written while it was, at most 30 s more.
+    eventsWrittenWhileDown = await untilWritten(stack, writing, 30_000, before);
     await stack.api.start();
   });
   return { ...hit, eventsWrittenWhileDown };
