@@ -13,6 +13,8 @@ const { announceClientToolCalls, recordClientToolResult } = toolActivities;
 
 export interface ClientToolExchange {
   tools: ClientTool[];
+  /** Takes results for these calls from now on: before they are announced, as a client may answer the moment it sees them. */
+  expect(ids: string[]): void;
   /** The outputs of the calls, once the client has sent them all; undefined after `timeoutMs`. */
   results(ids: string[], timeoutMs: number): Promise<Map<string, string> | undefined>;
 }
@@ -39,8 +41,10 @@ export function clientToolExchange(tools: ClientTool[]): ClientToolExchange {
   );
   return {
     tools,
-    async results(ids, timeoutMs) {
+    expect(ids) {
       waitingFor = new Set(ids.filter((id) => !outputs.has(id)));
+    },
+    async results(ids, timeoutMs) {
       const all = await condition(() => ids.every((id) => outputs.has(id)), timeoutMs);
       waitingFor = new Set();
       return all ? new Map(ids.map((id) => [id, outputs.get(id)!])) : undefined;
@@ -59,6 +63,7 @@ export async function runClientToolCalls(
   timeoutMs: number,
 ): Promise<boolean> {
   const { call: _first, ...common } = inputOf(calls[0]!);
+  exchange.expect(calls.map((call) => call.id));
   await announceClientToolCalls({ ...common, calls });
   const outputs = await exchange.results(
     calls.map((call) => call.id),
