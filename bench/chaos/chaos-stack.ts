@@ -8,16 +8,20 @@ import { createOrchestratorClient } from '../../protos/clients';
 import type { OrchestratorServiceClient } from '../../protos/generated/shannon/orchestrator/OrchestratorService';
 import { ScriptedModelServer } from '../../test/model-server/scripted-model-server';
 import { freePort } from '../../test/setup/test-services';
+import { startSideEffectPeer, type SideEffectPeer } from '../../test/support/side-effect-peer';
 import { chaosFolder, startOwnPostgres, startOwnTemporal, type CrashableService } from './own-services';
 import { startWeftApi, startWeftWorker, type WeftProcess } from './weft-processes';
 
-// What a chaos run runs on: its own Postgres and Temporal, a scripted model, Weft's API and two
-// workers as processes, and a client of the API with an approver's key.
+// What a chaos run runs on: its own Postgres and Temporal, a scripted model, a peer with side
+// effects (a keyed and an at-most-once operation, registered as Weft's OpenAPI tools, answering each
+// request after a while), Weft's API and two workers as processes, and a client of the API with an
+// approver's key.
 
 export interface ChaosStack {
   postgres: CrashableService;
   temporalServer: CrashableService;
   model: ScriptedModelServer;
+  peer: SideEffectPeer;
   pool: Pool;
   temporal: Client;
   api: WeftProcess;
@@ -33,6 +37,7 @@ export async function startChaosStack(workflowBundle?: string): Promise<ChaosSta
   const folder = chaosFolder();
   const model = new ScriptedModelServer();
   await model.start();
+  const peer = await startSideEffectPeer({ answerAfterMs: 500 });
   const postgres = await startOwnPostgres(folder.path);
   const temporalServer = await startOwnTemporal(folder.path);
   const pool = createPool(postgres.address, { size: 4 });
@@ -53,6 +58,8 @@ export async function startChaosStack(workflowBundle?: string): Promise<ChaosSta
     WEFT_LLM_GRPC_PORT: String(ports.llm),
     WEFT_HTTP_PORT: String(ports.http),
     WEFT_SANDBOX_POOL_SIZE: '0',
+    WEFT_OPENAPI_SOURCES: JSON.stringify([{ name: 'effects', spec_url: `${peer.base}/openapi.json` }]),
+    OPENAPI_ALLOWED_DOMAINS: '127.0.0.1',
     // One tenant sends the whole load: its quotas are not what is tested here.
     WEFT_TENANT_MAX_RUNNING_TASKS: '100000',
     WEFT_TENANT_SUBMITS_PER_MINUTE: '100000',
@@ -67,6 +74,7 @@ export async function startChaosStack(workflowBundle?: string): Promise<ChaosSta
     postgres,
     temporalServer,
     model,
+    peer,
     pool,
     temporal: new Client({ connection }),
     api,
@@ -83,6 +91,7 @@ export async function startChaosStack(workflowBundle?: string): Promise<ChaosSta
       await temporalServer.stop();
       await postgres.stop();
       await model.stop();
+      await peer.stop();
       if (!process.env.CHAOS_KEEP) folder.remove();
     },
   };

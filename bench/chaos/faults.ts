@@ -4,7 +4,8 @@ import type { ChaosStack } from './chaos-stack';
 import { followStream, type FollowedStream } from './load';
 
 // The faults of a chaos run, each a crash (SIGKILL, no shutdown of any kind), each at a moment
-// chosen so that work is in flight: R1 a worker, R2 the API under live streams of tasks that go on
+// chosen so that work is in flight: R1 a worker (while the model, or every third time the peer with
+// side effects, has calls in flight), R2 the API under live streams of tasks that go on
 // writing events while it is down, R3 Postgres (its postmaster and backends; fsync on, so it
 // recovers from its WAL), R4 the Temporal server. Each says what it interrupted.
 
@@ -12,14 +13,19 @@ const { PendingActivityState } = temporal.api.enums.v1;
 
 const randomBetween = (low: number, high: number) => low + Math.random() * (high - low);
 
-/** What one fault hit: model calls in flight when it struck (and, for the API, the events its streamed tasks wrote while it was down). */
+/** What one fault hit: model and side-effect calls in flight when it struck (and, for the API, the events its streamed tasks wrote while it was down). */
 export interface FaultHit {
   kind: 'worker' | 'api' | 'postgres' | 'temporal';
   at: number;
   downMs: number;
   modelCallsInFlight: number;
+  effectCallsInFlight: number;
   eventsWrittenWhileDown?: number;
 }
+
+/** The calls a strike waits for: the model's, or the side-effect peer's. */
+type Aim = 'model' | 'effects';
+const callsInFlight = (stack: ChaosStack, aim: Aim) => (aim === 'model' ? stack.model.inFlight().length : stack.peer.inFlight());
 
 /** The events the workflows' logs hold, all together. */
 async function eventsIn(stack: ChaosStack, workflowIds: string[]): Promise<number> {
@@ -35,28 +41,32 @@ async function untilWritten(stack: ChaosStack, workflowIds: string[], withinMs: 
   return written;
 }
 
-/** Waits (up to 10 s) until the model has calls in flight: the moment to strike. */
-async function whileModelCallsInFlight(stack: ChaosStack): Promise<number> {
+/** Waits (up to 10 s) until the calls aimed at are in flight: the moment to strike. */
+async function whileCallsInFlight(stack: ChaosStack, aim: Aim): Promise<void> {
   const giveUpAt = Date.now() + 10_000;
-  while (stack.model.inFlight().length === 0 && Date.now() < giveUpAt) await pause(10);
-  return stack.model.inFlight().length;
+  while (callsInFlight(stack, aim) === 0 && Date.now() < giveUpAt) await pause(10);
 }
 
-/** Strikes once work is in flight; `crash` takes the service down and brings it back. */
-async function strike(stack: ChaosStack, kind: FaultHit['kind'], crash: () => Promise<void>): Promise<FaultHit> {
-  const modelCallsInFlight = await whileModelCallsInFlight(stack);
+/** Strikes once the calls aimed at are in flight; `crash` takes the service down and brings it back. */
+async function strike(stack: ChaosStack, kind: FaultHit['kind'], crash: () => Promise<void>, aim: Aim = 'model'): Promise<FaultHit> {
+  await whileCallsInFlight(stack, aim);
+  const [modelCallsInFlight, effectCallsInFlight] = [callsInFlight(stack, 'model'), callsInFlight(stack, 'effects')];
   const at = Date.now();
   await crash();
-  return { kind, at, downMs: Date.now() - at, modelCallsInFlight };
+  return { kind, at, downMs: Date.now() - at, modelCallsInFlight, effectCallsInFlight };
 }
 
-/** The workers running an activity now, as Temporal sees the running workflows' pending activities (a worker's identity is `<pid>@<host>`). */
-async function workersAtWork(stack: ChaosStack): Promise<ChaosStack['workers']> {
+/**
+ * The workers running an activity now (a tool call's, when aiming at side effects), as Temporal sees
+ * the running workflows' pending activities (a worker's identity is `<pid>@<host>`).
+ */
+async function workersAtWork(stack: ChaosStack, aim: Aim): Promise<ChaosStack['workers']> {
   const pids = new Set<number>();
   for await (const running of stack.temporal.workflow.list({ query: `ExecutionStatus = 'Running'` })) {
     const described = await stack.temporal.workflow.getHandle(running.workflowId, running.runId).describe();
     for (const activity of described.raw.pendingActivities ?? []) {
-      if (activity.state === PendingActivityState.PENDING_ACTIVITY_STATE_STARTED) pids.add(Number(activity.lastWorkerIdentity?.split('@')[0]));
+      const started = activity.state === PendingActivityState.PENDING_ACTIVITY_STATE_STARTED;
+      if (started && (aim === 'model' || activity.activityType?.name === 'runToolCall')) pids.add(Number(activity.lastWorkerIdentity?.split('@')[0]));
     }
   }
   return stack.workers.filter((worker) => pids.has(worker.pid() ?? -1));
@@ -65,23 +75,27 @@ async function workersAtWork(stack: ChaosStack): Promise<ChaosStack['workers']> 
 const anyOf = <T>(items: T[]): T => items[Math.floor(Math.random() * items.length)]!;
 
 /**
- * R1: `kills` times over about `spanMs`, a worker that is running an activity while the model has
- * calls in flight is SIGKILLed, and started again a moment later, as a supervisor would.
+ * R1: `kills` times over `spanMs`, each at a random moment of its own slot of the span, a worker
+ * that is running an activity while the model has calls in flight (every third time: a tool call
+ * while the side-effect peer has calls in flight) is SIGKILLed, and started again a moment later,
+ * as a supervisor would. A kill that waited long for its calls does not push the next past the load.
  */
 export async function killWorkers(stack: ChaosStack, kills: number, spanMs: number): Promise<FaultHit[]> {
   const hits: FaultHit[] = [];
+  const slotMs = spanMs / Math.max(1, kills);
+  const startedAt = Date.now();
   for (let k = 0; k < kills; k++) {
-    await pause(randomBetween(0, (2 * spanMs) / Math.max(1, kills)));
-    await whileModelCallsInFlight(stack);
-    const atWork = await workersAtWork(stack);
+    const aim: Aim = k % 3 === 1 ? 'effects' : 'model';
+    await pause(Math.max(0, startedAt + (k + Math.random()) * slotMs - Date.now()));
+    await whileCallsInFlight(stack, aim);
+    const atWork = await workersAtWork(stack, aim);
     const victim = anyOf(atWork.length > 0 ? atWork : stack.workers);
-    hits.push(
-      await strike(stack, 'worker', async () => {
-        await victim.kill();
-        await pause(randomBetween(200, 1500));
-        await victim.start();
-      }),
-    );
+    const crash = async () => {
+      await victim.kill();
+      await pause(randomBetween(200, 1500));
+      await victim.start();
+    };
+    hits.push(await strike(stack, 'worker', crash, aim));
   }
   return hits;
 }

@@ -3,6 +3,7 @@ import type { RecordedRequest } from '../../test/model-server/scripted-model-ser
 import type { FaultHit } from './faults';
 import type { FollowedStream } from './load';
 import type { OutsideVerdict } from './outside-oracle';
+import type { SideEffectFigures } from './side-effects';
 
 // What a chaos run reports: the outside judgement (answers, the model's calls, retried
 // activities), how its tasks ended and what `weft verify` found, whether every stream delivered
@@ -15,6 +16,8 @@ export interface FaultFigures {
   downMs: number[];
   /** Model calls in flight at the moments it struck. */
   modelCallsInFlight: number;
+  /** Calls to the side-effect peer in flight at the moments it struck. */
+  effectCallsInFlight: number;
   /** Model calls whose connection closed unanswered within 2 s of a strike: cut off (a worker's). */
   modelCallsCutOff: number;
   /** Events its streamed tasks wrote while it was down (the API's), counted in their logs before and after. */
@@ -24,6 +27,7 @@ export interface FaultFigures {
 export interface ChaosFigures {
   wallMs: number;
   outside: OutsideVerdict;
+  sideEffects: SideEffectFigures;
   tasks: { submitted: number; terminal: number; byStatus: Record<string, number>; verifiedClean: number };
   disagreements: { duplicatedRecords: number; missingRecords: number; eventGaps: number; other: number; lines: string[] };
   streams: {
@@ -106,6 +110,7 @@ export function faultFigures(modelRequests: RecordedRequest[], hits: FaultHit[])
       count: of.length,
       downMs: of.map((hit) => hit.downMs),
       modelCallsInFlight: of.reduce((sum, hit) => sum + hit.modelCallsInFlight, 0),
+      effectCallsInFlight: of.reduce((sum, hit) => sum + hit.effectCallsInFlight, 0),
       modelCallsCutOff: cutOff,
       eventsWrittenWhileDown: of.reduce((sum, hit) => sum + (hit.eventsWrittenWhileDown ?? 0), 0),
     };

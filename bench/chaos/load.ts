@@ -9,12 +9,13 @@ import { finalEventTypes } from '../../api/streaming/task-event-tail';
 import type { ScriptedModelServer } from '../../test/model-server/scripted-model-server';
 import { approveTask, pendingApprovals } from '../../test/support/orchestration';
 
-// The chaos run's load: a mix of STANDARD, tool-using, approval, COMPLEX and long (many steps)
-// tasks submitted through the API (a submit the API did not answer is sent again under the same
-// task name), each with the answer its script implies; an approver that approves whatever waits;
-// and stream clients that resume with their last event id.
+// The chaos run's load: a mix of STANDARD, tool-using, approval, COMPLEX, long (many steps) and
+// side-effect (a keyed payment and an at-most-once booking at the peer) tasks submitted through the
+// API (a submit the API did not answer is sent again under the same task name), each with the answer
+// its script implies; an approver that decides whatever waits; and stream clients that resume with
+// their last event id.
 
-const kinds = ['standard', 'tool', 'approval', 'complex', 'long'] as const;
+const kinds = ['standard', 'tool', 'approval', 'complex', 'long', 'effects'] as const;
 /** A long task's calculator steps: it writes events for several seconds, long enough to stream through an API crash. */
 const longSteps = 8;
 
@@ -23,6 +24,8 @@ export interface ScriptedTask {
   kind: (typeof kinds)[number];
   /** The result the task must end with. */
   expected: string;
+  /** A side-effect task's reference at the peer: its booking's and its payment's. */
+  ref?: string;
 }
 
 const toolResultsIn = (body: Record<string, unknown>) => (JSON.stringify(body.messages).match(/"role":"tool"/g) ?? []).length;
@@ -46,6 +49,18 @@ export function scriptedTask(model: ScriptedModelServer, run: string, i: number)
       });
     }
     return { kind, request: { ...name, query }, expected: `${query}: 42` };
+  }
+  if (kind === 'effects') {
+    const ref = `chaos-${run}-${i}`;
+    model.on((text, body) => text.includes(query) && toolResultsIn(body) >= 2, { content: `${query}: booked and paid`, ...slow });
+    model.on((text, body) => text.includes(query) && toolResultsIn(body) === 0, {
+      toolCalls: [
+        { id: `book-${i}`, name: 'effects_book', arguments: JSON.stringify({ ref }) },
+        { id: `pay-${i}`, name: 'effects_pay', arguments: JSON.stringify({ ref }) },
+      ],
+      ...slow,
+    });
+    return { kind, ref, request: { ...name, query }, expected: `${query}: booked and paid` };
   }
   if (kind === 'complex') {
     model.on(`${query} part a`, { content: 'a done', ...slow });
@@ -87,14 +102,18 @@ export interface Approver {
 /** A person takes a few seconds to decide. */
 const decisionDelayMs = 3_000;
 
-/** Approves every approval that has waited a few seconds, until stopped. */
-export function startApprover(client: OrchestratorServiceClient): Approver {
+/** What a person answers to an approval: approve it, with a modified action if it takes one. */
+export type Decide = (approvalId: string) => { modified_action?: string };
+
+/** Approves every approval that has waited a few seconds as `decide` says, until stopped. */
+export function startApprover(client: OrchestratorServiceClient, decide: Decide): Approver {
   let running = true;
   const approveWaiting = async () => {
     const pending = await pendingApprovals(client).catch(() => ({ approvals: [] }));
     const due = pending.approvals.filter((approval) => Date.now() - Number(approval.requested_at?.seconds ?? 0) * 1000 >= decisionDelayMs);
     for (const approval of due) {
-      await approveTask(client, { approval_id: approval.approval_id, approved: true, feedback: 'chaos approver' }).catch(() => undefined);
+      const decision = { approval_id: approval.approval_id, approved: true, feedback: 'chaos approver', ...decide(approval.approval_id) };
+      await approveTask(client, decision).catch(() => undefined);
     }
   };
   const loop = (async () => {

@@ -7,10 +7,11 @@ import { crashPostgres, crashTemporal, killApiUnderStreams, killWorkers, type Fa
 import { faultFigures, streamFigures, taskFigures, type ChaosFigures } from './figures';
 import { scriptedTask, startApprover, submitUntilAnswered, type FollowedStream, type ScriptedTask } from './load';
 import { judgeFromOutside } from './outside-oracle';
+import { decideInterruptedBooking, sideEffectFigures } from './side-effects';
 
 // One chaos run: a mixed load submitted over `spreadMs` while the faults strike (faults.ts), then
-// every task judged from outside (outside-oracle.ts), by `weft verify`, and every stream against
-// the task's log.
+// every task judged from outside (outside-oracle.ts, and its side effects at the peer:
+// side-effects.ts), by `weft verify`, and every stream against the task's log.
 
 export interface ChaosOptions {
   tasks: number;
@@ -34,15 +35,17 @@ async function runningLongTasks(pool: Pool, tasks: SubmittedTask[]): Promise<str
   return rows.map((row) => row.workflow_id);
 }
 
-/** Submits the load and strikes with every fault; the tasks submitted, the streams followed, what each fault hit. */
-async function loadUnderFaults(stack: ChaosStack, options: ChaosOptions, started: number) {
-  const tasks: SubmittedTask[] = [];
+/** Submits the load (into `tasks`) and strikes with every fault; the streams followed, what each fault hit. */
+async function loadUnderFaults(stack: ChaosStack, options: ChaosOptions, started: number, tasks: SubmittedTask[]) {
   const followed: Array<Promise<FollowedStream>> = [];
   const hits: FaultHit[] = [];
   let next = 0;
   const submit = async () => {
     const scripted = scriptedTask(stack.model, String(started), next++);
+    const sentAt = Date.now();
     const submitted = await submitUntilAnswered(stack.client, scripted.request);
+    // A submit the faults held up, in the run's log: what slowed the load down.
+    if (Date.now() - sentAt > 2_000) options.log(`submit of ${submitted.task_id} answered after ${Date.now() - sentAt} ms (at ${sentAt - started} ms)`);
     tasks.push({ ...scripted, taskId: submitted.task_id, workflowId: submitted.workflow_id });
   };
   const submitting = (async () => {
@@ -68,15 +71,17 @@ async function loadUnderFaults(stack: ChaosStack, options: ChaosOptions, started
   })();
   const killingWorkers = killWorkers(stack, options.workerKills, options.spreadMs).then((workerHits) => void hits.push(...workerHits));
   await Promise.all([killingWorkers, killingApi, crashing, submitting]);
-  return { tasks, followed: await Promise.all(followed), hits };
+  return { followed: await Promise.all(followed), hits };
 }
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
   const stack = await startChaosStack(options.workflowBundle);
-  const approver = startApprover(stack.client);
+  const tasks: SubmittedTask[] = [];
+  const bookingsAsked = new Set<string>();
+  const approver = startApprover(stack.client, decideInterruptedBooking(stack.peer, tasks, bookingsAsked));
   const started = Date.now();
   try {
-    const { tasks, followed, hits } = await loadUnderFaults(stack, options, started);
+    const { followed, hits } = await loadUnderFaults(stack, options, started, tasks);
     options.log(`load submitted (${tasks.length} tasks) after ${Date.now() - started} ms; waiting for every task to end`);
     const taskIds = tasks.map((task) => task.taskId);
     await untilAllEnded(stack.pool, taskIds, 300_000);
@@ -85,6 +90,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     return {
       wallMs: Date.now() - started,
       outside: await judgeFromOutside(stack.client, stack.temporal, stack.model.requests, tasks),
+      sideEffects: sideEffectFigures(stack.peer, tasks, bookingsAsked),
       ...(await taskFigures(stack.pool, taskIds, verified)),
       ...(await streamFigures(stack.pool, followed)),
       faults: faultFigures(stack.model.requests, hits),

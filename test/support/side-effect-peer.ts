@@ -9,39 +9,55 @@ import type { ToolRegistry } from '../../core/tools/registry';
 import { testToolRegistry } from './stack';
 
 // A service with side effects, for tests that kill workers mid-call: POST /bookings (no
-// idempotency key: at_most_once) and POST /payments (takes an Idempotency-Key: keyed). It counts
-// every request and can hold requests unanswered, so a test decides when a call "is in flight".
+// idempotency key: at_most_once) and POST /payments (takes an Idempotency-Key: keyed), each with an
+// optional `ref` saying whose it is. It counts every request and can hold requests unanswered, so a
+// test decides when a call "is in flight", or answer each after a while, so that crashes land on calls.
+
+const refParameter = { name: 'ref', in: 'query', required: false, schema: { type: 'string' } };
 
 const spec = {
   openapi: '3.1.0',
   info: { title: 'Side effects', version: '1.0.0' },
   servers: [{ url: '/api' }],
   paths: {
-    '/bookings': { post: { operationId: 'book', summary: 'Books a table.' } },
+    '/bookings': { post: { operationId: 'book', summary: 'Books a table.', parameters: [refParameter] } },
     '/payments': {
-      post: { operationId: 'pay', summary: 'Pays.', parameters: [{ name: 'Idempotency-Key', in: 'header', required: true, schema: { type: 'string' } }] },
+      post: {
+        operationId: 'pay',
+        summary: 'Pays.',
+        parameters: [refParameter, { name: 'Idempotency-Key', in: 'header', required: true, schema: { type: 'string' } }],
+      },
     },
   },
 };
 
 export interface SideEffectPeer {
   base: string;
-  requests: Array<{ path: string; idempotencyKey?: string }>;
+  requests: Array<{ path: string; ref?: string; idempotencyKey?: string }>;
   /** While true, requests are received (and counted) but not answered. */
   holding: boolean;
+  /** Requests received and not answered yet. */
+  inFlight(): number;
   stop(): Promise<void>;
 }
 
-export async function startSideEffectPeer(): Promise<SideEffectPeer> {
+export async function startSideEffectPeer(options: { answerAfterMs?: number } = {}): Promise<SideEffectPeer> {
   const held: ServerResponse[] = [];
-  const peer: SideEffectPeer = { base: '', requests: [], holding: false, stop: async () => undefined };
+  let unanswered = 0;
+  const peer: SideEffectPeer = { base: '', requests: [], holding: false, inFlight: () => unanswered, stop: async () => undefined };
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const path = (req.url ?? '/').split('?')[0]!;
+    const url = new URL(req.url ?? '/', 'http://peer');
+    const path = url.pathname;
     if (path === '/openapi.json') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(spec));
     const key = req.headers['idempotency-key'] as string | undefined;
-    peer.requests.push({ path, ...(key ? { idempotencyKey: key } : {}) });
+    const ref = url.searchParams.get('ref');
+    peer.requests.push({ path, ...(ref ? { ref } : {}), ...(key ? { idempotencyKey: key } : {}) });
+    unanswered += 1;
+    res.once('close', () => (unanswered -= 1));
     if (peer.holding) return void held.push(res);
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ done: path }));
+    const answer = () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ done: path }));
+    if (options.answerAfterMs) setTimeout(answer, options.answerAfterMs);
+    else answer();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   peer.base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
