@@ -8,7 +8,6 @@
 // once; its Python calls are answered from the record. Two rounds of each kind, each ratio from
 // its own round. Target: the eval takes <= 1.5x the fresh run.
 import { randomUUID } from 'node:crypto';
-import { loadConfig } from '../core/config';
 import { createRuntimeStore } from '../core/store';
 import { recordOnlyPolicy } from '../core/tasks/run/eval-tools';
 import { findTask } from '../core/tasks/task-index';
@@ -89,7 +88,6 @@ async function main(): Promise<void> {
           tools: recordOnlyPolicy,
           scorer: { kind: 'normalised' },
           concurrency,
-          templatesDir: loadConfig().templatesDir,
         },
         recorded.map((task) => ({ name: task!.taskId, recorded: task! })),
       );

@@ -9,6 +9,7 @@ import { scorerKinds, type ScorerKind } from '../../core/eval/scorers';
 import { policyProblem, recordOnlyPolicy, type EvalToolPolicy, type UnrecordedCall } from '../../core/tasks/run/eval-tools';
 import { modelTiers, type ModelTier } from '../../core/orchestration/plan';
 import type { CliContext } from '../cli-context';
+import { readTemplateVersion } from '../eval/candidate';
 import { deleteEval } from '../eval/delete-eval';
 import { selectCases, type Selection } from '../eval/eval-cases';
 import { recordSet } from '../eval/record-set';
@@ -88,7 +89,7 @@ async function evalCommand(ctx: CliContext, taskIds: string[], options: EvalComm
         candidate: {
           ...(options.tier ? { tier: options.tier } : {}),
           ...(options.instructions !== undefined ? { instructions: textOrFile(options.instructions) } : {}),
-          ...(options.templateVersion ? { templateVersion: options.templateVersion } : {}),
+          ...(options.templateVersion ? { templateVersion: readTemplateVersion(options.templateVersion, config.templatesDir) } : {}),
         },
         tools: options.tools,
         scorer: {
@@ -97,7 +98,6 @@ async function evalCommand(ctx: CliContext, taskIds: string[], options: EvalComm
           tolerance: options.tolerance,
         },
         concurrency: Math.max(1, Math.floor(options.concurrency)),
-        templatesDir: config.templatesDir,
         ...(gate ? { gate } : {}),
       },
       cases,

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { ModelTier } from '../../core/orchestration/plan';
 import type { TaskEval } from '../../core/tasks/run/eval-tools';
-import { loadTemplateCatalog } from '../../core/templates/template-catalog';
+import { loadTemplateCatalog, type TemplateCatalog } from '../../core/templates/template-catalog';
 import type { TaskWorkflowInput } from '../../workflows/task-workflow-types';
 
 // What an eval changes when it runs a recorded task again: nothing (the current code), the model
@@ -13,7 +13,14 @@ import type { TaskWorkflowInput } from '../../workflows/task-workflow-types';
 export interface Candidate {
   tier?: ModelTier;
   instructions?: string;
-  templateVersion?: string;
+  templateVersion?: TemplateVersion;
+}
+
+/** A version of the templates to run each template task with, and the templates read once for the eval. */
+export interface TemplateVersion {
+  version: string;
+  catalog: TemplateCatalog;
+  dir: string;
 }
 
 /** Every tool the templates name: the worker checks them against its registry when the task runs. */
@@ -25,11 +32,16 @@ function toolsNamedIn(templatesDir: string): string[] {
   });
 }
 
-function templateOf(input: TaskWorkflowInput, version: string, templatesDir: string): Pick<TaskWorkflowInput, 'manualPlan' | 'template'> {
+/** The templates of `dir`, read once for an eval whose candidate runs `version` of each task's template. */
+export function readTemplateVersion(version: string, dir: string): TemplateVersion {
+  return { version, catalog: loadTemplateCatalog(dir, toolsNamedIn(dir)), dir };
+}
+
+function templateOf(input: TaskWorkflowInput, { version, catalog, dir }: TemplateVersion): Pick<TaskWorkflowInput, 'manualPlan' | 'template'> {
   if (!input.template) throw new Error(`task ${input.taskId} ran no template: --template-version applies to template tasks only`);
   const name = input.template.split('@')[0]!;
-  const template = loadTemplateCatalog(templatesDir, toolsNamedIn(templatesDir)).find(name, version);
-  if (!template) throw new Error(`template ${name}@${version} not found in ${templatesDir}`);
+  const template = catalog.find(name, version);
+  if (!template) throw new Error(`template ${name}@${version} not found in ${dir}`);
   return { manualPlan: template.plan, template: template.key };
 }
 
@@ -37,15 +49,9 @@ function templateOf(input: TaskWorkflowInput, version: string, templatesDir: str
  * The recorded task's input as the candidate runs it: a new task of the eval, outside any session
  * (it adds nothing to a conversation), never waiting for a person, its model steps asked afresh.
  */
-export function candidateInput(
-  recorded: TaskWorkflowInput,
-  taskId: string,
-  evaluation: TaskEval,
-  candidate: Candidate,
-  templatesDir: string,
-): TaskWorkflowInput {
+export function candidateInput(recorded: TaskWorkflowInput, taskId: string, evaluation: TaskEval, candidate: Candidate): TaskWorkflowInput {
   const { resume, fork, requireApproval, reviewPlan, ...original } = recorded;
-  const { manualPlan, template } = candidate.templateVersion ? templateOf(recorded, candidate.templateVersion, templatesDir) : original;
+  const { manualPlan, template } = candidate.templateVersion ? templateOf(recorded, candidate.templateVersion) : original;
   const plan = manualPlan && candidate.tier ? { ...manualPlan, agents: manualPlan.agents.map((agent) => ({ ...agent, tier: candidate.tier! })) } : manualPlan;
   return {
     ...original,

@@ -30,7 +30,6 @@ export interface EvalOptions {
   /** How cases without an expectation of their own are scored against the recorded answer. */
   scorer: { kind: ScorerKind; expect?: string; tolerance?: number };
   concurrency: number;
-  templatesDir: string;
   gate?: Gate;
 }
 
@@ -45,13 +44,7 @@ async function runCase(deps: EvalDeps, options: EvalOptions, spec: EvalCaseSpec,
   const expectation = spec.expectation ?? expectationOf(options.scorer.kind, recorded.result, options.scorer.expect, options.scorer.tolerance);
   const recordedInput = await startInputOf(deps.temporal, recorded.workflowId);
   const evaluation = { evalId: options.evalId, fromTaskId: recorded.taskId, tools: options.tools };
-  const input = candidateInput(
-    { ...recordedInput, taskId: recorded.taskId },
-    candidateTaskId(options.evalId, index),
-    evaluation,
-    options.candidate,
-    options.templatesDir,
-  );
+  const input = candidateInput({ ...recordedInput, taskId: recorded.taskId }, candidateTaskId(options.evalId, index), evaluation, options.candidate);
   const candidate = await runToEnd(deps, input);
   const judge = taskJudge(deps, options.evalId, { ...recordedInput, taskId: recorded.taskId });
   const scored =
