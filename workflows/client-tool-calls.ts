@@ -63,12 +63,10 @@ export async function runClientToolCalls(
   timeoutMs: number,
 ): Promise<boolean> {
   const { call: _first, ...common } = inputOf(calls[0]!);
-  exchange.expect(calls.map((call) => call.id));
+  const ids = calls.map((call) => call.id);
+  exchange.expect(ids);
   await announceClientToolCalls({ ...common, calls });
-  const outputs = await exchange.results(
-    calls.map((call) => call.id),
-    timeoutMs,
-  );
+  const outputs = await exchange.results(ids, timeoutMs);
   if (!outputs) return false;
   for (const call of calls) await recordClientToolResult({ ...inputOf(call), output: outputs.get(call.id)! });
   return true;

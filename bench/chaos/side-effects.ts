@@ -37,24 +37,22 @@ export function decideInterruptedBooking(peer: SideEffectPeer, tasks: SubmittedT
 }
 
 export function sideEffectFigures(peer: SideEffectPeer, tasks: SubmittedTask[], asked: Set<string>): SideEffectFigures {
-  const effectTasks = tasks.filter((task) => task.ref);
-  const of = (path: string, ref: string) => peer.requests.filter((request) => request.path === path && request.ref === ref);
-  const keysOf = (ref: string) => new Set(of(payments, ref).map((request) => request.idempotencyKey));
+  const count = (path: string) => peer.requests.filter((request) => request.path === path).length;
+  // Per side-effect task: its booking requests, and its payment requests with the keys they carried.
+  const atPeer = tasks.flatMap((task) => {
+    if (!task.ref) return [];
+    const of = (path: string) => peer.requests.filter((request) => request.path === path && request.ref === task.ref);
+    const paid = of(payments);
+    return [{ task, bookings: of(bookings).length, payments: paid.length, keys: new Set(paid.map((request) => request.idempotencyKey)) }];
+  });
   return {
-    tasks: effectTasks.length,
-    requests: {
-      bookings: peer.requests.filter((request) => request.path === bookings).length,
-      payments: peer.requests.filter((request) => request.path === payments).length,
-    },
-    bookingsNotOnce: effectTasks
-      .filter((task) => of(bookings, task.ref!).length !== 1)
-      .map((task) => `${task.workflowId}: ${of(bookings, task.ref!).length} bookings`),
-    paymentsNotOnce: effectTasks
-      .filter((task) => keysOf(task.ref!).size !== 1 || keysOf(task.ref!).has(undefined))
-      .map((task) => `${task.workflowId}: ${keysOf(task.ref!).size} payment keys`),
+    tasks: atPeer.length,
+    requests: { bookings: count(bookings), payments: count(payments) },
+    bookingsNotOnce: atPeer.filter((t) => t.bookings !== 1).map((t) => `${t.task.workflowId}: ${t.bookings} bookings`),
+    paymentsNotOnce: atPeer.filter((t) => t.keys.size !== 1 || t.keys.has(undefined)).map((t) => `${t.task.workflowId}: ${t.keys.size} payment keys`),
     interrupted: {
       bookingsAsked: asked.size,
-      paymentsResent: effectTasks.reduce((sum, task) => sum + of(payments, task.ref!).length - keysOf(task.ref!).size, 0),
+      paymentsResent: atPeer.reduce((sum, t) => sum + t.payments - t.keys.size, 0),
     },
   };
 }
