@@ -6,6 +6,7 @@ import type { ModelStepInput, ModelStepResult, TaskMessage, ToolCallRequest } fr
 import type { ToolSummary } from '../core/tasks/run/task-lifecycle';
 import type { ToolCallInput } from '../core/tasks/run/tool-step';
 import type { ToolOutcome } from '../core/tools/tool';
+import { outcomeReviewProblem, unknownOutcome } from '../core/tasks/run/outcome-review';
 import { modelActivities, storeActivities, toolActivities } from './activity-stubs';
 import { approvalRequestOf, type ApprovalRequest, type AwaitApproval } from './approval-gate';
 import { startPending, startRecorded } from './run-context';
@@ -249,22 +250,15 @@ async function reviewUnknownOutcome(params: AgentLoopParams, call: ToolCallReque
       {
         tool: call.name,
         arguments: call.arguments,
-        outcome: 'unknown',
+        outcome: unknownOutcome,
         resolve: 'approve: it took effect; reject: it did not; approve with modified_action {"run_again": true}: run it again',
       },
       `${call.name} was interrupted after its request may have been sent: did it take effect?`,
     ),
     async (modified) => {
-      const asked = (() => {
-        try {
-          return JSON.parse(modified) as { run_again?: unknown };
-        } catch {
-          return undefined;
-        }
-      })();
-      if (asked?.run_again !== true) return 'the only modified action here is {"run_again": true}';
-      runAgain = true;
-      return undefined;
+      const problem = outcomeReviewProblem(modified);
+      runAgain = problem === undefined;
+      return problem;
     },
   );
   if (decision.outcome === 'timeout') return;

@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Pool } from 'pg';
 import { checkPlan, parsePlanText } from '../../core/orchestration/plan';
 import { findApproval, listPendingApprovals } from '../../core/tasks/approvals';
+import { isOutcomeReview, outcomeReviewProblem } from '../../core/tasks/run/outcome-review';
 import type { ToolRegistry } from '../../core/tools/registry';
 import type { ApproveTaskRequest__Output } from '../../protos/generated/shannon/orchestrator/ApproveTaskRequest';
 import type { ApproveTaskResponse } from '../../protos/generated/shannon/orchestrator/ApproveTaskResponse';
@@ -20,7 +21,7 @@ export interface ApprovalDeps {
   tools: ToolRegistry;
 }
 
-/** The edited plan or tool arguments must pass the same validation as the original. */
+/** The edited plan or tool arguments must pass the same validation as the original; an unknown outcome's review takes {"run_again": true} only. */
 function checkModification(kind: 'plan' | 'tool', proposed: unknown, modified: string, tools: ToolRegistry, tenantId: string): void {
   if (kind === 'plan') {
     const isPlan = typeof proposed === 'object' && proposed !== null && 'plan' in proposed;
@@ -30,6 +31,11 @@ function checkModification(kind: 'plan' | 'tool', proposed: unknown, modified: s
       tools.list(tenantId).map((t) => t.name),
     );
     if (!check.ok) throw invalidArgument(`modified_action is not a valid plan: ${check.errors.join('; ')}`);
+    return;
+  }
+  if (isOutcomeReview(proposed)) {
+    const problem = outcomeReviewProblem(modified);
+    if (problem) throw invalidArgument(`modified_action: ${problem}`);
     return;
   }
   let args: unknown;

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { ensureTemporalCli } from '../../infra/temporal-dev-server';
-import { findApproval } from '../../core/tasks/approvals';
+import { findApproval, insertPendingApproval } from '../../core/tasks/approvals';
 import { grpcError, submitTask, waitForFinish } from '../support/grpc';
 import { approveTask, eventTypes, pendingApprovalOf, pendingApprovals, until } from '../support/orchestration';
 import { startTestStack, type TestStack } from '../support/stack';
@@ -97,6 +97,32 @@ describe('human approval', () => {
     expect(status).toMatchObject({ status: 'TASK_STATUS_CANCELLED', error_message: 'rejected: too risky' });
     expect(await stack.store.loadRun(submitted.workflow_id)).toMatchObject({ status: 'canceled', cancellationReason: 'approval_rejected' });
     expect(await findApproval(stack.pool, pending.approval_id)).toMatchObject({ status: 'rejected', feedback: 'too risky', decidedBy: 'tester (as carol)' });
+  });
+
+  it('an interrupted call whose outcome is unknown takes {"run_again": true} through the door, and nothing else as a modified action', async () => {
+    const query = unique('outcome review');
+    stack.model.on(query, { content: 'reviewed' });
+    const submitted = await submitTask(stack.orchestrator, { query, require_approval: true });
+    const pending = await pendingApprovalOf(stack.orchestrator, submitted.task_id);
+    // The approval a worker's crash mid-call asks (test/e2e/side-effects.test.ts makes one for real).
+    const approval = await findApproval(stack.pool, pending.approval_id);
+    const review = {
+      ...approval!,
+      approvalId: `${submitted.workflow_id}/tool/call-1/outcome`,
+      kind: 'tool' as const,
+      proposedAction: { tool: 'calculator', arguments: { expression: '1+1' }, outcome: 'unknown' },
+      reason: 'calculator was interrupted after its request may have been sent: did it take effect?',
+    };
+    await insertPendingApproval(stack.pool, review);
+    const refused = await grpcError(
+      approveTask(stack.orchestrator, { approval_id: review.approvalId, approved: true, modified_action: '{"expression": "2+2"}' }),
+    );
+    expect([refused.code, refused.details]).toEqual([GrpcStatus.INVALID_ARGUMENT, 'modified_action: the only modified action here is {"run_again": true}']);
+    expect(await approveTask(stack.orchestrator, { approval_id: review.approvalId, approved: true, modified_action: '{"run_again": true}' })).toMatchObject({
+      success: true,
+    });
+    await approveTask(stack.orchestrator, { approval_id: pending.approval_id, approved: true });
+    expect(await waitForFinish(stack.orchestrator, submitted.task_id)).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'reviewed' });
   });
 
   it('times out as TIMEOUT after the timeout given in the request, and refuses a late decision', async () => {
