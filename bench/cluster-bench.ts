@@ -12,7 +12,7 @@ import { createPool } from '../core/db/database';
 import { unaryCall, createOrchestratorClient } from '../protos/clients';
 import { ScriptedModelServer } from '../test/model-server/scripted-model-server';
 import '../test/setup/quiet-logs';
-import { freePort, startTestServices } from '../test/setup/test-services';
+import { startTestServices } from '../test/setup/test-services';
 import { startTestCluster } from '../test/setup/test-temporal';
 import { workerEnv, workerNodeFlags } from '../infra/processes';
 import { stateDir } from '../infra/temporal-dev-server';
@@ -79,7 +79,7 @@ async function main(): Promise<void> {
   const services = await startTestServices();
   const model = new ScriptedModelServer({ demo: true });
   await model.start();
-  const cluster = await startTestCluster(path.join(stateDir, 'bench'), freePort, adminUrl, dropDatabase);
+  const cluster = await startTestCluster(path.join(stateDir, 'bench'), adminUrl, dropDatabase);
   try {
     const dev = await throughput(`dev server, 1 worker, ${concurrency} in flight`, process.env.TEMPORAL_ADDRESS!, 1, model);
     const one = await throughput(`cluster, 1 worker, ${concurrency} in flight`, cluster.address, 1, model);

@@ -15,7 +15,8 @@ import type { SubmitTaskRequest } from '../protos/generated/shannon/orchestrator
 import type { SubmitTaskResponse__Output } from '../protos/generated/shannon/orchestrator/SubmitTaskResponse';
 import { ScriptedModelServer } from '../test/model-server/scripted-model-server';
 import '../test/setup/quiet-logs';
-import { freePort, startTestServices } from '../test/setup/test-services';
+import { freePort } from '../test/setup/free-port';
+import { startTestServices } from '../test/setup/test-services';
 import { approveTask, until } from '../test/support/orchestration';
 import { apiNodeFlags, workerEnv, workerNodeFlags } from '../infra/processes';
 import { rssMb, startReadyProcess, stop } from '../test/support/processes';

@@ -7,7 +7,7 @@ import { buildWorkflowBundle } from '../../infra/build-workflow-bundle';
 import { createOrchestratorClient } from '../../protos/clients';
 import type { OrchestratorServiceClient } from '../../protos/generated/shannon/orchestrator/OrchestratorService';
 import { ScriptedModelServer } from '../../test/model-server/scripted-model-server';
-import { freePort } from '../../test/setup/test-services';
+import { freePort } from '../../test/setup/free-port';
 import { startSideEffectPeer, type SideEffectPeer } from '../../test/support/side-effect-peer';
 import { chaosFolder, startOwnPostgres, startOwnTemporal, type CrashableService } from './own-services';
 import { startWeftApi, startWeftWorker, type WeftProcess } from './weft-processes';

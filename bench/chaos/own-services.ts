@@ -7,7 +7,7 @@ import { Client } from 'pg';
 import { migrateDatabase } from '../../core/db/migrate';
 import { onPath } from '../../infra/go-tools';
 import { startDevServer, type RunningDevServer } from '../../infra/temporal-dev-server';
-import { freePort } from '../../test/setup/test-services';
+import { freePort } from '../../test/setup/free-port';
 
 // The chaos run's own Postgres and Temporal dev server, in a temporary folder, so that crashing
 // them hurts nobody else (never the machine's shared Postgres). Both keep their data across a

@@ -3,7 +3,7 @@ import { openSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as pause } from 'node:timers/promises';
 import { apiNodeFlags, workerEnv, workerNodeFlags } from '../../infra/processes';
-import { startReadyProcess, stop } from '../../test/support/processes';
+import { lastLines, startReadyProcess, stop } from '../../test/support/processes';
 
 // Weft's API and workers as the production entry points run them (api/main.ts, workers/main.ts),
 // each its own process with its output in the run's folder, so the chaos run can SIGKILL them.
@@ -46,11 +46,12 @@ function weftProcess(name: string, entry: string, env: NodeJS.ProcessEnv, nodeFl
     const proc = await startReadyProcess(entry, env, readyText, nodeFlags, openSync(path.join(folder, `${name}.log`), 'a'));
     child = proc;
     live.add(proc);
-    proc.once('exit', () => {
+    proc.once('close', (code, signal) => {
       live.delete(proc);
-      // Exited though nobody killed or stopped it: Weft crashed. Counted, and started again.
+      // Exited though nobody killed or stopped it: Weft crashed. Counted, said, and started again.
       if (proc !== ending && proc === child) {
         unexpectedExits += 1;
+        console.error(`${name} exited on its own (${code ?? signal}); its last lines:\n${lastLines(proc.stdoutText(), 5)}`);
         void start().catch((err: unknown) => console.error(`${name} could not be started again: ${(err as Error).message}`));
       }
     });

@@ -2,7 +2,7 @@ import { status as GrpcStatus } from '@grpc/grpc-js';
 import { Client } from 'pg';
 import { toServiceError } from '../../api/grpc/grpc-errors';
 import { callUnary, createServiceClient } from '../../protos/clients';
-import { freePort } from '../setup/test-services';
+import { freePort } from '../setup/free-port';
 
 // A dependency that is down or restarting answers UNAVAILABLE ("retry later"), never INTERNAL:
 // clients retry UNAVAILABLE. The errors here are the real ones the drivers raise.

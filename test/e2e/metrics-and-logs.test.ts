@@ -6,7 +6,7 @@ import { createApiKey } from '../../core/auth/api-keys';
 import { createPool } from '../../core/db/database';
 import { createOrchestratorClient, unaryCall } from '../../protos/clients';
 import { ScriptedModelServer } from '../model-server/scripted-model-server';
-import { freePort } from '../setup/test-services';
+import { freePort } from '../setup/free-port';
 import { waitForFinish } from '../support/grpc';
 import { until } from '../support/orchestration';
 import { startReadyProcess, stop } from '../support/processes';

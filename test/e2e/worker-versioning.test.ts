@@ -7,7 +7,7 @@ import { approveTask, pendingApprovalOf, until } from '../support/orchestration'
 import { startTestStack, startTestWorker, testTaskInput, type RunningWorker, type TestStack } from '../support/stack';
 import { itLeavesEveryTaskVerified } from '../support/verification';
 import { startReadyProcess, stop } from '../support/processes';
-import { freePort } from '../setup/test-services';
+import { freePort } from '../setup/free-port';
 import { buildIdOf } from '../../workers/worker-version';
 import type { taskWorkflow } from '../../workflows/task-workflow';
 

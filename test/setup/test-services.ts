@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { Client } from 'pg';
 import { repoRoot, stateDir } from '../../infra/temporal-dev-server';
@@ -13,17 +12,6 @@ import { bundleWorkflows } from '../../workers/create-worker';
 // reach test files through environment variables.
 
 const testStateDir = path.join(stateDir, 'test');
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function adminQuery(adminUrl: string, sql: string): Promise<void> {
   const admin = new Client({ connectionString: adminUrl });
@@ -43,7 +31,7 @@ export async function startTestServices(): Promise<TestServices> {
   mkdirSync(testStateDir, { recursive: true });
   const adminUrl = process.env.WEFT_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const dropDatabase = (name: string) => adminQuery(adminUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  const temporal = await startTestTemporal(testStateDir, freePort, adminUrl, dropDatabase);
+  const temporal = await startTestTemporal(testStateDir, adminUrl, dropDatabase);
 
   const dbName = `weft_test_${process.pid}`;
   await dropDatabase(dbName);

@@ -1,8 +1,8 @@
-import { createServer } from 'node:net';
 import path from 'node:path';
 import type { ManagedProcess } from '../../infra/processes';
 import { startTemporalCluster } from '../../infra/temporal-cluster';
 import { startDevServer } from '../../infra/temporal-dev-server';
+import { freePort } from './free-port';
 
 // The Temporal the tests run against: the CLI's dev server, or with WEFT_TEST_TEMPORAL=cluster
 // (`make test-cluster`) the real server as `make cluster` runs it, on free ports and databases of
@@ -14,36 +14,16 @@ export interface TestTemporal {
   stop(): Promise<void>;
 }
 
-type FreePort = () => Promise<number>;
-
-async function devServer(stateDir: string, freePort: FreePort): Promise<TestTemporal> {
+async function devServer(stateDir: string): Promise<TestTemporal> {
   // With its Web UI, which test/e2e/web-ui.test.ts opens in a browser.
   const uiPort = await freePort();
   const server = await startDevServer({ port: await freePort(), uiPort, logFile: path.join(stateDir, 'temporal.log') });
   return { address: server.address, uiUrl: `http://127.0.0.1:${uiPort}`, stop: server.stop };
 }
 
-/** A free port below 32768: Temporal keeps membership ports in a smallint column. */
-async function freeMembershipPort(): Promise<number> {
-  for (;;) {
-    const port = 21_000 + Math.floor(Math.random() * 11_000);
-    const free = await new Promise<boolean>((resolve) => {
-      const server = createServer();
-      server.once('error', () => resolve(false));
-      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-    });
-    if (free) return port;
-  }
-}
-
-/** The real server's processes on free ports, with databases named for this process (dropped by stop). */
-export async function startTestCluster(
-  stateDir: string,
-  freePort: FreePort,
-  adminUrl: string,
-  dropDatabase: (name: string) => Promise<void>,
-): Promise<TestTemporal> {
-  const service = async () => ({ grpc: await freePort(), membership: await freeMembershipPort() });
+export async function startTestCluster(stateDir: string, adminUrl: string, dropDatabase: (name: string) => Promise<void>): Promise<TestTemporal> {
+  // Membership ports are kept in a smallint column: freePort's are below 32768.
+  const service = async () => ({ grpc: await freePort(), membership: await freePort() });
   const ports = {
     frontend: { ...(await service()), http: await freePort() },
     history: [await service(), await service()] as [Awaited<ReturnType<typeof service>>, Awaited<ReturnType<typeof service>>],
@@ -77,11 +57,6 @@ export async function startTestCluster(
   }
 }
 
-export function startTestTemporal(
-  stateDir: string,
-  freePort: FreePort,
-  adminUrl: string,
-  dropDatabase: (name: string) => Promise<void>,
-): Promise<TestTemporal> {
-  return process.env.WEFT_TEST_TEMPORAL === 'cluster' ? startTestCluster(stateDir, freePort, adminUrl, dropDatabase) : devServer(stateDir, freePort);
+export function startTestTemporal(stateDir: string, adminUrl: string, dropDatabase: (name: string) => Promise<void>): Promise<TestTemporal> {
+  return process.env.WEFT_TEST_TEMPORAL === 'cluster' ? startTestCluster(stateDir, adminUrl, dropDatabase) : devServer(stateDir);
 }

@@ -1,4 +1,4 @@
-import { freePort } from '../setup/test-services';
+import { freePort } from '../setup/free-port';
 import { startReadyProcess } from './processes';
 
 export type ApiProcess = Awaited<ReturnType<typeof startReadyProcess>>;

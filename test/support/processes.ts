@@ -1,35 +1,45 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 
 const repoRoot = path.resolve(__dirname, '../..');
 
 /**
  * Starts a TypeScript entry point as its own process and waits until it prints that it is ready.
- * Its stderr goes to ours, or to the file descriptor given; what it printed on stdout stays readable.
+ * Its stderr goes to ours, or (stdout too) to the log file descriptor given; what it printed on
+ * stdout stays readable. If it exits before it is ready, the error carries its last lines (a
+ * Weft process says why it stopped on stdout, as a JSON log line).
  */
 export async function startReadyProcess(
   entry: string,
   env: Record<string, string | undefined>,
   readyText = 'worker process ready',
   nodeFlags: string[] = [],
-  stderr: 'inherit' | number = 'inherit',
+  logFd?: number,
 ): Promise<ChildProcess & { stdoutText(): string }> {
   const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', entry], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', stderr],
+    stdio: ['ignore', 'pipe', logFd ?? 'inherit'],
   });
   let stdout = '';
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
+      if (logFd !== undefined) writeSync(logFd, chunk);
       if (stdout.includes(readyText)) resolve();
     });
-    child.once('exit', (code) => reject(new Error(`${entry} exited with ${code} before it was ready`)));
+    // 'close', not 'exit': by then all it wrote has been read.
+    child.once('close', (code, signal) => {
+      const said = lastLines(stdout, 5);
+      reject(new Error(`${entry} exited with ${code ?? signal} before it was ready${said ? `; its last lines:\n${said}` : ''}`));
+    });
   });
   return Object.assign(child, { stdoutText: () => stdout });
 }
+
+/** The last `count` lines of a process's output. */
+export const lastLines = (text: string, count: number) => text.trimEnd().split('\n').slice(-count).join('\n');
 
 /** Resident memory of a process, in MB. */
 export function rssMb(pid: number): number {
