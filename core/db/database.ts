@@ -18,9 +18,15 @@ export function createPool(databaseUrl: string, settings: Partial<PoolSettings> 
     ...(settings.connectTimeoutMs !== undefined ? { connectionTimeoutMillis: settings.connectTimeoutMs } : {}),
     ...(settings.idleTimeoutMs !== undefined ? { idleTimeoutMillis: settings.idleTimeoutMs } : {}),
   });
-  // An idle client dies when Postgres restarts or kills it; the pool replaces it on next use.
-  // Without a listener that 'error' event would crash the whole process.
-  pool.on('error', (err) => log().error({ err }, 'postgres: idle connection lost'));
+  // A session dies when Postgres restarts, crashes or ends it, and pg emits 'error' on its client,
+  // idle or lent out. pg-pool listens only while a client is idle (and re-emits that on the pool):
+  // without a listener of the client's own, a session lost while a transaction holds it would
+  // crash the process. The statements in flight and any sent later fail with the error (so the
+  // transaction fails), and the pool drops the client when it comes back.
+  pool.on('connect', (client) => client.on('error', (err) => log().error({ err }, 'postgres: connection lost')));
+  pool.on('error', () => {
+    // An idle client's loss, already logged by the client's own listener; the pool replaces it on next use.
+  });
   return pool;
 }
 
