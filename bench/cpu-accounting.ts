@@ -6,16 +6,19 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 const ticksPerSecond = 100; // USER_HZ on Linux
 
-/** A part of the system: its processes, found by pid or by a text their command line holds. */
+/** A part of the system: its processes, found by pid or by a text their command line holds (any of them). */
 export interface CpuPart {
   name: string;
   pids?: number[];
-  commandHolds?: string;
+  commandHolds?: string[];
 }
 
-/** The parts every bench shares: the Temporal dev server, and Postgres (every backend and helper process). */
-export const temporalCpu: CpuPart = { name: 'Temporal', commandHolds: 'temporal server start-dev' };
-export const postgresCpu: CpuPart = { name: 'Postgres', commandHolds: 'postgres:' };
+/**
+ * The parts every bench shares: Temporal (the dev server, or the real server's four services under
+ * WEFT_TEST_TEMPORAL=cluster), and Postgres (every backend and helper process).
+ */
+export const temporalCpu: CpuPart = { name: 'Temporal', commandHolds: ['temporal server start-dev', 'bin/temporal-server '] };
+export const postgresCpu: CpuPart = { name: 'Postgres', commandHolds: ['postgres:'] };
 
 function cpuTicks(pid: string): number {
   try {
@@ -41,7 +44,7 @@ function snapshot(parts: CpuPart[]): Map<string, Map<string, number>> {
   const pids = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
   return new Map(
     parts.map((part) => {
-      const own = part.pids ? part.pids.map(String) : pids.filter((pid) => part.commandHolds !== undefined && commandOf(pid).includes(part.commandHolds));
+      const own = part.pids ? part.pids.map(String) : pids.filter((pid) => part.commandHolds?.some((text) => commandOf(pid).includes(text)));
       return [part.name, new Map(own.map((pid) => [pid, cpuTicks(pid)]))];
     }),
   );

@@ -20,24 +20,29 @@ export interface CrashableService {
   stop(): Promise<void>;
 }
 
-/** SIGKILLs a process and its children at once, as a host's crash or the OOM killer would. */
-function killWithChildren(pid: number): void {
-  let children: number[] = [];
+/**
+ * A process's children, read from /proc: at once, so that a crash aimed at a moment (calls in
+ * flight) strikes then, not after a child process (pgrep) has listed them.
+ */
+function childrenOf(pid: number): number[] {
   try {
-    children = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
-      .split('\n')
-      .filter(Boolean)
-      .map(Number);
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
   } catch {
-    // pgrep exits 1 when there are none
+    return []; // it has ended
   }
-  for (const victim of [pid, ...children]) {
+}
+
+/** SIGKILLs a process and its children at once, as a host's crash or the OOM killer would; returns them all. */
+function killWithChildren(pid: number): number[] {
+  const victims = [pid, ...childrenOf(pid)];
+  for (const victim of victims) {
     try {
       process.kill(victim, 'SIGKILL');
     } catch {
       // already gone
     }
   }
+  return victims;
 }
 
 /** Until no process of `pids` is alive. */
@@ -102,12 +107,7 @@ export async function startOwnPostgres(folder: string): Promise<CrashableService
     address,
     async crash(downMs) {
       const postmaster = Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-      const backends = execFileSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' })
-        .split('\n')
-        .filter(Boolean)
-        .map(Number);
-      killWithChildren(postmaster);
-      await untilGone([postmaster, ...backends]);
+      await untilGone(killWithChildren(postmaster));
       await pause(downMs);
       // The postmaster.pid left behind names a dead process: Postgres starts, recovering from its WAL.
       start();
@@ -127,9 +127,7 @@ export async function startOwnTemporal(folder: string): Promise<CrashableService
   return {
     address: server.address,
     async crash(downMs) {
-      const pid = server.process.pid!;
-      killWithChildren(pid);
-      await untilGone([pid]);
+      await untilGone(killWithChildren(server.process.pid!));
       await pause(downMs);
       server = await startDevServer(options, quiet);
     },
