@@ -2,7 +2,8 @@
 // database (as `make test` does) and the API as its own process (`api/main.ts`, as `make up` runs it),
 // then measures:
 // - SubmitTask latency at a steady BENCH_RATE requests/s (default 100) for BENCH_SECONDS (default 20),
-//   open loop: requests are sent on schedule whether or not earlier ones have answered. No worker
+//   open loop: requests are sent on schedule whether or not earlier ones have answered (and first
+//   BENCH_RATE of each one at a time, beside the same number of direct starts). No worker
 //   polls the queue, so this is the front door alone (validation, auth, workflow start). Beside it,
 //   in one-second slices taken in turns, its baseline: the same workflow starts (the same search
 //   attributes) sent straight to Temporal by this process;
@@ -83,12 +84,21 @@ function directStarter(temporal: Client, tenantId: string) {
  * loop), in one-second slices taken in turns: a stall of the dev server (visibility scans, its own
  * housekeeping) or a slow minute of the machine weighs on both alike.
  */
-async function benchSubmitsBesideDirectStarts(address: string, apiKey: string, tenantId: string): Promise<[Summary, Summary]> {
+async function benchSubmitsBesideDirectStarts(address: string, apiKey: string, tenantId: string): Promise<[Summary, Summary, Summary, Summary]> {
   const orchestrator = createServiceClient('orchestrator', address, { apiKey });
   const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const directStart = directStarter(new Client({ connection }), tenantId);
   const submit = (i: number) => unaryCall(orchestrator, 'SubmitTask', { query: `bench submit ${i}` });
   for (let i = 0; i < 20; i++) await Promise.all([submit(i), directStart()]);
+  // One at a time first, taking turns in a random order: what the API adds to a start when
+  // nothing queues for the CPU.
+  const alone = [[] as number[], [] as number[]];
+  const aloneBegin = performance.now();
+  for (let i = 0; i < rate; i++) {
+    const firstSubmit = Math.random() < 0.5;
+    for (const side of firstSubmit ? [0, 1] : [1, 0]) await timedInto(alone[side]!, () => (side === 0 ? submit(i) : directStart()));
+  }
+  const aloneSeconds = (performance.now() - aloneBegin) / 1000;
   const sides = [
     { latencies: [] as number[], elapsed: 0, fire: submit },
     { latencies: [] as number[], elapsed: 0, fire: directStart },
@@ -103,6 +113,8 @@ async function benchSubmitsBesideDirectStarts(address: string, apiKey: string, t
   return [
     summarize(`SubmitTask at ${rate}/s (open loop)`, sides[0]!.latencies, sides[0]!.elapsed),
     summarize(`baseline: workflow.start direct at ${rate}/s`, sides[1]!.latencies, sides[1]!.elapsed),
+    summarize('SubmitTask one at a time', alone[0]!, aloneSeconds),
+    summarize('baseline: workflow.start one at a time', alone[1]!, aloneSeconds),
   ];
 }
 
@@ -178,15 +190,18 @@ async function main(): Promise<void> {
   const apiKey = await createApiKey(pool, { tenantId, userId: 'bench', roles: [] });
   const address = `127.0.0.1:${port}`;
   try {
-    const [submit, baseline] = await benchSubmitsBesideDirectStarts(address, apiKey, tenantId);
+    const [submit, baseline, submitAlone, baselineAlone] = await benchSubmitsBesideDirectStarts(address, apiKey, tenantId);
     const delivery = await benchStreams(pool, api, address, apiKey, tenantId);
     console.log('');
-    printTable([submit, baseline, delivery.summary]);
+    printTable([submit, baseline, submitAlone, baselineAlone, delivery.summary]);
     console.log(
       `\nSubmitTask p99 ratio (through the API / straight to Temporal): ${(submit.p99 / baseline.p99).toFixed(2)} (target <= 1.5); p50 ratio ${(submit.p50 / baseline.p50).toFixed(2)}`,
     );
     console.log(
       `  this machine, this run: SubmitTask p50 ${submit.p50.toFixed(1)} ms, p99 ${submit.p99.toFixed(1)} ms; workflow.start p50 ${baseline.p50.toFixed(1)} ms, p99 ${baseline.p99.toFixed(1)} ms`,
+    );
+    console.log(
+      `  one at a time: SubmitTask p50 ${submitAlone.p50.toFixed(1)} ms, p99 ${submitAlone.p99.toFixed(1)} ms; workflow.start p50 ${baselineAlone.p50.toFixed(1)} ms, p99 ${baselineAlone.p99.toFixed(1)} ms (p99 ratio ${(submitAlone.p99 / baselineAlone.p99).toFixed(2)})`,
     );
     console.log(
       `delivery p99: ${delivery.summary.p99.toFixed(1)} ms from the append call, its commit included (target <= 50 ms); ${delivery.delivered} of ${delivery.expected} deliveries arrived`,
