@@ -1,4 +1,4 @@
-// Queue fairness benchmark: `npx tsx bench/queue-fairness-bench.ts` (BENCH_QUIET_TASKS, default 60;
+// Queue fairness benchmark: `npx tsx bench/queue-fairness-bench.ts` (BENCH_QUIET_TASKS, default 600;
 // BENCH_FLOOD_RUNNING, default 50; BENCH_FLOOD_STEP_MS, default 20000; BENCH_ACTIVITY_SLOTS, the
 // worker's default unless set). On Temporal's real server as `make cluster` runs it
 // (WEFT_TEST_TEMPORAL=dev for the dev server), with a Weft worker process and the API in this
@@ -9,7 +9,9 @@
 // its two cores). The two phases alternate in rounds. Target: the quiet tenant's p99 under the
 // flood <= 1.5x its p99 alone. With BENCH_ACTIVITY_SLOTS below the flood's tasks, their steps wait
 // in the task queue: the server dispatches each tenant's in turn (the tenant is the fairness key),
-// and WEFT_TEMPORAL_FAIRNESS=off runs the same first in, first out.
+// and WEFT_TEMPORAL_FAIRNESS=off runs the same first in, first out. 600 quiet tasks a side, so
+// that a p99 is the 7th slowest of them (of 60, it was the slowest alone: two runs of the same code
+// gave ratios of 1.13 and 2.64).
 import { randomUUID } from 'node:crypto';
 import { callUnary } from '../protos/clients';
 import type { SubmitTaskRequest } from '../protos/generated/shannon/orchestrator/SubmitTaskRequest';
@@ -18,7 +20,7 @@ import { startTenantsBenchStack } from './tenants-bench-stack';
 import { printTable, summarize, timed } from './stats';
 
 process.env.WEFT_TEST_TEMPORAL ??= 'cluster';
-const quietTasks = Number(process.env.BENCH_QUIET_TASKS ?? 60);
+const quietTasks = Number(process.env.BENCH_QUIET_TASKS ?? 600);
 const floodRunning = Number(process.env.BENCH_FLOOD_RUNNING ?? 50);
 const floodStepMs = Number(process.env.BENCH_FLOOD_STEP_MS ?? 20_000);
 const activitySlots = process.env.BENCH_ACTIVITY_SLOTS;
