@@ -17,7 +17,9 @@ function ephemeralRangeStart(): number {
   }
 }
 
-const highest = Math.min(ephemeralRangeStart(), 32_768) - 1;
+// Where the ephemeral range starts at or below `lowest`, nothing below it is left: the thousand
+// ports above `lowest` then (no safer than listen(0)'s, no worse).
+const highest = Math.max(lowest + 1_000, Math.min(ephemeralRangeStart(), 32_768) - 1);
 
 const listens = (port: number) =>
   new Promise<boolean>((resolve, reject) => {
