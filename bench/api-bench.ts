@@ -90,31 +90,26 @@ async function benchSubmitsBesideDirectStarts(address: string, apiKey: string, t
   const directStart = directStarter(new Client({ connection }), tenantId);
   const submit = (i: number) => unaryCall(orchestrator, 'SubmitTask', { query: `bench submit ${i}` });
   for (let i = 0; i < 20; i++) await Promise.all([submit(i), directStart()]);
-  // One at a time first, taking turns in a random order: what the API adds to a start when
-  // nothing queues for the CPU.
-  const alone = [[] as number[], [] as number[]];
-  const aloneBegin = performance.now();
-  for (let i = 0; i < rate; i++) {
-    const firstSubmit = Math.random() < 0.5;
-    for (const side of firstSubmit ? [0, 1] : [1, 0]) await timedInto(alone[side]!, () => (side === 0 ? submit(i) : directStart()));
-  }
-  const aloneSeconds = (performance.now() - aloneBegin) / 1000;
   const sides = [
-    { latencies: [] as number[], elapsed: 0, fire: submit },
-    { latencies: [] as number[], elapsed: 0, fire: directStart },
+    { latencies: [] as number[], alone: [] as number[], elapsed: 0, fire: submit },
+    { latencies: [] as number[], alone: [] as number[], elapsed: 0, fire: directStart },
   ];
+  // Which side goes first changes at random: a stall that comes every few seconds lands on either.
+  const inTurn = () => (Math.random() < 0.5 ? sides : [...sides].reverse());
+  // One at a time first: what the API adds to a start when nothing queues for the CPU.
+  const aloneBegin = performance.now();
+  for (let i = 0; i < rate; i++) for (const side of inTurn()) await timedInto(side.alone, () => side.fire(i));
+  const aloneSeconds = (performance.now() - aloneBegin) / 1000;
   for (let slice = 0; slice < seconds; slice++) {
-    // Which side goes first changes at random: a stall that comes every few seconds lands on either.
-    const turn = Math.random() < 0.5 ? sides : [...sides].reverse();
-    for (const side of turn) side.elapsed += await openLoop(rate, rate, (i) => timedInto(side.latencies, () => side.fire(i)));
+    for (const side of inTurn()) side.elapsed += await openLoop(rate, rate, (i) => timedInto(side.latencies, () => side.fire(i)));
   }
   orchestrator.close();
   await connection.close();
   return [
     summarize(`SubmitTask at ${rate}/s (open loop)`, sides[0]!.latencies, sides[0]!.elapsed),
     summarize(`baseline: workflow.start direct at ${rate}/s`, sides[1]!.latencies, sides[1]!.elapsed),
-    summarize('SubmitTask one at a time', alone[0]!, aloneSeconds),
-    summarize('baseline: workflow.start one at a time', alone[1]!, aloneSeconds),
+    summarize('SubmitTask one at a time', sides[0]!.alone, aloneSeconds),
+    summarize('baseline: workflow.start one at a time', sides[1]!.alone, aloneSeconds),
   ];
 }
 

@@ -257,7 +257,7 @@ async function reviewUnknownOutcome(params: AgentLoopParams, call: ToolCallReque
     ),
     async (modified) => {
       const problem = outcomeReviewProblem(modified);
-      runAgain = problem === undefined;
+      if (problem === undefined) runAgain = true;
       return problem;
     },
   );

@@ -25,7 +25,7 @@ const listens = (port: number) =>
   new Promise<boolean>((resolve, reject) => {
     const server = createServer();
     server.once('error', (err: NodeJS.ErrnoException) => (err.code === 'EADDRINUSE' || err.code === 'EACCES' ? resolve(false) : reject(err)));
-    server.listen({ port, host: '127.0.0.1', exclusive: true }, () => server.close(() => resolve(true)));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 
 export async function freePort(): Promise<number> {

@@ -21,6 +21,7 @@ async function devServer(stateDir: string): Promise<TestTemporal> {
   return { address: server.address, uiUrl: `http://127.0.0.1:${uiPort}`, stop: server.stop };
 }
 
+/** The real server's processes on free ports, with databases named for this process (dropped by stop). */
 export async function startTestCluster(stateDir: string, adminUrl: string, dropDatabase: (name: string) => Promise<void>): Promise<TestTemporal> {
   // Membership ports are kept in a smallint column: freePort's are below 32768.
   const service = async () => ({ grpc: await freePort(), membership: await freePort() });
