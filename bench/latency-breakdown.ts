@@ -1,5 +1,5 @@
 // Where a STANDARD task's latency goes: `npx tsx bench/latency-breakdown.ts`. Runs BENCH_RUNS
-// (default 40) STANDARD tasks and as many bare tasks (one activity making the same model call), one at a
+// (default 40) STANDARD tasks and as many bare tasks (the same model call, its end recorded), one at a
 // time and taking turns, on their own workers (as bench/orchestration-bench.ts does), then reads
 // each workflow's history and splits its time by the server's event times:
 // - before the worker: submit (gRPC SubmitTask, or the client's start) until the first workflow task starts;
