@@ -3,44 +3,16 @@
 // time and taking turns, on their own workers (as bench/orchestration-bench.ts does), then reads
 // each workflow's history and splits its time by the server's event times:
 // - before the worker: submit (gRPC SubmitTask, or the client's start) until the first workflow task starts;
-// - workflow tasks: started until completed (a STANDARD task's end runs in them, as a local activity);
+// - workflow tasks: started until completed (on both sides the end runs in them, as a local activity);
 // - activities: started until completed (the model step, or the bare activities);
 // - dispatch: every wait between a task being scheduled and a worker starting it;
 // - to the caller: the workflow's completion until the caller holds the result.
 // Medians per phase, summed per workflow, and each side's share of the difference.
 import { randomUUID } from 'node:crypto';
-import type { temporal } from '@temporalio/proto';
+import { median, phases, splitTime } from './history-phases';
 import { startWeftBesideBare } from './weft-beside-bare';
 
 const runs = Number(process.env.BENCH_RUNS ?? 40);
-const phases = ['before the worker', 'workflow tasks', 'activities', 'dispatch', 'to the caller'] as const;
-type Phase = (typeof phases)[number];
-
-const EventType = { WftScheduled: 5, WftStarted: 6, WftCompleted: 7, ActScheduled: 10, ActStarted: 11, ActCompleted: 12 } as const;
-const msOf = (time: temporal.api.history.v1.IHistoryEvent['eventTime']) => Number(time!.seconds) * 1000 + (time!.nanos ?? 0) / 1e6;
-
-/** One workflow's time split into the phases, from its history and the caller's clock. */
-function splitTime(events: temporal.api.history.v1.IHistoryEvent[], submittedAt: number, resultAt: number): Record<Phase, number> {
-  const split: Record<Phase, number> = { 'before the worker': 0, 'workflow tasks': 0, activities: 0, dispatch: 0, 'to the caller': 0 };
-  let scheduledAt = 0;
-  let startedAt = 0;
-  for (const event of events) {
-    const at = msOf(event.eventTime);
-    const type = Number(event.eventType);
-    if (type === EventType.WftScheduled || type === EventType.ActScheduled) scheduledAt = at;
-    if (type === EventType.WftStarted || type === EventType.ActStarted) {
-      if (split['before the worker'] === 0) split['before the worker'] = at - submittedAt;
-      else split.dispatch += at - scheduledAt;
-      startedAt = at;
-    }
-    if (type === EventType.WftCompleted) split['workflow tasks'] += at - startedAt;
-    if (type === EventType.ActCompleted) split.activities += at - startedAt;
-  }
-  split['to the caller'] = resultAt - msOf(events.at(-1)!.eventTime);
-  return split;
-}
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 
 async function main(): Promise<void> {
   const bench = await startWeftBesideBare();

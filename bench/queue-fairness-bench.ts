@@ -11,13 +11,16 @@
 // in the task queue: the server dispatches each tenant's in turn (the tenant is the fairness key),
 // and WEFT_TEMPORAL_FAIRNESS=off runs the same first in, first out. 600 quiet tasks a side, so
 // that a p99 is the 7th slowest of them (of 60, it was the slowest alone: two runs of the same code
-// gave ratios of 1.13 and 2.64).
+// gave ratios of 1.13 and 2.64). Where the quiet tenant's time went, from each task's history
+// (bench/history-phases.ts): each phase's median over all its tasks beside its mean over the
+// slowest 1 % (the tail the p99 is in), alone and under the flood.
 import { randomUUID } from 'node:crypto';
 import { callUnary } from '../protos/clients';
 import type { SubmitTaskRequest } from '../protos/generated/shannon/orchestrator/SubmitTaskRequest';
 import type { SubmitTaskResponse__Output } from '../protos/generated/shannon/orchestrator/SubmitTaskResponse';
 import { startTenantsBenchStack } from './tenants-bench-stack';
-import { printTable, summarize, timed } from './stats';
+import { median, phases, splitTime, type Phase } from './history-phases';
+import { printTable, summarize } from './stats';
 
 process.env.WEFT_TEST_TEMPORAL ??= 'cluster';
 const quietTasks = Number(process.env.BENCH_QUIET_TASKS ?? 600);
@@ -25,6 +28,31 @@ const floodRunning = Number(process.env.BENCH_FLOOD_RUNNING ?? 50);
 const floodStepMs = Number(process.env.BENCH_FLOOD_STEP_MS ?? 20_000);
 const activitySlots = process.env.BENCH_ACTIVITY_SLOTS;
 const rounds = 3;
+
+interface QuietRun {
+  workflowId: string;
+  submittedAt: number;
+  resultAt: number;
+}
+
+/** Each phase's median over the runs, and its mean over the slowest 1 % of them. */
+async function printPhases(title: string, runs: QuietRun[], phasesOf: (run: QuietRun) => Promise<Record<Phase, number>>): Promise<void> {
+  const splits: Array<Record<Phase, number>> = [];
+  for (const run of runs) splits.push(await phasesOf(run));
+  const slowest = [...runs.keys()].sort((a, b) => runs[b]!.resultAt - runs[b]!.submittedAt - (runs[a]!.resultAt - runs[a]!.submittedAt));
+  const tail = slowest.slice(0, Math.max(1, Math.ceil(runs.length / 100))).map((index) => splits[index]!);
+  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+  console.log(`\n${title}, ms: median over ${runs.length} tasks, mean over the slowest ${tail.length}`);
+  for (const phase of phases) {
+    console.log(
+      `  ${phase.padEnd(18)} ${median(splits.map((s) => s[phase]))
+        .toFixed(1)
+        .padStart(8)} ${mean(tail.map((s) => s[phase]))
+        .toFixed(1)
+        .padStart(8)}`,
+    );
+  }
+}
 
 /** Temporal, Postgres, the scripted model, a worker process of `activitySlots` and the API; the two tenants' task runners. */
 async function startQueueFairnessStack() {
@@ -36,14 +64,21 @@ async function startQueueFairnessStack() {
   stack.model.on('flood task', { content: 'slow answer', delayMs: floodStepMs });
   stack.model.on('quiet task', { content: 'quick answer' });
   const clients = [await stack.clientOf(`quiet-${randomUUID()}`), await stack.clientOf(`flooder-${randomUUID()}`)];
-  /** A STANDARD task of the tenant, submitted and followed to its result. */
-  const runnerOf = (client: (typeof clients)[number], query: string) => async () => {
+  /** A STANDARD task of the tenant, submitted and followed to its result; when, by the caller's clock. */
+  const runnerOf = (client: (typeof clients)[number], query: string) => async (): Promise<QuietRun> => {
+    const submittedAt = Date.now();
     const submitted = await callUnary<SubmitTaskRequest, SubmitTaskResponse__Output>(client.SubmitTask, client, { query: `${query} ${randomUUID()}` });
     await stack.temporal.workflow.getHandle(submitted.workflow_id).result();
+    return { workflowId: submitted.workflow_id, submittedAt, resultAt: Date.now() };
   };
   return {
     quietTask: runnerOf(clients[0]!, 'quiet task'),
     floodTask: runnerOf(clients[1]!, 'flood task'),
+    /** A finished task's time, split into the phases of its history. */
+    async phasesOf(run: QuietRun): Promise<Record<Phase, number>> {
+      const { events } = await stack.temporal.workflow.getHandle(run.workflowId).fetchHistory();
+      return splitTime(events!, run.submittedAt, run.resultAt);
+    },
     async stop() {
       for (const client of clients) client.close();
       await stack.stop();
@@ -53,13 +88,13 @@ async function startQueueFairnessStack() {
 
 async function main(): Promise<void> {
   const stack = await startQueueFairnessStack();
-  const phases = { alone: [] as number[], flooded: [] as number[] };
-  const measure = async (into: number[]) => {
-    for (let i = 0; i < quietTasks / rounds; i++) await timed(into, stack.quietTask);
+  const measured = { alone: [] as QuietRun[], flooded: [] as QuietRun[] };
+  const measure = async (into: QuietRun[]) => {
+    for (let i = 0; i < quietTasks / rounds; i++) into.push(await stack.quietTask());
   };
   let floodTasks = 0;
   /** The other tenant keeps `floodRunning` tasks running while the quiet tenant's are measured. */
-  const measureFlooded = async (into: number[]) => {
+  const measureFlooded = async (into: QuietRun[]) => {
     let on = true;
     const loops = Array.from({ length: floodRunning }, async () => {
       // Started over one step's time, as a tenant's tasks come: not all ending in the same instant.
@@ -81,11 +116,12 @@ async function main(): Promise<void> {
   try {
     for (let i = 0; i < 5; i++) await stack.quietTask(); // warm up
     for (let round = 0; round < rounds; round++) {
-      await measure(phases.alone);
-      await measureFlooded(phases.flooded);
+      await measure(measured.alone);
+      await measureFlooded(measured.flooded);
     }
-    const alone = summarize('quiet tenant task, submit to result, alone', phases.alone, 0);
-    const flooded = summarize(`quiet tenant task, another tenant keeping ${floodRunning} running`, phases.flooded, 0);
+    const latencies = (runs: QuietRun[]) => runs.map((run) => run.resultAt - run.submittedAt);
+    const alone = summarize('quiet tenant task, submit to result, alone', latencies(measured.alone), 0);
+    const flooded = summarize(`quiet tenant task, another tenant keeping ${floodRunning} running`, latencies(measured.flooded), 0);
     printTable([alone, flooded].map((row) => ({ ...row, opsPerSecond: NaN })));
     const server =
       process.env.WEFT_TEST_TEMPORAL === 'cluster'
@@ -98,6 +134,8 @@ async function main(): Promise<void> {
       `quiet tenant p99 ratio, under the flood / alone: ${(flooded.p99 / alone.p99).toFixed(2)} (target <= 1.5); p50 ratio ${(flooded.p50 / alone.p50).toFixed(2)}`,
     );
     console.log(`  this machine, this run: p50 ${alone.p50.toFixed(0)} ms alone, ${flooded.p50.toFixed(0)} ms under the flood`);
+    await printPhases("where the quiet tenant's time went, alone", measured.alone, stack.phasesOf);
+    await printPhases("where the quiet tenant's time went, under the flood", measured.flooded, stack.phasesOf);
   } finally {
     await stack.stop();
   }
