@@ -29,29 +29,24 @@ const floodStepMs = Number(process.env.BENCH_FLOOD_STEP_MS ?? 20_000);
 const activitySlots = process.env.BENCH_ACTIVITY_SLOTS;
 const rounds = 3;
 
-interface QuietRun {
+interface TaskRun {
   workflowId: string;
   submittedAt: number;
   resultAt: number;
 }
 
+const latencyOf = (run: TaskRun) => run.resultAt - run.submittedAt;
+const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+const cell = (ms: number) => ms.toFixed(1).padStart(8);
+
 /** Each phase's median over the runs, and its mean over the slowest 1 % of them. */
-async function printPhases(title: string, runs: QuietRun[], phasesOf: (run: QuietRun) => Promise<Record<Phase, number>>): Promise<void> {
+async function printPhases(title: string, runs: TaskRun[], phasesOf: (run: TaskRun) => Promise<Record<Phase, number>>): Promise<void> {
   const splits: Array<Record<Phase, number>> = [];
   for (const run of runs) splits.push(await phasesOf(run));
-  const slowest = [...runs.keys()].sort((a, b) => runs[b]!.resultAt - runs[b]!.submittedAt - (runs[a]!.resultAt - runs[a]!.submittedAt));
-  const tail = slowest.slice(0, Math.max(1, Math.ceil(runs.length / 100))).map((index) => splits[index]!);
-  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+  const slowestFirst = [...runs.keys()].sort((a, b) => latencyOf(runs[b]!) - latencyOf(runs[a]!));
+  const tail = slowestFirst.slice(0, Math.max(1, Math.ceil(runs.length / 100))).map((index) => splits[index]!);
   console.log(`\n${title}, ms: median over ${runs.length} tasks, mean over the slowest ${tail.length}`);
-  for (const phase of phases) {
-    console.log(
-      `  ${phase.padEnd(18)} ${median(splits.map((s) => s[phase]))
-        .toFixed(1)
-        .padStart(8)} ${mean(tail.map((s) => s[phase]))
-        .toFixed(1)
-        .padStart(8)}`,
-    );
-  }
+  for (const phase of phases) console.log(`  ${phase.padEnd(18)} ${cell(median(splits.map((s) => s[phase])))} ${cell(mean(tail.map((s) => s[phase])))}`);
 }
 
 /** Temporal, Postgres, the scripted model, a worker process of `activitySlots` and the API; the two tenants' task runners. */
@@ -65,7 +60,7 @@ async function startQueueFairnessStack() {
   stack.model.on('quiet task', { content: 'quick answer' });
   const clients = [await stack.clientOf(`quiet-${randomUUID()}`), await stack.clientOf(`flooder-${randomUUID()}`)];
   /** A STANDARD task of the tenant, submitted and followed to its result; when, by the caller's clock. */
-  const runnerOf = (client: (typeof clients)[number], query: string) => async (): Promise<QuietRun> => {
+  const runnerOf = (client: (typeof clients)[number], query: string) => async (): Promise<TaskRun> => {
     const submittedAt = Date.now();
     const submitted = await callUnary<SubmitTaskRequest, SubmitTaskResponse__Output>(client.SubmitTask, client, { query: `${query} ${randomUUID()}` });
     await stack.temporal.workflow.getHandle(submitted.workflow_id).result();
@@ -75,7 +70,7 @@ async function startQueueFairnessStack() {
     quietTask: runnerOf(clients[0]!, 'quiet task'),
     floodTask: runnerOf(clients[1]!, 'flood task'),
     /** A finished task's time, split into the phases of its history. */
-    async phasesOf(run: QuietRun): Promise<Record<Phase, number>> {
+    async phasesOf(run: TaskRun): Promise<Record<Phase, number>> {
       const { events } = await stack.temporal.workflow.getHandle(run.workflowId).fetchHistory();
       return splitTime(events!, run.submittedAt, run.resultAt);
     },
@@ -88,13 +83,13 @@ async function startQueueFairnessStack() {
 
 async function main(): Promise<void> {
   const stack = await startQueueFairnessStack();
-  const measured = { alone: [] as QuietRun[], flooded: [] as QuietRun[] };
-  const measure = async (into: QuietRun[]) => {
+  const measured = { alone: [] as TaskRun[], flooded: [] as TaskRun[] };
+  const measure = async (into: TaskRun[]) => {
     for (let i = 0; i < quietTasks / rounds; i++) into.push(await stack.quietTask());
   };
   let floodTasks = 0;
   /** The other tenant keeps `floodRunning` tasks running while the quiet tenant's are measured. */
-  const measureFlooded = async (into: QuietRun[]) => {
+  const measureFlooded = async (into: TaskRun[]) => {
     let on = true;
     const loops = Array.from({ length: floodRunning }, async () => {
       // Started over one step's time, as a tenant's tasks come: not all ending in the same instant.
@@ -119,7 +114,7 @@ async function main(): Promise<void> {
       await measure(measured.alone);
       await measureFlooded(measured.flooded);
     }
-    const latencies = (runs: QuietRun[]) => runs.map((run) => run.resultAt - run.submittedAt);
+    const latencies = (runs: TaskRun[]) => runs.map(latencyOf);
     const alone = summarize('quiet tenant task, submit to result, alone', latencies(measured.alone), 0);
     const flooded = summarize(`quiet tenant task, another tenant keeping ${floodRunning} running`, latencies(measured.flooded), 0);
     printTable([alone, flooded].map((row) => ({ ...row, opsPerSecond: NaN })));

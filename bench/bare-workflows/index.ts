@@ -1,9 +1,9 @@
 // The baselines that Weft's benches hold it against: the least bare Temporal (and bare Postgres)
 // needs to do the same job. A STANDARD task's job is one model call whose answer is the task's
-// result, kept where the caller reads it: its baseline has the task's shape, one activity making
-// that call (streamed, with the openai client, as a model step makes it), then the end as a local
-// activity that records the answer with one INSERT; the same call alone is printed beside it as a
-// reference. For the workflow-shape benchmark, one empty activity, and a
+// result, and its end recorded: its baseline has the task's shape, one activity making that call
+// (streamed, with the openai client, as a model step makes it), then the end as a local activity
+// that records the answer in Postgres with one INSERT; the same call alone is printed beside it as
+// a reference. For the workflow-shape benchmark, one empty activity, and a
 // STANDARD task's own shape with nothing inside it: one activity (which records the task's start),
 // its end as a local activity, its status upserts and the patch every task checks first; and that
 // one activity alone, with the status upserts.
