@@ -2,8 +2,8 @@ import type { temporal } from '@temporalio/proto';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
-/** An event's time, epoch milliseconds. */
-export const eventMillis = (event: HistoryEvent) => Number(event.eventTime!.seconds) * 1000 + Math.floor((event.eventTime!.nanos ?? 0) / 1e6);
+/** An event's time, epoch milliseconds (with their fraction). */
+export const eventMillis = (event: HistoryEvent) => Number(event.eventTime!.seconds) * 1000 + (event.eventTime!.nanos ?? 0) / 1e6;
 
 /** Scheduled-to-completed time of each of a history's activities of one type, in history order. */
 export function activityTimes(events: HistoryEvent[], type: string): number[] {

@@ -1,4 +1,5 @@
 import type { temporal } from '@temporalio/proto';
+import { eventMillis } from './activity-times';
 
 // Where a workflow's time went, from its history's event times (the server's clock) and the
 // caller's: before the worker started its first workflow task, in workflow tasks, in activities,
@@ -9,7 +10,6 @@ export const phases = ['before the worker', 'workflow tasks', 'activities', 'dis
 export type Phase = (typeof phases)[number];
 
 const EventType = { WftScheduled: 5, WftStarted: 6, WftCompleted: 7, ActScheduled: 10, ActStarted: 11, ActCompleted: 12 } as const;
-const msOf = (time: temporal.api.history.v1.IHistoryEvent['eventTime']) => Number(time!.seconds) * 1000 + (time!.nanos ?? 0) / 1e6;
 
 /** One workflow's time split into the phases, from its history and the caller's clock (epoch ms). */
 export function splitTime(events: temporal.api.history.v1.IHistoryEvent[], submittedAt: number, resultAt: number): Record<Phase, number> {
@@ -17,7 +17,7 @@ export function splitTime(events: temporal.api.history.v1.IHistoryEvent[], submi
   let scheduledAt = 0;
   let startedAt = 0;
   for (const event of events) {
-    const at = msOf(event.eventTime);
+    const at = eventMillis(event);
     const type = Number(event.eventType);
     if (type === EventType.WftScheduled || type === EventType.ActScheduled) scheduledAt = at;
     if (type === EventType.WftStarted || type === EventType.ActStarted) {
@@ -28,8 +28,6 @@ export function splitTime(events: temporal.api.history.v1.IHistoryEvent[], submi
     if (type === EventType.WftCompleted) split['workflow tasks'] += at - startedAt;
     if (type === EventType.ActCompleted) split.activities += at - startedAt;
   }
-  split['to the caller'] = resultAt - msOf(events.at(-1)!.eventTime);
+  split['to the caller'] = resultAt - eventMillis(events.at(-1)!);
   return split;
 }
-
-export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;

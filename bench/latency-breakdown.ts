@@ -9,7 +9,8 @@
 // - to the caller: the workflow's completion until the caller holds the result.
 // Medians per phase, summed per workflow, and each side's share of the difference.
 import { randomUUID } from 'node:crypto';
-import { median, phases, splitTime } from './history-phases';
+import { phases, splitTime } from './history-phases';
+import { median } from './stats';
 import { startWeftBesideBare } from './weft-beside-bare';
 
 const runs = Number(process.env.BENCH_RUNS ?? 40);

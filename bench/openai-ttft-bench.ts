@@ -10,13 +10,12 @@
 import OpenAI from 'openai';
 import { createApiKey } from '../core/auth/api-keys';
 import { startWeftBesideBare } from './weft-beside-bare';
+import { median } from './stats';
 
 const runs = Number(process.env.BENCH_RUNS ?? 30);
 const warmup = 3;
 const firstTokenMs = Number(process.env.BENCH_FIRST_TOKEN_MS ?? 500);
 const answer = 'Durable execution keeps a program running through crashes by recording every step it takes.';
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 
 /** Milliseconds from the request to the first chunk that carries text. */
 async function firstToken(client: OpenAI, model: string, question: string): Promise<number> {

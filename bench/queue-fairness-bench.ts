@@ -19,8 +19,8 @@ import { callUnary } from '../protos/clients';
 import type { SubmitTaskRequest } from '../protos/generated/shannon/orchestrator/SubmitTaskRequest';
 import type { SubmitTaskResponse__Output } from '../protos/generated/shannon/orchestrator/SubmitTaskResponse';
 import { startTenantsBenchStack } from './tenants-bench-stack';
-import { median, phases, splitTime, type Phase } from './history-phases';
-import { printTable, summarize } from './stats';
+import { phases, splitTime, type Phase } from './history-phases';
+import { median, printTable, summarize } from './stats';
 
 process.env.WEFT_TEST_TEMPORAL ??= 'cluster';
 const quietTasks = Number(process.env.BENCH_QUIET_TASKS ?? 600);

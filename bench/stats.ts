@@ -6,6 +6,9 @@ export function percentile(sortedMs: number[], p: number): number {
   return sortedMs[Math.max(0, index)]!;
 }
 
+/** The middle value (the upper of the two middle ones for an even count); NaN for none. */
+export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
+
 export interface Summary {
   name: string;
   count: number;
