@@ -3,10 +3,12 @@
 // then measures:
 // - SubmitTask latency at a steady BENCH_RATE requests/s (default 100) for BENCH_SECONDS (default 20),
 //   open loop: requests are sent on schedule whether or not earlier ones have answered (and first
-//   BENCH_RATE of each one at a time, beside the same number of direct starts). No worker
-//   polls the queue, so this is the front door alone (validation, auth, workflow start). Beside it,
-//   in one-second slices taken in turns, its baseline: the same workflow starts (the same search
-//   attributes) sent straight to Temporal by this process;
+//   BENCH_RATE of each one at a time). No worker polls the queue, so this is the front door alone
+//   (validation, auth, workflow start). Beside it, in one-second slices taken in turns, two
+//   baselines making the same workflow start SubmitTask made for its first task (the same input,
+//   search attributes, memo, summary and priority): sent straight to Temporal by this process (the
+//   target's baseline), and through a bare gRPC front door in a process of its own
+//   (bench/bare-front-door.ts), which shows what the hop alone costs;
 // - event delivery latency (the append call, its durable commit included -> a StreamTaskExecution
 //   client in its own process has it) with
 //   BENCH_STREAMS concurrent streams (default 1,000) over BENCH_TASKS tasks (default 100) and
@@ -17,6 +19,7 @@ import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { Client, Connection } from '@temporalio/client';
+import { arrayFromPayloads, defaultPayloadConverter } from '@temporalio/common';
 import { createApiKey } from '../core/auth/api-keys';
 import { createPool } from '../core/db/database';
 import { withTransaction } from '../core/db/transaction';
@@ -29,8 +32,11 @@ import { freePort } from '../test/setup/free-port';
 import { startTestServices } from '../test/setup/test-services';
 import { apiNodeFlags } from '../infra/processes';
 import { rssMb, startReadyProcess, stop } from '../test/support/processes';
-import { executionModeKey, sessionIdKey, taskStatusKey, tenantIdKey, userIdKey } from '../workflows/search-attributes';
-import { printTable, summarize, type Summary } from './stats';
+import type { TaskWorkflowInput } from '../workflows/task-workflow-types';
+import { launchTaskWorkflow } from '../api/orchestrator/task-start';
+import { requestFingerprintMemo } from '../api/orchestrator/task-ownership';
+import { printTable, summarize, timed, type Summary } from './stats';
+import { countCpu } from './cpu-accounting';
 
 const rate = Number(process.env.BENCH_RATE ?? 100);
 const seconds = Number(process.env.BENCH_SECONDS ?? 20);
@@ -55,62 +61,85 @@ async function openLoop(total: number, perSecond: number, fire: (i: number) => P
   return (performance.now() - begin) / 1000;
 }
 
-async function timedInto(latencies: number[], call: () => Promise<unknown>): Promise<void> {
-  const start = performance.now();
-  await call();
-  latencies.push(performance.now() - start);
+/** The workflow start SubmitTask made for a task: its input, queue and request fingerprint, from its history. */
+async function startOf(temporal: Client, workflowId: string): Promise<{ input: TaskWorkflowInput; taskQueue: string; fingerprint: string }> {
+  const history = await temporal.workflow.getHandle(workflowId).fetchHistory();
+  const started = history.events![0]!.workflowExecutionStartedEventAttributes!;
+  const [input] = arrayFromPayloads(defaultPayloadConverter, started.input!.payloads!) as [TaskWorkflowInput];
+  const fingerprint = defaultPayloadConverter.fromPayload<string>(started.memo!.fields![requestFingerprintMemo]!);
+  return { input, taskQueue: started.taskQueue!.name!, fingerprint };
 }
 
-/** Starts of a task's workflow straight to Temporal, without the API: what the dev server itself takes. */
-function directStarter(temporal: Client, tenantId: string) {
-  return () =>
-    temporal.workflow.start('taskWorkflow', {
-      taskQueue: `bench-direct-${tenantId}`,
-      workflowId: `bench-direct-${randomUUID()}`,
-      args: [],
-      // As SubmitTask starts it: the same search attributes, which the visibility store indexes.
-      typedSearchAttributes: [
-        { key: taskStatusKey, value: 'QUEUED' },
-        { key: executionModeKey, value: 'ROUTING' },
-        { key: userIdKey, value: 'bench' },
-        { key: sessionIdKey, value: '' },
-        { key: tenantIdKey, value: tenantId },
-      ],
-    });
+/** The items in a random order (Fisher-Yates). */
+function shuffled<T>(items: T[]): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
 }
+
+interface Side {
+  name: string;
+  fire(i: number): Promise<unknown>;
+  latencies: number[];
+  alone: number[];
+  elapsed: number;
+}
+
+const sideOf = (name: string, fire: (i: number) => Promise<unknown>): Side => ({ name, fire, latencies: [], alone: [], elapsed: 0 });
 
 /**
- * SubmitTask through the API and the same starts straight to Temporal, each at a steady rate (open
- * loop), in one-second slices taken in turns: a stall of the dev server (visibility scans, its own
- * housekeeping) or a slow minute of the machine weighs on both alike.
+ * SubmitTask through the API beside two baselines making the same workflow start (the input,
+ * search attributes, memo, summary and priority SubmitTask sent for the first task): straight to
+ * Temporal from this process, and through a bare gRPC front door in a process of its own
+ * (bench/bare-front-door.ts: the hop alone). Each at a steady rate (open loop), in one-second
+ * slices taken in turns: a stall of the dev server (visibility scans, its own housekeeping) or a
+ * slow minute of the machine weighs on all alike.
  */
-async function benchSubmitsBesideDirectStarts(address: string, apiKey: string, tenantId: string): Promise<[Summary, Summary, Summary, Summary]> {
+async function benchSubmitsBesideBaselines(address: string, apiKey: string, apiPid: number): Promise<{ sides: Side[]; cpuMsPerRequest: Map<string, number> }> {
   const orchestrator = createServiceClient('orchestrator', address, { apiKey });
   const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-  const directStart = directStarter(new Client({ connection }), tenantId);
+  const temporal = new Client({ connection });
   const submit = (i: number) => unaryCall(orchestrator, 'SubmitTask', { query: `bench submit ${i}` });
-  for (let i = 0; i < 20; i++) await Promise.all([submit(i), directStart()]);
+  const first = (await submit(0)) as { workflow_id: string };
+  const { input, taskQueue, fingerprint } = await startOf(temporal, first.workflow_id);
+  const barePort = await freePort();
+  const bareDoor = await startReadyProcess(
+    'bench/bare-front-door.ts',
+    { BENCH_BARE_PORT: String(barePort), BENCH_TASK_QUEUE: taskQueue, BENCH_TASK_INPUT: JSON.stringify(input), BENCH_REQUEST_FINGERPRINT: fingerprint },
+    'bare front door serving',
+  );
+  const bare = createServiceClient('orchestrator', `127.0.0.1:${barePort}`);
   const sides = [
-    { latencies: [] as number[], alone: [] as number[], elapsed: 0, fire: submit },
-    { latencies: [] as number[], alone: [] as number[], elapsed: 0, fire: directStart },
+    sideOf('SubmitTask', submit),
+    sideOf('bare front door', (i) => unaryCall(bare, 'SubmitTask', { query: `bench bare ${i}` })),
+    sideOf('workflow.start direct', (i) =>
+      launchTaskWorkflow(temporal, taskQueue, { ...input, taskId: `direct-${randomUUID()}`, query: `bench direct ${i}` }, fingerprint),
+    ),
   ];
-  // Which side goes first changes at random: a stall that comes every few seconds lands on either.
-  const inTurn = () => (Math.random() < 0.5 ? sides : [...sides].reverse());
-  // One at a time first: what the API adds to a start when nothing queues for the CPU.
-  const aloneBegin = performance.now();
-  for (let i = 0; i < rate; i++) for (const side of inTurn()) await timedInto(side.alone, () => side.fire(i));
-  const aloneSeconds = (performance.now() - aloneBegin) / 1000;
-  for (let slice = 0; slice < seconds; slice++) {
-    for (const side of inTurn()) side.elapsed += await openLoop(rate, rate, (i) => timedInto(side.latencies, () => side.fire(i)));
+  try {
+    for (let i = 0; i < 20; i++) await Promise.all(sides.map((side) => side.fire(i)));
+    // Which side goes first changes at random: a stall that comes every few seconds lands on any.
+    const inTurn = () => shuffled(sides);
+    // One at a time first: what each adds to a start when nothing queues for the CPU.
+    for (let i = 0; i < rate; i++) for (const side of inTurn()) await timed(side.alone, () => side.fire(i));
+    const cpuUsed = countCpu([
+      { name: 'the API', pids: [apiPid] },
+      { name: 'the bare front door', pids: [bareDoor.pid!] },
+    ]);
+    for (let slice = 0; slice < seconds; slice++) {
+      for (const side of inTurn()) side.elapsed += await openLoop(rate, rate, (i) => timed(side.latencies, () => side.fire(i)));
+    }
+    const cpuMsPerRequest = new Map([...cpuUsed()].map(([name, ms]) => [name, ms / (rate * seconds)]));
+    return { sides, cpuMsPerRequest };
+  } finally {
+    orchestrator.close();
+    bare.close();
+    await stop(bareDoor);
+    await connection.close();
   }
-  orchestrator.close();
-  await connection.close();
-  return [
-    summarize(`SubmitTask at ${rate}/s (open loop)`, sides[0]!.latencies, sides[0]!.elapsed),
-    summarize(`baseline: workflow.start direct at ${rate}/s`, sides[1]!.latencies, sides[1]!.elapsed),
-    summarize('SubmitTask one at a time', sides[0]!.alone, aloneSeconds),
-    summarize('baseline: workflow.start one at a time', sides[1]!.alone, aloneSeconds),
-  ];
 }
 
 /** Event delivery to many concurrent streams in another process, and the API's RSS meanwhile. */
@@ -185,19 +214,24 @@ async function main(): Promise<void> {
   const apiKey = await createApiKey(pool, { tenantId, userId: 'bench', roles: [] });
   const address = `127.0.0.1:${port}`;
   try {
-    const [submit, baseline, submitAlone, baselineAlone] = await benchSubmitsBesideDirectStarts(address, apiKey, tenantId);
+    const { sides, cpuMsPerRequest } = await benchSubmitsBesideBaselines(address, apiKey, api.pid!);
     const delivery = await benchStreams(pool, api, address, apiKey, tenantId);
+    const [submit, bare, direct] = sides.map((side) => summarize(`${side.name} at ${rate}/s (open loop)`, side.latencies, side.elapsed));
+    const alone = sides.map((side) => summarize(`${side.name} one at a time`, side.alone, side.alone.reduce((sum, ms) => sum + ms, 0) / 1000));
     console.log('');
-    printTable([submit, baseline, submitAlone, baselineAlone, delivery.summary]);
+    printTable([submit!, bare!, direct!, ...alone, delivery.summary]);
+    const ratio = (a: Summary, b: Summary, q: 'p50' | 'p99') => (a[q] / b[q]).toFixed(2);
     console.log(
-      `\nSubmitTask p99 ratio (through the API / straight to Temporal): ${(submit.p99 / baseline.p99).toFixed(2)} (target <= 1.5); p50 ratio ${(submit.p50 / baseline.p50).toFixed(2)}`,
+      `\nSubmitTask p99 ratio (through the API / straight to Temporal): ${ratio(submit!, direct!, 'p99')} (target <= 1.5); p50 ratio ${ratio(submit!, direct!, 'p50')}`,
     );
     console.log(
-      `  this machine, this run: SubmitTask p50 ${submit.p50.toFixed(1)} ms, p99 ${submit.p99.toFixed(1)} ms; workflow.start p50 ${baseline.p50.toFixed(1)} ms, p99 ${baseline.p99.toFixed(1)} ms`,
+      `  a bare front door (the hop alone) / straight to Temporal: p99 ${ratio(bare!, direct!, 'p99')}, p50 ${ratio(bare!, direct!, 'p50')}; SubmitTask / the bare front door: p99 ${ratio(submit!, bare!, 'p99')}, p50 ${ratio(submit!, bare!, 'p50')}`,
     );
     console.log(
-      `  one at a time: SubmitTask p50 ${submitAlone.p50.toFixed(1)} ms, p99 ${submitAlone.p99.toFixed(1)} ms; workflow.start p50 ${baselineAlone.p50.toFixed(1)} ms, p99 ${baselineAlone.p99.toFixed(1)} ms (p99 ratio ${(submitAlone.p99 / baselineAlone.p99).toFixed(2)})`,
+      `  this machine, this run (p50 / p99 ms): ${[submit!, bare!, direct!].map((s, i) => `${sides[i]!.name} ${s.p50.toFixed(1)} / ${s.p99.toFixed(1)}`).join('; ')}`,
     );
+    console.log(`  CPU per request in the open loop: ${[...cpuMsPerRequest].map(([name, ms]) => `${name} ${ms.toFixed(2)} ms`).join(', ')}`);
+    console.log(`  one at a time (p50 / p99 ms): ${alone.map((s, i) => `${sides[i]!.name} ${s.p50.toFixed(1)} / ${s.p99.toFixed(1)}`).join('; ')}`);
     console.log(
       `delivery p99: ${delivery.summary.p99.toFixed(1)} ms from the append call, its commit included (target <= 50 ms); ${delivery.delivered} of ${delivery.expected} deliveries arrived`,
     );
