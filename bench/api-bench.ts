@@ -230,7 +230,9 @@ async function main(): Promise<void> {
     console.log(
       `  this machine, this run (p50 / p99 ms): ${[submit!, bare!, direct!].map((s, i) => `${sides[i]!.name} ${s.p50.toFixed(1)} / ${s.p99.toFixed(1)}`).join('; ')}`,
     );
-    console.log(`  CPU per request in the open loop: ${[...cpuMsPerRequest].map(([name, ms]) => `${name} ${ms.toFixed(2)} ms`).join(', ')}`);
+    console.log(
+      `  CPU per request in the open loop (each whole process, its background work included): ${[...cpuMsPerRequest].map(([name, ms]) => `${name} ${ms.toFixed(2)} ms`).join(', ')}`,
+    );
     console.log(`  one at a time (p50 / p99 ms): ${alone.map((s, i) => `${sides[i]!.name} ${s.p50.toFixed(1)} / ${s.p99.toFixed(1)}`).join('; ')}`);
     console.log(
       `delivery p99: ${delivery.summary.p99.toFixed(1)} ms from the append call, its commit included (target <= 50 ms); ${delivery.delivered} of ${delivery.expected} deliveries arrived`,
