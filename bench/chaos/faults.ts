@@ -1,11 +1,12 @@
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { setTimeout as pause } from 'node:timers/promises';
 import { temporal } from '@temporalio/proto';
 import type { ChaosStack } from './chaos-stack';
 import { followStream, type FollowedStream } from './load';
 
 // The faults of a chaos run, each a crash (SIGKILL, no shutdown of any kind), each at a moment
-// chosen so that work is in flight: R1 a worker (while the model, or every third time the peer with
-// side effects, has calls in flight), R2 the API under live streams of tasks that go on
+// chosen so that work is in flight: R1 a worker whose model call is in flight (every third time
+// one running a tool call while the peer with side effects has calls in flight), R2 the API under live streams of tasks that go on
 // writing events while it is down, R3 Postgres (its postmaster and backends; fsync on, so it
 // recovers from its WAL), R4 the Temporal server. Each says what it interrupted.
 
@@ -56,29 +57,61 @@ async function strike(stack: ChaosStack, kind: FaultHit['kind'], crash: () => Pr
   return { kind, at, downMs: Date.now() - at, modelCallsInFlight, effectCallsInFlight };
 }
 
-/**
- * The workers running an activity now (a tool call's, when aiming at side effects), as Temporal sees
- * the running workflows' pending activities (a worker's identity is `<pid>@<host>`).
- */
-async function workersAtWork(stack: ChaosStack, aim: Aim): Promise<ChaosStack['workers']> {
+/** The workers running a tool call now, as Temporal sees the running workflows' pending activities (a worker's identity is `<pid>@<host>`). */
+async function workersInToolCalls(stack: ChaosStack): Promise<ChaosStack['workers']> {
   const pids = new Set<number>();
   for await (const running of stack.temporal.workflow.list({ query: `ExecutionStatus = 'Running'` })) {
     const described = await stack.temporal.workflow.getHandle(running.workflowId, running.runId).describe();
     for (const activity of described.raw.pendingActivities ?? []) {
       const started = activity.state === PendingActivityState.PENDING_ACTIVITY_STATE_STARTED;
-      if (started && (aim === 'model' || activity.activityType?.name === 'runToolCall')) pids.add(Number(activity.lastWorkerIdentity?.split('@')[0]));
+      if (started && activity.activityType?.name === 'runToolCall') pids.add(Number(activity.lastWorkerIdentity?.split('@')[0]));
     }
   }
   return stack.workers.filter((worker) => pids.has(worker.pid() ?? -1));
+}
+
+/** The inodes of this host's TCP sockets whose local port is one of `ports` (/proc/net/tcp and tcp6). */
+function socketInodes(ports: Set<number>): Set<string> {
+  const inodes = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      // Fields: sl, local address (hex ip:port), remote address, state, queues, ..., inode (the tenth).
+      const fields = line.trim().split(/\s+/);
+      const localPort = Number.parseInt(fields[1]?.split(':').at(-1) ?? '', 16);
+      if (ports.has(localPort)) inodes.add(fields[9]!);
+    }
+  }
+  return inodes;
+}
+
+/** Whether the process holds one of these sockets (its fds link to `socket:[inode]`). */
+function holdsSocket(pid: number, inodes: Set<string>): boolean {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        return inodes.has(/^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1] ?? '');
+      } catch {
+        return false; // the fd closed while being read
+      }
+    });
+  } catch {
+    return false; // the process is gone
+  }
+}
+
+/** The workers whose model calls are in flight now: each call's caller port, found among the workers' sockets. */
+function workersInModelCalls(stack: ChaosStack): ChaosStack['workers'] {
+  const inodes = socketInodes(new Set(stack.model.inFlight().flatMap((request) => (request.callerPort ? [request.callerPort] : []))));
+  return stack.workers.filter((worker) => holdsSocket(worker.pid() ?? -1, inodes));
 }
 
 const anyOf = <T>(items: T[]): T => items[Math.floor(Math.random() * items.length)]!;
 
 /**
  * R1: `kills` times over `spanMs`, each at a random moment of its own slot of the span, a worker
- * that is running an activity while the model has calls in flight (every third time: a tool call
- * while the side-effect peer has calls in flight) is SIGKILLed, and started again a moment later,
- * as a supervisor would. A kill that waited long for its calls does not push the next past the load.
+ * whose model call is in flight (every third time: one running a tool call while the side-effect
+ * peer has calls in flight) is SIGKILLed, and started again a moment later, as a supervisor would.
+ * A kill that waited long for its calls does not push the next past the load.
  */
 export async function killWorkers(stack: ChaosStack, kills: number, spanMs: number): Promise<FaultHit[]> {
   const hits: FaultHit[] = [];
@@ -88,7 +121,7 @@ export async function killWorkers(stack: ChaosStack, kills: number, spanMs: numb
     const aim: Aim = k % 3 === 1 ? 'effects' : 'model';
     await pause(Math.max(0, startedAt + (k + Math.random()) * slotMs - Date.now()));
     await whileCallsInFlight(stack, aim);
-    const atWork = await workersAtWork(stack, aim);
+    const atWork = aim === 'model' ? workersInModelCalls(stack) : await workersInToolCalls(stack);
     const victim = anyOf(atWork.length > 0 ? atWork : stack.workers);
     const crash = async () => {
       await victim.kill();

@@ -39,6 +39,8 @@ export interface RecordedRequest {
   closedAt?: number;
   body: Record<string, unknown>;
   headers: IncomingMessage['headers'];
+  /** The caller's TCP port: which process made the call (chaos strikes the worker whose call is in flight). */
+  callerPort?: number;
 }
 
 /** A reply, or how to make one from the request's last user text. */
@@ -190,7 +192,7 @@ export class ScriptedModelServer {
     }
     if (req.method !== 'POST') return sendJson(res, 405, { error: { message: 'method not allowed' } });
     const body = JSON.parse(await readBody(req)) as Record<string, unknown>;
-    const recorded: RecordedRequest = { path, arrivedAt, body, headers: req.headers };
+    const recorded: RecordedRequest = { path, arrivedAt, body, headers: req.headers, ...(req.socket.remotePort ? { callerPort: req.socket.remotePort } : {}) };
     this.requests.push(recorded);
     res.once('finish', () => (recorded.answeredAt = performance.now()));
     res.once('close', () => (recorded.closedAt = performance.now()));
