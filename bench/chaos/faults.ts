@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { setTimeout as pause } from 'node:timers/promises';
 import { temporal } from '@temporalio/proto';
 import type { ChaosStack } from './chaos-stack';
@@ -73,7 +73,8 @@ async function workersInToolCalls(stack: ChaosStack): Promise<ChaosStack['worker
 /** The inodes of this host's TCP sockets whose local port is one of `ports` (/proc/net/tcp and tcp6). */
 function socketInodes(ports: Set<number>): Set<string> {
   const inodes = new Set<string>();
-  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+  // tcp6 is absent on a host without IPv6.
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6'].filter((file) => existsSync(file))) {
     for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
       // Fields: sl, local address (hex ip:port), remote address, state, queues, ..., inode (the tenth).
       const fields = line.trim().split(/\s+/);
