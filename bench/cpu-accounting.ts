@@ -6,11 +6,17 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 const ticksPerSecond = 100; // USER_HZ on Linux
 
-/** A part of the system: its processes, found by pid or by a text their command line holds (any of them). */
+/**
+ * A part of the system: its processes, found by pid or by a text their command line holds (any of
+ * them); with `threads`, only those of their threads whose name (/proc/<pid>/task/<tid>/comm) it accepts.
+ */
 export interface CpuPart {
   name: string;
+  /** Parts of one whole (a process's threads): printed as the whole's total with each part beside it. */
+  of?: string;
   pids?: number[];
   commandHolds?: string[];
+  threads?: (threadName: string) => boolean;
 }
 
 /**
@@ -20,9 +26,10 @@ export interface CpuPart {
 export const temporalCpu: CpuPart = { name: 'Temporal', commandHolds: ['temporal server start-dev', 'bin/temporal-server '] };
 export const postgresCpu: CpuPart = { name: 'Postgres', commandHolds: ['postgres:'] };
 
-function cpuTicks(pid: string): number {
+/** The CPU ticks of a process (`pid`) or of one of its threads (`pid/task/tid`). */
+function cpuTicks(path: string): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(`/proc/${path}/stat`, 'utf8');
     // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return Number(fields[11]) + Number(fields[12]);
@@ -39,15 +46,53 @@ function commandOf(pid: string): string {
   }
 }
 
-/** CPU ticks per process of each part. */
+/** The threads of a process whose name `accepts`, as /proc paths. */
+function threadsOf(pid: string, accepts: (threadName: string) => boolean): string[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`)
+      .map((tid) => `${pid}/task/${tid}`)
+      .filter((path) => {
+        try {
+          return accepts(readFileSync(`/proc/${path}/comm`, 'utf8').trim());
+        } catch {
+          return false; // the thread ended meanwhile
+        }
+      });
+  } catch {
+    return []; // the process ended meanwhile
+  }
+}
+
+/** CPU ticks per process (or per thread) of each part. */
 function snapshot(parts: CpuPart[]): Map<string, Map<string, number>> {
   const pids = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
   return new Map(
     parts.map((part) => {
       const own = part.pids ? part.pids.map(String) : pids.filter((pid) => part.commandHolds?.some((text) => commandOf(pid).includes(text)));
-      return [part.name, new Map(own.map((pid) => [pid, cpuTicks(pid)]))];
+      const counted = part.threads ? own.flatMap((pid) => threadsOf(pid, part.threads!)) : own;
+      return [part.name, new Map(counted.map((path) => [path, cpuTicks(path)]))];
     }),
   );
+}
+
+/** Thread names of a Temporal TypeScript worker process (Node 24, the SDK's Rust core), by what they do. */
+const workerThreadKinds: Array<[kind: string, accepts: (threadName: string) => boolean]> = [
+  ['main thread (activities, the SDK)', (name) => name === 'MainThread'],
+  ['workflow thread', (name) => name === 'WorkerThread'],
+  ['V8 GC and compiler threads', (name) => name === 'V8Worker' || name === 'DelayedTaskSche'],
+  ['Temporal core', (name) => name.startsWith('tokio-runtime') || name === 'temporal-real-s' || name === 'workflow-proces'],
+];
+
+/**
+ * A worker process's CPU by the kind of thread that used it, parts of `name`; the rest (libuv's
+ * pool, the inspector's) as its other threads. A thread that ended in between is not counted.
+ */
+export function workerThreadParts(name: string, pid: number): CpuPart[] {
+  const known = (threadName: string) => workerThreadKinds.some(([, accepts]) => accepts(threadName));
+  return [
+    ...workerThreadKinds.map(([kind, threads]) => ({ name: `${name}: ${kind}`, of: name, pids: [pid], threads })),
+    { name: `${name}: other threads`, of: name, pids: [pid], threads: (threadName: string) => !known(threadName) },
+  ];
 }
 
 /**
@@ -68,9 +113,17 @@ export function countCpu(parts: CpuPart[]): () => Map<string, number> {
   };
 }
 
-/** One line per part: CPU milliseconds per operation, and the total. */
-export function printCpuPerOperation(title: string, used: Map<string, number>, operations: number): void {
-  const total = [...used.values()].reduce((a, b) => a + b, 0);
-  const parts = [...used].map(([name, ms]) => `${name} ${(ms / operations).toFixed(1)}`).join(', ');
-  console.log(`${title}: ${(total / operations).toFixed(1)} CPU ms per task (${parts})`);
+/** One line: the total CPU milliseconds per operation, and each part's (a whole's parts beside its total). */
+export function printCpuPerOperation(title: string, parts: CpuPart[], used: Map<string, number>, operations: number): void {
+  const perOperation = (ms: number) => (ms / operations).toFixed(1);
+  const msOf = (part: CpuPart) => used.get(part.name) ?? 0;
+  const total = parts.reduce((sum, part) => sum + msOf(part), 0);
+  const wholes = [...new Set(parts.map((part) => part.of ?? part.name))];
+  const shown = wholes.map((whole) => {
+    const within = parts.filter((part) => part.of === whole);
+    if (within.length === 0) return `${whole} ${perOperation(msOf(parts.find((part) => part.name === whole)!))}`;
+    const wholeMs = within.reduce((sum, part) => sum + msOf(part), 0);
+    return `${whole} ${perOperation(wholeMs)} [${within.map((part) => `${part.name.slice(whole.length + 2)} ${perOperation(msOf(part))}`).join(', ')}]`;
+  });
+  console.log(`${title}: ${perOperation(total)} CPU ms per task (${shown.join(', ')})`);
 }

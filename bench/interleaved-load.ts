@@ -46,7 +46,7 @@ export async function interleavedThroughput(sides: LoadSide[], load: { seconds: 
   }
   return sides.map((side) => {
     const summary = summarize(side.name, side.latencies, side.seconds);
-    printCpuPerOperation(side.name, side.cpuMs, summary.count);
+    printCpuPerOperation(side.name, side.cpuParts, side.cpuMs, summary.count);
     return summary;
   });
 }

@@ -11,7 +11,8 @@
 // - throughput over BENCH_SECONDS per side (default 60) at each of BENCH_CONCURRENCY in flight
 //   (default "16 64"), in BENCH_SLICES slices (default 6) taken in turns, so the machine's drifting
 //   speed weighs on every side alike; and the CPU each part used per task (Temporal, Postgres, the
-//   worker, the bench's own process with the API): on this 2-core machine throughput follows CPU per task;
+//   worker by kind of thread, the bench's own process with the API): on this 2-core machine
+//   throughput follows CPU per task;
 // - the Weft worker's RSS with 100 tasks in flight.
 // Ratios are Weft / baseline (and Weft / the reference) in this run; the absolute milliseconds are
 // this machine's, this run's.
@@ -21,7 +22,7 @@ import type { bareTaskWorkflow, modelCallWorkflow } from './bare-workflows';
 import { rssMb } from '../test/support/processes';
 import { printTable, summarize, timed, type Summary } from './stats';
 import { interleavedThroughput, loadSide } from './interleaved-load';
-import { postgresCpu, temporalCpu } from './cpu-accounting';
+import { postgresCpu, temporalCpu, workerThreadParts } from './cpu-accounting';
 import { startWeftBesideBare } from './weft-beside-bare';
 
 const latencyRuns = Number(process.env.BENCH_RUNS ?? 50);
@@ -72,10 +73,10 @@ async function main(): Promise<void> {
     // The bench's process holds the API, the clients and the scripted model server.
     const shared = [temporalCpu, postgresCpu, { name: 'bench process', pids: [process.pid] }];
     for (const concurrency of concurrencies) {
-      const bareWorkerCpu = [...shared, { name: 'worker', pids: [bareWorker.pid!] }];
+      const bareWorkerCpu = [...shared, ...workerThreadParts('worker', bareWorker.pid!)];
       const [weftThroughput, bareThroughput, callThroughput] = (await interleavedThroughput(
         [
-          loadSide(`throughput: STANDARD tasks, ${concurrency} in flight`, () => standardTask(), [...shared, { name: 'worker', pids: [weftWorker.pid!] }]),
+          loadSide(`throughput: STANDARD tasks, ${concurrency} in flight`, () => standardTask(), [...shared, ...workerThreadParts('worker', weftWorker.pid!)]),
           loadSide(`throughput: bare tasks, ${concurrency} in flight`, bareTask, bareWorkerCpu),
           loadSide(`throughput: the model call alone, ${concurrency} in flight`, modelCallAlone, bareWorkerCpu),
         ],
