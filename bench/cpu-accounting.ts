@@ -12,8 +12,8 @@ const ticksPerSecond = 100; // USER_HZ on Linux
  */
 export interface CpuPart {
   name: string;
-  /** Parts of one whole (a process's threads): printed as the whole's total with each part beside it. */
-  of?: string;
+  /** A share of a whole (a process's threads of one kind): printed beside the other shares, after the whole's total. */
+  shareOf?: { whole: string; share: string };
   pids?: number[];
   commandHolds?: string[];
   threads?: (threadName: string) => boolean;
@@ -90,8 +90,8 @@ const workerThreadKinds: Array<[kind: string, accepts: (threadName: string) => b
 export function workerThreadParts(name: string, pid: number): CpuPart[] {
   const known = (threadName: string) => workerThreadKinds.some(([, accepts]) => accepts(threadName));
   return [
-    ...workerThreadKinds.map(([kind, threads]) => ({ name: `${name}: ${kind}`, of: name, pids: [pid], threads })),
-    { name: `${name}: other threads`, of: name, pids: [pid], threads: (threadName: string) => !known(threadName) },
+    ...workerThreadKinds.map(([kind, threads]) => ({ name: `${name}: ${kind}`, shareOf: { whole: name, share: kind }, pids: [pid], threads })),
+    { name: `${name}: other threads`, shareOf: { whole: name, share: 'other threads' }, pids: [pid], threads: (threadName: string) => !known(threadName) },
   ];
 }
 
@@ -113,17 +113,16 @@ export function countCpu(parts: CpuPart[]): () => Map<string, number> {
   };
 }
 
-/** One line: the total CPU milliseconds per operation, and each part's (a whole's parts beside its total). */
+/** One line: the total CPU milliseconds per operation, and each part's (a whole's shares beside its total). */
 export function printCpuPerOperation(title: string, parts: CpuPart[], used: Map<string, number>, operations: number): void {
   const perOperation = (ms: number) => (ms / operations).toFixed(1);
   const msOf = (part: CpuPart) => used.get(part.name) ?? 0;
-  const total = parts.reduce((sum, part) => sum + msOf(part), 0);
-  const wholes = [...new Set(parts.map((part) => part.of ?? part.name))];
+  const sumOf = (some: CpuPart[]) => some.reduce((sum, part) => sum + msOf(part), 0);
+  const wholes = [...new Set(parts.map((part) => part.shareOf?.whole ?? part.name))];
   const shown = wholes.map((whole) => {
-    const within = parts.filter((part) => part.of === whole);
-    if (within.length === 0) return `${whole} ${perOperation(msOf(parts.find((part) => part.name === whole)!))}`;
-    const wholeMs = within.reduce((sum, part) => sum + msOf(part), 0);
-    return `${whole} ${perOperation(wholeMs)} [${within.map((part) => `${part.name.slice(whole.length + 2)} ${perOperation(msOf(part))}`).join(', ')}]`;
+    const shares = parts.filter((part) => part.shareOf?.whole === whole);
+    if (shares.length === 0) return `${whole} ${perOperation(sumOf(parts.filter((part) => part.name === whole)))}`;
+    return `${whole} ${perOperation(sumOf(shares))} [${shares.map((part) => `${part.shareOf!.share} ${perOperation(msOf(part))}`).join(', ')}]`;
   });
-  console.log(`${title}: ${perOperation(total)} CPU ms per task (${shown.join(', ')})`);
+  console.log(`${title}: ${perOperation(sumOf(parts))} CPU ms per task (${shown.join(', ')})`);
 }
