@@ -92,7 +92,16 @@ function gatewayDepsOf(deps: ApiDeps, admission: TenantAdmission): Pick<RestGate
       schedules: createScheduleService({ ...deps, limits: tasks.limits }),
       ...(deps.metrics ? { metrics: deps.metrics } : {}),
     },
-    openAi: { auth: deps.auth, pool: deps.pool, temporal: deps.temporal, events: deps.events, models: deps.openAiModels, sessions: deps.sessions, tasks },
+    openAi: {
+      auth: deps.auth,
+      pool: deps.pool,
+      temporal: deps.temporal,
+      events: deps.events,
+      models: deps.openAiModels,
+      sessions: deps.sessions,
+      tasks,
+      agents: deps.agents,
+    },
   };
 }
 

@@ -14,6 +14,7 @@ import type { TaskWorkflowInput, TaskWorkflowResult } from '../../workflows/task
 import { invalidArgument } from '../grpc/grpc-errors';
 import { jsonToStruct, jsonToValue } from '../grpc/struct';
 import { taskInputFrom, type SubmissionLimits } from '../orchestrator/task-submission';
+import { taskSubmissionOf } from '../grpc/task-submission-of';
 import { log } from '../../core/telemetry/logger';
 
 /** The longest an agent task may be given (config.timeout_seconds): a day. */
@@ -40,19 +41,7 @@ export function agentTaskInput(
   const toolNames = limits.toolNamesFor(caller.principal.tenantId);
   const unknownTools = request.available_tools.filter((name) => !toolNames.includes(name));
   if (unknownTools.length > 0) throw invalidArgument(`unknown tools in available_tools: ${unknownTools.join(', ')} (see DiscoverTools)`);
-  const input = taskInputFrom(
-    {
-      metadata: request.metadata,
-      query: request.query,
-      context: request.context,
-      auto_decompose: false,
-      manual_decomposition: null,
-      session_context: request.session_context,
-      require_approval: false,
-    },
-    caller,
-    limits,
-  );
+  const input = taskInputFrom(taskSubmissionOf(request), caller, limits);
   if (input.manualPlan) throw invalidArgument('AgentService runs one agent; templates run through OrchestratorService.SubmitTask');
   const maxIterations = config?.max_iterations ? Math.min(config.max_iterations, limits.taskDefaults.maxIterations * 10) : input.settings.maxIterations;
   // A lower cap for this agent's Python programs; the deployment's cap stays the ceiling.

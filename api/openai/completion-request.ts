@@ -2,6 +2,7 @@ import type { OpenAiModel, OpenAiModelCatalog } from '../../core/openai/model-ca
 import type { ClientTool } from '../../core/tasks/run/client-tools';
 import { chatToolAt, clientToolsOf, toolExchangeText, trailingToolResults, type ToolResult } from './client-tool-request';
 import { invalid, modelNotFound } from './openai-errors';
+import { shannonOptionsOf, type ShannonOptions } from './shannon-options';
 
 // The bodies of POST /v1/chat/completions and POST /v1/completions, checked as OpenAI checks them,
 // as what a Weft task needs: the query (the last user message, or the prompt), the system
@@ -23,12 +24,14 @@ export interface CompletionRequest {
   history: ConversationTurn[];
   stream: boolean;
   includeUsage: boolean;
-  /** OpenAI's end-user id, kept as a label of the task. */
+  /** OpenAI's end-user id, checked as OpenAI checks it (a task keeps no labels). */
   user?: string;
   /** Tools the client declares and runs itself (client-tool-request.ts). */
   clientTools?: ClientTool[];
   /** Results of client tools the messages end with: they continue the task that called them. */
   toolResults?: ToolResult[];
+  /** Shannon's extension of a chat completion (shannon-options.ts). */
+  shannonOptions?: ShannonOptions;
 }
 
 const isNumber = (value: unknown) => typeof value === 'number';
@@ -53,7 +56,7 @@ const samplingTypes: Record<string, (value: unknown) => boolean> = {
 };
 const samplingFields = Object.keys(samplingTypes);
 const sharedFields = ['model', 'stream', 'stream_options', 'n', 'user', ...samplingFields];
-const chatFields = [...sharedFields, 'messages', 'tools', 'tool_choice', 'parallel_tool_calls'];
+const chatFields = [...sharedFields, 'messages', 'tools', 'tool_choice', 'parallel_tool_calls', 'shannon_options'];
 const completionFields = [...sharedFields, 'prompt', 'echo', 'suffix', 'best_of'];
 
 /** Fields OpenAI has that Weft cannot honour: refused, so nobody relies on them silently. */
@@ -61,7 +64,7 @@ const unsupported: Record<string, string> = {
   functions: 'Weft runs tools itself; functions declared by the client are not supported',
   function_call: 'Weft runs tools itself; functions declared by the client are not supported',
   response_format: 'structured output is not supported yet',
-  shannon_options: "Weft's models are named in openai-models.yaml; shannon_options is not supported",
+  shannon_options: 'Shannon options are read on /v1/chat/completions only, as Shannon reads them',
 };
 
 /** The body as an object with only `fields` (or fields refused by name). */
@@ -69,7 +72,7 @@ export function objectBody(body: unknown, fields: readonly string[]): Record<str
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('The request body must be a JSON object.', '');
   const request = body as Record<string, unknown>;
   for (const name of Object.keys(request)) {
-    if (name in unsupported) throw invalid(`${name} is not supported by Weft: ${unsupported[name]}.`, name);
+    if (name in unsupported && !fields.includes(name)) throw invalid(`${name} is not supported by Weft: ${unsupported[name]}.`, name);
     if (!fields.includes(name)) throw invalid(`Unrecognized request argument supplied: ${name}`, name);
   }
   return request;
@@ -156,6 +159,7 @@ export function chatCompletionRequest(body: unknown, models: OpenAiModelCatalog)
     ...streamOptionsOf(request),
     ...userOf(request),
     ...clientToolsOf(request, chatToolAt),
+    ...shannonOptionsOf(request),
   };
 }
 

@@ -5,6 +5,7 @@ import type { Pool } from 'pg';
 import type { Principal } from '../../core/auth/api-keys';
 import type { EventFeed } from '../../core/events/event-feed';
 import type { OpenAiModelCatalog } from '../../core/openai/model-catalog';
+import { AgentInputError, type AgentCatalog, type AgentDefinition } from '../../core/agents/agent-catalog';
 import { openNamedSession } from '../../core/sessions/named-sessions';
 import { addMessages, listHistory } from '../../core/sessions/history';
 import type { TaskWorkflowInput } from '../../workflows/task-workflow-types';
@@ -15,6 +16,7 @@ import type { ShannonDeps } from '../shannon';
 import { taskWorkflowIdOf } from '../../core/tasks/run/task-ref';
 import { routeTaskInput } from '../shannon/route-tasks';
 import type { CompletionRequest } from './completion-request';
+import { asksForResearch } from '../orchestrator/research-request';
 import { OpenAiRequestError } from './openai-errors';
 
 // A completion is a Weft task: the caller's last user message is its query, the messages before it
@@ -30,6 +32,8 @@ export interface OpenAiDeps {
   models: OpenAiModelCatalog;
   sessions: SessionDefaults;
   tasks: ShannonDeps['tasks'];
+  /** The named agents shannon_options.agent may name. */
+  agents: AgentCatalog;
 }
 
 export interface PreparedCompletion {
@@ -68,24 +72,70 @@ export async function openConversation(deps: OpenAiDeps, principal: Principal, s
   await addMessages(deps.pool, principal.tenantId, sessionId, turns, now);
 }
 
-/** The task a completion or response runs: the shape its model names, with the caller's instructions. */
-export function taskInputOf(base: TaskWorkflowInput, request: Pick<CompletionRequest, 'model' | 'instructions' | 'clientTools'>): TaskWorkflowInput {
+/** How the task is shaped beyond its model: Shannon's options may ask for a plan of agents, or one named agent. */
+export interface TaskShape {
+  decompose: boolean;
+  agent?: AgentDefinition;
+}
+
+/** The shape the request's model names, as Shannon's options change it. */
+export function taskShapeOf(deps: Pick<OpenAiDeps, 'agents'>, request: Pick<CompletionRequest, 'model' | 'shannonOptions'>): TaskShape {
+  const options = request.shannonOptions;
+  const research = options ? asksForResearch(options.context, options.context.research_strategy as string | undefined) : false;
+  if (!options?.agent) return { decompose: research || request.model.mode === 'auto' };
+  const agent = deps.agents.find(options.agent.id);
+  if (!agent)
+    throw new OpenAiRequestError(`shannon_options.agent: no agent is named ${options.agent.id}; GET /api/v1/agents lists them.`, 'shannon_options.agent');
+  if (research) throw new OpenAiRequestError('shannon_options.agent runs one agent: it cannot research with a plan of agents too.', 'shannon_options.agent');
+  return { decompose: false, agent };
+}
+
+/** The task's query: the user's, after a named agent's prompt filled from its input. */
+export function queryOf(deps: Pick<OpenAiDeps, 'agents'>, request: Pick<CompletionRequest, 'query' | 'shannonOptions'>, shape: TaskShape): string {
+  if (!shape.agent) return request.query;
+  try {
+    return `${deps.agents.promptFor(shape.agent, request.shannonOptions!.agent!.input)}\n\n${request.query}`;
+  } catch (err) {
+    if (err instanceof AgentInputError) throw new OpenAiRequestError(`shannon_options.agent_input: ${err.message}`, 'shannon_options.agent_input');
+    throw err;
+  }
+}
+
+/**
+ * The task a completion or response runs: the shape its model names, with the caller's
+ * instructions; a tier or a named agent from Shannon's options takes precedence over the model's.
+ */
+export function taskInputOf(
+  base: TaskWorkflowInput,
+  request: Pick<CompletionRequest, 'model' | 'instructions' | 'clientTools' | 'shannonOptions'>,
+  shape: TaskShape,
+): TaskWorkflowInput {
   const { model } = request;
+  const { agent } = shape;
+  const tools = agent?.tools ?? model.tools;
+  const modelTier = base.settings.modelTier ?? model.model_tier;
   return {
     ...base,
-    autoDecompose: model.mode === 'auto',
-    ...(model.tools ? { allowedTools: model.tools } : {}),
+    autoDecompose: shape.decompose,
+    ...(tools ? { allowedTools: tools } : {}),
     ...(request.instructions ? { instructions: request.instructions } : {}),
     ...(request.clientTools ? { clientTools: request.clientTools } : {}),
-    settings: { ...base.settings, ...(model.model_tier ? { modelTier: model.model_tier } : {}) },
+    settings: {
+      ...base.settings,
+      ...(modelTier ? { modelTier } : {}),
+      ...(agent ? { maxAgents: 1, ...(agent.max_iterations ? { maxIterations: agent.max_iterations } : {}) } : {}),
+    },
   };
 }
 
 /** Client tools go to a single agent, under names no Weft tool of the tenant has. */
-export function checkClientTools(deps: OpenAiDeps, principal: Principal, request: Pick<CompletionRequest, 'clientTools' | 'model'>): void {
+export function checkClientTools(deps: OpenAiDeps, principal: Principal, request: Pick<CompletionRequest, 'clientTools' | 'model'>, shape: TaskShape): void {
   if (!request.clientTools) return;
-  if (request.model.mode !== 'standard')
-    throw new OpenAiRequestError(`tools are offered to single-agent models only; ${request.model.id} plans with several agents.`, 'tools');
+  if (shape.decompose)
+    throw new OpenAiRequestError(
+      `tools are offered to single-agent models only; ${request.model.mode === 'auto' ? `${request.model.id} plans` : 'research plans'} with several agents.`,
+      'tools',
+    );
   const ours = new Set(deps.tasks.limits.toolNamesFor(principal.tenantId));
   const taken = request.clientTools.find((tool) => ours.has(tool.name));
   if (taken) throw new OpenAiRequestError(`tools: Weft has a tool named ${taken.name} already; name yours otherwise.`, 'tools');
@@ -101,13 +151,16 @@ export async function prepareCompletionTask(
   request: CompletionRequest,
 ): Promise<PreparedCompletion> {
   const { principal } = call;
-  checkClientTools(deps, principal, request);
+  const shape = taskShapeOf(deps, request);
+  checkClientTools(deps, principal, request, shape);
+  const query = queryOf(deps, request, shape);
   const sessionId = sessionIdFor(request, principal, call.headers);
   if (sessionId) await openConversation(deps, principal, sessionId, request.history);
-  const labels = { openai_model: request.model.id, ...(request.user ? { openai_user: request.user } : {}) };
-  const input = taskInputOf(routeTaskInput(call, deps, { query: request.query, labels, ...(sessionId ? { sessionId } : {}) }), request);
+  const context = request.shannonOptions?.context;
+  const routed = routeTaskInput(call, deps, { query, ...(sessionId ? { sessionId } : {}), ...(context ? { context } : {}) });
+  const input = taskInputOf(routed, request, shape);
   const fingerprint = `openai:${request.model.id}:${createHash('sha256')
-    .update(JSON.stringify([request.instructions ?? '', request.history, request.query, request.clientTools ?? []]))
+    .update(JSON.stringify([request.instructions ?? '', request.history, request.query, request.clientTools ?? [], request.shannonOptions ?? {}]))
     .digest('hex')}`;
   return {
     taskId: input.taskId,

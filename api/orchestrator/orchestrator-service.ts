@@ -27,6 +27,7 @@ import type { EventFeed } from '../../core/events/event-feed';
 import type { TenantAdmission, TenantQuotas } from './tenant-admission';
 import { taskStatusResponse, unindexedTaskStatus } from './task-status';
 import { submissionLimits, taskInputFrom } from './task-submission';
+import { taskSubmissionOf } from '../grpc/task-submission-of';
 import { authorized, authorizedCall } from '../grpc/unary';
 import type { SkillCatalog } from '../../core/skills/skill-catalog';
 import type { AgentCatalog } from '../../core/agents/agent-catalog';
@@ -59,7 +60,7 @@ export function createOrchestratorService(deps: OrchestratorDeps, admission: Ten
   return {
     SubmitTask: authorizedCall(deps.auth, async (request: SubmitTaskRequest__Output, principal, call): Promise<SubmitTaskResponse> => {
       const taskId = submittedTaskId(request.metadata?.task_id ?? '', call.metadata, principal);
-      const input = taskInputFrom(request, { taskId, principal }, limits);
+      const input = taskInputFrom(taskSubmissionOf(request), { taskId, principal }, limits);
       const { workflowId, alreadyStarted } = await startTaskWorkflow(starting, input, principal, requestFingerprint(request, principal.userId));
       const message = alreadyStarted ? 'task already submitted; returning the existing workflow' : 'task submitted';
       const decomposition = input.manualPlan

@@ -20,7 +20,7 @@ import {
   type ScheduleState,
 } from './schedule-spec';
 import { taskPriority, taskSearchAttributes } from './task-start';
-import { submitRequestOf, taskInputFrom, type SubmissionLimits } from './task-submission';
+import { taskInputFrom, type SubmissionLimits } from './task-submission';
 
 // Schedules on Temporal Schedules, for every door (gRPC's schedule RPCs, Shannon's /api/v1/schedules,
 // the weft CLI through gRPC). A schedule is a Temporal Schedule whose action starts taskWorkflow
@@ -62,7 +62,7 @@ const runPrefixOf = (scheduleId: string) => `${scheduleId}-`;
 /** The task each run starts: its id is left to the run's workflow id (workflows/task-workflow.ts). */
 function taskInputOf(deps: ScheduleDeps, principal: Principal, fields: ScheduleFields): TaskWorkflowInput {
   const context = { ...fields.taskContext, ...(fields.maxBudgetPerRunUsd > 0 ? { cost_limit_usd: fields.maxBudgetPerRunUsd } : {}) };
-  return taskInputFrom(submitRequestOf({ query: fields.taskQuery, context }), { taskId: '', principal }, deps.limits);
+  return taskInputFrom({ query: fields.taskQuery, context }, { taskId: '', principal }, deps.limits);
 }
 
 function scheduleOptionsOf(deps: ScheduleDeps, principal: Principal, scheduleId: string, fields: ScheduleFields) {

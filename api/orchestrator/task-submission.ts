@@ -1,15 +1,11 @@
 import { checkPlan, modelTiers, type ModelTier, type Plan } from '../../core/orchestration/plan';
 import type { TaskSettings } from '../../core/orchestration/task-settings';
 import type { TaskTemplate, TemplateCatalog } from '../../core/templates/template-catalog';
-import type { SubmitTaskRequest__Output } from '../../protos/generated/shannon/orchestrator/SubmitTaskRequest';
-import type { TaskDecomposition__Output } from '../../protos/generated/shannon/orchestrator/TaskDecomposition';
 import type { TaskWorkflowInput } from '../../workflows/task-workflow-types';
 import type { Principal } from '../../core/auth/api-keys';
 import { invalidArgument, notFound, permissionDenied } from '../grpc/grpc-errors';
 import { pathSafeIdOf } from '../grpc/field-limits';
 import { actingUser } from '../grpc/acting-user';
-import { modelTierOf } from '../llm/model-tiers';
-import { jsonToStruct, structToJson } from '../grpc/struct';
 import type { PromptParams } from '../../core/tools/tool';
 import { requestLimit } from '../../core/budget-settings';
 import type { SkillCatalog } from '../../core/skills/skill-catalog';
@@ -55,18 +51,9 @@ function namedSkill(context: Record<string, unknown>, skills: SkillCatalog, prin
 }
 
 /** The caller's manual_decomposition as a plan, validated like a model's. */
-function manualPlan(decomposition: TaskDecomposition__Output | null, toolNames: string[]): Plan | undefined {
-  if (!decomposition || decomposition.agent_tasks.length === 0) return undefined;
-  const candidate = {
-    agents: decomposition.agent_tasks.map((task) => ({
-      id: task.agent_id,
-      description: task.description,
-      dependencies: task.dependencies,
-      tools: task.required_tools,
-      tier: modelTierOf(task.model_tier),
-    })),
-  };
-  const check = checkPlan(candidate, toolNames);
+function manualPlan(agents: PlannedAgent[] | undefined, toolNames: string[]): Plan | undefined {
+  if (!agents || agents.length === 0) return undefined;
+  const check = checkPlan({ agents }, toolNames);
   if (!check.ok) throw invalidArgument(`manual_decomposition is invalid: ${check.errors.join('; ')}`);
   return check.plan;
 }
@@ -125,52 +112,43 @@ function modelTierFrom(context: Record<string, unknown>): ModelTier | undefined 
   return tier as ModelTier;
 }
 
-/** A SubmitTask request of a query and no more, as the routes that start tasks of their own build one (SubmitTask's defaults for the rest). */
-export function submitRequestOf(task: {
+/** A task as any door submits it, whatever its protocol; each field named as SubmitTask names it. */
+export interface TaskSubmission {
   query: string;
+  /** metadata.user_id: the user a service key acts for; the key's own when absent. */
+  userId?: string;
+  /** metadata.tenant_id: only the key's own tenant is allowed. */
+  tenantId?: string;
   sessionId?: string;
-  labels?: Record<string, string>;
+  /** metadata.token_budget; 0 or absent: the deployment's. */
+  tokenBudget?: number;
+  /** metadata.max_agents; 0 or absent: the deployment's. */
+  maxAgents?: number;
+  /** Shannon's context: template, skill, model_tier, cost_limit_usd, require_review, prompt_params, ... */
   context?: Record<string, unknown>;
-}): SubmitTaskRequest__Output {
-  return {
-    metadata: {
-      task_id: '',
-      user_id: '',
-      session_id: task.sessionId ?? '',
-      tenant_id: '',
-      created_at: null,
-      labels: task.labels ?? {},
-      max_agents: 0,
-      token_budget: 0,
-    },
-    query: task.query,
-    context: task.context ? (jsonToStruct(task.context) as SubmitTaskRequest__Output['context']) : null,
-    auto_decompose: false,
-    manual_decomposition: null,
-    session_context: null,
-    require_approval: false,
-  };
+  autoDecompose?: boolean;
+  /** manual_decomposition: the caller's own plan. */
+  plannedAgents?: PlannedAgent[];
+  requireApproval?: boolean;
 }
 
-/** Validates a SubmitTask request and turns it into the task workflow's input. */
-export function taskInputFrom(
-  request: SubmitTaskRequest__Output,
-  caller: { taskId: string; principal: Principal },
-  limits: SubmissionLimits,
-): TaskWorkflowInput {
+/** One agent of a caller's own plan. */
+export type PlannedAgent = Plan['agents'][number];
+
+/** Validates a submission and turns it into the task workflow's input. */
+export function taskInputFrom(request: TaskSubmission, caller: { taskId: string; principal: Principal }, limits: SubmissionLimits): TaskWorkflowInput {
   if (!request.query || request.query.trim() === '') throw invalidArgument('query is required');
   const bytes = Buffer.byteLength(request.query, 'utf8');
   if (bytes > limits.maxQueryBytes) throw invalidArgument(`query is ${bytes} bytes; the limit is ${limits.maxQueryBytes}`);
-  const metadata = request.metadata;
   const { principal } = caller;
-  if (metadata?.tenant_id && metadata.tenant_id !== principal.tenantId) {
-    throw permissionDenied(`metadata.tenant_id ${metadata.tenant_id} is not the tenant of your API key`);
+  if (request.tenantId && request.tenantId !== principal.tenantId) {
+    throw permissionDenied(`metadata.tenant_id ${request.tenantId} is not the tenant of your API key`);
   }
-  const budget = metadata?.token_budget ?? 0;
+  const budget = request.tokenBudget ?? 0;
   if (!Number.isFinite(budget) || budget < 0) throw invalidArgument('metadata.token_budget must be >= 0');
-  const maxAgents = metadata?.max_agents ?? 0;
+  const maxAgents = request.maxAgents ?? 0;
   if (maxAgents < 0) throw invalidArgument('metadata.max_agents must be >= 0');
-  const context = structToJson(request.context);
+  const context = request.context ?? {};
   const approvalTimeoutSeconds = positiveNumber(context, 'approval_timeout_seconds', maxApprovalTimeoutSeconds);
   const maxIterations = positiveNumber(context, 'max_iterations', limits.taskDefaults.maxIterations * 10);
   const promptParams = promptParamsOf(context);
@@ -178,7 +156,7 @@ export function taskInputFrom(
   const costLimitUsd = positiveNumber(context, 'cost_limit_usd', maxCostLimitUsd);
   const enableCaching = context.enable_caching;
   if (enableCaching !== undefined && typeof enableCaching !== 'boolean') throw invalidArgument('context.enable_caching must be true or false');
-  const manual = manualPlan(request.manual_decomposition, limits.toolNamesFor(principal.tenantId));
+  const manual = manualPlan(request.plannedAgents, limits.toolNamesFor(principal.tenantId));
   const template = namedTemplate(context, limits.templates);
   const fromTemplate = template?.plan;
   if (manual && fromTemplate) throw invalidArgument('give either manual_decomposition or context.template, not both');
@@ -186,19 +164,19 @@ export function taskInputFrom(
   const skill = namedSkill(context, limits.skills, principal);
   const reviewPlan = planReviewOf(context);
   if (reviewPlan && skill) throw invalidArgument('a skill runs with one agent: it has no plan to review');
-  if (skill && (plan || request.auto_decompose)) throw invalidArgument('a skill runs with one agent: submit it without a plan, a template or decomposition');
+  if (skill && (plan || request.autoDecompose)) throw invalidArgument('a skill runs with one agent: submit it without a plan, a template or decomposition');
   const defaults = limits.taskDefaults;
   return {
     taskId: caller.taskId,
     tenantId: principal.tenantId,
-    ...actingUser(principal, metadata?.user_id, 'metadata.user_id'),
+    ...actingUser(principal, request.userId, 'metadata.user_id'),
     roles: [...principal.roles],
-    sessionId: pathSafeIdOf(metadata?.session_id ?? '', 'metadata.session_id'),
+    sessionId: pathSafeIdOf(request.sessionId ?? '', 'metadata.session_id'),
     query: request.query,
-    autoDecompose: request.auto_decompose,
+    autoDecompose: request.autoDecompose ?? false,
     ...(plan ? { manualPlan: plan } : {}),
     ...(template ? { template: template.key } : {}),
-    requireApproval: request.require_approval,
+    requireApproval: request.requireApproval ?? false,
     ...(reviewPlan ? { reviewPlan } : {}),
     ...(skill ? { skill } : {}),
     settings: {

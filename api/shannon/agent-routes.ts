@@ -51,7 +51,7 @@ export const agentRoutes: ShannonRoute[] = [
       const { input = {}, session_id: sessionId, stream } = bodyFields(call.body, ['input', 'stream']);
       if (stream !== undefined && typeof stream !== 'boolean') throw badRequest('stream must be true or false');
       const query = deps.agents.promptFor(agent, input);
-      const task = routeTaskInput(call, deps, { query, labels: { agent: agent.id }, ...(sessionId ? { sessionId } : {}) });
+      const task = routeTaskInput(call, deps, { query, ...(sessionId ? { sessionId } : {}) });
       const taskId = task.taskId;
       const { workflowId } = await deps.tasks.start(
         {

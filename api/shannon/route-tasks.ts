@@ -3,7 +3,7 @@ import { badRequest } from './shannon-route';
 import { objectOf } from './route-adapter';
 import { isPathSafeId } from '../grpc/field-limits';
 import { submittedTaskId } from '../orchestrator/task-start';
-import { submitRequestOf, taskInputFrom } from '../orchestrator/task-submission';
+import { taskInputFrom, type TaskSubmission } from '../orchestrator/task-submission';
 import type { TaskWorkflowInput } from '../../workflows/task-workflow-types';
 
 // What the routes that run work of their own (a tool, a named agent) share: the body's known fields
@@ -26,8 +26,8 @@ export function bodyFields<F extends string>(body: unknown, fields: readonly F[]
 export function routeTaskInput(
   { principal, metadata }: Pick<ShannonCall, 'principal' | 'metadata'>,
   deps: Pick<ShannonDeps, 'tasks'>,
-  task: { query: string; sessionId?: string; labels?: Record<string, string> },
+  task: TaskSubmission,
 ): TaskWorkflowInput {
   const taskId = submittedTaskId('', metadata, principal);
-  return taskInputFrom(submitRequestOf(task), { taskId, principal }, deps.tasks.limits);
+  return taskInputFrom(task, { taskId, principal }, deps.tasks.limits);
 }

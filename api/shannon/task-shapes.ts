@@ -1,6 +1,7 @@
 import { findTask } from '../../core/tasks/task-index';
 import { openNamedSession } from '../../core/sessions/named-sessions';
 import { JsonMappingError } from '../../protos/json-mapping';
+import { asksForResearch, researchStrategies } from '../orchestrator/research-request';
 import { objectOf, type AdapterContext, type JsonObject, type RequestParts, type RouteAdapter } from './route-adapter';
 
 // Shannon's task routes on Weft's: the body of POST /api/v1/tasks (session_id, mode, model_tier and
@@ -26,7 +27,6 @@ const shannonSubmitFields = [
 ];
 
 const modes: Record<string, boolean> = { simple: false, standard: false, complex: true, supervisor: true };
-const researchStrategies = ['quick', 'standard', 'deep', 'academic'];
 
 function stringField(body: JsonObject, name: string): string | undefined {
   const value = body[name];
@@ -41,12 +41,6 @@ function positiveIntegerField(body: JsonObject, name: string): number | undefine
   if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) throw new JsonMappingError(`${name} must be a positive integer`);
   return value;
 }
-
-const truthy = (value: unknown) => value === true || value === 'true';
-
-/** Whether Shannon's caller asked for its research or swarm workflows, which Weft runs as a decomposed task. */
-const asksForResearch = (context: JsonObject, strategy: string | undefined) =>
-  strategy !== undefined || truthy(context.force_research) || truthy(context.force_swarm);
 
 /**
  * Shannon's submit body as a SubmitTask request. A session the caller names and has not created is
@@ -70,7 +64,7 @@ async function submitRequest(parts: RequestParts, context: AdapterContext): Prom
   const mode = stringField(body, 'mode');
   if (mode !== undefined && !(mode in modes)) throw new JsonMappingError(`mode must be one of ${Object.keys(modes).join(', ')}`);
   const strategy = stringField(body, 'research_strategy');
-  if (strategy !== undefined && !researchStrategies.includes(strategy))
+  if (strategy !== undefined && !(researchStrategies as readonly string[]).includes(strategy))
     throw new JsonMappingError(`research_strategy must be one of ${researchStrategies.join(', ')}`);
   const tier = stringField(body, 'model_tier');
   if (tier !== undefined) taskContext.model_tier = tier;

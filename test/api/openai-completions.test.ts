@@ -1,7 +1,9 @@
 import OpenAI from 'openai';
 import { ScriptedModelServer } from '../model-server/scripted-model-server';
 import { shannonCaller, type ShannonCaller } from '../support/shannon-http';
+import { routeToOneAgent, wasAnalysed } from '../support/routing';
 import { startTestStack, type TestStack } from '../support/stack';
+import { TEST_MODELS } from '../support/test-catalog';
 
 // OpenAI's routes driven by the official `openai` client: each completion is a Weft task, in
 // OpenAI's wire format (models, chat completions, completions, streaming with usage, errors).
@@ -149,5 +151,80 @@ describe('bad input, as OpenAI answers it', () => {
     const stranger = new OpenAI({ baseURL: `http://127.0.0.1:${stack.api.httpPort}/v1`, apiKey: 'sk-not-a-weft-key', maxRetries: 0 });
     await expect(stranger.chat.completions.create({ model: 'weft-chat', messages: user })).rejects.toMatchObject({ status: 401, code: 'invalid_api_key' });
     await expect(stranger.models.list()).rejects.toMatchObject({ status: 401 });
+  });
+});
+
+describe("Shannon's options on a chat completion, as Shannon's gateway reads them", () => {
+  const unique = (text: string) => `${text} ${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+  const create = (body: Record<string, unknown>) => openai.chat.completions.create(body as never).withResponse();
+
+  it("runs the task on the tier they name, over the model's own", async () => {
+    const question = unique('A tiered question');
+    stack.model.on(question, { content: 'Answered on the large tier.' });
+    // weft-quick is a small-tier model; the option takes precedence, as in Shannon.
+    const { data } = await create({ model: 'weft-quick', messages: [{ role: 'user', content: question }], shannon_options: { model_tier: 'large' } });
+    expect(data.choices[0]!.message.content).toBe('Answered on the large tier.');
+    expect(requestWith(question).at(-1)!.body.model).toBe(TEST_MODELS.LARGE);
+    expect(await http.waitForTask(taskIdOf(data.id))).toMatchObject({ model_used: TEST_MODELS.LARGE });
+  });
+
+  it('plans research when they give a research strategy, or force research in the context', async () => {
+    for (const options of [{ research_strategy: 'quick' }, { context: { force_research: true } }]) {
+      const question = unique('Research the tides');
+      routeToOneAgent(stack.model, question);
+      stack.model.on(question, { content: 'The moon pulls them.' });
+      const { data } = await create({ model: 'weft-chat', messages: [{ role: 'user', content: question }], shannon_options: options });
+      expect(data.choices[0]!.message.content).toBe('The moon pulls them.');
+      expect(wasAnalysed(stack.model, question)).toBe(true);
+    }
+  });
+
+  it('runs a named agent on its input, with its tools only', async () => {
+    const expression = `${Date.now() % 1000} * 7`;
+    stack.model.on(`Work out ${expression} with the calculator`, { content: 'The result is known.' });
+    const { data, response } = await create({
+      model: 'weft-chat',
+      messages: [{ role: 'user', content: 'Please be brief.' }],
+      shannon_options: { agent: 'arithmetic', agent_input: { expression } },
+    });
+    expect(data.choices[0]!.message.content).toBe('The result is known.');
+    const asked = requestWith(`Work out ${expression} with the calculator`).at(-1)!.body;
+    expect(JSON.stringify(asked.messages)).toContain('Please be brief.');
+    expect((asked.tools as Array<{ function: { name: string } }>).map((t) => t.function.name)).toEqual(['calculator']);
+    const task = await http.call('GET', `/api/v1/tasks/${response.headers.get('x-task-id')}`);
+    expect(task.body.query).toContain(`Work out ${expression} with the calculator`);
+  });
+
+  it('hands the context to the submission, which checks it as SubmitTask does', async () => {
+    await expect(
+      create({ model: 'weft-chat', messages: [{ role: 'user', content: 'hi' }], shannon_options: { context: { skill: 'no-such-skill' } } }),
+    ).rejects.toMatchObject({ status: 404, message: expect.stringContaining('skill no-such-skill not found') });
+  });
+
+  const user = [{ role: 'user', content: 'hi' }];
+  it.each([
+    ['a workflow role, which Weft has not', { role: 'browser_use' }, 'shannon_options.role'],
+    ['a role given in the context', { context: { role: 'browser_use' } }, 'shannon_options.context.role'],
+    ['an option Shannon has not', { colour: 'red' }, 'shannon_options.colour'],
+    ['an unknown research strategy', { research_strategy: 'thorough' }, 'shannon_options.research_strategy'],
+    ['an unknown tier', { model_tier: 'huge' }, 'shannon_options.model_tier'],
+    ['an agent Weft has not', { agent: 'serp-ads' }, 'shannon_options.agent'],
+    ["an agent's input its schema refuses", { agent: 'arithmetic', agent_input: { sum: '1+1' } }, 'shannon_options.agent_input'],
+    ['an agent input without its agent', { agent_input: { expression: '1+1' } }, 'shannon_options.agent_input'],
+    ['an agent asked to research', { agent: 'arithmetic', agent_input: { expression: '1+1' }, research_strategy: 'deep' }, 'shannon_options.agent'],
+  ])('refuses %s, naming it', async (_what, options, param) => {
+    await expect(create({ model: 'weft-chat', messages: user, shannon_options: options })).rejects.toMatchObject({ status: 400, param });
+  });
+
+  it("refuses client tools on research, and the options beside a legacy completion's prompt", async () => {
+    const tools = [{ type: 'function', function: { name: 'f' } }];
+    await expect(create({ model: 'weft-chat', messages: user, tools, shannon_options: { research_strategy: 'deep' } })).rejects.toMatchObject({
+      status: 400,
+      param: 'tools',
+    });
+    await expect(openai.completions.create({ model: 'weft-chat', prompt: 'hi', shannon_options: {} } as never)).rejects.toMatchObject({
+      status: 400,
+      param: 'shannon_options',
+    });
   });
 });

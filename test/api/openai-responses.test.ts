@@ -240,6 +240,58 @@ describe("a response whose model calls the client's own tools", () => {
     expect(rows.map((row: { response_id: string }) => row.response_id)).toEqual([first.id, second.id]);
   });
 
+  it('goes on from the whole conversation a client keeps itself, without previous_response_id, naming any item the task does not hold', async () => {
+    const question = `Weather kept by the client ${Date.now()}`;
+    stack.model.on(
+      question,
+      { content: 'Let me look.', toolCalls: [{ id: 'call-k', name: 'get_weather', arguments: '{"city":"Lima"}' }] },
+      { content: 'Lima is mild.' },
+    );
+    const first = await openai.responses.create({ model: 'weft-chat', input: question, tools: [weather] });
+    const taskId = taskIdOf(first.id);
+    const call = first.output.find((item) => item.type === 'function_call')!;
+    expect(call).toMatchObject({ call_id: `${taskId}.call-k`, name: 'get_weather' });
+    const output = { type: 'function_call_output' as const, call_id: `${taskId}.call-k`, output: '19°C' };
+    const create = (input: unknown[]) => openai.responses.create({ model: 'weft-chat', input: input as never, tools: [weather] });
+
+    // A conversation that is not the task's is refused, naming the first item that differs.
+    await expect(create([{ role: 'user', content: 'Another question' }, ...first.output, output])).rejects.toMatchObject({
+      status: 400,
+      param: 'input[0].content',
+    });
+    const at = first.output.indexOf(call) + 1;
+    await expect(
+      create([{ role: 'user', content: question }, ...first.output.map((item) => (item === call ? { ...call, arguments: '{"city":"Quito"}' } : item)), output]),
+    ).rejects.toMatchObject({
+      status: 400,
+      param: `input[${at}].arguments`,
+    });
+    await expect(
+      create([{ role: 'user', content: question }, ...first.output.map((item) => (item === call ? { ...call, name: 'get_time' } : item)), output]),
+    ).rejects.toMatchObject({
+      status: 400,
+      param: `input[${at}].name`,
+    });
+    expect(await http.call('GET', `/api/v1/tasks/${taskId}`)).toMatchObject({ body: { status: 'TASK_STATUS_RUNNING' } });
+
+    const conversation = [{ role: 'user', content: question }, ...first.output, output];
+    const second = await create(conversation);
+    expect(second).toMatchObject({ status: 'completed', previous_response_id: null, output_text: 'Lima is mild.' });
+    expect(taskIdOf(second.id).startsWith(`${taskId}.`)).toBe(true);
+    const asked = stack.model.requests.filter((r) => JSON.stringify(r.body).includes(question))[1]!.body.messages as Array<{ role: string; content: string }>;
+    expect(asked.at(-1)).toMatchObject({ role: 'tool', content: '19°C' });
+    expect(await http.waitForTask(taskId)).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'Lima is mild.' });
+
+    // The next turn sends the conversation whole, calls and outputs included: a new task that has it as history.
+    const next = `And tomorrow in Lima? ${Date.now()}`;
+    stack.model.on(next, { content: 'Mild again.' });
+    const third = await create([...conversation, ...second.output, { role: 'user', content: next }]);
+    expect(third.output_text).toBe('Mild again.');
+    const history = JSON.stringify(stack.model.requests.filter((r) => JSON.stringify(r.body).includes(next)).at(-1)!.body.messages);
+    expect(history).toContain('get_weather');
+    expect(history).toContain('19°C');
+  });
+
   it("streams the calls as OpenAI does, ending the response's stream", async () => {
     const question = `Weather in Oslo and Rome, streamed ${Date.now()}`;
     stack.model.on(question, {

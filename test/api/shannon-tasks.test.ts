@@ -1,6 +1,7 @@
 import { Counter, Registry } from 'prom-client';
 import { ephemeralListen, startApiServer } from '../../api/server';
 import { readSse } from '../support/sse';
+import { routeToOneAgent, wasAnalysed } from '../support/routing';
 import { startTestStack, TEST_MODELS, type TestStack } from '../support/stack';
 import { shannonCaller, type ShannonCaller } from '../support/shannon-http';
 import { restRoutes } from '../../api/rest/routes';
@@ -255,21 +256,9 @@ it("serves the API's metrics at /metrics, behind the metrics token when one is s
 
 it("routes a submit whose context asks for Shannon's research or swarm workflows through complexity analysis", async () => {
   const query = unique('research this');
-  stack.model.on((text) => text.includes('Classify the task below') && text.includes(query), {
-    content: JSON.stringify({
-      recommended_mode: 'STANDARD',
-      complexity_score: 0.2,
-      required_capabilities: [],
-      estimated_agents: 1,
-      estimated_tokens: 10,
-      estimated_cost_usd: 0,
-      reasoning: 'one agent',
-    }),
-  });
+  routeToOneAgent(stack.model, query);
   stack.model.on(query, { content: 'researched' });
   const { body } = await http.call('POST', '/api/v1/tasks', { query, context: { force_research: 'true' } });
   expect(await http.waitForTask(body.task_id)).toMatchObject({ status: 'TASK_STATUS_COMPLETED', result: 'researched' });
-  expect(
-    stack.model.requests.some((r) => JSON.stringify(r.body.messages).includes('Classify the task below') && JSON.stringify(r.body.messages).includes(query)),
-  ).toBe(true);
+  expect(wasAnalysed(stack.model, query)).toBe(true);
 });

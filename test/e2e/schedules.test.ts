@@ -128,6 +128,10 @@ it('reports a schedule deleted in Temporal as DELETED, and refuses bad schedules
   expect(await refused(schedule({ task_query: '' }))).toMatch(/task_query is required/);
   expect(await refused(schedule({ every: '1h' }))).toMatch(/unknown field every/);
   expect(await refused(schedule({ task_context: { model_tier: 'huge' } }))).toMatch(/model_tier/);
+  // A context and a budget the runs' tasks can honour are taken as they are given.
+  const honoured = await http.call('POST', '/api/v1/schedules', schedule({ paused: true, task_context: { model_tier: 'small' }, max_budget_per_run_usd: 2 }));
+  expect(honoured.status).toBe(201);
+  expect((await http.call('DELETE', `/api/v1/schedules/${honoured.body.schedule_id as string}`)).status).toBe(200);
 
   // Another tenant's, or another user's without the admin role: not found; the tenant's admin sees it.
   const stranger = shannonCaller(http.base, await stack.newApiKey({ tenantId: 'another-tenant', userId: 'eve', roles: [] }));

@@ -7,8 +7,9 @@ import { findTask } from '../../../core/tasks/task-index';
 import { TaskStatus } from '../../../core/tasks/task-status';
 import { taskWorkflowIdOf } from '../../../core/tasks/run/task-ref';
 import { routeTaskInput } from '../../shannon/route-tasks';
-import { checkClientTools, openConversation, taskInputOf, type OpenAiDeps } from '../completion-task';
-import type { ToolResult } from '../client-tool-request';
+import { checkClientTools, openConversation, taskInputOf, taskShapeOf, type OpenAiDeps } from '../completion-task';
+import { callOfClientId, type ToolResult } from '../client-tool-request';
+import { checkHeldTurn } from './held-turn';
 import { continuedCompletion } from '../tool-results';
 import { OpenAiRequestError } from '../openai-errors';
 import type { ResponseRequest } from './response-request';
@@ -54,28 +55,42 @@ async function joinConversation(deps: OpenAiDeps, principal: Principal, request:
   return sessionId;
 }
 
+/** The response whose task the outputs go on with: the one named, or else the first of the task their call ids name. */
+async function continuedResponse(deps: OpenAiDeps, principal: Principal, request: ResponseRequest & { toolOutputs: ToolResult[] }): Promise<StoredResponse> {
+  if (request.previousResponseId) {
+    const previous = await findResponse(deps.pool, principal.tenantId, request.previousResponseId);
+    if (!previous)
+      throw new OpenAiRequestError(`Previous response with id '${request.previousResponseId}' not found.`, 'previous_response_id', 404, 'not_found');
+    return previous;
+  }
+  const callId = request.toolOutputs[0]!.toolCallId;
+  const first = await findResponse(deps.pool, principal.tenantId, responseIdOf(callOfClientId(callId)!.taskId));
+  if (!first) throw new OpenAiRequestError(`No function call with id '${callId}' is waiting for its output.`, 'input', 404, 'not_found');
+  return first;
+}
+
 /**
- * A response that gives the outputs of the calls the previous one ended with: kept, and its task
- * sent them (refused, 409, unless it waits for exactly these). It reads the task's log from there.
+ * A response that gives the outputs of the calls a waiting task made: kept, and its task sent them
+ * (refused, 409, unless it waits for exactly these). It reads the task's log from there.
  */
 export async function continueResponseTask(
   deps: OpenAiDeps,
   principal: Principal,
   request: ResponseRequest & { toolOutputs: ToolResult[] },
 ): Promise<StoredResponse> {
-  const previous = await findResponse(deps.pool, principal.tenantId, request.previousResponseId!);
-  if (!previous) throw new OpenAiRequestError(`Previous response with id '${request.previousResponseId}' not found.`, 'previous_response_id', 404, 'not_found');
   const task = await continuedCompletion(deps, principal, request.toolOutputs);
+  const previous = await continuedResponse(deps, principal, request);
   const afterSeq = task.after ?? 0;
   if (task.taskId !== previous.taskId)
     throw new OpenAiRequestError(`The function call outputs answer calls of another response than '${previous.responseId}'.`, 'input');
+  if (!request.previousResponseId) await checkHeldTurn(deps, previous, request);
   const response = await saveResponse(deps.pool, {
     ...previous,
     responseId: continuationIdOf(task.taskId, afterSeq),
     model: request.modelName,
     request: {
       instructions: previous.request.instructions,
-      previous_response_id: previous.responseId,
+      previous_response_id: request.previousResponseId ?? null,
       background: request.background,
       metadata: request.metadata,
     },
@@ -99,11 +114,11 @@ export async function startResponseTask(
   request: ResponseRequest,
 ): Promise<StoredResponse> {
   const { principal } = call;
-  const labels = { openai_model: request.model.id, openai_api: 'responses', ...(request.user ? { openai_user: request.user } : {}) };
-  const routed = routeTaskInput(call, deps, { query: request.query, labels });
+  const routed = routeTaskInput(call, deps, { query: request.query });
   const sessionId = await joinConversation(deps, principal, request, routed.taskId);
-  checkClientTools(deps, principal, request);
-  const base = taskInputOf({ ...routed, sessionId }, request);
+  const shape = taskShapeOf(deps, request);
+  checkClientTools(deps, principal, request, shape);
+  const base = taskInputOf({ ...routed, sessionId }, request, shape);
   const input = { ...base, settings: { ...base.settings, recordPartials: true } };
   const response = await saveResponse(deps.pool, {
     responseId: responseIdOf(input.taskId),
