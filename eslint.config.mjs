@@ -7,6 +7,37 @@ import { builtinModules } from 'node:module';
 
 const nodeBuiltins = builtinModules.flatMap((name) => [name, `node:${name}`]);
 
+// The folders of api/: the gRPC door (its server and its services), the HTTP doors.
+const grpcDoor = ['grpc', 'orchestrator', 'agent', 'session', 'ai', 'llm', 'streaming'];
+const httpDoors = ['rest', 'shannon', 'openai'];
+const grpcModules = {
+  regex: '^@grpc/|(^|/)protos/',
+  message: 'The task service and the HTTP doors other than REST speak no gRPC: the gRPC door parses protos.',
+};
+
+/** A relative import that reaches one of `folders` of api/ (from any depth below api/). */
+const apiFolders = (folders) => `^(\\.\\./)+(${folders.join('|')})/`;
+
+function apiDoorRules() {
+  const rule = (files, folders, message, extra = []) => ({
+    files,
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ regex: apiFolders(folders), message }, ...extra] }],
+    },
+  });
+  return [
+    rule(['api/tasks/**/*.ts'], [...grpcDoor, ...httpDoors, 'http'], 'The task service imports no door.', [grpcModules]),
+    rule(['api/http/**/*.ts'], [...grpcDoor, ...httpDoors], 'What the HTTP doors share imports no door.', [{ regex: '^@grpc/', message: 'HTTP has no gRPC.' }]),
+    rule(['api/openai/**/*.ts'], [...grpcDoor, 'rest', 'shannon'], 'The OpenAI door imports no other door: use the task service (api/tasks/) or api/http/.', [
+      grpcModules,
+    ]),
+    rule(['api/shannon/**/*.ts'], [...grpcDoor, 'rest', 'openai'], "Shannon's door imports no other door: use the task service (api/tasks/) or api/http/."),
+    ...grpcDoor.map((folder) =>
+      rule([`api/${folder}/**/*.ts`], [...httpDoors, 'http'], 'The gRPC door imports no HTTP door: use the task service (api/tasks/).'),
+    ),
+  ];
+}
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'protos/generated/', '.state/', '.tools/', 'coverage/'] },
   js.configs.recommended,
@@ -40,6 +71,10 @@ export default tseslint.config(
     languageOptions: { sourceType: 'commonjs' },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
+  // api/'s doors and its task service (docs/internals/task-service.md): a door parses its protocol
+  // into the service's requests and renders its answers; no door imports another, and the service
+  // imports no door and nothing of gRPC. api/rest/ is not held yet: its routes are still gRPC calls.
+  ...apiDoorRules(),
   {
     files: ['workflows/**/*.ts'],
     rules: {

@@ -6,7 +6,7 @@ import { migrateDatabase } from '../core/db/migrate';
 import { startEventFeed } from '../core/events/event-feed';
 import { createModelGateway } from '../core/llm/gateway';
 import { configuredToolSourceKeys, createWeftToolRegistry, startToolSources } from '../core/tools';
-import { startAuthenticator } from './grpc/auth';
+import { startAuthenticator } from './tasks/auth';
 import { startApiServer } from './server';
 import { startEngineEndings } from './reconciliation/engine-endings';
 import { createRuntimeStore } from '../core/store';

@@ -33,8 +33,8 @@ import { startTestServices } from '../test/setup/test-services';
 import { apiNodeFlags } from '../infra/processes';
 import { rssMb, startReadyProcess, stop } from '../test/support/processes';
 import type { TaskWorkflowInput } from '../workflows/task-workflow-types';
-import { launchTaskWorkflow } from '../api/orchestrator/task-start';
-import { requestFingerprintMemo } from '../api/orchestrator/task-ownership';
+import { launchTaskWorkflow } from '../api/tasks/task-start';
+import { requestFingerprintMemo } from '../api/tasks/task-ownership';
 import { printTable, summarize, timed, type Summary } from './stats';
 import { countCpu } from './cpu-accounting';
 

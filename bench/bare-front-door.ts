@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { Client, Connection } from '@temporalio/client';
-import { launchTaskWorkflow } from '../api/orchestrator/task-start';
+import { launchTaskWorkflow } from '../api/tasks/task-start';
 import { taskWorkflowIdOf } from '../core/tasks/run/task-ref';
 import { loadApiProtos } from '../protos/load';
 import type { SubmitTaskRequest__Output } from '../protos/generated/shannon/orchestrator/SubmitTaskRequest';

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Pool } from 'pg';
-import { startAuthenticator } from '../api/grpc/auth';
-import type { TenantQuotas } from '../api/orchestrator/tenant-admission';
+import { startAuthenticator } from '../api/tasks/auth';
+import type { TenantQuotas } from '../api/tasks/tenant-admission';
 import { ephemeralListen, startApiServer } from '../api/server';
 import { loadConfig } from '../core/config';
 import { loadCatalogs } from '../core/catalogs';

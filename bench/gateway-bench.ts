@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import OpenAI from 'openai';
 import type { Pool } from 'pg';
-import { startAuthenticator } from '../api/grpc/auth';
+import { startAuthenticator } from '../api/tasks/auth';
 import { startGrpcServer } from '../api/grpc/grpc-server';
 import { createLlmService } from '../api/llm/llm-service';
 import { createApiKey } from '../core/auth/api-keys';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import type { TenantQuotas } from '../api/orchestrator/tenant-admission';
+import type { TenantQuotas } from '../api/tasks/tenant-admission';
 import { createApiKey } from '../core/auth/api-keys';
 import { createPool } from '../core/db/database';
 import { createOrchestratorClient } from '../protos/clients';

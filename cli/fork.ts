@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Pool } from 'pg';
-import { launchTaskWorkflow } from '../api/orchestrator/task-start';
+import { launchTaskWorkflow } from '../api/tasks/task-start';
 import type { RuntimeStore } from '../core/store';
 import { findTask } from '../core/tasks/task-index';
 import { readRunLog } from '../core/transcript';

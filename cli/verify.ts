@@ -4,7 +4,7 @@ import { listTaskEvents } from '../core/events/event-log';
 import { RecordType, type RuntimeStore, type StoredRecord } from '../core/store';
 import { readRunLog } from '../core/transcript';
 import { findTask, type TaskRecord } from '../core/tasks/task-index';
-import { endedAfter } from '../api/streaming/task-event-tail';
+import { endedAfter } from '../api/tasks/task-event-tail';
 import { historyProblems } from './history-checks';
 
 // `weft verify`: Temporal's view of each task against the store's, and the store's own invariants.

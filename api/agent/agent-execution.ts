@@ -1,5 +1,3 @@
-import { WorkflowFailedError, type Client } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
 import type { Pool } from 'pg';
 import type { Principal } from '../../core/auth/api-keys';
 import { listTaskEvents, type TaskEvent } from '../../core/events/event-log';
@@ -9,13 +7,11 @@ import type { ExecuteTaskRequest__Output } from '../../protos/generated/shannon/
 import type { ExecuteTaskResponse } from '../../protos/generated/shannon/agent/ExecuteTaskResponse';
 import type { ToolCall } from '../../protos/generated/shannon/common/ToolCall';
 import type { ToolResult } from '../../protos/generated/shannon/common/ToolResult';
-import { cancelTaskSignal, taskFailedType } from '../../workflows/messages';
 import type { TaskWorkflowInput, TaskWorkflowResult } from '../../workflows/task-workflow-types';
-import { invalidArgument } from '../grpc/grpc-errors';
+import { invalid } from '../tasks/task-errors';
 import { jsonToStruct, jsonToValue } from '../grpc/struct';
-import { taskInputFrom, type SubmissionLimits } from '../orchestrator/task-submission';
+import { taskInputFrom, type SubmissionLimits } from '../tasks/task-submission';
 import { taskSubmissionOf } from '../grpc/task-submission-of';
-import { log } from '../../core/telemetry/logger';
 
 /** The longest an agent task may be given (config.timeout_seconds): a day. */
 const maxTimeoutSeconds = 24 * 3600;
@@ -31,18 +27,18 @@ export function agentTaskInput(
   caller: { taskId: string; principal: Principal },
   limits: SubmissionLimits,
 ): TaskWorkflowInput {
-  if (request.mode === 'EXECUTION_MODE_COMPLEX') throw invalidArgument('AgentService runs one agent; submit COMPLEX work with OrchestratorService.SubmitTask');
+  if (request.mode === 'EXECUTION_MODE_COMPLEX') throw invalid('AgentService runs one agent; submit COMPLEX work with OrchestratorService.SubmitTask');
   const config = request.config;
   for (const [field, value] of Object.entries({ max_iterations: config?.max_iterations ?? 0, timeout_seconds: config?.timeout_seconds ?? 0 })) {
-    if (value < 0) throw invalidArgument(`config.${field} must be >= 0`);
+    if (value < 0) throw invalid(`config.${field} must be >= 0`);
   }
-  if ((config?.timeout_seconds ?? 0) > maxTimeoutSeconds) throw invalidArgument(`config.timeout_seconds must be at most ${maxTimeoutSeconds} (a day)`);
-  if (Number(config?.memory_limit_mb ?? 0) < 0) throw invalidArgument('config.memory_limit_mb must be >= 0');
+  if ((config?.timeout_seconds ?? 0) > maxTimeoutSeconds) throw invalid(`config.timeout_seconds must be at most ${maxTimeoutSeconds} (a day)`);
+  if (Number(config?.memory_limit_mb ?? 0) < 0) throw invalid('config.memory_limit_mb must be >= 0');
   const toolNames = limits.toolNamesFor(caller.principal.tenantId);
   const unknownTools = request.available_tools.filter((name) => !toolNames.includes(name));
-  if (unknownTools.length > 0) throw invalidArgument(`unknown tools in available_tools: ${unknownTools.join(', ')} (see DiscoverTools)`);
+  if (unknownTools.length > 0) throw invalid(`unknown tools in available_tools: ${unknownTools.join(', ')} (see DiscoverTools)`);
   const input = taskInputFrom(taskSubmissionOf(request), caller, limits);
-  if (input.manualPlan) throw invalidArgument('AgentService runs one agent; templates run through OrchestratorService.SubmitTask');
+  if (input.manualPlan) throw invalid('AgentService runs one agent; templates run through OrchestratorService.SubmitTask');
   const maxIterations = config?.max_iterations ? Math.min(config.max_iterations, limits.taskDefaults.maxIterations * 10) : input.settings.maxIterations;
   // A lower cap for this agent's Python programs; the deployment's cap stays the ceiling.
   const memoryLimitMb = Number(config?.memory_limit_mb ?? 0);
@@ -51,58 +47,6 @@ export function agentTaskInput(
     settings: { ...input.settings, maxIterations, maxAgents: 1, ...(memoryLimitMb > 0 ? { sandboxMemoryMb: memoryLimitMb } : {}) },
     ...(request.available_tools.length > 0 ? { allowedTools: request.available_tools } : {}),
   };
-}
-
-/**
- * After `timeoutSeconds` (0: never) the task is cancelled with a reason that says so. `clear` stops
- * the clock once the caller no longer needs it.
- */
-export function cancelOnTimeout(temporal: Client, workflowId: string, timeoutSeconds: number): { timedOut(): boolean; clear(): void } {
-  let timedOut = false;
-  const timer =
-    timeoutSeconds > 0
-      ? setTimeout(() => {
-          timedOut = true;
-          temporal.workflow
-            .getHandle(workflowId)
-            .signal(cancelTaskSignal, { reason: `timed out after ${timeoutSeconds} s (config.timeout_seconds)` })
-            .catch((err: unknown) => log().error({ err, workflowId }, 'cancelling a timed-out agent task failed'));
-        }, timeoutSeconds * 1000)
-      : undefined;
-  return { timedOut: () => timedOut, clear: () => clearTimeout(timer) };
-}
-
-/**
- * Waits for the workflow's result, cancelling the task at its timeout. A call that goes away
- * (`abandoned`) stops the waiting, not the task: it stays durable and can be read with GetTaskStatus.
- */
-export async function awaitAgentResult(
-  temporal: Client,
-  workflowId: string,
-  timeoutSeconds: number,
-  abandoned: AbortSignal,
-): Promise<{ result: TaskWorkflowResult; timedOut: boolean }> {
-  const timeout = cancelOnTimeout(temporal, workflowId, timeoutSeconds);
-  try {
-    const result = await Promise.race([
-      taskResult(temporal.workflow.getHandle(workflowId).result()),
-      new Promise<never>((_, reject) => abandoned.addEventListener('abort', () => reject(abandoned.reason), { once: true })),
-    ]);
-    return { result, timedOut: timeout.timedOut() };
-  } finally {
-    timeout.clear();
-  }
-}
-
-/** A task's result whether it succeeded or failed (a failed task fails its workflow, with the result as details). */
-async function taskResult(workflowResult: Promise<unknown>): Promise<TaskWorkflowResult> {
-  try {
-    return (await workflowResult) as TaskWorkflowResult;
-  } catch (err) {
-    const cause = err instanceof WorkflowFailedError ? err.cause : undefined;
-    if (cause instanceof ApplicationFailure && cause.type === taskFailedType && cause.details?.[0]) return cause.details[0] as TaskWorkflowResult;
-    throw err;
-  }
 }
 
 export function toolCallOf(event: TaskEvent): ToolCall {

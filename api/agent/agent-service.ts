@@ -1,5 +1,6 @@
 import { totalmem } from 'node:os';
-import { status as GrpcStatus, type Metadata, type ServerUnaryCall, type ServerWritableStream } from '@grpc/grpc-js';
+import { authenticateCall, idempotencyKeyIn } from '../grpc/callers';
+import { type Metadata, type ServerUnaryCall, type ServerWritableStream } from '@grpc/grpc-js';
 import type { Principal } from '../../core/auth/api-keys';
 import type { TaskEvent } from '../../core/events/event-log';
 import { EventType } from '../../core/events/event-types';
@@ -8,14 +9,15 @@ import { weftVersion } from '../../core/version';
 import type { AgentServiceHandlers } from '../../protos/generated/shannon/agent/AgentService';
 import type { ExecuteTaskRequest__Output } from '../../protos/generated/shannon/agent/ExecuteTaskRequest';
 import type { TaskUpdate } from '../../protos/generated/shannon/agent/TaskUpdate';
-import { agentTaskInput, awaitAgentResult, cancelOnTimeout, executionResponse, toolCallOf, toolResultOf } from './agent-execution';
-import { ApiError } from '../grpc/grpc-errors';
+import { agentTaskInput, executionResponse, toolCallOf, toolResultOf } from './agent-execution';
+import { awaitAgentResult, cancelOnTimeout } from '../tasks/task-result';
+import { TaskError } from '../tasks/task-errors';
 import type { OrchestratorDeps } from '../orchestrator/orchestrator-service';
-import { tailTaskEvents, type EventTailDeps } from '../streaming/task-event-tail';
-import { startTaskWorkflow, submittedTaskId } from '../orchestrator/task-start';
-import { requestFingerprint } from '../orchestrator/request-fingerprint';
-import type { TenantAdmission } from '../orchestrator/tenant-admission';
-import { submissionLimits } from '../orchestrator/task-submission';
+import { tailTaskEvents, type EventTailDeps } from '../tasks/task-event-tail';
+import { startTaskWorkflow, submittedTaskId } from '../tasks/task-start';
+import { requestFingerprint } from '../tasks/request-fingerprint';
+import type { TenantAdmission } from '../tasks/tenant-admission';
+import { submissionLimits } from '../tasks/task-submission';
 import { discoverTools, toolCapabilityOf } from './tool-capabilities';
 import { authorized, authorizedCall, send, serverStream } from '../grpc/unary';
 import { streamLifetime } from '../grpc/stream-lifetime';
@@ -27,7 +29,7 @@ const startedAt = Date.now();
 /** Ends a wait when the call is cancelled by its client or its deadline passes. */
 function abandonedSignal(call: ServerUnaryCall<unknown, unknown>): AbortSignal {
   const abandoned = new AbortController();
-  call.on('cancelled', () => abandoned.abort(new ApiError(GrpcStatus.CANCELLED, 'the call was cancelled; the agent task keeps running')));
+  call.on('cancelled', () => abandoned.abort(new TaskError('cancelled', 'the call was cancelled; the agent task keeps running')));
   return abandoned.signal;
 }
 
@@ -82,14 +84,14 @@ export function createAgentService(deps: AgentDeps, admission: TenantAdmission):
   const open = new Set<AbortController>();
 
   const start = async (request: ExecuteTaskRequest__Output, principal: Principal, metadata: Metadata) => {
-    const taskId = submittedTaskId(request.metadata?.task_id ?? '', metadata, principal);
+    const taskId = submittedTaskId(request.metadata?.task_id ?? '', idempotencyKeyIn(metadata), principal);
     const input = agentTaskInput(request, { taskId, principal }, limits);
     const { workflowId } = await startTaskWorkflow(starting, input, principal, requestFingerprint(request, principal.userId));
     return { taskId, workflowId, timeoutSeconds: request.config?.timeout_seconds ?? 0 };
   };
 
   const stream = async (call: ServerWritableStream<ExecuteTaskRequest__Output, TaskUpdate>) => {
-    const principal = await deps.auth.authenticate(call.metadata);
+    const principal = await authenticateCall(deps.auth, call.metadata);
     const { taskId, workflowId, timeoutSeconds } = await start(call.request, principal, call.metadata);
     const lifetime = streamLifetime(call, deps.auth, principal, open);
     // The stream itself ends with the task's final event.

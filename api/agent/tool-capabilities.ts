@@ -2,7 +2,7 @@ import type { ToolMetadata } from '../../core/tools/tool';
 import type { ToolRegistry } from '../../core/tools/registry';
 import type { DiscoverToolsRequest__Output } from '../../protos/generated/shannon/agent/DiscoverToolsRequest';
 import type { ToolCapability } from '../../protos/generated/shannon/agent/ToolCapability';
-import { invalidArgument, notFound } from '../grpc/grpc-errors';
+import { invalid, notFound } from '../tasks/task-errors';
 import { jsonToStruct } from '../grpc/struct';
 
 const maxResults = 100;
@@ -34,7 +34,7 @@ export function toolCapability(tool: ToolMetadata): ToolCapability {
  * query), those sharing the most words first, up to max_results.
  */
 export function discoverTools(registry: ToolRegistry, request: DiscoverToolsRequest__Output, tenantId: string): ToolCapability[] {
-  if (request.max_results < 0) throw invalidArgument('max_results must be >= 0');
+  if (request.max_results < 0) throw invalid('max_results must be >= 0');
   const words = request.query.toLowerCase().split(/\W+/).filter(Boolean);
   const scored = registry
     .list(tenantId)
@@ -52,7 +52,7 @@ export function discoverTools(registry: ToolRegistry, request: DiscoverToolsRequ
 }
 
 export function toolCapabilityOf(registry: ToolRegistry, toolId: string, tenantId: string): ToolCapability {
-  if (!toolId) throw invalidArgument('tool_id is required');
+  if (!toolId) throw invalid('tool_id is required');
   const tool = registry.get(toolId, tenantId);
   if (!tool) throw notFound(`tool ${toolId} not found`);
   return toolCapability(tool);

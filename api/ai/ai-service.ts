@@ -9,9 +9,10 @@ import { addMessages, listHistory, type HistoryMessage } from '../../core/sessio
 import { textOf, thinkingOf, type Message } from '../../core/transcript';
 import { weftVersion } from '../../core/version';
 import type { AIServiceHandlers } from '../../protos/generated/ai/AIService';
-import type { Authenticator } from '../grpc/auth';
-import { invalidArgument, toServiceError } from '../grpc/grpc-errors';
-import { actingUser } from '../grpc/acting-user';
+import type { Authenticator } from '../tasks/auth';
+import { toServiceError } from '../grpc/grpc-errors';
+import { invalid } from '../tasks/task-errors';
+import { actingUser } from '../tasks/acting-user';
 import { authorized } from '../grpc/unary';
 import { log } from '../../core/telemetry/logger';
 
@@ -36,9 +37,9 @@ function systemPrompt(botUsername: string): string | undefined {
 /** The question without the bot's @mention, which is how chat users address it. */
 function questionOf(text: string, botUsername: string, maxBytes: number): string {
   const question = botUsername ? text.replaceAll(`@${botUsername}`, '').trim() : text.trim();
-  if (!question) throw invalidArgument('text is required');
+  if (!question) throw invalid('text is required');
   const bytes = Buffer.byteLength(question, 'utf8');
-  if (bytes > maxBytes) throw invalidArgument(`text is ${bytes} bytes; the limit is ${maxBytes}`);
+  if (bytes > maxBytes) throw invalid(`text is ${bytes} bytes; the limit is ${maxBytes}`);
   return question;
 }
 

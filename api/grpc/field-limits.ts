@@ -1,19 +1,5 @@
-import { invalidArgument } from './grpc-errors';
-
 /** Longest id-like field accepted (user, session, task, message, cache and similar ids), in bytes. */
 export const maxIdBytes = 256;
-
-// Ids that become folder names (a session's workspace): letters, digits and ". _ : -", starting with
-// a letter or digit, so no id is a dot segment or holds a path separator.
-const pathSafeId = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
-
-export const isPathSafeId = (value: string) => pathSafeId.test(value);
-
-/** An id that names a folder, refused unless it is path-safe ('' stays '': no id given). */
-export function pathSafeIdOf(value: string, field: string): string {
-  if (value && !isPathSafeId(value)) throw invalidArgument(`${field} must be 1-128 letters, digits, ".", "_", ":" or "-", starting with a letter or digit`);
-  return value;
-}
 
 // Field names that hold an id: `id`, `*_id`, `*_key` (cache_key, idempotency keys) and `*_ids`.
 const idField = /^(id|.+_id|.+_key|.+_ids)$/;

@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Span, type TextMapGetter } from '@opentelemetry/api';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { log } from '../../core/telemetry/logger';
-import { callerOf } from './auth';
+import { callerOf } from './callers';
 
 // Every gRPC call the API answers, seen once on its way out: a server span continuing the caller's
 // trace (W3C traceparent in the metadata; the handler runs inside it, so the workflow it starts

@@ -1,6 +1,6 @@
 import type { ServerWritableStream } from '@grpc/grpc-js';
 import type { Principal } from '../../core/auth/api-keys';
-import { keyRevokedError, type Authenticator } from './auth';
+import { keyRevokedError, type Authenticator } from '../tasks/auth';
 
 export interface StreamLifetime {
   /** Aborts when the client leaves, the server shuts down, or the caller's key is revoked or expires. */

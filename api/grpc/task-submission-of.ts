@@ -1,6 +1,6 @@
-import type { TaskSubmission } from '../orchestrator/task-submission';
+import type { TaskSubmission } from '../tasks/task-submission';
 import type { SubmitTaskRequest__Output } from '../../protos/generated/shannon/orchestrator/SubmitTaskRequest';
-import { modelTierOf } from '../llm/model-tiers';
+import { modelTierOf } from './model-tiers';
 import { structToJson } from './struct';
 
 // SubmitTask's request (and AgentService's, which has the same metadata and context) as the

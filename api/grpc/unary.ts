@@ -1,6 +1,7 @@
 import type { Metadata, sendUnaryData, ServerUnaryCall, ServerWritableStream, ServiceError } from '@grpc/grpc-js';
+import { authenticateCall } from './callers';
 import type { Principal } from '../../core/auth/api-keys';
-import type { Authenticator } from './auth';
+import type { Authenticator } from '../tasks/auth';
 import { toServiceError } from './grpc-errors';
 import { log } from '../../core/telemetry/logger';
 
@@ -21,7 +22,7 @@ export function authorized<Req, Res>(auth: Authenticator, handler: (request: Req
 
 /** Like `authorized`, for handlers that also read the call (its metadata or deadline). */
 export function authorizedCall<Req, Res>(auth: Authenticator, handler: (request: Req, principal: Principal, call: ServerUnaryCall<Req, Res>) => Promise<Res>) {
-  return unary<Req, Res>(async (request, call) => handler(request, await auth.authenticate(call.metadata), call));
+  return unary<Req, Res>(async (request, call) => handler(request, await authenticateCall(auth, call.metadata), call));
 }
 
 /** Writes one message of a server stream, waiting while the client's buffer is full. */

@@ -1,4 +1,5 @@
 import type { ServerWritableStream } from '@grpc/grpc-js';
+import { authenticateCall } from '../grpc/callers';
 import type { TokenCounts } from '../../core/llm/chat-model';
 import type { ModelRequest, Served } from '../../core/llm/gateway';
 import { answerWithCache, cacheKeyOf } from '../../core/llm/response-cache';
@@ -11,15 +12,15 @@ import type { GenerateCompletionRequest__Output } from '../../protos/generated/s
 import type { CompletionChunk } from '../../protos/generated/shannon/llm/CompletionChunk';
 import type { LLMServiceHandlers } from '../../protos/generated/shannon/llm/LLMService';
 import type { TokenUsage } from '../../protos/generated/shannon/common/TokenUsage';
-import { invalidArgument } from '../grpc/grpc-errors';
-import { actingUser } from '../grpc/acting-user';
+import { invalid } from '../tasks/task-errors';
+import { actingUser } from '../tasks/acting-user';
 import { conversationOf, parseArguments, samplingOf, toolCallMessage } from './llm-messages';
 import { structToJson } from '../grpc/struct';
-import { modelTierOf } from './model-tiers';
+import { modelTierOf } from '../grpc/model-tiers';
 import { authorized, send, serverStream } from '../grpc/unary';
 import type { Pool } from 'pg';
 import type { ModelGateway } from '../../core/llm/gateway';
-import type { Authenticator } from '../grpc/auth';
+import type { Authenticator } from '../tasks/auth';
 
 const usageOf = (served: Served, usage: TokenCounts): TokenUsage => ({
   prompt_tokens: usage.promptTokens,
@@ -34,7 +35,7 @@ const usageOf = (served: Served, usage: TokenCounts): TokenUsage => ({
 function modelRequest(request: GenerateCompletionRequest__Output): ModelRequest {
   const conversation = conversationOf(request.messages);
   const tools = request.available_tools.map((tool) => {
-    if (!tool.name) throw invalidArgument('available_tools[].name is required');
+    if (!tool.name) throw invalid('available_tools[].name is required');
     return { name: tool.name, description: tool.description, parameters: structToJson(tool.parameters) };
   });
   return {
@@ -79,7 +80,7 @@ export function completionHandlers(deps: CompletionDeps): Pick<LLMServiceHandler
     });
 
   const streamCompletion = async (call: ServerWritableStream<GenerateCompletionRequest__Output, CompletionChunk>) => {
-    const principal = await deps.auth.authenticate(call.metadata);
+    const principal = await authenticateCall(deps.auth, call.metadata);
     const meter = meterFor(principal, call.request.metadata);
     const request = modelRequest(call.request);
     // Reserved before the first token goes out, so an answer is metered even if its end is never recorded.

@@ -3,7 +3,7 @@ import type { Message, Part } from '../../core/transcript';
 import type { GenerationConfig__Output } from '../../protos/generated/shannon/llm/GenerationConfig';
 import type { Message__Output } from '../../protos/generated/shannon/llm/Message';
 import type { ToolCall } from '../../protos/generated/shannon/common/ToolCall';
-import { invalidArgument } from '../grpc/grpc-errors';
+import { invalid } from '../tasks/task-errors';
 import { jsonToStruct, structToJson } from '../grpc/struct';
 
 // LLMService's chat messages <-> Weft's transcript. A `tool` message answers the tool call whose
@@ -15,7 +15,7 @@ export interface Conversation {
 }
 
 export function conversationOf(messages: readonly Message__Output[]): Conversation {
-  if (messages.length === 0) throw invalidArgument('messages must not be empty');
+  if (messages.length === 0) throw invalid('messages must not be empty');
   const system: string[] = [];
   const out: Message[] = [];
   messages.forEach((message, index) => {
@@ -40,22 +40,22 @@ export function conversationOf(messages: readonly Message__Output[]): Conversati
         return;
       }
       default:
-        throw invalidArgument(`messages[${index}].role must be system, user, assistant or tool, got "${message.role}"`);
+        throw invalid(`messages[${index}].role must be system, user, assistant or tool, got "${message.role}"`);
     }
   });
   return { ...(system.length > 0 ? { system: system.join('\n\n') } : {}), messages: out };
 }
 
 function inRange(value: number, field: string, min: number, max: number): number {
-  if (!Number.isFinite(value) || value < min || value > max) throw invalidArgument(`config.${field} must be between ${min} and ${max}`);
+  if (!Number.isFinite(value) || value < min || value > max) throw invalid(`config.${field} must be between ${min} and ${max}`);
   return value;
 }
 
 /** The caller's generation settings; zero values mean "the provider's default", as proto3 cannot tell unset from 0. */
 export function samplingOf(config: GenerationConfig__Output | null): Sampling {
   if (!config) return {};
-  if (config.max_tokens < 0) throw invalidArgument('config.max_tokens must be >= 0');
-  if (config.stop_sequences.length > 4) throw invalidArgument('config.stop_sequences takes at most 4 sequences');
+  if (config.max_tokens < 0) throw invalid('config.max_tokens must be >= 0');
+  if (config.stop_sequences.length > 4) throw invalid('config.stop_sequences takes at most 4 sequences');
   return {
     ...(config.temperature ? { temperature: inRange(config.temperature, 'temperature', 0, 2) } : {}),
     ...(config.top_p ? { topP: inRange(config.top_p, 'top_p', 0, 1) } : {}),

@@ -2,7 +2,7 @@ import { decideComplexity, heuristicComplexity } from '../../core/orchestration/
 import type { ToolRegistry } from '../../core/tools/registry';
 import { textOf, userText } from '../../core/transcript';
 import type { LLMServiceHandlers } from '../../protos/generated/shannon/llm/LLMService';
-import { invalidArgument } from '../grpc/grpc-errors';
+import { invalid } from '../tasks/task-errors';
 import { authorized } from '../grpc/unary';
 import { completionHandlers, type CompletionDeps } from './completions';
 import { listModels } from './model-listing';
@@ -20,10 +20,10 @@ export function createLlmService(deps: LlmDeps): LLMServiceHandlers {
     ...completionHandlers(deps),
 
     EmbedText: authorized(deps.auth, async (request) => {
-      if (request.texts.length === 0) throw invalidArgument('texts must not be empty');
-      if (request.texts.length > maxEmbedTexts) throw invalidArgument(`texts takes at most ${maxEmbedTexts} items`);
+      if (request.texts.length === 0) throw invalid('texts must not be empty');
+      if (request.texts.length > maxEmbedTexts) throw invalid(`texts takes at most ${maxEmbedTexts} items`);
       const empty = request.texts.findIndex((text) => text === '');
-      if (empty >= 0) throw invalidArgument(`texts[${empty}] is empty`);
+      if (empty >= 0) throw invalid(`texts[${empty}] is empty`);
       const { vectors, model } = await deps.gateway.embed(request.texts, request.model || undefined);
       return {
         embeddings: vectors.map((vector, i) => ({ vector, text: request.texts[i]! })),
@@ -33,7 +33,7 @@ export function createLlmService(deps: LlmDeps): LLMServiceHandlers {
     }),
 
     AnalyzeComplexity: authorized(deps.auth, async (request, principal) => {
-      if (!request.query.trim()) throw invalidArgument('query is required');
+      if (!request.query.trim()) throw invalid('query is required');
       const tools = request.available_tools.length > 0 ? request.available_tools : deps.tools.list(principal.tenantId).map((t) => t.name);
       const medium = deps.gateway.firstChoice('MEDIUM');
       const heuristic = heuristicComplexity(request.query, 1500, medium ? (medium.prompt_per_1k + medium.completion_per_1k) / 2 : 0);

@@ -1,7 +1,7 @@
 import { EventType } from '../../core/events/event-types';
 import { findTask } from '../../core/tasks/task-index';
 import { TaskAgent } from '../../core/tasks/run/task-ref';
-import { tailTaskEvents } from '../streaming/task-event-tail';
+import { tailTaskEvents } from '../tasks/task-event-tail';
 import type { TaskEvent } from '../../core/events/event-log';
 import { clientCallIdOf } from './client-tool-request';
 import type { OpenAiDeps, PreparedCompletion } from './completion-task';

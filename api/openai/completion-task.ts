@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { Metadata } from '@grpc/grpc-js';
 import type { Client } from '@temporalio/client';
 import type { Pool } from 'pg';
 import type { Principal } from '../../core/auth/api-keys';
@@ -9,14 +8,14 @@ import { AgentInputError, type AgentCatalog, type AgentDefinition } from '../../
 import { openNamedSession } from '../../core/sessions/named-sessions';
 import { addMessages, listHistory } from '../../core/sessions/history';
 import type { TaskWorkflowInput } from '../../workflows/task-workflow-types';
-import { isPathSafeId } from '../grpc/field-limits';
-import type { Authenticator } from '../grpc/auth';
-import type { SessionDefaults } from '../session/session-service';
-import type { ShannonDeps } from '../shannon';
+import { isPathSafeId } from '../tasks/path-safe-ids';
+import type { Authenticator } from '../tasks/auth';
+import { submittedTaskInput, type TaskStarter } from '../tasks/task-start';
+import { idempotencyKeyOf } from '../http/credentials';
+import type { SessionDefaults } from '../tasks/session-defaults';
 import { taskWorkflowIdOf } from '../../core/tasks/run/task-ref';
-import { routeTaskInput } from '../shannon/route-tasks';
 import type { CompletionRequest } from './completion-request';
-import { asksForResearch } from '../orchestrator/research-request';
+import { asksForResearch } from '../tasks/research-request';
 import { OpenAiRequestError } from './openai-errors';
 
 // A completion is a Weft task: the caller's last user message is its query, the messages before it
@@ -31,7 +30,7 @@ export interface OpenAiDeps {
   events: EventFeed;
   models: OpenAiModelCatalog;
   sessions: SessionDefaults;
-  tasks: ShannonDeps['tasks'];
+  tasks: TaskStarter;
   /** The named agents shannon_options.agent may name. */
   agents: AgentCatalog;
 }
@@ -147,7 +146,7 @@ export function checkClientTools(deps: OpenAiDeps, principal: Principal, request
  */
 export async function prepareCompletionTask(
   deps: OpenAiDeps,
-  call: { principal: Principal; metadata: Metadata; headers: Record<string, string | string[] | undefined> },
+  call: { principal: Principal; headers: Record<string, string | string[] | undefined> },
   request: CompletionRequest,
 ): Promise<PreparedCompletion> {
   const { principal } = call;
@@ -157,7 +156,12 @@ export async function prepareCompletionTask(
   const sessionId = sessionIdFor(request, principal, call.headers);
   if (sessionId) await openConversation(deps, principal, sessionId, request.history);
   const context = request.shannonOptions?.context;
-  const routed = routeTaskInput(call, deps, { query, ...(sessionId ? { sessionId } : {}), ...(context ? { context } : {}) });
+  const routed = submittedTaskInput(
+    principal,
+    idempotencyKeyOf(call.headers),
+    { query, ...(sessionId ? { sessionId } : {}), ...(context ? { context } : {}) },
+    deps.tasks.limits,
+  );
   const input = taskInputOf(routed, request, shape);
   const fingerprint = `openai:${request.model.id}:${createHash('sha256')
     .update(JSON.stringify([request.instructions ?? '', request.history, request.query, request.clientTools ?? [], request.shannonOptions ?? {}]))

@@ -1,8 +1,5 @@
-import { status as GrpcStatus } from '@grpc/grpc-js';
 import { log } from '../../core/telemetry/logger';
-import { JsonMappingError } from '../../protos/json-mapping';
-import { toServiceError } from '../grpc/grpc-errors';
-import { httpErrorOf } from '../rest/http-mapping';
+import { taskErrorOf, type TaskErrorKind } from '../tasks/task-errors';
 
 // Errors as OpenAI's API reports them, so OpenAI clients raise their own typed errors:
 // `{"error": {"message", "type", "param", "code"}}` with OpenAI's status codes.
@@ -34,20 +31,26 @@ export const modelNotFound = (model: string) =>
     'model_not_found',
   );
 
-const typeOfStatus: Record<number, string> = { 401: 'invalid_request_error', 403: 'permission_error', 404: 'invalid_request_error', 429: 'rate_limit_error' };
-const codeOfGrpc: Partial<Record<GrpcStatus, string>> = {
-  [GrpcStatus.UNAUTHENTICATED]: 'invalid_api_key',
-  [GrpcStatus.RESOURCE_EXHAUSTED]: 'rate_limit_exceeded',
-  [GrpcStatus.PERMISSION_DENIED]: 'insufficient_permissions',
+/** The task service's errors as OpenAI's: its HTTP status, error type and code. */
+const openAiErrorTable: Record<TaskErrorKind, [httpStatus: number, type: string, code: string | null]> = {
+  invalid: [400, 'invalid_request_error', null],
+  not_found: [404, 'invalid_request_error', null],
+  conflict: [409, 'invalid_request_error', null],
+  precondition_failed: [409, 'invalid_request_error', null],
+  exhausted: [429, 'rate_limit_error', 'rate_limit_exceeded'],
+  unavailable: [503, 'server_error', null],
+  permission_denied: [403, 'permission_error', 'insufficient_permissions'],
+  unauthenticated: [401, 'invalid_request_error', 'invalid_api_key'],
+  timed_out: [504, 'server_error', null],
+  cancelled: [499, 'invalid_request_error', null],
+  internal: [500, 'server_error', null],
 };
 
 export function openAiErrorOf(err: unknown): { httpStatus: number; body: OpenAiErrorBody } {
   if (err instanceof OpenAiRequestError) {
     return { httpStatus: err.httpStatus, body: { error: { message: err.message, type: 'invalid_request_error', param: err.param, code: err.code } } };
   }
-  const failure = err instanceof JsonMappingError ? err : toServiceError(err, (line) => log().error(`OpenAI routes ${line}`));
-  const { httpStatus, body } = httpErrorOf(failure);
-  const grpcCode = (failure as { code?: GrpcStatus }).code;
-  const type = httpStatus >= 500 ? 'server_error' : (typeOfStatus[httpStatus] ?? 'invalid_request_error');
-  return { httpStatus, body: { error: { message: body.error, type, param: null, code: (grpcCode !== undefined ? codeOfGrpc[grpcCode] : undefined) ?? null } } };
+  const { kind, message, field } = taskErrorOf(err, (line) => log().error(`OpenAI routes ${line}`));
+  const [httpStatus, type, code] = openAiErrorTable[kind];
+  return { httpStatus, body: { error: { message, type, param: field ?? null, code } } };
 }

@@ -1,4 +1,3 @@
-import type { Metadata } from '@grpc/grpc-js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../../core/auth/api-keys';
 import type { OpenAiDeps } from './completion-task';
@@ -8,7 +7,7 @@ import type { OpenAiDeps } from './completion-task';
 
 /** The caller is authenticated before any route's handler runs. */
 export type OpenAiHandler = (
-  call: { request: FastifyRequest<{ Params: Record<string, string> }>; principal: Principal; metadata: Metadata },
+  call: { request: FastifyRequest<{ Params: Record<string, string> }>; principal: Principal },
   reply: FastifyReply,
   deps: OpenAiDeps,
 ) => Promise<unknown>;

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { OpenAiModel } from '../../core/openai/model-catalog';
-import { metadataOf } from '../rest/http-mapping';
+import { authorizationOf } from '../http/credentials';
 import { followAnswer, type CompletionOutcome } from './completion-answer';
 import { chatCompletionRequest, completionRequest, type CompletionRequest } from './completion-request';
 import {
@@ -87,11 +87,11 @@ async function answerStreaming(deps: OpenAiDeps, shape: CompletionShape, reply: 
 }
 
 function completionHandler(kind: CompletionKind, parse: (body: unknown, deps: OpenAiDeps) => CompletionRequest): OpenAiHandler {
-  return async ({ request, principal, metadata }, reply, deps) => {
+  return async ({ request, principal }, reply, deps) => {
     const parsed = parse(request.body, deps);
     const task = parsed.toolResults
       ? await continuedCompletion(deps, principal, parsed.toolResults)
-      : await prepareCompletionTask(deps, { principal, metadata, headers: request.headers }, parsed);
+      : await prepareCompletionTask(deps, { principal, headers: request.headers }, parsed);
     const shape: CompletionShape = { kind, request: parsed, task, created: Math.floor(Date.now() / 1000) };
     return parsed.stream ? answerStreaming(deps, shape, reply) : answerWhole(deps, shape, reply);
   };
@@ -139,9 +139,8 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiDeps): vo
       url: route.path,
       handler: async (request, reply) => {
         try {
-          const metadata = metadataOf(request.headers);
-          const principal = await deps.auth.authenticate(metadata);
-          return await route.handle({ request, principal, metadata }, reply, deps);
+          const principal = await deps.auth.authenticate(authorizationOf(request.headers));
+          return await route.handle({ request, principal }, reply, deps);
         } catch (err) {
           const { httpStatus, body } = openAiErrorOf(err);
           return reply.code(httpStatus).send(body);

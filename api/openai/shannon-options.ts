@@ -1,5 +1,5 @@
 import { modelTiers } from '../../core/orchestration/plan';
-import { researchStrategies } from '../orchestrator/research-request';
+import { researchStrategies } from '../tasks/research-request';
 import { invalid } from './openai-errors';
 
 // Shannon's extension of a chat completion, `shannon_options`, read as Shannon's gateway reads it

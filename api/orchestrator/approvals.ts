@@ -9,10 +9,10 @@ import type { ApproveTaskResponse } from '../../protos/generated/shannon/orchest
 import type { GetPendingApprovalsRequest__Output } from '../../protos/generated/shannon/orchestrator/GetPendingApprovalsRequest';
 import type { GetPendingApprovalsResponse } from '../../protos/generated/shannon/orchestrator/GetPendingApprovalsResponse';
 import type { Principal } from '../../core/auth/api-keys';
-import { taskIdsReferencedBy } from './task-ids';
+import { taskIdsReferencedBy } from '../tasks/task-ids';
 import { approvalDecisionSignal } from '../../workflows/messages';
-import { requireRole } from '../grpc/auth';
-import { failedPrecondition, invalidArgument, notFound } from '../grpc/grpc-errors';
+import { requireRole } from '../tasks/auth';
+import { invalid, notFound, preconditionFailed } from '../tasks/task-errors';
 import { jsonToStruct, toTimestamp } from '../grpc/struct';
 
 export interface ApprovalDeps {
@@ -30,36 +30,36 @@ function checkModification(kind: 'plan' | 'tool', proposed: unknown, modified: s
       parsePlanText(modified),
       tools.list(tenantId).map((t) => t.name),
     );
-    if (!check.ok) throw invalidArgument(`modified_action is not a valid plan: ${check.errors.join('; ')}`);
+    if (!check.ok) throw invalid(`modified_action is not a valid plan: ${check.errors.join('; ')}`);
     return;
   }
   if (isOutcomeReview(proposed)) {
     const problem = outcomeReviewProblem(modified);
-    if (problem) throw invalidArgument(`modified_action: ${problem}`);
+    if (problem) throw invalid(`modified_action: ${problem}`);
     return;
   }
   let args: unknown;
   try {
     args = JSON.parse(modified);
   } catch {
-    throw invalidArgument('modified_action must be the tool arguments as JSON');
+    throw invalid('modified_action must be the tool arguments as JSON');
   }
   const problem = tools.checkArguments((proposed as { tool: string }).tool, args);
-  if (problem) throw invalidArgument(`modified_action: ${problem}`);
+  if (problem) throw invalid(`modified_action: ${problem}`);
 }
 
 export async function approveTask(deps: ApprovalDeps, request: ApproveTaskRequest__Output, principal: Principal): Promise<ApproveTaskResponse> {
-  if (!request.approval_id) throw invalidArgument('approval_id is required');
+  if (!request.approval_id) throw invalid('approval_id is required');
   const approval = await findApproval(deps.pool, request.approval_id);
   // Another tenant's approval is as unknown as a missing one.
   if (!approval || approval.tenantId !== principal.tenantId) throw notFound(`approval ${request.approval_id} not found`);
   requireRole(principal, 'approver', 'deciding an approval');
   const named = request.workflow_id ? taskIdsReferencedBy(request.workflow_id, principal.tenantId) : [];
   if (request.workflow_id && request.workflow_id !== approval.workflowId && !named.includes(approval.taskId)) {
-    throw invalidArgument(`approval ${request.approval_id} does not belong to workflow ${request.workflow_id}`);
+    throw invalid(`approval ${request.approval_id} does not belong to workflow ${request.workflow_id}`);
   }
-  if (approval.status !== 'pending') throw failedPrecondition(`approval ${request.approval_id} is already ${approval.status}`);
-  if (approval.expiresAt.getTime() < Date.now()) throw failedPrecondition(`approval ${request.approval_id} has expired`);
+  if (approval.status !== 'pending') throw preconditionFailed(`approval ${request.approval_id} is already ${approval.status}`);
+  if (approval.expiresAt.getTime() < Date.now()) throw preconditionFailed(`approval ${request.approval_id} has expired`);
   if (request.approved && request.modified_action)
     checkModification(approval.kind, approval.proposedAction, request.modified_action, deps.tools, principal.tenantId);
   await deps.temporal.workflow.getHandle(approval.workflowId).signal(approvalDecisionSignal, {

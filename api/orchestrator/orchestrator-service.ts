@@ -15,19 +15,20 @@ import { approveTask, pendingApprovals } from './approvals';
 import { steeringHandlers } from './steering-handlers';
 import { scheduleHandlers } from './schedule-handlers';
 import { reviewHandlers } from './review-handlers';
-import { createScheduleService } from './schedules';
-import type { Authenticator } from '../grpc/auth';
-import { failedPrecondition } from '../grpc/grpc-errors';
+import { createScheduleService } from '../tasks/schedules';
+import type { Authenticator } from '../tasks/auth';
+import { preconditionFailed } from '../tasks/task-errors';
 import { listTaskSummaries, sessionContext } from './task-listing';
-import { ownTaskOf } from './task-ownership';
-import { startTaskWorkflow, submittedTaskId } from './task-start';
-import { requestFingerprint } from './request-fingerprint';
+import { ownTaskOf } from '../tasks/task-ownership';
+import { startTaskWorkflow, submittedTaskId } from '../tasks/task-start';
+import { requestFingerprint } from '../tasks/request-fingerprint';
 import { decompositionOf, routedDecomposition } from './submitted-decomposition';
 import type { EventFeed } from '../../core/events/event-feed';
-import type { TenantAdmission, TenantQuotas } from './tenant-admission';
+import type { TenantAdmission, TenantQuotas } from '../tasks/tenant-admission';
 import { taskStatusResponse, unindexedTaskStatus } from './task-status';
-import { submissionLimits, taskInputFrom } from './task-submission';
+import { submissionLimits, taskInputFrom } from '../tasks/task-submission';
 import { taskSubmissionOf } from '../grpc/task-submission-of';
+import { idempotencyKeyIn } from '../grpc/callers';
 import { authorized, authorizedCall } from '../grpc/unary';
 import type { SkillCatalog } from '../../core/skills/skill-catalog';
 import type { AgentCatalog } from '../../core/agents/agent-catalog';
@@ -59,7 +60,7 @@ export function createOrchestratorService(deps: OrchestratorDeps, admission: Ten
   const starting = { ...deps, admission };
   return {
     SubmitTask: authorizedCall(deps.auth, async (request: SubmitTaskRequest__Output, principal, call): Promise<SubmitTaskResponse> => {
-      const taskId = submittedTaskId(request.metadata?.task_id ?? '', call.metadata, principal);
+      const taskId = submittedTaskId(request.metadata?.task_id ?? '', idempotencyKeyIn(call.metadata), principal);
       const input = taskInputFrom(taskSubmissionOf(request), { taskId, principal }, limits);
       const { workflowId, alreadyStarted } = await startTaskWorkflow(starting, input, principal, requestFingerprint(request, principal.userId));
       const message = alreadyStarted ? 'task already submitted; returning the existing workflow' : 'task submitted';
@@ -80,7 +81,7 @@ export function createOrchestratorService(deps: OrchestratorDeps, admission: Ten
     CancelTask: authorized(deps.auth, async (request: CancelTaskRequest__Output, principal): Promise<CancelTaskResponse> => {
       const task = await ownTaskOf(deps, request.task_id, principal);
       if (task.record && task.record.status !== 'RUNNING' && task.record.status !== 'QUEUED') {
-        throw failedPrecondition(`task ${request.task_id} has already finished (${task.record.status})`);
+        throw preconditionFailed(`task ${request.task_id} has already finished (${task.record.status})`);
       }
       await deps.temporal.workflow.getHandle(task.workflowId).signal(cancelTaskSignal, { reason: request.reason || 'cancelled by user' });
       return { success: true, message: 'cancellation requested' };

@@ -1,44 +1,15 @@
 import type { OrchestratorServiceHandlers } from '../../protos/generated/shannon/orchestrator/OrchestratorService';
-import type { ScheduleInfo } from '../../protos/generated/shannon/orchestrator/ScheduleInfo';
 import type { UpdateScheduleRequest__Output } from '../../protos/generated/shannon/orchestrator/UpdateScheduleRequest';
-import type { Authenticator } from '../grpc/auth';
-import { invalidArgument } from '../grpc/grpc-errors';
+import type { Authenticator } from '../tasks/auth';
+import { invalid } from '../tasks/task-errors';
 import { authorized } from '../grpc/unary';
-import type { OverlapPolicy, ScheduleFields } from './schedule-spec';
-import type { ScheduleService, ScheduleStatus, ScheduleView } from './schedules';
+import type { OverlapPolicy, ScheduleFields } from '../tasks/schedule-spec';
+import type { ScheduleService, ScheduleStatus } from '../tasks/schedules';
 import { taskSummaryOf } from './task-listing';
+import { rfc3339, scheduleInfoOf } from '../tasks/schedule-info';
 
 // OrchestratorService's schedule RPCs, in the shapes of Shannon's published proto (and Weft's
 // fields from 20 on), over the schedules every door shares (schedules.ts).
-
-const rfc3339 = (date: Date | undefined) => date?.toISOString() ?? '';
-
-/** A schedule in Shannon's ScheduleInfo; its task context's values as strings, as that map holds them. */
-export function scheduleInfoOf(view: ScheduleView): ScheduleInfo {
-  return {
-    schedule_id: view.scheduleId,
-    name: view.name,
-    description: view.description,
-    cron_expression: view.cronExpression,
-    timezone: view.timezone,
-    task_query: view.taskQuery,
-    task_context: Object.fromEntries(Object.entries(view.taskContext).map(([key, value]) => [key, typeof value === 'string' ? value : JSON.stringify(value)])),
-    max_budget_per_run_usd: view.maxBudgetPerRunUsd,
-    timeout_seconds: view.timeoutSeconds,
-    status: view.status,
-    created_at: rfc3339(view.createdAt),
-    updated_at: rfc3339(view.updatedAt),
-    last_run_at: rfc3339(view.lastRunAt),
-    next_run_at: rfc3339(view.nextRunAt),
-    total_runs: view.totalRuns,
-    successful_runs: view.successfulRuns,
-    failed_runs: view.failedRuns,
-    interval: view.interval,
-    overlap_policy: view.overlapPolicy,
-    note: view.note,
-    user_id: view.userId,
-  };
-}
 
 /** A map<string, string> context's values: JSON where they parse as JSON (numbers, booleans), else the text. */
 function contextOf(context: Record<string, string>): Record<string, unknown> {
@@ -55,8 +26,8 @@ function contextOf(context: Record<string, string>): Record<string, unknown> {
 
 /** Shannon's page and page_size (1-based, 50 by default, 100 at most). */
 function pageOf(request: { page: number; page_size: number }) {
-  if (request.page < 0 || request.page_size < 0) throw invalidArgument('page and page_size must be >= 0');
-  if (request.page_size > 100) throw invalidArgument('page_size must be <= 100');
+  if (request.page < 0 || request.page_size < 0) throw invalid('page and page_size must be >= 0');
+  if (request.page_size > 100) throw invalid('page_size must be <= 100');
   const page = request.page || 1;
   const pageSize = request.page_size || 50;
   return { page, pageSize, limit: pageSize, offset: (page - 1) * pageSize };
@@ -66,7 +37,7 @@ const statuses = ['ACTIVE', 'PAUSED', 'DELETED'];
 
 function statusFilterOf(status: string): ScheduleStatus | undefined {
   if (status === '' || status === 'ALL') return undefined;
-  if (!statuses.includes(status)) throw invalidArgument(`status must be one of ${[...statuses, 'ALL'].join(', ')}`);
+  if (!statuses.includes(status)) throw invalid(`status must be one of ${[...statuses, 'ALL'].join(', ')}`);
   return status as ScheduleStatus;
 }
 

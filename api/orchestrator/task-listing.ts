@@ -9,7 +9,7 @@ import type { GetSessionContextResponse } from '../../protos/generated/shannon/o
 import type { ListTasksRequest__Output } from '../../protos/generated/shannon/orchestrator/ListTasksRequest';
 import type { ListTasksResponse } from '../../protos/generated/shannon/orchestrator/ListTasksResponse';
 import type { TaskSummary } from '../../protos/generated/shannon/orchestrator/TaskSummary';
-import { invalidArgument, notFound } from '../grpc/grpc-errors';
+import { invalid, notFound } from '../tasks/task-errors';
 import { pageOf } from '../grpc/paging';
 import { jsonToStruct, toTimestamp } from '../grpc/struct';
 
@@ -47,7 +47,7 @@ export async function listTaskSummaries(pool: Pool, request: ListTasksRequest__O
 
 /** A session's stored context (SessionService), recent tasks and what it has spent, as far as the caller's tenant used it. */
 export async function sessionContext(pool: Pool, request: GetSessionContextRequest__Output, principal: Principal): Promise<GetSessionContextResponse> {
-  if (!request.session_id) throw invalidArgument('session_id is required');
+  if (!request.session_id) throw invalid('session_id is required');
   const [{ tasks, total }, conversation] = await Promise.all([
     listTasks(pool, { tenantId: principal.tenantId, sessionId: request.session_id, limit: recentTasks, offset: 0 }),
     findConversation(pool, principal.tenantId, request.session_id, new Date()).catch((err: unknown) => {

@@ -1,8 +1,9 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type * as grpc from '@grpc/grpc-js';
 import { callUnary, createServiceClient, type ServiceClient, type UnaryMethod } from '../../protos/clients';
-import { JsonMappingError, methodTypes, toJson } from '../../protos/json-mapping';
-import { grpcRequestOf, httpErrorOf, metadataOf, uncarriableHeaderOf } from './http-mapping';
+import { methodTypes, toJson } from '../../protos/json-mapping';
+import { grpcRequestOf, metadataOf, uncarriableHeaderOf } from './http-mapping';
+import { httpErrorOf } from '../http/http-errors';
 import { openApiDocument, openApiPath } from './openapi';
 import { fullServiceNames, restRoutes, shannonStreamRoute, shannonWebSocketRoute, streamRoute, withSlashedIdsEscaped, type RestRoute } from './routes';
 import { serveTaskEvents } from './sse';
@@ -11,10 +12,11 @@ import fastifyWebsocket from '@fastify/websocket';
 import { registerToolRoutes, type ToolRouteDeps } from './tool-routes';
 import { httpsOptions, type TlsMaterial } from '../grpc/tls';
 import { log } from '../../core/telemetry/logger';
+import { authorizationOf } from '../http/credentials';
 import type { AdapterContext, RequestParts } from '../shannon/route-adapter';
 import { registerShannonRoutes, shannonRoutes, type ShannonDeps } from '../shannon';
-import { toServiceError } from '../grpc/grpc-errors';
-import type { Authenticator } from '../grpc/auth';
+import { fromGrpcFailure } from '../grpc/grpc-errors';
+import type { Authenticator } from '../tasks/auth';
 import { registerOpenAiRoutes } from '../openai/openai-routes';
 import type { OpenAiDeps } from '../openai/completion-task';
 
@@ -40,21 +42,11 @@ export interface RestGatewayOptions {
   /** HTTPS (and client certificates) with the gRPC ports' material. */
   tls?: TlsMaterial;
   /** What Shannon's request and response shapes need beyond the gRPC call (api/shannon/). */
-  shannon: Omit<AdapterContext, 'metadata'>;
+  shannon: Omit<AdapterContext, 'authorization'>;
   /** What Shannon's own routes read (api/shannon/). */
   shannonRoutes: ShannonDeps;
   /** What OpenAI's routes read (api/openai/). */
   openAi: OpenAiDeps;
-}
-
-/**
- * A gRPC call's failure as it came, or an adapter's failure (a typed Weft error) as the gRPC
- * services would report it.
- */
-function toServiceErrorOrAsIs(err: unknown): unknown {
-  const { code, details } = (err ?? {}) as { code?: unknown; details?: unknown };
-  if (err instanceof JsonMappingError || (typeof code === 'number' && typeof details === 'string')) return err;
-  return toServiceError(err, (line) => log().error(`REST gateway ${line}`));
 }
 
 /** Shannon's rate-limit headers on every answer to a keyed caller, and Retry-After when the limit is reached. */
@@ -62,7 +54,7 @@ function rateLimitHeaders(auth: Authenticator) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     // A request refused for headers metadata cannot carry has no key to report on.
     if (uncarriableHeaderOf(request.headers)) return;
-    const state = await auth.rateLimitOf(metadataOf(request.headers));
+    const state = await auth.rateLimitOf(authorizationOf(request.headers));
     if (!state) return;
     void reply.headers({
       'x-ratelimit-limit': String(state.limit),
@@ -75,9 +67,9 @@ function rateLimitHeaders(auth: Authenticator) {
 
 async function refuseUnauthenticated(auth: Authenticator, request: FastifyRequest, reply: FastifyReply) {
   try {
-    await auth.identify(metadataOf(request.headers));
+    await auth.identify(authorizationOf(request.headers));
   } catch (err) {
-    const { httpStatus, body } = httpErrorOf(toServiceErrorOrAsIs(err));
+    const { httpStatus, body } = httpErrorOf(fromGrpcFailure(err));
     return reply.code(httpStatus).send(body);
   }
 }
@@ -110,7 +102,7 @@ function registerRestRoutes(app: FastifyInstance, clients: Record<RestRoute['ser
       handler: async (request, reply) => {
         try {
           const metadata = metadataOf(request.headers);
-          const adapter = { ...options.shannon, metadata };
+          const adapter = { ...options.shannon, authorization: authorizationOf(request.headers) };
           const sent: RequestParts = { params: request.params, query: request.query, body: request.body };
           const parts = route.shannon?.request ? await route.shannon.request(sent, adapter) : sent;
           const grpcRequest = grpcRequestOf(requestType, { ...parts, queryFields: route.query ?? [] });
@@ -124,7 +116,7 @@ function registerRestRoutes(app: FastifyInstance, clients: Record<RestRoute['ser
             .headers(adapted.headers ?? {})
             .send(adapted.body);
         } catch (err) {
-          const { httpStatus, body } = httpErrorOf(toServiceErrorOrAsIs(err));
+          const { httpStatus, body } = httpErrorOf(fromGrpcFailure(err));
           return reply.code(httpStatus).send(body);
         }
       },

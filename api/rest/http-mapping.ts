@@ -1,9 +1,10 @@
-import { status as GrpcStatus, Metadata, type ServiceError } from '@grpc/grpc-js';
+import { Metadata } from '@grpc/grpc-js';
+import { authorizationOf } from '../http/credentials';
 import type * as protobuf from 'protobufjs';
 import { fromJson, JsonMappingError } from '../../protos/json-mapping';
 
 // HTTP <-> gRPC for the REST gateway: a request's parts into one gRPC request, the caller's headers
-// into metadata, and gRPC statuses into HTTP ones with the seed's StatusCode in the body.
+// into metadata.
 
 /** Query strings are text; each becomes its field's JSON type (repeated fields: comma-separated). */
 function queryValue(field: protobuf.Field, text: string): unknown {
@@ -60,47 +61,12 @@ export function uncarriableHeaderOf(headers: Record<string, string | string[] | 
 export function metadataOf(headers: Record<string, string | string[] | undefined>): Metadata {
   const metadata = new Metadata();
   // W3C trace context: a REST call continues its caller's trace like a gRPC call does.
-  for (const name of ['authorization', 'idempotency-key', 'traceparent', 'tracestate']) {
+  for (const name of ['idempotency-key', 'traceparent', 'tracestate']) {
     const value = headers[name];
     if (typeof value === 'string' && value !== '') metadata.set(name, value);
   }
-  // Shannon's HTTP clients send the key as X-API-Key; Authorization wins when both are there.
-  const apiKey = headers['x-api-key'];
-  if (typeof apiKey === 'string' && !metadata.get('authorization').length) metadata.set('authorization', `Bearer ${apiKey}`);
+  // Shannon's HTTP clients send the key as X-API-Key.
+  const authorization = authorizationOf(headers);
+  if (authorization) metadata.set('authorization', authorization);
   return metadata;
-}
-
-const httpStatusOf: Partial<Record<GrpcStatus, number>> = {
-  [GrpcStatus.INVALID_ARGUMENT]: 400,
-  [GrpcStatus.FAILED_PRECONDITION]: 409,
-  [GrpcStatus.OUT_OF_RANGE]: 400,
-  [GrpcStatus.UNAUTHENTICATED]: 401,
-  [GrpcStatus.PERMISSION_DENIED]: 403,
-  [GrpcStatus.NOT_FOUND]: 404,
-  [GrpcStatus.ALREADY_EXISTS]: 409,
-  [GrpcStatus.ABORTED]: 409,
-  [GrpcStatus.RESOURCE_EXHAUSTED]: 429,
-  [GrpcStatus.CANCELLED]: 499,
-  [GrpcStatus.UNIMPLEMENTED]: 501,
-  [GrpcStatus.UNAVAILABLE]: 503,
-  [GrpcStatus.DEADLINE_EXCEEDED]: 504,
-};
-
-export interface HttpError {
-  httpStatus: number;
-  body: { error: string; code: string; status: string };
-}
-
-/** A gRPC failure (or a request the gateway could not map) as an HTTP status and a JSON body. */
-export function httpErrorOf(err: unknown): HttpError {
-  if (err instanceof JsonMappingError) {
-    return { httpStatus: 400, body: { error: err.message, code: 'INVALID_ARGUMENT', status: 'STATUS_CODE_ERROR' } };
-  }
-  const code = (err as Partial<ServiceError>).code ?? GrpcStatus.INTERNAL;
-  const status =
-    code === GrpcStatus.RESOURCE_EXHAUSTED ? 'STATUS_CODE_RATE_LIMITED' : code === GrpcStatus.DEADLINE_EXCEEDED ? 'STATUS_CODE_TIMEOUT' : 'STATUS_CODE_ERROR';
-  return {
-    httpStatus: httpStatusOf[code] ?? 500,
-    body: { error: (err as Partial<ServiceError>).details ?? 'internal error', code: GrpcStatus[code] ?? 'UNKNOWN', status },
-  };
 }

@@ -1,10 +1,12 @@
 import type { ServiceError, StatusObject } from '@grpc/grpc-js';
+import { fromGrpcFailure } from '../grpc/grpc-errors';
 import { taskEndedTrailer } from '../streaming/streaming-service';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceClient } from '../../protos/clients';
 import type { TaskUpdate__Output } from '../../protos/generated/shannon/orchestrator/TaskUpdate';
 import { messageType, toJson } from '../../protos/json-mapping';
-import { grpcRequestOf, httpErrorOf, metadataOf } from './http-mapping';
+import { grpcRequestOf, metadataOf } from './http-mapping';
+import { httpErrorOf } from '../http/http-errors';
 import type { StreamRoute } from './routes';
 
 const taskUpdate = () => messageType('shannon.orchestrator.TaskUpdate');
@@ -75,7 +77,7 @@ export function serveTaskEvents(
     try {
       return streamRequestOf(route, request);
     } catch (err) {
-      const { httpStatus, body } = httpErrorOf(err);
+      const { httpStatus, body } = httpErrorOf(fromGrpcFailure(err));
       void reply.code(httpStatus).send(body);
       return undefined;
     }
@@ -107,7 +109,7 @@ export function serveTaskEvents(
   call.on('error', (err: ServiceError) => {
     clearInterval(keepAlive);
     if (err.code === 1 /* CANCELLED: the client left */) return void raw.end();
-    const { httpStatus, body } = httpErrorOf(err);
+    const { httpStatus, body } = httpErrorOf(fromGrpcFailure(err));
     if (!raw.headersSent) {
       raw.writeHead(httpStatus, { 'content-type': 'application/json' });
       raw.end(JSON.stringify(body));

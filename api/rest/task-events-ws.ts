@@ -3,7 +3,9 @@ import type { FastifyRequest } from 'fastify';
 import type { WebSocket } from '@fastify/websocket';
 import type { ServiceClient } from '../../protos/clients';
 import type { TaskUpdate__Output } from '../../protos/generated/shannon/orchestrator/TaskUpdate';
-import { httpErrorOf, metadataOf } from './http-mapping';
+import { fromGrpcFailure } from '../grpc/grpc-errors';
+import { metadataOf } from './http-mapping';
+import { httpErrorOf } from '../http/http-errors';
 import type { StreamRoute } from './routes';
 import { eventData, streamRequestOf, whenStreamEnds } from './sse';
 
@@ -13,7 +15,7 @@ import { eventData, streamRequestOf, whenStreamEnds } from './sse';
 // gateway's error body, then closes with 4000 + its HTTP status.
 
 const closeWith = (socket: WebSocket, err: unknown) => {
-  const { httpStatus, body } = httpErrorOf(err);
+  const { httpStatus, body } = httpErrorOf(fromGrpcFailure(err));
   socket.send(JSON.stringify(body));
   socket.close(4000 + httpStatus, body.code);
 };

@@ -1,4 +1,3 @@
-import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
 import { ZodError } from 'zod';
@@ -7,10 +6,10 @@ import type { ToolRegistry } from '../../core/tools/registry';
 import { ToolError, type ToolMetadata } from '../../core/tools/tool';
 import { deleteToolSource, listToolSources, saveToolSource, toolSourceKey, toolSourceOf } from '../../core/tools/tool-source-store';
 import { checkRuntimeSource, type RuntimeSourceRules } from '../../core/tools/runtime-source-rules';
-import { hasRole, requireRole, type Authenticator } from '../grpc/auth';
-import { ApiError, invalidArgument, notFound, toServiceError } from '../grpc/grpc-errors';
-import { httpErrorOf, metadataOf } from './http-mapping';
-import { log } from '../../core/telemetry/logger';
+import { hasRole, requireRole, type Authenticator } from '../tasks/auth';
+import { conflict, invalid, notFound } from '../tasks/task-errors';
+import { httpErrorOf } from '../http/http-errors';
+import { authorizationOf } from '../http/credentials';
 
 // The seed's tool discovery over HTTP: GET /tools/list (?category=), /tools/{name}/schema and
 // /tools/{name}/metadata, in the seed's field names. Same API keys as every other route. Admins
@@ -64,11 +63,11 @@ export function registerToolRoutes(app: FastifyInstance, deps: ToolRouteDeps): v
       url: path,
       handler: async (request, reply) => {
         try {
-          const principal = await deps.auth.authenticate(metadataOf(request.headers));
+          const principal = await deps.auth.authenticate(authorizationOf(request.headers));
           return await answer({ params: request.params, query: request.query, body: request.body, principal });
         } catch (err) {
           // The same statuses and messages as a gRPC call would carry.
-          const { httpStatus, body } = httpErrorOf(toServiceError(err, (line) => log().error(`tool routes ${line}`)));
+          const { httpStatus, body } = httpErrorOf(err);
           return reply.code(httpStatus).send(body);
         }
       },
@@ -105,14 +104,14 @@ export function registerToolRoutes(app: FastifyInstance, deps: ToolRouteDeps): v
     try {
       source = toolSourceOf(String(kind), config, tenantId);
     } catch (err) {
-      if (err instanceof ZodError) throw invalidArgument(`config: ${err.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
-      throw invalidArgument((err as Error).message);
+      if (err instanceof ZodError) throw invalid(`config: ${err.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+      throw invalid((err as Error).message);
     }
     if (deps.configuredSources.includes(toolSourceKey(source.kind, source.name))) {
-      throw new ApiError(GrpcStatus.ALREADY_EXISTS, `a configured tool source is named ${source.name}`);
+      throw conflict(`a configured tool source is named ${source.name}`);
     }
     await checkRuntimeSource(source, deps.sourceRules).catch((err: unknown) => {
-      throw err instanceof ToolError ? invalidArgument(`config: ${err.message}`) : err;
+      throw err instanceof ToolError ? invalid(`config: ${err.message}`) : err;
     });
     await saveToolSource(deps.pool, source, `${principal.tenantId}/${principal.userId}`, new Date());
     return { name: source.name, kind: source.kind, scope: tenantId ? 'tenant' : 'platform' };
@@ -129,7 +128,7 @@ export function registerToolRoutes(app: FastifyInstance, deps: ToolRouteDeps): v
  * tenant's (the platform_admin role). Undefined is the platform.
  */
 function sourceScope(principal: Principal, scope: unknown, action: string): string | undefined {
-  if (scope !== undefined && scope !== 'tenant' && scope !== 'platform') throw invalidArgument('scope must be "tenant" or "platform"');
+  if (scope !== undefined && scope !== 'tenant' && scope !== 'platform') throw invalid('scope must be "tenant" or "platform"');
   if (scope === 'platform') {
     requireRole(principal, 'platform_admin', `${action} a tool source for every tenant`);
     return undefined;

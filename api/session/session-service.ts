@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { SessionDefaults } from '../tasks/session-defaults';
 import type { Pool } from 'pg';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import {
@@ -18,17 +19,14 @@ import type { Session } from '../../protos/generated/shannon/session/Session';
 import type { SessionServiceHandlers } from '../../protos/generated/shannon/session/SessionService';
 import type { CreateSessionRequest__Output } from '../../protos/generated/shannon/session/CreateSessionRequest';
 import type { Principal } from '../../core/auth/api-keys';
-import type { Authenticator } from '../grpc/auth';
-import { actingUser } from '../grpc/acting-user';
-import { invalidArgument } from '../grpc/grpc-errors';
+import type { Authenticator } from '../tasks/auth';
+import { actingUser } from '../tasks/acting-user';
+import { invalid } from '../tasks/task-errors';
 import { pageOf } from '../grpc/paging';
 import { fromTimestamp, jsonToStruct, structToJson, toTimestamp } from '../grpc/struct';
 import { authorized } from '../grpc/unary';
 
-export interface SessionDefaults {
-  ttlSeconds: number;
-  maxHistory: number;
-}
+export type { SessionDefaults };
 
 export interface SessionDeps {
   pool: Pool;
@@ -67,7 +65,7 @@ async function cancelSessionTasks(temporal: Client, pool: Pool, tenantId: string
 }
 
 function requireSessionId(sessionId: string): string {
-  if (!sessionId) throw invalidArgument('session_id is required');
+  if (!sessionId) throw invalid('session_id is required');
   return sessionId;
 }
 
@@ -75,28 +73,28 @@ function requireSessionId(sessionId: string): string {
 function boundedContext(struct: Parameters<typeof structToJson>[0], field: string): Record<string, unknown> {
   const context = structToJson(struct);
   const bytes = Buffer.byteLength(JSON.stringify(context), 'utf8');
-  if (bytes > maxContextBytes) throw invalidArgument(`${field} is ${bytes} bytes as JSON; the limit is ${maxContextBytes}`);
+  if (bytes > maxContextBytes) throw invalid(`${field} is ${bytes} bytes as JSON; the limit is ${maxContextBytes}`);
   return context;
 }
 
 /** A count that may be omitted (0: the default) but never negative or absurd. */
 function optionalCount(value: number, field: string, max: number): number {
-  if (value < 0) throw invalidArgument(`${field} must be >= 0`);
-  if (value > max) throw invalidArgument(`${field} must be <= ${max}`);
+  if (value < 0) throw invalid(`${field} must be >= 0`);
+  if (value > max) throw invalid(`${field} must be <= ${max}`);
   return value;
 }
 
 function historyMessageFrom(message: Message__Output | null): HistoryMessage {
-  if (!message) throw invalidArgument('message is required');
-  if (!roles.has(message.role)) throw invalidArgument(`message.role must be user, assistant or system, got "${message.role}"`);
-  if (!message.content) throw invalidArgument('message.content is required');
+  if (!message) throw invalid('message is required');
+  if (!roles.has(message.role)) throw invalid(`message.role must be user, assistant or system, got "${message.role}"`);
+  if (!message.content) throw invalid('message.content is required');
   const bytes = Buffer.byteLength(message.content, 'utf8');
-  if (bytes > maxMessageBytes) throw invalidArgument(`message.content is ${bytes} bytes; the limit is ${maxMessageBytes}`);
+  if (bytes > maxMessageBytes) throw invalid(`message.content is ${bytes} bytes; the limit is ${maxMessageBytes}`);
   // Ids with "/" name a task's turns (<task_id>/query, <task_id>/answer); a caller may not take them.
-  if (message.id.includes('/')) throw invalidArgument('message.id may not contain "/"');
-  if (message.tokens_used < 0) throw invalidArgument('message.tokens_used must be >= 0');
+  if (message.id.includes('/')) throw invalid('message.id may not contain "/"');
+  if (message.tokens_used < 0) throw invalid('message.tokens_used must be >= 0');
   const createdAt = message.timestamp ? fromTimestamp(message.timestamp) : new Date();
-  if (Number.isNaN(createdAt.getTime())) throw invalidArgument('message.timestamp is out of range');
+  if (Number.isNaN(createdAt.getTime())) throw invalid('message.timestamp is out of range');
   return {
     id: message.id || randomUUID(),
     role: message.role as HistoryMessage['role'],

@@ -1,5 +1,5 @@
 import type { AgentDefinition } from '../../core/agents/agent-catalog';
-import { notFound } from '../grpc/grpc-errors';
+import { notFound } from '../tasks/task-errors';
 import { badRequest, type ShannonRoute } from './shannon-route';
 import { bodyFields, routeTaskInput } from './route-tasks';
 

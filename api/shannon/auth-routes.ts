@@ -1,7 +1,8 @@
 import { createApiKey, isRole, type ApiKeyInfo, type Principal, type Role } from '../../core/auth/api-keys';
+import { authorizationOf } from '../http/credentials';
 import { listApiKeys, revokeApiKey } from '../../core/auth/key-management';
-import { hasRole } from '../grpc/auth';
-import { notFound, permissionDenied } from '../grpc/grpc-errors';
+import { hasRole } from '../tasks/auth';
+import { notFound, permissionDenied } from '../tasks/task-errors';
 import { badRequest, type ShannonRoute } from './shannon-route';
 import { objectOf } from './route-adapter';
 
@@ -75,8 +76,8 @@ export const authRoutes: ShannonRoute[] = [
     path: '/api/v1/auth/me',
     summary: "The caller: user, tenant, roles, the key in use and its rate limit's state",
     tag: 'auth',
-    async handle({ principal, metadata }, deps) {
-      const limit = await deps.auth.rateLimitOf(metadata);
+    async handle({ principal, headers }, deps) {
+      const limit = await deps.auth.rateLimitOf(authorizationOf(headers));
       const minute = limit ? { limit: limit.limit, remaining: limit.remaining, reset_seconds: limit.resetSeconds } : null;
       return {
         body: {

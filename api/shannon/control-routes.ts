@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { idempotencyKeyOf } from '../http/credentials';
 import type { ControlState } from '../../workflows/messages';
-import { messageTask, steerTask, taskControlState } from '../orchestrator/task-control';
+import { messageTask, steerTask, taskControlState } from '../tasks/task-control';
 import { objectOf } from './route-adapter';
 import { badRequest, type ShannonCall, type ShannonDeps, type ShannonRoute } from './shannon-route';
 
@@ -40,13 +41,13 @@ function steer(change: 'pause' | 'resume') {
 }
 
 /** An Idempotency-Key makes a resend a no-op. */
-async function sendMessage({ principal, params, body, metadata }: ShannonCall, deps: ShannonDeps) {
+async function sendMessage({ principal, params, body, headers }: ShannonCall, deps: ShannonDeps) {
   const request = objectOf(body ?? {});
   if (!request) throw badRequest('the request body must be a JSON object');
   const { message, ...unknown } = request;
   if (Object.keys(unknown).length > 0) throw badRequest(`unknown field ${Object.keys(unknown)[0]}`);
   if (typeof message !== 'string') throw badRequest('message is required');
-  const key = metadata.get('idempotency-key')[0];
+  const key = idempotencyKeyOf(headers);
   const id = key === undefined ? randomUUID() : String(key);
   const sent = await messageTask(deps, principal, params.workflow_id!, { id, text: message });
   return { body: { success: true, status: sent.duplicate ? 'duplicate' : 'delivered', message_id: id } };

@@ -1,9 +1,9 @@
 import { listTaskEvents } from '../../core/events/event-log';
 import { EventType } from '../../core/events/event-types';
 import type { ToolMetadata } from '../../core/tools/tool';
-import { hasRole } from '../grpc/auth';
-import { notFound, permissionDenied } from '../grpc/grpc-errors';
-import { awaitAgentResult } from '../agent/agent-execution';
+import { hasRole } from '../tasks/auth';
+import { notFound, permissionDenied } from '../tasks/task-errors';
+import { awaitAgentResult } from '../tasks/task-result';
 import { objectOf } from './route-adapter';
 import { badRequest, type ShannonRoute } from './shannon-route';
 import { bodyFields, routeTaskInput } from './route-tasks';

@@ -1,5 +1,5 @@
 import { createRuntimeStore } from '../../core/store';
-import { reviewTask, taskReview, taskReviewJson } from '../orchestrator/task-review';
+import { reviewTask, taskReview, taskReviewJson } from '../tasks/task-review';
 import type { PlanReviewView, ReviewAction } from '../../workflows/messages';
 import { objectOf } from './route-adapter';
 import { badRequest, type ShannonCall, type ShannonDeps, type ShannonRoute } from './shannon-route';

@@ -1,7 +1,6 @@
-import type { Metadata } from '@grpc/grpc-js';
 import type { Pool } from 'pg';
-import type { SessionDefaults } from '../session/session-service';
-import type { Authenticator } from '../grpc/auth';
+import type { SessionDefaults } from '../tasks/session-defaults';
+import type { Authenticator } from '../tasks/auth';
 
 // Where Weft's REST route and Shannon's gateway share a path, the route accepts both request shapes
 // and answers the gRPC response with the fields Shannon's clients read added. An adapter does the
@@ -17,8 +16,8 @@ export interface RequestParts {
 }
 
 export interface AdapterContext {
-  /** The caller's credentials, as the gRPC call receives them. */
-  metadata: Metadata;
+  /** The caller's credentials (its `authorization`), as the authenticator takes them. */
+  authorization: string | undefined;
   pool: Pool;
   auth: Authenticator;
   sessions: SessionDefaults;

@@ -1,9 +1,10 @@
 import type { ShannonCall, ShannonDeps } from './shannon-route';
 import { badRequest } from './shannon-route';
 import { objectOf } from './route-adapter';
-import { isPathSafeId } from '../grpc/field-limits';
-import { submittedTaskId } from '../orchestrator/task-start';
-import { taskInputFrom, type TaskSubmission } from '../orchestrator/task-submission';
+import { isPathSafeId } from '../tasks/path-safe-ids';
+import { submittedTaskInput } from '../tasks/task-start';
+import { idempotencyKeyOf } from '../http/credentials';
+import type { TaskSubmission } from '../tasks/task-submission';
 import type { TaskWorkflowInput } from '../../workflows/task-workflow-types';
 
 // What the routes that run work of their own (a tool, a named agent) share: the body's known fields
@@ -24,10 +25,9 @@ export function bodyFields<F extends string>(body: unknown, fields: readonly F[]
 
 /** A single-agent task's input for `query`, with its id from the caller's Idempotency-Key or new. */
 export function routeTaskInput(
-  { principal, metadata }: Pick<ShannonCall, 'principal' | 'metadata'>,
+  { principal, headers }: Pick<ShannonCall, 'principal' | 'headers'>,
   deps: Pick<ShannonDeps, 'tasks'>,
   task: TaskSubmission,
 ): TaskWorkflowInput {
-  const taskId = submittedTaskId('', metadata, principal);
-  return taskInputFrom(task, { taskId, principal }, deps.tasks.limits);
+  return submittedTaskInput(principal, idempotencyKeyOf(headers), task, deps.tasks.limits);
 }

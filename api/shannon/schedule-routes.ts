@@ -1,7 +1,7 @@
 import type { TaskRecord } from '../../core/tasks/task-index';
-import { scheduleInfoOf } from '../orchestrator/schedule-handlers';
-import { overlapPolicies, type OverlapPolicy, type ScheduleFields } from '../orchestrator/schedule-spec';
-import type { ScheduleStatus } from '../orchestrator/schedules';
+import { scheduleInfoOf } from '../tasks/schedule-info';
+import { overlapPolicies, type OverlapPolicy, type ScheduleFields } from '../tasks/schedule-spec';
+import type { ScheduleStatus } from '../tasks/schedules';
 import { reasonOf } from './control-routes';
 import { objectOf, type JsonObject } from './route-adapter';
 import { badRequest, integerParam, type ShannonCall, type ShannonDeps, type ShannonRoute } from './shannon-route';

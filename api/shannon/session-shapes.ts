@@ -26,7 +26,7 @@ function profileFields(profile: SessionProfile | undefined): JsonObject {
 }
 
 async function profilesOf(context: AdapterContext, sessionIds: string[]) {
-  const principal = await context.auth.identify(context.metadata);
+  const principal = await context.auth.identify(context.authorization);
   return sessionProfiles(context.pool, principal.tenantId, sessionIds);
 }
 
@@ -87,7 +87,7 @@ export const updateSessionShape: RouteAdapter = {
   async respond(response, context, sent) {
     const title = titleOf(objectOf(sent.body) ?? {});
     if (title === undefined) return { body: response };
-    const principal = await context.auth.identify(context.metadata);
+    const principal = await context.auth.identify(context.authorization);
     await retitleSession(context.pool, principal.tenantId, sent.params.session_id!, title);
     return { body: { ...response, title } };
   },

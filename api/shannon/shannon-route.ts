@@ -1,21 +1,18 @@
-import type { Metadata } from '@grpc/grpc-js';
 import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
 import type { Registry } from 'prom-client';
 import type { Principal } from '../../core/auth/api-keys';
 import type { ToolRegistry } from '../../core/tools/registry';
-import { log } from '../../core/telemetry/logger';
 import { JsonMappingError } from '../../protos/json-mapping';
-import type { Authenticator } from '../grpc/auth';
-import { toServiceError } from '../grpc/grpc-errors';
-import { httpErrorOf, metadataOf } from '../rest/http-mapping';
+import type { Authenticator } from '../tasks/auth';
+import { httpErrorOf } from '../http/http-errors';
+import { authorizationOf } from '../http/credentials';
 import type { JsonObject } from './route-adapter';
-import type { TaskWorkflowInput } from '../../workflows/task-workflow-types';
-import type { SubmissionLimits } from '../orchestrator/task-submission';
+import type { TaskStarter } from '../tasks/task-start';
 import type { AgentCatalog } from '../../core/agents/agent-catalog';
 import type { SkillCatalog } from '../../core/skills/skill-catalog';
-import type { ScheduleService } from '../orchestrator/schedules';
+import type { ScheduleService } from '../tasks/schedules';
 
 // Shannon's gateway routes that have no gRPC counterpart in the seed (a task's events and timeline,
 // files, tools, agents, skills, keys, health): each authenticates like every other route and reports
@@ -31,7 +28,7 @@ export interface ShannonDeps {
   /** Where the worker's file tools keep sessions' workspaces and users' memory (read for the file routes). */
   workspaceDir: string;
   /** Starts a task as SubmitTask does (tenant shares, sessions, idempotency), with the limits its input is checked against. */
-  tasks: { start(input: TaskWorkflowInput, principal: Principal, requestFingerprint: string): Promise<{ workflowId: string }>; limits: SubmissionLimits };
+  tasks: TaskStarter;
   /** Schedules on Temporal Schedules, as gRPC's schedule RPCs serve them. */
   schedules: ScheduleService;
   /** The API's metrics, served at /metrics as on the metrics port. */
@@ -44,7 +41,6 @@ export interface ShannonCall {
   params: Record<string, string>;
   query: Record<string, unknown>;
   body: unknown;
-  metadata: Metadata;
   headers: Record<string, string | string[] | undefined>;
 }
 
@@ -72,8 +68,7 @@ export interface ShannonRoute {
 export const badRequest = (message: string) => new JsonMappingError(message);
 
 function errorAnswer(err: unknown): ShannonAnswer {
-  const failure = err instanceof JsonMappingError ? err : toServiceError(err, (line) => log().error(`Shannon gateway ${line}`));
-  const { httpStatus, body } = httpErrorOf(failure);
+  const { httpStatus, body } = httpErrorOf(err);
   return { status: httpStatus, body };
 }
 
@@ -87,10 +82,9 @@ export function registerShannonRoutes(app: FastifyInstance, routes: readonly Sha
           try {
             const unknown = Object.keys(request.query).filter((name) => !(route.query ?? []).includes(name));
             if (unknown.length > 0) throw badRequest(`unknown query parameter ${unknown[0]}`);
-            const metadata = metadataOf(request.headers);
-            const principal = route.public ? undefined : await deps.auth.authenticate(metadata);
+            const principal = route.public ? undefined : await deps.auth.authenticate(authorizationOf(request.headers));
             return await route.handle(
-              { principal: principal!, params: request.params, query: request.query, body: request.body, metadata, headers: request.headers },
+              { principal: principal!, params: request.params, query: request.query, body: request.body, headers: request.headers },
               deps,
             );
           } catch (err) {

@@ -1,5 +1,5 @@
 import type { Skill } from '../../core/skills/skill-catalog';
-import { notFound } from '../grpc/grpc-errors';
+import { notFound } from '../tasks/task-errors';
 import type { ShannonRoute } from './shannon-route';
 
 // Shannon's skills (GET /api/v1/skills, /{name}, /{name}/versions): SKILL.md files under skills/.

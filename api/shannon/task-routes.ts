@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { notFound } from '../grpc/grpc-errors';
+import { notFound } from '../tasks/task-errors';
 import { listTaskEvents, type TaskEvent } from '../../core/events/event-log';
-import { ownTaskOf } from '../orchestrator/task-ownership';
+import { ownTaskOf } from '../tasks/task-ownership';
 import { badRequest, integerParam, type ShannonRoute } from './shannon-route';
 import { timelineOf, type TimelineMode } from './task-timeline';
 

@@ -1,7 +1,7 @@
 import { findTask } from '../../core/tasks/task-index';
 import { openNamedSession } from '../../core/sessions/named-sessions';
 import { JsonMappingError } from '../../protos/json-mapping';
-import { asksForResearch, researchStrategies } from '../orchestrator/research-request';
+import { asksForResearch, researchStrategies } from '../tasks/research-request';
 import { objectOf, type AdapterContext, type JsonObject, type RequestParts, type RouteAdapter } from './route-adapter';
 
 // Shannon's task routes on Weft's: the body of POST /api/v1/tasks (session_id, mode, model_tier and
@@ -78,7 +78,7 @@ async function submitRequest(parts: RequestParts, context: AdapterContext): Prom
 
   const decompose = mode !== undefined ? modes[mode] : (rest.auto_decompose ?? (asksForResearch(taskContext, strategy) || undefined));
   if (sessionId) {
-    const principal = await context.auth.identify(context.metadata);
+    const principal = await context.auth.identify(context.authorization);
     await openNamedSession(
       context.pool,
       { sessionId, tenantId: principal.tenantId, userId: principal.userId, ttlSeconds: context.sessions.ttlSeconds, maxHistory: context.sessions.maxHistory },

@@ -1,4 +1,5 @@
 import { Metadata, type ServerWritableStream } from '@grpc/grpc-js';
+import { authenticateCall } from '../grpc/callers';
 import type { Pool } from 'pg';
 import type { EventFeed } from '../../core/events/event-feed';
 import { isLiveOnly, type TaskEvent } from '../../core/events/event-log';
@@ -6,13 +7,13 @@ import { EventType, shannonEventAliases, shannonOnlyEventTypes } from '../../cor
 import type { StreamRequest__Output } from '../../protos/generated/shannon/orchestrator/StreamRequest';
 import type { StreamingServiceHandlers } from '../../protos/generated/shannon/orchestrator/StreamingService';
 import type { TaskUpdate } from '../../protos/generated/shannon/orchestrator/TaskUpdate';
-import type { Authenticator } from '../grpc/auth';
-import { invalidArgument } from '../grpc/grpc-errors';
+import type { Authenticator } from '../tasks/auth';
+import { invalid } from '../tasks/task-errors';
 import { send, serverStream } from '../grpc/unary';
 import { streamLifetime } from '../grpc/stream-lifetime';
 import { toTimestamp } from '../grpc/struct';
-import { tailTaskEvents } from './task-event-tail';
-import { ownTaskOf } from '../orchestrator/task-ownership';
+import { tailTaskEvents } from '../tasks/task-event-tail';
+import { ownTaskOf } from '../tasks/task-ownership';
 import type { Client } from '@temporalio/client';
 
 export interface StreamingDeps {
@@ -53,7 +54,7 @@ function resumeAfter(request: StreamRequest__Output): number {
   let after = Number(request.last_event_id || 0);
   if (request.last_stream_id) {
     const match = /^\d+-(\d+)$/.exec(request.last_stream_id);
-    if (!match) throw invalidArgument(`last_stream_id must look like "1698765432000-42", got "${request.last_stream_id}"`);
+    if (!match) throw invalid(`last_stream_id must look like "1698765432000-42", got "${request.last_stream_id}"`);
     after = Math.max(after, Number(match[1]));
   }
   return after;
@@ -78,11 +79,11 @@ export function createStreamingService(deps: StreamingDeps): StreamingService {
   const open = new Set<AbortController>();
 
   async function stream(call: ServerWritableStream<StreamRequest__Output, TaskUpdate>): Promise<Metadata | void> {
-    const principal = await deps.auth.authenticate(call.metadata);
+    const principal = await authenticateCall(deps.auth, call.metadata);
     const request = call.request;
-    if (!request.workflow_id) throw invalidArgument('workflow_id is required');
+    if (!request.workflow_id) throw invalid('workflow_id is required');
     const unknown = request.types.filter((type) => !knownTypes.has(type));
-    if (unknown.length > 0) throw invalidArgument(`unknown event types: ${unknown.join(', ')}`);
+    if (unknown.length > 0) throw invalid(`unknown event types: ${unknown.join(', ')}`);
     const after = resumeAfter(request);
     const { workflowId } = await ownTaskOf(deps, request.workflow_id, principal);
 

@@ -5,7 +5,7 @@ import type { OrchestratorServiceClient } from '../../protos/generated/shannon/o
 import type { SubmitTaskRequest } from '../../protos/generated/shannon/orchestrator/SubmitTaskRequest';
 import type { SubmitTaskResponse__Output } from '../../protos/generated/shannon/orchestrator/SubmitTaskResponse';
 import type { TaskUpdate__Output } from '../../protos/generated/shannon/orchestrator/TaskUpdate';
-import { finalEventTypes } from '../../api/streaming/task-event-tail';
+import { finalEventTypes } from '../../api/tasks/task-event-tail';
 import type { ScriptedModelServer } from '../../test/model-server/scripted-model-server';
 import { approveTask, pendingApprovals } from '../../test/support/orchestration';
 

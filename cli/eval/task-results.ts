@@ -1,6 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Pool } from 'pg';
-import { launchTaskWorkflow } from '../../api/orchestrator/task-start';
+import { launchTaskWorkflow } from '../../api/tasks/task-start';
 import { findTask, type TaskRecord } from '../../core/tasks/task-index';
 import { taskWorkflowIdOf } from '../../core/tasks/run/task-ref';
 import type { TaskWorkflowInput } from '../../workflows/task-workflow-types';

@@ -1,5 +1,5 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { startAuthenticator } from '../../api/grpc/auth';
+import { startAuthenticator } from '../../api/tasks/auth';
 import { ephemeralListen, startApiServer } from '../../api/server';
 import { createOrchestratorClient } from '../../protos/clients';
 import { getTaskStatus, grpcError, submitTask, waitForFinish } from '../support/grpc';

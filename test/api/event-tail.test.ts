@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { tailTaskEvents } from '../../api/streaming/task-event-tail';
+import { tailTaskEvents } from '../../api/tasks/task-event-tail';
 import { createPool } from '../../core/db/database';
 import { withTransaction } from '../../core/db/transaction';
 import { startEventFeed, type EventFeed } from '../../core/events/event-feed';

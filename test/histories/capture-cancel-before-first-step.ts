@@ -2,7 +2,7 @@
 // its start, deferred to its first model step, is carried by the cancellation's request and by the
 // task's end instead: `npx tsx test/histories/capture-cancel-before-first-step.ts`. It adds its
 // file to the manifest.
-import { launchTaskWorkflow } from '../../api/orchestrator/task-start';
+import { launchTaskWorkflow } from '../../api/tasks/task-start';
 import { createRuntimeStore } from '../../core/store';
 import { taskWorkflowIdOf } from '../../core/tasks/run/task-ref';
 import { cancelTaskSignal } from '../../workflows/messages';

@@ -1,7 +1,7 @@
 // Records the golden history of a COMPLEX task cancelled while two agents run: the task ends once
 // both agents have ended their own cancellation (the cancelled-task-waits-for-every-agent patch):
 // `npx tsx test/histories/capture-cancel-dag.ts`. It adds its file to the manifest.
-import { launchTaskWorkflow } from '../../api/orchestrator/task-start';
+import { launchTaskWorkflow } from '../../api/tasks/task-start';
 import { taskWorkflowIdOf } from '../../core/tasks/run/task-ref';
 import { cancelTaskSignal } from '../../workflows/messages';
 import type { taskWorkflow } from '../../workflows/task-workflow';

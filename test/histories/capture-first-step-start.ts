@@ -2,7 +2,7 @@
 // first-model-step-starts-the-task patch): no local activity before that step, and the tools the
 // start offers learned from it, used by the second step: `npx tsx test/histories/capture-first-step-start.ts`.
 // It adds its file to the manifest.
-import { launchTaskWorkflow } from '../../api/orchestrator/task-start';
+import { launchTaskWorkflow } from '../../api/tasks/task-start';
 import { taskWorkflowIdOf } from '../../core/tasks/run/task-ref';
 import type { taskWorkflow } from '../../workflows/task-workflow';
 import { testTaskInput } from '../support/stack';

@@ -1,7 +1,7 @@
 // Records the golden history of a STANDARD task whose long answer leaves a memory note
 // (settings.rememberResults): the answer, the note's model call, its memory_write:
 // `npx tsx test/histories/capture-remembered.ts`. It adds its file to the manifest.
-import { launchTaskWorkflow } from '../../api/orchestrator/task-start';
+import { launchTaskWorkflow } from '../../api/tasks/task-start';
 import { taskWorkflowIdOf } from '../../core/tasks/run/task-ref';
 import { memoryInstruction } from '../../workflows/memory-note';
 import type { taskWorkflow } from '../../workflows/task-workflow';

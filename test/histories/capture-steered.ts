@@ -1,7 +1,7 @@
 // Records the golden history of a steered STANDARD task: paused while its first model step runs,
 // sent a message, resumed; its second step carries the message:
 // `npx tsx test/histories/capture-steered.ts`. It adds its file to the manifest.
-import { launchTaskWorkflow } from '../../api/orchestrator/task-start';
+import { launchTaskWorkflow } from '../../api/tasks/task-start';
 import { taskWorkflowIdOf } from '../../core/tasks/run/task-ref';
 import { pauseTaskUpdate, resumeTaskUpdate, sendMessageUpdate } from '../../workflows/messages';
 import type { taskWorkflow } from '../../workflows/task-workflow';

@@ -1,5 +1,5 @@
 import { status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
-import { startAuthenticator, type Authenticator } from '../../api/grpc/auth';
+import { startAuthenticator, type Authenticator } from '../../api/tasks/auth';
 import { ephemeralListen, startApiServer, type ApiServer } from '../../api/server';
 import { createApiKey } from '../../core/auth/api-keys';
 import { createOrchestratorClient, createStreamingClient, unaryCall } from '../../protos/clients';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { ephemeralListen, startApiServer, type ApiServer } from '../../api/server';
-import type { TenantQuotas } from '../../api/orchestrator/tenant-admission';
+import type { TenantQuotas } from '../../api/tasks/tenant-admission';
 import { loadConfig } from '../../core/config';
 import { createWeftToolRegistry } from '../../core/tools';
 import { createOrchestratorClient, unaryCall } from '../../protos/clients';

@@ -2,7 +2,7 @@ import { status as GrpcStatus } from '@grpc/grpc-js';
 import { randomUUID } from 'node:crypto';
 import { unaryCall } from '../../protos/clients';
 import { taskWorkflowIdOf } from '../../core/tasks/run/task-ref';
-import { tenantTaskId } from '../../api/orchestrator/task-ids';
+import { tenantTaskId } from '../../api/tasks/task-ids';
 import { grpcError, waitForFinish } from '../support/grpc';
 import { startTestStack, testTaskInput, type TestStack } from '../support/stack';
 import { twoTenantsTwoUsersEach, type Tenants } from '../support/tenants';

@@ -7,7 +7,7 @@ import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { Pool } from 'pg';
 import { createActivities } from '../../activities';
 import { startEventFeed } from '../../core/events/event-feed';
-import { startAuthenticator } from '../../api/grpc/auth';
+import { startAuthenticator } from '../../api/tasks/auth';
 import { ephemeralListen, startApiServer, type ApiDeps, type ApiServer } from '../../api/server';
 import { startEngineEndings } from '../../api/reconciliation/engine-endings';
 import { createApiKey, type Principal } from '../../core/auth/api-keys';

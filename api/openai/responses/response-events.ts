@@ -1,6 +1,6 @@
 import { listTaskEvents } from '../../../core/events/event-log';
 import type { StoredResponse } from '../../../core/openai/response-index';
-import { endedAfter, tailTaskEvents } from '../../streaming/task-event-tail';
+import { endedAfter, tailTaskEvents } from '../../tasks/task-event-tail';
 import { outcomeOf } from '../completion-answer';
 import type { OpenAiDeps } from '../completion-task';
 import { ResponseProjection, type ResponseEventBody } from './response-projection';

@@ -62,12 +62,12 @@ export const responseRoutes: readonly OpenAiRoute[] = [
     method: 'POST',
     path: '/v1/responses',
     summary: "OpenAI's response as a durable Weft task (stream, background, previous_response_id); its id names the task",
-    handle: async ({ request, principal, metadata }, reply, deps) => {
+    handle: async ({ request, principal }, reply, deps) => {
       const parsed = responseRequest(request.body, deps.models);
       const { toolOutputs } = parsed;
       const response = toolOutputs
         ? await continueResponseTask(deps, principal, { ...parsed, toolOutputs })
-        : await startResponseTask(deps, { principal, metadata }, parsed);
+        : await startResponseTask(deps, { principal, headers: request.headers }, parsed);
       if (parsed.stream) return streamResponse(deps, response, -1, reply);
       const answer = parsed.background ? await responseNow(deps, response) : await endedResponse(deps, response, whileConnected(reply));
       return reply.headers(responseHeaders(response)).send(answer);

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import type { Metadata } from '@grpc/grpc-js';
 import type { Principal } from '../../../core/auth/api-keys';
 import { continuationIdOf, findResponse, forgetResponse, responseIdOf, saveResponse, type StoredResponse } from '../../../core/openai/response-index';
 import { addMessages } from '../../../core/sessions/history';
 import { findTask } from '../../../core/tasks/task-index';
 import { TaskStatus } from '../../../core/tasks/task-status';
 import { taskWorkflowIdOf } from '../../../core/tasks/run/task-ref';
-import { routeTaskInput } from '../../shannon/route-tasks';
+import { submittedTaskInput } from '../../tasks/task-start';
+import { idempotencyKeyOf } from '../../http/credentials';
 import { checkClientTools, openConversation, taskInputOf, taskShapeOf, type OpenAiDeps } from '../completion-task';
 import { callOfClientId, type ToolResult } from '../client-tool-request';
 import { checkHeldTurn } from './held-turn';
@@ -110,11 +110,11 @@ export async function continueResponseTask(
 /** Keeps the response and starts its task (an Idempotency-Key's retry finds both as first made). */
 export async function startResponseTask(
   deps: OpenAiDeps,
-  call: { principal: Principal; metadata: Metadata },
+  call: { principal: Principal; headers: Record<string, string | string[] | undefined> },
   request: ResponseRequest,
 ): Promise<StoredResponse> {
   const { principal } = call;
-  const routed = routeTaskInput(call, deps, { query: request.query });
+  const routed = submittedTaskInput(principal, idempotencyKeyOf(call.headers), { query: request.query }, deps.tasks.limits);
   const sessionId = await joinConversation(deps, principal, request, routed.taskId);
   const shape = taskShapeOf(deps, request);
   checkClientTools(deps, principal, request, shape);

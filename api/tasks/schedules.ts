@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { status as GrpcStatus } from '@grpc/grpc-js';
 import { ScheduleNotFoundError, type Client, type ScheduleDescription } from '@temporalio/client';
 import type { Pool } from 'pg';
 import type { Principal } from '../../core/auth/api-keys';
@@ -8,8 +7,8 @@ import { listTasks, type TaskRecord } from '../../core/tasks/task-index';
 import { tenantIdKey, userIdKey } from '../../workflows/search-attributes';
 import type { TaskWorkflowInput } from '../../workflows/task-workflow-types';
 import { taskMetadata } from '../../workflows/ui-metadata';
-import { hasRole } from '../grpc/auth';
-import { invalidArgument, notFound } from '../grpc/grpc-errors';
+import { hasRole } from './auth';
+import { invalid, notFound } from './task-errors';
 import {
   checkScheduleFields,
   givenFieldsOf,
@@ -84,6 +83,9 @@ function scheduleOptionsOf(deps: ScheduleDeps, principal: Principal, scheduleId:
   };
 }
 
+/** gRPC's INVALID_ARGUMENT, the status of Temporal's server refusing a field. */
+const temporalInvalidArgument = 3;
+
 /**
  * Temporal's refusal of a spec (a cron expression it cannot parse, say) is the caller's error: the
  * client throws it as a TypeError ("Invalid schedule spec"), or as a ServiceError for other fields.
@@ -92,8 +94,8 @@ async function refusedAsInvalid<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    const invalid = err instanceof TypeError || (err as { cause?: { code?: number } }).cause?.code === GrpcStatus.INVALID_ARGUMENT;
-    if (invalid) throw invalidArgument(`Temporal refused the schedule: ${(err as Error).message}`);
+    const refused = err instanceof TypeError || (err as { cause?: { code?: number } }).cause?.code === temporalInvalidArgument;
+    if (refused) throw invalid(`Temporal refused the schedule: ${(err as Error).message}`);
     throw err;
   }
 }

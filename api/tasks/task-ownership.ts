@@ -3,7 +3,7 @@ import type { Pool } from 'pg';
 import type { Principal } from '../../core/auth/api-keys';
 import { findTask, type TaskRecord } from '../../core/tasks/task-index';
 import { tenantIdKey } from '../../workflows/search-attributes';
-import { invalidArgument, notFound } from '../grpc/grpc-errors';
+import { invalid, notFound } from './task-errors';
 import { taskIdsReferencedBy } from './task-ids';
 import { taskWorkflowIdOf } from '../../core/tasks/run/task-ref';
 
@@ -47,7 +47,7 @@ export interface OwnTask {
  * unknown as a missing one.
  */
 export async function ownTaskOf(deps: { pool: Pool; temporal: Client }, reference: string, principal: Principal): Promise<OwnTask> {
-  if (!reference) throw invalidArgument('task_id is required');
+  if (!reference) throw invalid('task_id is required');
   // Ids that no task can have never reach Temporal.
   for (const taskId of taskIdsReferencedBy(reference, principal.tenantId)) {
     const record = await findTask(deps.pool, taskId);

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Pool } from 'pg';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
-import { resourceExhausted } from '../grpc/grpc-errors';
+import { exhausted } from './task-errors';
 import { tenantIdKey } from '../../workflows/search-attributes';
 
 // Each tenant's share of the system: task submissions per minute (counted in Postgres, so shared by
@@ -48,16 +48,14 @@ export function createTenantAdmission(deps: { pool: Pool; temporal: Client }, qu
         await submits?.consume(tenantId);
       } catch (err) {
         if (!(err instanceof RateLimiterRes)) throw err;
-        throw resourceExhausted(
-          `your tenant has submitted ${quotas.submitsPerMinute} tasks this minute, its limit; retry in ${Math.ceil(err.msBeforeNext / 1000)} s`,
-        );
+        throw exhausted(`your tenant has submitted ${quotas.submitsPerMinute} tasks this minute, its limit; retry in ${Math.ceil(err.msBeforeNext / 1000)} s`);
       }
       if (quotas.maxRunningTasks <= 0) return;
       const { count } = await deps.temporal.workflow.count(
         `WorkflowType = "taskWorkflow" AND ExecutionStatus = "Running" AND ${tenantIdKey.name} = ${quoted(tenantId)}`,
       );
       if (count >= quotas.maxRunningTasks) {
-        throw resourceExhausted(`your tenant has ${count} tasks running, its limit is ${quotas.maxRunningTasks}; retry when some have finished`);
+        throw exhausted(`your tenant has ${count} tasks running, its limit is ${quotas.maxRunningTasks}; retry when some have finished`);
       }
     },
   };

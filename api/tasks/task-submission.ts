@@ -3,9 +3,9 @@ import type { TaskSettings } from '../../core/orchestration/task-settings';
 import type { TaskTemplate, TemplateCatalog } from '../../core/templates/template-catalog';
 import type { TaskWorkflowInput } from '../../workflows/task-workflow-types';
 import type { Principal } from '../../core/auth/api-keys';
-import { invalidArgument, notFound, permissionDenied } from '../grpc/grpc-errors';
-import { pathSafeIdOf } from '../grpc/field-limits';
-import { actingUser } from '../grpc/acting-user';
+import { invalid, notFound, permissionDenied } from './task-errors';
+import { pathSafeIdOf } from './path-safe-ids';
+import { actingUser } from './acting-user';
 import type { PromptParams } from '../../core/tools/tool';
 import { requestLimit } from '../../core/budget-settings';
 import type { SkillCatalog } from '../../core/skills/skill-catalog';
@@ -40,7 +40,7 @@ export function submissionLimits(deps: {
 function namedSkill(context: Record<string, unknown>, skills: SkillCatalog, principal: Principal): TaskWorkflowInput['skill'] {
   const given = context.skill;
   if (given === undefined) return undefined;
-  if (typeof given !== 'string' || given === '') throw invalidArgument('context.skill must be a skill name (see GET /api/v1/skills), optionally name@version');
+  if (typeof given !== 'string' || given === '') throw invalid('context.skill must be a skill name (see GET /api/v1/skills), optionally name@version');
   const [name, version] = given.split('@');
   const skill = skills.find(name!, version);
   if (!skill || !skill.enabled) throw notFound(`skill ${given} not found (see GET /api/v1/skills)`);
@@ -54,7 +54,7 @@ function namedSkill(context: Record<string, unknown>, skills: SkillCatalog, prin
 function manualPlan(agents: PlannedAgent[] | undefined, toolNames: string[]): Plan | undefined {
   if (!agents || agents.length === 0) return undefined;
   const check = checkPlan({ agents }, toolNames);
-  if (!check.ok) throw invalidArgument(`manual_decomposition is invalid: ${check.errors.join('; ')}`);
+  if (!check.ok) throw invalid(`manual_decomposition is invalid: ${check.errors.join('; ')}`);
   return check.plan;
 }
 
@@ -62,8 +62,8 @@ function manualPlan(agents: PlannedAgent[] | undefined, toolNames: string[]): Pl
 function namedTemplate(context: Record<string, unknown>, templates: TemplateCatalog): TaskTemplate | undefined {
   const { template: name, template_version: version } = context;
   if (name === undefined) return undefined;
-  if (typeof name !== 'string' || name === '') throw invalidArgument('context.template must be a template name (see ListTemplates)');
-  if (version !== undefined && typeof version !== 'string') throw invalidArgument('context.template_version must be a string like "1.0.0"');
+  if (typeof name !== 'string' || name === '') throw invalid('context.template must be a template name (see ListTemplates)');
+  if (version !== undefined && typeof version !== 'string') throw invalid('context.template_version must be a string like "1.0.0"');
   const template = templates.find(name, version);
   if (!template) throw notFound(`template ${version ? `${name}@${version}` : name} not found (see ListTemplates)`);
   return template;
@@ -78,7 +78,7 @@ function promptParamsOf(context: Record<string, unknown>): PromptParams | undefi
   if (given === undefined) return undefined;
   const scalar = (value: unknown) => ['string', 'number', 'boolean'].includes(typeof value);
   if (typeof given !== 'object' || given === null || Array.isArray(given) || !Object.values(given).every(scalar)) {
-    throw invalidArgument('context.prompt_params must be an object of strings, numbers and booleans');
+    throw invalid('context.prompt_params must be an object of strings, numbers and booleans');
   }
   return given as PromptParams;
 }
@@ -90,7 +90,7 @@ function positiveNumber(context: Record<string, unknown>, key: string, max: numb
   const value = context[key];
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > max) {
-    throw invalidArgument(`context.${key} must be a positive number up to ${max}`);
+    throw invalid(`context.${key} must be a positive number up to ${max}`);
   }
   return value;
 }
@@ -98,8 +98,8 @@ function positiveNumber(context: Record<string, unknown>, key: string, max: numb
 /** Shannon's context.require_review (true) or context.review_plan ("manual"): the plan is reviewed in rounds before it runs. */
 function planReviewOf(context: Record<string, unknown>): boolean {
   const { require_review: required, review_plan: mode } = context;
-  if (required !== undefined && typeof required !== 'boolean') throw invalidArgument('context.require_review must be true or false');
-  if (mode !== undefined && mode !== 'manual' && mode !== 'auto') throw invalidArgument('context.review_plan must be "manual" or "auto"');
+  if (required !== undefined && typeof required !== 'boolean') throw invalid('context.require_review must be true or false');
+  if (mode !== undefined && mode !== 'manual' && mode !== 'auto') throw invalid('context.review_plan must be "manual" or "auto"');
   return required === true || mode === 'manual';
 }
 
@@ -108,7 +108,7 @@ function modelTierFrom(context: Record<string, unknown>): ModelTier | undefined 
   const given = context.model_tier;
   if (given === undefined) return undefined;
   const tier = typeof given === 'string' ? given.toUpperCase() : '';
-  if (!(modelTiers as readonly string[]).includes(tier)) throw invalidArgument('context.model_tier must be "small", "medium" or "large"');
+  if (!(modelTiers as readonly string[]).includes(tier)) throw invalid('context.model_tier must be "small", "medium" or "large"');
   return tier as ModelTier;
 }
 
@@ -137,17 +137,17 @@ export type PlannedAgent = Plan['agents'][number];
 
 /** Validates a submission and turns it into the task workflow's input. */
 export function taskInputFrom(request: TaskSubmission, caller: { taskId: string; principal: Principal }, limits: SubmissionLimits): TaskWorkflowInput {
-  if (!request.query || request.query.trim() === '') throw invalidArgument('query is required');
+  if (!request.query || request.query.trim() === '') throw invalid('query is required');
   const bytes = Buffer.byteLength(request.query, 'utf8');
-  if (bytes > limits.maxQueryBytes) throw invalidArgument(`query is ${bytes} bytes; the limit is ${limits.maxQueryBytes}`);
+  if (bytes > limits.maxQueryBytes) throw invalid(`query is ${bytes} bytes; the limit is ${limits.maxQueryBytes}`);
   const { principal } = caller;
   if (request.tenantId && request.tenantId !== principal.tenantId) {
     throw permissionDenied(`metadata.tenant_id ${request.tenantId} is not the tenant of your API key`);
   }
   const budget = request.tokenBudget ?? 0;
-  if (!Number.isFinite(budget) || budget < 0) throw invalidArgument('metadata.token_budget must be >= 0');
+  if (!Number.isFinite(budget) || budget < 0) throw invalid('metadata.token_budget must be >= 0');
   const maxAgents = request.maxAgents ?? 0;
-  if (maxAgents < 0) throw invalidArgument('metadata.max_agents must be >= 0');
+  if (maxAgents < 0) throw invalid('metadata.max_agents must be >= 0');
   const context = request.context ?? {};
   const approvalTimeoutSeconds = positiveNumber(context, 'approval_timeout_seconds', maxApprovalTimeoutSeconds);
   const maxIterations = positiveNumber(context, 'max_iterations', limits.taskDefaults.maxIterations * 10);
@@ -155,16 +155,16 @@ export function taskInputFrom(request: TaskSubmission, caller: { taskId: string;
   const modelTier = modelTierFrom(context);
   const costLimitUsd = positiveNumber(context, 'cost_limit_usd', maxCostLimitUsd);
   const enableCaching = context.enable_caching;
-  if (enableCaching !== undefined && typeof enableCaching !== 'boolean') throw invalidArgument('context.enable_caching must be true or false');
+  if (enableCaching !== undefined && typeof enableCaching !== 'boolean') throw invalid('context.enable_caching must be true or false');
   const manual = manualPlan(request.plannedAgents, limits.toolNamesFor(principal.tenantId));
   const template = namedTemplate(context, limits.templates);
   const fromTemplate = template?.plan;
-  if (manual && fromTemplate) throw invalidArgument('give either manual_decomposition or context.template, not both');
+  if (manual && fromTemplate) throw invalid('give either manual_decomposition or context.template, not both');
   const plan = manual ?? fromTemplate;
   const skill = namedSkill(context, limits.skills, principal);
   const reviewPlan = planReviewOf(context);
-  if (reviewPlan && skill) throw invalidArgument('a skill runs with one agent: it has no plan to review');
-  if (skill && (plan || request.autoDecompose)) throw invalidArgument('a skill runs with one agent: submit it without a plan, a template or decomposition');
+  if (reviewPlan && skill) throw invalid('a skill runs with one agent: it has no plan to review');
+  if (skill && (plan || request.autoDecompose)) throw invalid('a skill runs with one agent: submit it without a plan, a template or decomposition');
   const defaults = limits.taskDefaults;
   return {
     taskId: caller.taskId,

@@ -3,8 +3,8 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Pool } from 'pg';
 import type { Principal } from '../../core/auth/api-keys';
 import { controlStateQuery, pauseTaskUpdate, resumeTaskUpdate, sendMessageUpdate, type ControlState } from '../../workflows/messages';
-import { hasRole } from '../grpc/auth';
-import { failedPrecondition, invalidArgument, permissionDenied } from '../grpc/grpc-errors';
+import { hasRole } from './auth';
+import { invalid, permissionDenied, preconditionFailed } from './task-errors';
 import { ownTaskOf, type OwnTask } from './task-ownership';
 
 // Steering a running task, for every door (gRPC PauseTask, ResumeTask, GetControlState and
@@ -28,7 +28,7 @@ export async function steerableTask(deps: TaskControlDeps, reference: string, pr
   if (task.record && task.record.userId !== principal.userId && !hasRole(principal, 'approver')) {
     throw permissionDenied("steering another user's task needs the approver role");
   }
-  if (!isRunning(task)) throw failedPrecondition(`task ${reference} has already finished (${task.record!.status})`);
+  if (!isRunning(task)) throw preconditionFailed(`task ${reference} has already finished (${task.record!.status})`);
   return task;
 }
 
@@ -37,7 +37,7 @@ export async function refusedAsPrecondition<T>(update: () => Promise<T>): Promis
   try {
     return await update();
   } catch (err) {
-    if (err instanceof WorkflowUpdateFailedError) throw failedPrecondition(err.cause?.message ?? err.message);
+    if (err instanceof WorkflowUpdateFailedError) throw preconditionFailed(err.cause?.message ?? err.message);
     throw err;
   }
 }
@@ -52,7 +52,7 @@ export async function steerTask(
   change: 'pause' | 'resume',
   reason: string,
 ): Promise<ControlState> {
-  if (reason.length > maxReasonChars) throw invalidArgument(`reason is longer than ${maxReasonChars} characters`);
+  if (reason.length > maxReasonChars) throw invalid(`reason is longer than ${maxReasonChars} characters`);
   const task = await steerableTask(deps, reference, principal);
   const update = change === 'pause' ? pauseTaskUpdate : resumeTaskUpdate;
   return refusedAsPrecondition(() =>
@@ -77,10 +77,9 @@ export async function messageTask(
   reference: string,
   message: { id: string; text: string },
 ): Promise<{ duplicate: boolean }> {
-  if (message.text.trim() === '') throw invalidArgument('message is required');
-  if (message.text.length > maxMessageChars) throw invalidArgument(`message is longer than ${maxMessageChars} characters`);
-  if (!/^[A-Za-z0-9._:-]{1,128}$/.test(message.id))
-    throw invalidArgument('the message id (Idempotency-Key) must be 1-128 letters, digits, ".", "_", ":" or "-"');
+  if (message.text.trim() === '') throw invalid('message is required');
+  if (message.text.length > maxMessageChars) throw invalid(`message is longer than ${maxMessageChars} characters`);
+  if (!/^[A-Za-z0-9._:-]{1,128}$/.test(message.id)) throw invalid('the message id (Idempotency-Key) must be 1-128 letters, digits, ".", "_", ":" or "-"');
   const task = await steerableTask(deps, reference, principal);
   return refusedAsPrecondition(() =>
     deps.temporal.workflow

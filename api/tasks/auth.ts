@@ -1,22 +1,24 @@
-import { status as GrpcStatus, type Metadata } from '@grpc/grpc-js';
 import type { Pool } from 'pg';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { apiKeyChannel, isKeyUsable, verifyApiKey, type Principal, type Role } from '../../core/auth/api-keys';
 import { listenFor } from '../../core/db/notification-listener';
-import { ApiError, permissionDenied } from './grpc-errors';
+import { exhausted, permissionDenied, unauthenticated } from './task-errors';
 import { createKeyWatchers } from './key-watchers';
 import { log } from '../../core/telemetry/logger';
 
+// Who is calling, whichever door: each door hands over the caller's `authorization` value (a gRPC
+// call's metadata, an HTTP request's header), and gets the principal every service call takes.
+
 export interface Authenticator {
-  /** Who is calling, from `authorization: Bearer <api key>`; UNAUTHENTICATED otherwise. */
-  authenticate(metadata: Metadata): Promise<Principal>;
+  /** Who is calling, from `authorization: Bearer <api key>`; unauthenticated otherwise. Counts against the key's rate limit. */
+  authenticate(authorization: string | undefined): Promise<Principal>;
   /**
    * Who is calling, like authenticate, without counting a call against the key's rate limit: for a
-   * gateway's step that comes before the gRPC call that counts.
+   * door's step that comes before the call that counts.
    */
-  identify(metadata: Metadata): Promise<Principal>;
+  identify(authorization: string | undefined): Promise<Principal>;
   /** The key's rate limit as Shannon's X-RateLimit-* headers report it; undefined without a limit or a key. */
-  rateLimitOf(metadata: Metadata): Promise<RateLimitState | undefined>;
+  rateLimitOf(authorization: string | undefined): Promise<RateLimitState | undefined>;
   /**
    * A signal that aborts when the principal's key is revoked or expires, for work that outlives one
    * call (streams). `release` stops watching.
@@ -46,7 +48,7 @@ async function rateLimitStateOf(limiter: RateLimiterMemory | undefined, key: str
 export const unauthenticatedPrincipal: Principal = { tenantId: 'default', userId: 'anonymous', roles: ['approver', 'admin'] };
 
 /** Why a watched stream ends when its key stops being valid. */
-export const keyRevokedError = () => new ApiError(GrpcStatus.UNAUTHENTICATED, 'API key revoked or expired');
+export const keyRevokedError = () => unauthenticated('API key revoked or expired');
 
 // Verified keys are remembered briefly so a busy client does not cost a query per call; a change
 // to a key (NOTIFY) drops it at once, so the cache never outlives a revocation.
@@ -71,10 +73,7 @@ export async function startAuthenticator(options: AuthenticatorOptions): Promise
       await limiter?.consume(key);
     } catch (err) {
       if (!(err instanceof RateLimiterRes)) throw err;
-      throw new ApiError(
-        GrpcStatus.RESOURCE_EXHAUSTED,
-        `rate limit of ${options.perMinute} calls a minute reached; retry in ${Math.ceil(err.msBeforeNext / 1000)} s`,
-      );
+      throw exhausted(`rate limit of ${options.perMinute} calls a minute reached; retry in ${Math.ceil(err.msBeforeNext / 1000)} s`);
     }
   };
   const changed = (keyId: string) => {
@@ -98,19 +97,19 @@ export async function startAuthenticator(options: AuthenticatorOptions): Promise
       )
     : undefined;
 
-  const bearerKey = (metadata: Metadata) => /^Bearer\s+(\S+)$/i.exec(String(metadata.get('authorization')[0] ?? ''))?.[1];
+  const bearerKey = (authorization: string | undefined) => /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
 
-  async function verifyCaller(metadata: Metadata, counted: boolean): Promise<Principal> {
+  async function verifyCaller(authorization: string | undefined, counted: boolean): Promise<Principal> {
     if (!options.enabled) return unauthenticatedPrincipal;
-    const key = bearerKey(metadata);
-    if (!key) throw new ApiError(GrpcStatus.UNAUTHENTICATED, 'missing credentials: send "authorization: Bearer <api key>"');
+    const key = bearerKey(authorization);
+    if (!key) throw unauthenticated('missing credentials: send "authorization: Bearer <api key>"');
     const cached = verified.get(key);
     if (cached && cached.until > Date.now()) {
       if (counted) await limit(key);
       return cached.principal;
     }
     const found = await verifyApiKey(pool, key);
-    if (!found) throw new ApiError(GrpcStatus.UNAUTHENTICATED, 'invalid, expired or revoked API key');
+    if (!found) throw unauthenticated('invalid, expired or revoked API key');
     verified.set(key, { principal: found.principal, until: Math.min(Date.now() + cacheMs, found.expiresAt?.getTime() ?? Infinity) });
     expiries.set(found.principal.keyId!, found.expiresAt);
     if (counted) await limit(key);
@@ -118,15 +117,11 @@ export async function startAuthenticator(options: AuthenticatorOptions): Promise
   }
 
   return {
-    async authenticate(metadata) {
-      const principal = await verifyCaller(metadata, true);
-      callers.set(metadata, principal);
-      return principal;
-    },
+    authenticate: (authorization) => verifyCaller(authorization, true),
 
-    identify: (metadata) => verifyCaller(metadata, false),
+    identify: (authorization) => verifyCaller(authorization, false),
 
-    rateLimitOf: (metadata) => rateLimitStateOf(limiter, bearerKey(metadata)),
+    rateLimitOf: (authorization) => rateLimitStateOf(limiter, bearerKey(authorization)),
 
     watch(principal) {
       if (!principal.keyId) return { signal: new AbortController().signal, release: () => undefined };
@@ -140,12 +135,6 @@ export async function startAuthenticator(options: AuthenticatorOptions): Promise
 }
 
 /** The tenant's admin holds every role of its tenant; platform_admin is never implied. */
-/** Who made each authenticated call, by its metadata: what the request telemetry reads to say whose call it was. */
-const callers = new WeakMap<Metadata, Principal>();
-
-/** The authenticated caller of a call, once its handler authenticated it. */
-export const callerOf = (metadata: Metadata): Principal | undefined => callers.get(metadata);
-
 export function hasRole(principal: Principal, role: Role): boolean {
   return principal.roles.includes(role) || (role !== 'platform_admin' && principal.roles.includes('admin'));
 }

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { status as GrpcStatus, type Metadata } from '@grpc/grpc-js';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Pool } from 'pg';
 import type { Principal } from '../../core/auth/api-keys';
@@ -10,8 +9,9 @@ import { evalKey, executionModeKey, sessionIdKey, taskStatusKey, tenantIdKey, us
 import type { taskWorkflow } from '../../workflows/task-workflow';
 import type { TaskWorkflowInput } from '../../workflows/task-workflow-types';
 import { taskMetadata } from '../../workflows/ui-metadata';
-import { ApiError, invalidArgument, notFound } from '../grpc/grpc-errors';
+import { conflict, invalid, notFound } from './task-errors';
 import { taskIdFor, tenantScopedTaskId } from './task-ids';
+import { taskInputFrom, type SubmissionLimits, type TaskSubmission } from './task-submission';
 import { taskWorkflowIdOf } from '../../core/tasks/run/task-ref';
 import { describeTaskWorkflow, requestFingerprintMemo } from './task-ownership';
 
@@ -22,12 +22,27 @@ const maxIdempotencyKeyLength = 255;
  * `idempotency-key` header (the same name or key of the same tenant always names the same task),
  * else a new one.
  */
-export function submittedTaskId(requestedTaskId: string, metadata: Metadata, principal: Principal): string {
-  const key = metadata.get('idempotency-key')[0];
-  if (requestedTaskId || key === undefined) return taskIdFor(requestedTaskId, principal.tenantId);
-  const text = String(key);
-  if (text === '' || text.length > maxIdempotencyKeyLength) throw invalidArgument(`idempotency-key must be 1-${maxIdempotencyKeyLength} characters`);
-  return tenantScopedTaskId(principal.tenantId, text);
+export function submittedTaskId(requestedTaskId: string, idempotencyKey: string | undefined, principal: Principal): string {
+  if (requestedTaskId || idempotencyKey === undefined) return taskIdFor(requestedTaskId, principal.tenantId);
+  if (idempotencyKey === '' || idempotencyKey.length > maxIdempotencyKeyLength)
+    throw invalid(`idempotency-key must be 1-${maxIdempotencyKeyLength} characters`);
+  return tenantScopedTaskId(principal.tenantId, idempotencyKey);
+}
+
+/** A submission's task input, checked, under the id its Idempotency-Key names (or a new one): for doors whose protocol names no task id. */
+export function submittedTaskInput(
+  principal: Principal,
+  idempotencyKey: string | undefined,
+  submission: TaskSubmission,
+  limits: SubmissionLimits,
+): TaskWorkflowInput {
+  return taskInputFrom(submission, { taskId: submittedTaskId('', idempotencyKey, principal), principal }, limits);
+}
+
+/** How a door starts a task: as SubmitTask does (tenant shares, sessions, idempotency), with the limits its input is checked against. */
+export interface TaskStarter {
+  start(input: TaskWorkflowInput, principal: Principal, requestFingerprint: string): Promise<{ workflowId: string }>;
+  limits: SubmissionLimits;
 }
 
 /** The search attributes operators find a task's workflow by, as it starts. */
@@ -93,13 +108,10 @@ export async function startTaskWorkflow(
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     const earlier = await describeTaskWorkflow(deps.temporal, workflowId);
     if (earlier?.tenantId !== principal.tenantId) {
-      throw new ApiError(GrpcStatus.ALREADY_EXISTS, `task id ${input.taskId} is already taken; choose another`);
+      throw conflict(`task id ${input.taskId} is already taken; choose another`);
     }
     if (earlier.requestFingerprint !== undefined && earlier.requestFingerprint !== requestFingerprint) {
-      throw new ApiError(
-        GrpcStatus.ALREADY_EXISTS,
-        `this task id was already submitted with a different request (task ${input.taskId}); resubmit the same request, or use another task id`,
-      );
+      throw conflict(`this task id was already submitted with a different request (task ${input.taskId}); resubmit the same request, or use another task id`);
     }
     return { workflowId, alreadyStarted: true };
   }

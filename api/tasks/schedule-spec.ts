@@ -1,7 +1,7 @@
 import { ScheduleOverlapPolicy, type ScheduleDescription, type ScheduleSpec } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common/lib/time';
-import { invalidArgument } from '../grpc/grpc-errors';
+import { invalid } from './task-errors';
 
 // What a schedule is, as its owner gives it (Shannon's fields, and Temporal's interval and overlap
 // policy), checked, and turned into a Temporal Schedule's spec and policies; and what a schedule is
@@ -41,7 +41,7 @@ function checkTimezone(timezone: string): void {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: timezone });
   } catch {
-    throw invalidArgument(`timezone ${JSON.stringify(timezone)} is not an IANA time zone (like "UTC" or "Europe/Paris")`);
+    throw invalid(`timezone ${JSON.stringify(timezone)} is not an IANA time zone (like "UTC" or "Europe/Paris")`);
   }
 }
 
@@ -52,25 +52,25 @@ function checkInterval(interval: string): void {
   } catch {
     every = Number.NaN;
   }
-  if (!Number.isFinite(every)) throw invalidArgument(`interval ${JSON.stringify(interval)} is not a duration like "30m", "6h" or "1d"`);
-  if (every < minIntervalMs) throw invalidArgument(`interval ${interval} is shorter than one minute`);
+  if (!Number.isFinite(every)) throw invalid(`interval ${JSON.stringify(interval)} is not a duration like "30m", "6h" or "1d"`);
+  if (every < minIntervalMs) throw invalid(`interval ${interval} is shorter than one minute`);
 }
 
 /** Checks a whole schedule (a create, or an update merged onto what was there). */
 export function checkScheduleFields(fields: ScheduleFields): void {
-  if (fields.name.trim() === '') throw invalidArgument('name is required');
-  if (fields.name.length > maxNameChars) throw invalidArgument(`name is longer than ${maxNameChars} characters`);
-  if (fields.description.length > maxDescriptionChars) throw invalidArgument(`description is longer than ${maxDescriptionChars} characters`);
-  if (!fields.cronExpression === !fields.interval) throw invalidArgument('give one of cron_expression and interval');
+  if (fields.name.trim() === '') throw invalid('name is required');
+  if (fields.name.length > maxNameChars) throw invalid(`name is longer than ${maxNameChars} characters`);
+  if (fields.description.length > maxDescriptionChars) throw invalid(`description is longer than ${maxDescriptionChars} characters`);
+  if (!fields.cronExpression === !fields.interval) throw invalid('give one of cron_expression and interval');
   if (fields.interval) checkInterval(fields.interval);
-  if (/^\s*(CRON_)?TZ=/.test(fields.cronExpression)) throw invalidArgument('give the time zone in timezone, not in cron_expression');
+  if (/^\s*(CRON_)?TZ=/.test(fields.cronExpression)) throw invalid('give the time zone in timezone, not in cron_expression');
   checkTimezone(fields.timezone);
-  if (fields.taskQuery.trim() === '') throw invalidArgument('task_query is required');
-  if (!Number.isFinite(fields.maxBudgetPerRunUsd) || fields.maxBudgetPerRunUsd < 0) throw invalidArgument('max_budget_per_run_usd must be >= 0');
+  if (fields.taskQuery.trim() === '') throw invalid('task_query is required');
+  if (!Number.isFinite(fields.maxBudgetPerRunUsd) || fields.maxBudgetPerRunUsd < 0) throw invalid('max_budget_per_run_usd must be >= 0');
   if (!Number.isInteger(fields.timeoutSeconds) || fields.timeoutSeconds < 0 || fields.timeoutSeconds > maxTimeoutSeconds) {
-    throw invalidArgument(`timeout_seconds must be a whole number from 0 to ${maxTimeoutSeconds}`);
+    throw invalid(`timeout_seconds must be a whole number from 0 to ${maxTimeoutSeconds}`);
   }
-  if (!overlapPolicies.includes(fields.overlapPolicy)) throw invalidArgument(`overlap_policy must be one of ${overlapPolicies.join(', ')}`);
+  if (!overlapPolicies.includes(fields.overlapPolicy)) throw invalid(`overlap_policy must be one of ${overlapPolicies.join(', ')}`);
 }
 
 /** When the schedule's runs are due, as Temporal takes it. */

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { invalidArgument } from '../grpc/grpc-errors';
-import { isPathSafeId } from '../grpc/field-limits';
+import { invalid } from './task-errors';
+import { isPathSafeId } from './path-safe-ids';
 
 // Task ids. A caller may name its task (metadata.task_id); the name is its tenant's own: the task's
 // id is derived from the tenant and the name, so the same name in two tenants is two tasks, and
@@ -24,7 +24,7 @@ export const tenantTaskId = (tenantId: string, name: string) => tenantScopedTask
 export function taskIdFor(requestedName: string, tenantId: string): string {
   if (!requestedName) return `task-${randomUUID()}`;
   if (!isValidTaskId(requestedName)) {
-    throw invalidArgument('metadata.task_id must be 1-128 characters of letters, digits, ".", "_", ":" or "-"');
+    throw invalid('metadata.task_id must be 1-128 characters of letters, digits, ".", "_", ":" or "-"');
   }
   return tenantTaskId(tenantId, requestedName);
 }

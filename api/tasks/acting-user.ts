@@ -1,6 +1,6 @@
 import type { Principal } from '../../core/auth/api-keys';
 import { hasRole } from './auth';
-import { permissionDenied } from './grpc-errors';
+import { permissionDenied } from './task-errors';
 
 export interface ActingUser {
   /** The user the work is for: the key's own user unless the request names another. */

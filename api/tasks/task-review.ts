@@ -4,7 +4,7 @@ import type { Plan } from '../../core/orchestration/plan';
 import type { RuntimeStore } from '../../core/store';
 import { readPlanReview } from '../../core/tasks/run/plan-review';
 import { maxReviewRounds, planReviewQuery, reviewPlanUpdate, type PlanReviewView, type ReviewAction } from '../../workflows/messages';
-import { failedPrecondition, invalidArgument, notFound } from '../grpc/grpc-errors';
+import { invalid, notFound, preconditionFailed } from './task-errors';
 import { refusedAsPrecondition, steerableTask, steererOf, type TaskControlDeps } from './task-control';
 import { ownTaskOf } from './task-ownership';
 
@@ -91,10 +91,10 @@ const actions = ['feedback', 'approve', 'reject'];
 
 /** Feedback the planner revises the plan with, or the decision; the review afterwards, as the workflow holds it. */
 export async function reviewTask(deps: TaskReviewDeps, principal: Principal, reference: string, action: Omit<ReviewAction, 'by'>): Promise<PlanReviewView> {
-  if (!actions.includes(action.action)) throw invalidArgument('action must be "feedback", "approve" or "reject"');
-  if (action.action === 'feedback' && !action.message?.trim()) throw invalidArgument('feedback needs a message');
+  if (!actions.includes(action.action)) throw invalid('action must be "feedback", "approve" or "reject"');
+  if (action.action === 'feedback' && !action.message?.trim()) throw invalid('feedback needs a message');
   const task = await steerableTask(deps, reference, principal);
-  if (!(await liveReview(deps, task.workflowId))) throw failedPrecondition(`task ${reference} has no plan under review`);
+  if (!(await liveReview(deps, task.workflowId))) throw preconditionFailed(`task ${reference} has no plan under review`);
   return refusedAsPrecondition(() =>
     deps.temporal.workflow.getHandle(task.workflowId).executeUpdate(reviewPlanUpdate, { args: [{ ...action, by: steererOf(principal) }] }),
   );
