@@ -7,8 +7,8 @@ import { builtinModules } from 'node:module';
 
 const nodeBuiltins = builtinModules.flatMap((name) => [name, `node:${name}`]);
 
-// The folders of api/: the gRPC door (its server and its services), the HTTP doors.
-const grpcDoor = ['grpc', 'orchestrator', 'agent', 'session', 'ai', 'llm', 'streaming'];
+// The doors of api/: gRPC (its server and its services, api/grpc/), and the HTTP doors.
+const grpcDoor = ['grpc'];
 const httpDoors = ['rest', 'shannon', 'openai'];
 const grpcModules = {
   regex: '^@grpc/|(^|/)protos/',
@@ -32,9 +32,7 @@ function apiDoorRules() {
       grpcModules,
     ]),
     rule(['api/shannon/**/*.ts'], [...grpcDoor, 'rest', 'openai'], "Shannon's door imports no other door: use the task service (api/tasks/) or api/http/."),
-    ...grpcDoor.map((folder) =>
-      rule([`api/${folder}/**/*.ts`], [...httpDoors, 'http'], 'The gRPC door imports no HTTP door: use the task service (api/tasks/).'),
-    ),
+    rule(['api/grpc/**/*.ts'], [...httpDoors, 'http'], 'The gRPC door imports no HTTP door: use the task service (api/tasks/).'),
   ];
 }
 

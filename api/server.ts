@@ -3,18 +3,19 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { EventFeed } from '../core/events/event-feed';
 import { protoFilesByPort } from '../protos/load';
-import { createAgentService } from './agent/agent-service';
-import { createAiService } from './ai/ai-service';
+import { createAgentService } from './grpc/agent/agent-service';
+import { createAiService } from './grpc/ai/ai-service';
 import { startGrpcServer } from './grpc/grpc-server';
-import { requestTelemetry, type RequestMetrics } from './grpc/request-telemetry';
+import { runningTasks } from './tasks/running-tasks';
+import { callObserver, type RequestMetrics } from './grpc/request-telemetry';
 import { createTenantAdmission, unlimitedQuotas, type TenantAdmission } from './tasks/tenant-admission';
 import { readTlsMaterial } from './grpc/tls';
-import { createLlmService, type LlmDeps } from './llm/llm-service';
+import { createLlmService, type LlmDeps } from './grpc/llm/llm-service';
 import { startRestGateway, type RestGatewayOptions } from './rest/gateway';
-import { createOrchestratorService, type OrchestratorDeps } from './orchestrator/orchestrator-service';
-import { createSessionService } from './session/session-service';
+import { createOrchestratorService, type OrchestratorDeps } from './grpc/orchestrator/orchestrator-service';
+import { createSessionService } from './grpc/session/session-service';
 import type { SessionDefaults } from './tasks/session-defaults';
-import { createStreamingService } from './streaming/streaming-service';
+import { createStreamingService } from './grpc/streaming/streaming-service';
 import { defaultToolSecretPrefix, type WeftConfig } from '../core/config';
 import type { RuntimeSourceRules } from '../core/tools/runtime-source-rules';
 import { findModel } from '../core/llm/model-catalog';
@@ -96,7 +97,7 @@ function gatewayDepsOf(deps: ApiDeps, admission: TenantAdmission): Pick<RestGate
     openAi: {
       auth: deps.auth,
       pool: deps.pool,
-      temporal: deps.temporal,
+      running: runningTasks(deps.temporal),
       events: deps.events,
       models: deps.openAiModels,
       sessions: deps.sessions,
@@ -113,9 +114,9 @@ export async function startApiServer(deps: ApiDeps, listen: ApiListen): Promise<
   // refused from memory whichever door it knocks on.
   const admission = createTenantAdmission(deps, deps.tenantQuotas ?? unlimitedQuotas);
   const tls = listen.tls ? readTlsMaterial(listen.tls) : undefined;
-  const common = { host: listen.host, maxMessageBytes: listen.maxMessageBytes, interceptors: [requestTelemetry(deps.requestMetrics)], ...(tls ? { tls } : {}) };
-  // The gateway reaches the front services through a socket in a folder only this user can enter,
-  // so it needs no TLS client identity of its own.
+  const common = { host: listen.host, maxMessageBytes: listen.maxMessageBytes, observe: callObserver(deps.requestMetrics), ...(tls ? { tls } : {}) };
+  // The gateway calls the front services in process; their streams it reaches through a socket in
+  // a folder only this user can enter, so it needs no TLS client identity of its own.
   const socketDir = mkdtempSync(path.join(tmpdir(), 'weft-api-'));
   const gatewaySocket = path.join(socketDir, 'front.sock');
   const front = await startGrpcServer({
@@ -149,6 +150,7 @@ export async function startApiServer(deps: ApiDeps, listen: ApiListen): Promise<
     host: listen.host,
     port: listen.httpPort,
     grpcAddress: `unix:${gatewaySocket}`,
+    frontServices: front.invoke,
     ...(tls ? { tls } : {}),
     maxBodyBytes: listen.maxMessageBytes,
     sseKeepAliveMs: listen.sseKeepAliveMs,

@@ -8,7 +8,8 @@
 //   baselines making the same workflow start SubmitTask made for its first task (the same input,
 //   search attributes, memo, summary and priority): sent straight to Temporal by this process (the
 //   target's baseline), and through a bare gRPC front door in a process of its own
-//   (bench/bare-front-door.ts), which shows what the hop alone costs;
+//   (bench/bare-front-door.ts), which shows what the hop alone costs; and REST's POST /api/v1/tasks,
+//   the same submit through the HTTP door (in process: no second hop), beside gRPC's;
 // - event delivery latency (the append call, its durable commit included -> a StreamTaskExecution
 //   client in its own process has it) with
 //   BENCH_STREAMS concurrent streams (default 1,000) over BENCH_TASKS tasks (default 100) and
@@ -98,7 +99,25 @@ const sideOf = (name: string, fire: (i: number) => Promise<unknown>): Side => ({
  * slices taken in turns: a stall of the dev server (visibility scans, its own housekeeping) or a
  * slow minute of the machine weighs on all alike.
  */
-async function benchSubmitsBesideBaselines(address: string, apiKey: string, apiPid: number): Promise<{ sides: Side[]; cpuMsPerRequest: Map<string, number> }> {
+/** POST /api/v1/tasks, refused unless it answers 200. */
+function restSubmit(httpPort: number, apiKey: string) {
+  return async (i: number) => {
+    const answer = await fetch(`http://127.0.0.1:${httpPort}/api/v1/tasks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: `bench rest ${i}` }),
+    });
+    if (answer.status !== 200) throw new Error(`REST submit answered ${answer.status}: ${await answer.text()}`);
+    return answer.json();
+  };
+}
+
+async function benchSubmitsBesideBaselines(
+  address: string,
+  httpPort: number,
+  apiKey: string,
+  apiPid: number,
+): Promise<{ sides: Side[]; cpuMsPerRequest: Map<string, number> }> {
   const orchestrator = createServiceClient('orchestrator', address, { apiKey });
   const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const temporal = new Client({ connection });
@@ -118,6 +137,7 @@ async function benchSubmitsBesideBaselines(address: string, apiKey: string, apiP
     sideOf('workflow.start direct', (i) =>
       launchTaskWorkflow(temporal, taskQueue, { ...input, taskId: `direct-${randomUUID()}`, query: `bench direct ${i}` }, fingerprint),
     ),
+    sideOf('REST submit', restSubmit(httpPort, apiKey)),
   ];
   try {
     for (let i = 0; i < 20; i++) await Promise.all(sides.map((side) => side.fire(i)));
@@ -214,15 +234,18 @@ async function main(): Promise<void> {
   const apiKey = await createApiKey(pool, { tenantId, userId: 'bench', roles: [] });
   const address = `127.0.0.1:${port}`;
   try {
-    const { sides, cpuMsPerRequest } = await benchSubmitsBesideBaselines(address, apiKey, api.pid!);
+    const { sides, cpuMsPerRequest } = await benchSubmitsBesideBaselines(address, httpPort, apiKey, api.pid!);
     const delivery = await benchStreams(pool, api, address, apiKey, tenantId);
-    const [submit, bare, direct] = sides.map((side) => summarize(`${side.name} at ${rate}/s (open loop)`, side.latencies, side.elapsed));
+    const [submit, bare, direct, rest] = sides.map((side) => summarize(`${side.name} at ${rate}/s (open loop)`, side.latencies, side.elapsed));
     const alone = sides.map((side) => summarize(`${side.name} one at a time`, side.alone, side.alone.reduce((sum, ms) => sum + ms, 0) / 1000));
     console.log('');
-    printTable([submit!, bare!, direct!, ...alone, delivery.summary]);
+    printTable([submit!, rest!, bare!, direct!, ...alone, delivery.summary]);
     const ratio = (a: Summary, b: Summary, q: 'p50' | 'p99') => (a[q] / b[q]).toFixed(2);
     console.log(
       `\nSubmitTask p99 ratio (through the API / straight to Temporal): ${ratio(submit!, direct!, 'p99')} (target <= 1.5); p50 ratio ${ratio(submit!, direct!, 'p50')}`,
+    );
+    console.log(
+      `REST submit beside gRPC SubmitTask: p50 ratio (REST / gRPC) ${ratio(rest!, submit!, 'p50')} (target <= 1.1); p99 ratio ${ratio(rest!, submit!, 'p99')}`,
     );
     console.log(
       `  a bare front door (the hop alone) / straight to Temporal: p99 ${ratio(bare!, direct!, 'p99')}, p50 ${ratio(bare!, direct!, 'p50')}; SubmitTask / the bare front door: p99 ${ratio(submit!, bare!, 'p99')}, p50 ${ratio(submit!, bare!, 'p50')}`,

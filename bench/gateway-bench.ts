@@ -13,7 +13,7 @@ import OpenAI from 'openai';
 import type { Pool } from 'pg';
 import { startAuthenticator } from '../api/tasks/auth';
 import { startGrpcServer } from '../api/grpc/grpc-server';
-import { createLlmService } from '../api/llm/llm-service';
+import { createLlmService } from '../api/grpc/llm/llm-service';
 import { createApiKey } from '../core/auth/api-keys';
 import { createPool } from '../core/db/database';
 import { loadConfig } from '../core/config';

@@ -6,9 +6,17 @@ import { healthPackageDefinition, packageDefinitionOf } from '../../protos/load'
 import { wireProblemOf } from '../../protos/strict-wire';
 import { oversizedIdIn } from './field-limits';
 import { serverCredentials, type TlsMaterial } from './tls';
+import { requestTelemetry, type CallObserver } from './request-telemetry';
+import { invokeInProcess } from './in-process-calls';
 
 export interface GrpcServer {
   port: number;
+  /**
+   * A unary call answered in this process, for the REST door: the request goes through its wire
+   * form, so the handler sees what a gRPC call's decoding gives and it is refused as the port
+   * refuses it, and the call is observed as the port's calls are; no socket, no second hop.
+   */
+  invoke(service: string, rpc: string, request: object, metadata: grpc.Metadata, deadlineMs: number): Promise<object>;
   /** Reports NOT_SERVING, lets in-flight calls finish, then closes; forced after the grace period. */
   shutdown(): Promise<void>;
 }
@@ -29,8 +37,8 @@ export interface GrpcServerOptions {
    * REST gateway): its folder is private to the API's user.
    */
   privateSocket?: string;
-  /** Seen by every call (request telemetry). */
-  interceptors?: grpc.ServerInterceptor[];
+  /** Sees every call, on the port and in process (request telemetry). */
+  observe?: CallObserver;
 }
 
 const forceShutdownAfterMs = 10_000;
@@ -132,15 +140,17 @@ function serviceDefinition(loaded: grpc.GrpcObject, fullName: string): grpc.Serv
 /** One gRPC port: its services, server reflection (grpcurl needs no .proto files) and grpc.health.v1. */
 export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcServer> {
   const server = new grpc.Server({
-    interceptors: options.interceptors ?? [],
+    interceptors: options.observe ? [requestTelemetry(options.observe)] : [],
     'grpc.max_receive_message_length': options.maxMessageBytes,
     'grpc.max_send_message_length': options.maxMessageBytes,
   });
   const definition = packageDefinitionOf(options.protoFiles);
   const loaded = grpc.loadPackageDefinition(definition);
+  const served: Record<string, { definition: grpc.ServiceDefinition; handlers: grpc.UntypedServiceImplementation }> = {};
   for (const [name, handlers] of Object.entries(options.services)) {
     const definition = serviceDefinition(loaded, name);
-    server.addService(definition, refuseInvalid(name, definition, handlers as grpc.UntypedServiceImplementation));
+    served[name] = { definition, handlers: refuseInvalid(name, definition, handlers as grpc.UntypedServiceImplementation) };
+    server.addService(definition, served[name].handlers);
   }
   // Reflection lists the health service too, so `grpcurl ... grpc.health.v1.Health/Check` works.
   new ReflectionService({ ...definition, ...healthPackageDefinition() }).addToServer(server);
@@ -153,6 +163,8 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   if (options.privateSocket) await bind(`unix:${options.privateSocket}`, grpc.ServerCredentials.createInsecure());
   return {
     port,
+    invoke: (service, rpc, request, metadata, deadlineMs) =>
+      invokeInProcess(served[service]!, `${service}/${rpc}`, rpc, request, metadata, deadlineMs, options.observe),
     shutdown: () =>
       new Promise<void>((resolve) => {
         for (const name of serviceNames) health.setStatus(name, 'NOT_SERVING');

@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { context, propagation, SpanKind, SpanStatusCode, trace, type Span, type TextMapGetter } from '@opentelemetry/api';
+import { context, propagation, SpanKind, SpanStatusCode, trace, type Context, type Span, type TextMapGetter } from '@opentelemetry/api';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { log } from '../../core/telemetry/logger';
 import { callerOf } from './callers';
@@ -52,49 +52,39 @@ function taskNamedBy(message: unknown): string | undefined {
   return typeof id === 'string' && id ? id : undefined;
 }
 
-export function requestTelemetry(metrics?: RequestMetrics): grpc.ServerInterceptor {
+/** One call as the telemetry sees it: begun with the caller's metadata, its messages naming its task, ended with a status. */
+export interface ObservedCall {
+  /** The call's span in the context: the handler runs in it, so the workflow it starts joins the trace. */
+  context: Context;
+  message(message: unknown): void;
+  end(status: { code: grpc.status; details: string }): void;
+}
+
+/** A call named `name` (service/method), observed from its metadata on. */
+export type CallObserver = (name: string, metadata: grpc.Metadata) => ObservedCall;
+
+export function callObserver(metrics?: RequestMetrics): CallObserver {
   const tracer = trace.getTracer('weft-api');
-  return (method, call) => {
-    const name = method.path.replace(/^\//, '');
+  return (name, metadata) => {
     const startedAt = performance.now();
-    let metadata: grpc.Metadata | undefined;
     let taskId: string | undefined;
-    let span: Span | undefined;
-    let spanContext = context.active();
-    return new grpc.ServerInterceptingCall(call, {
-      start(next) {
-        next(
-          new grpc.ServerListenerBuilder()
-            .withOnReceiveMetadata((received, nextMetadata) => {
-              metadata = received;
-              const parent = propagation.extract(context.active(), received, metadataGetter);
-              span = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes: { 'rpc.system': 'grpc', 'rpc.method': name } }, parent);
-              spanContext = trace.setSpan(parent, span);
-              nextMetadata(received);
-            })
-            .withOnReceiveMessage((message, nextMessage) => {
-              taskId ??= taskNamedBy(message);
-              context.with(spanContext, () => nextMessage(message));
-            })
-            .withOnReceiveHalfClose((nextHalfClose) => context.with(spanContext, () => nextHalfClose()))
-            .build(),
-        );
-      },
-      sendMessage(message, next) {
+    const parent = propagation.extract(context.active(), metadata, metadataGetter);
+    const span: Span = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes: { 'rpc.system': 'grpc', 'rpc.method': name } }, parent);
+    const spanContext = trace.setSpan(parent, span);
+    return {
+      context: spanContext,
+      message(message) {
         taskId ??= taskNamedBy(message);
-        next(message);
       },
-      sendStatus(status, next) {
+      end(status) {
         const seconds = (performance.now() - startedAt) / 1000;
         const code = grpc.status[status.code] ?? String(status.code);
         metrics?.requests.inc({ method: name, code });
         metrics?.latency.observe({ method: name }, seconds);
-        const caller = metadata && callerOf(metadata);
-        if (span) {
-          if (taskId) span.setAttribute('weft.task_id', taskId);
-          if (status.code !== grpc.status.OK) span.setStatus({ code: SpanStatusCode.ERROR, message: status.details });
-          span.end();
-        }
+        const caller = callerOf(metadata);
+        if (taskId) span.setAttribute('weft.task_id', taskId);
+        if (status.code !== grpc.status.OK) span.setStatus({ code: SpanStatusCode.ERROR, message: status.details });
+        span.end();
         const line = {
           method: name,
           code,
@@ -109,6 +99,39 @@ export function requestTelemetry(metrics?: RequestMetrics): grpc.ServerIntercept
             ? log().warn({ ...line, details: status.details }, 'request')
             : log().info(status.code === grpc.status.OK ? line : { ...line, details: status.details }, 'request'),
         );
+      },
+    };
+  };
+}
+
+/** The observer as a server interceptor: every call the gRPC ports answer. */
+export function requestTelemetry(observe: CallObserver): grpc.ServerInterceptor {
+  return (method, call) => {
+    const name = method.path.replace(/^\//, '');
+    let observed: ObservedCall | undefined;
+    const within = (run: () => void) => (observed ? context.with(observed.context, run) : run());
+    return new grpc.ServerInterceptingCall(call, {
+      start(next) {
+        next(
+          new grpc.ServerListenerBuilder()
+            .withOnReceiveMetadata((received, nextMetadata) => {
+              observed = observe(name, received);
+              nextMetadata(received);
+            })
+            .withOnReceiveMessage((message, nextMessage) => {
+              observed?.message(message);
+              within(() => nextMessage(message));
+            })
+            .withOnReceiveHalfClose((nextHalfClose) => within(() => nextHalfClose()))
+            .build(),
+        );
+      },
+      sendMessage(message, next) {
+        observed?.message(message);
+        next(message);
+      },
+      sendStatus(status, next) {
+        observed?.end(status);
         next(status);
       },
     });

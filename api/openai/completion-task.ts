@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { Client } from '@temporalio/client';
 import type { Pool } from 'pg';
 import type { Principal } from '../../core/auth/api-keys';
 import type { EventFeed } from '../../core/events/event-feed';
@@ -10,6 +9,7 @@ import { addMessages, listHistory } from '../../core/sessions/history';
 import type { TaskWorkflowInput } from '../../workflows/task-workflow-types';
 import { isPathSafeId } from '../tasks/path-safe-ids';
 import type { Authenticator } from '../tasks/auth';
+import type { RunningTasks } from '../tasks/running-tasks';
 import { submittedTaskInput, type TaskStarter } from '../tasks/task-start';
 import { idempotencyKeyOf } from '../http/credentials';
 import type { SessionDefaults } from '../tasks/session-defaults';
@@ -25,8 +25,8 @@ import { OpenAiRequestError } from './openai-errors';
 export interface OpenAiDeps {
   auth: Authenticator;
   pool: Pool;
-  /** Cancels a response's task. */
-  temporal: Client;
+  /** Cancels a response's task; gives a task its client's tool results. */
+  running: RunningTasks;
   events: EventFeed;
   models: OpenAiModelCatalog;
   sessions: SessionDefaults;

@@ -1,15 +1,14 @@
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Principal } from '../../core/auth/api-keys';
 import { lastTaskEvent } from '../../core/events/event-log';
 import { findTask } from '../../core/tasks/task-index';
 import { TaskStatus } from '../../core/tasks/task-status';
-import { clientToolResultsUpdate } from '../../workflows/messages';
+import { TaskError } from '../tasks/task-errors';
 import { callOfClientId, type ToolResult } from './client-tool-request';
 import type { OpenAiDeps, PreparedCompletion } from './completion-task';
 import { OpenAiRequestError } from './openai-errors';
 
 // A chat completion that brings the results of the client's tools goes on with the task that
-// called them: the results are sent to it (the clientToolResults Update, refused when the task is
+// called them: the results are sent to it (the service's clientToolResults Update, refused when the task is
 // not waiting for them) and the answer is what the task does next.
 
 /** The task the results are for, ready to go on: its answer is its events after the present last one. */
@@ -30,13 +29,13 @@ export async function continuedCompletion(deps: OpenAiDeps, principal: Principal
     after,
     async start() {
       try {
-        await deps.temporal.workflow
-          .getHandle(task.workflowId)
-          .executeUpdate(clientToolResultsUpdate, { args: [{ results: calls.map(({ callId, output }) => ({ toolCallId: callId, output })) }] });
+        await deps.running.sendToolResults(
+          task.workflowId,
+          calls.map(({ callId, output }) => ({ toolCallId: callId, output })),
+        );
       } catch (err) {
-        if (err instanceof WorkflowNotFoundError) throw refused('it has ended');
-        if (!(err instanceof WorkflowUpdateFailedError)) throw err;
-        throw refused(err.cause instanceof Error ? err.cause.message : err.message);
+        if (err instanceof TaskError && err.kind === 'precondition_failed') throw refused(err.message);
+        throw err;
       }
     },
   };

@@ -1,11 +1,11 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type * as grpc from '@grpc/grpc-js';
-import { callUnary, createServiceClient, type ServiceClient, type UnaryMethod } from '../../protos/clients';
+import { createServiceClient, type ServiceClient } from '../../protos/clients';
+import type { GrpcServer } from '../grpc/grpc-server';
 import { methodTypes, toJson } from '../../protos/json-mapping';
 import { grpcRequestOf, metadataOf, uncarriableHeaderOf } from './http-mapping';
 import { httpErrorOf } from '../http/http-errors';
 import { openApiDocument, openApiPath } from './openapi';
-import { fullServiceNames, restRoutes, shannonStreamRoute, shannonWebSocketRoute, streamRoute, withSlashedIdsEscaped, type RestRoute } from './routes';
+import { fullServiceNames, restRoutes, shannonStreamRoute, shannonWebSocketRoute, streamRoute, withSlashedIdsEscaped } from './routes';
 import { serveTaskEvents } from './sse';
 import { serveTaskEventsOverWebSocket } from './task-events-ws';
 import fastifyWebsocket from '@fastify/websocket';
@@ -21,8 +21,9 @@ import { registerOpenAiRoutes } from '../openai/openai-routes';
 import type { OpenAiDeps } from '../openai/completion-task';
 
 // The REST and SSE gateway: HTTP/JSON in front of the gRPC services of the front port, like
-// grpc-gateway. It calls the gRPC server (same process) as any client would, so authentication,
-// validation, tenancy and errors are exactly those of the gRPC API.
+// grpc-gateway. It calls their handlers in process, through the same checks, authentication and
+// telemetry as the port's calls, so validation, tenancy and errors are exactly those of the gRPC
+// API; streams it follows over the port's private socket.
 
 export interface RestGateway {
   port: number;
@@ -32,8 +33,10 @@ export interface RestGateway {
 export interface RestGatewayOptions {
   host: string;
   port: number;
-  /** Where the gRPC front port listens. */
+  /** Where the gRPC front port's streams are reached (a private socket). */
   grpcAddress: string;
+  /** The front port's unary services, answered in process (GrpcServer.invoke). */
+  frontServices: GrpcServer['invoke'];
   maxBodyBytes: number;
   sseKeepAliveMs: number;
   callDeadlineMs: number;
@@ -89,13 +92,11 @@ function registerStreamRoutes(app: FastifyInstance, streaming: ServiceClient<'st
   );
 }
 
-type UnaryClient = grpc.Client & Record<string, UnaryMethod<unknown, object>>;
-
-/** Weft's REST routes, each one gRPC call of the front port, with Shannon's shapes where a route has them. */
-function registerRestRoutes(app: FastifyInstance, clients: Record<RestRoute['service'], grpc.Client>, options: RestGatewayOptions): void {
+/** Weft's REST routes, each one call of the front port's services in process, with Shannon's shapes where a route has them. */
+function registerRestRoutes(app: FastifyInstance, options: RestGatewayOptions): void {
   for (const route of restRoutes) {
-    const { request: requestType, response: responseType } = methodTypes(fullServiceNames[route.service], route.rpc);
-    const client = clients[route.service] as unknown as UnaryClient;
+    const service = fullServiceNames[route.service];
+    const { request: requestType, response: responseType } = methodTypes(service, route.rpc);
     app.route<{ Params: Record<string, string>; Querystring: Record<string, unknown> }>({
       method: route.method,
       url: route.path,
@@ -106,8 +107,7 @@ function registerRestRoutes(app: FastifyInstance, clients: Record<RestRoute['ser
           const sent: RequestParts = { params: request.params, query: request.query, body: request.body };
           const parts = route.shannon?.request ? await route.shannon.request(sent, adapter) : sent;
           const grpcRequest = grpcRequestOf(requestType, { ...parts, queryFields: route.query ?? [] });
-          // A fresh copy: the call's interceptors may add to the metadata they are given.
-          const response = await callUnary(client[route.rpc]!, client, grpcRequest, { metadata: metadata.clone(), deadlineMs: options.callDeadlineMs });
+          const response = await options.frontServices(service, route.rpc, grpcRequest, metadata, options.callDeadlineMs);
           const json = toJson(responseType, response);
           if (!route.shannon?.respond) return json;
           const adapted = await route.shannon.respond(json, adapter, sent);
@@ -125,10 +125,6 @@ function registerRestRoutes(app: FastifyInstance, clients: Record<RestRoute['ser
 }
 
 export async function startRestGateway(options: RestGatewayOptions): Promise<RestGateway> {
-  const clients = {
-    orchestrator: createServiceClient('orchestrator', options.grpcAddress),
-    session: createServiceClient('session', options.grpcAddress),
-  } satisfies Record<RestRoute['service'], unknown>;
   const streaming: ServiceClient<'streaming'> = createServiceClient('streaming', options.grpcAddress);
   const app = Fastify({
     bodyLimit: options.maxBodyBytes,
@@ -151,7 +147,7 @@ export async function startRestGateway(options: RestGatewayOptions): Promise<Res
   });
 
   app.addHook('onSend', rateLimitHeaders(options.shannon.auth));
-  registerRestRoutes(app, clients, options);
+  registerRestRoutes(app, options);
   registerStreamRoutes(app, streaming, options);
   registerToolRoutes(app, options.toolDiscovery);
   registerShannonRoutes(app, shannonRoutes, options.shannonRoutes);
@@ -179,7 +175,7 @@ export async function startRestGateway(options: RestGatewayOptions): Promise<Res
     port: typeof address === 'object' && address ? address.port : options.port,
     close: async () => {
       await app.close();
-      for (const client of [...Object.values(clients), streaming]) client.close();
+      streaming.close();
     },
   };
 }

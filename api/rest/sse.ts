@@ -1,6 +1,6 @@
 import type { ServiceError, StatusObject } from '@grpc/grpc-js';
 import { fromGrpcFailure } from '../grpc/grpc-errors';
-import { taskEndedTrailer } from '../streaming/streaming-service';
+import { taskEndedTrailer } from '../grpc/streaming/streaming-service';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceClient } from '../../protos/clients';
 import type { TaskUpdate__Output } from '../../protos/generated/shannon/orchestrator/TaskUpdate';

@@ -6,7 +6,7 @@ import { objectOf } from './route-adapter';
 import { badRequest, type ShannonCall, type ShannonDeps, type ShannonRoute } from './shannon-route';
 
 // Pause, resume and control state of a running task, and messages to it, as Shannon's gateway
-// serves them (api/orchestrator/task-control.ts does the steering for every door).
+// serves them (api/tasks/task-control.ts does the steering for every door).
 
 /** A pause's or resume's body, {"reason": "..."} or none: its reason. */
 export function reasonOf(body: unknown): string {

@@ -5,7 +5,7 @@ import { objectOf } from './route-adapter';
 import { badRequest, type ShannonCall, type ShannonDeps, type ShannonRoute } from './shannon-route';
 
 // A plan's review in rounds as Shannon's gateway serves it (GET and POST /api/v1/tasks/{id}/review),
-// over the review every door shares (api/orchestrator/task-review.ts). The plan is Weft's plan
+// over the review every door shares (api/tasks/task-review.ts). The plan is Weft's plan
 // (its agents as JSON); the version is the ETag, and an If-Match with another refuses the call.
 
 const reviewDeps = (deps: ShannonDeps) => ({ pool: deps.pool, temporal: deps.temporal, store: createRuntimeStore(deps.pool) });

@@ -7,7 +7,7 @@ import { objectOf, type JsonObject } from './route-adapter';
 import { badRequest, integerParam, type ShannonCall, type ShannonDeps, type ShannonRoute } from './shannon-route';
 
 // Schedules as Shannon's gateway serves them (/api/v1/schedules...), over the schedules every door
-// shares (api/orchestrator/schedules.ts): the same fields, answers and errors as gRPC's RPCs.
+// shares (api/tasks/schedules.ts): the same fields, answers and errors as gRPC's RPCs.
 
 type FieldKind = 'string' | 'number' | 'object' | 'boolean';
 

@@ -1,7 +1,8 @@
 import { WorkflowFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { log } from '../../core/telemetry/logger';
-import { cancelTaskSignal, taskFailedType } from '../../workflows/messages';
+import { taskFailedType } from '../../workflows/messages';
+import { runningTasks } from './running-tasks';
 import type { TaskWorkflowResult } from '../../workflows/task-workflow-types';
 
 // Waiting for a task's result, for the doors that answer once it has ended (AgentService's
@@ -17,9 +18,8 @@ export function cancelOnTimeout(temporal: Client, workflowId: string, timeoutSec
     timeoutSeconds > 0
       ? setTimeout(() => {
           timedOut = true;
-          temporal.workflow
-            .getHandle(workflowId)
-            .signal(cancelTaskSignal, { reason: `timed out after ${timeoutSeconds} s (config.timeout_seconds)` })
+          runningTasks(temporal)
+            .cancel(workflowId, `timed out after ${timeoutSeconds} s (config.timeout_seconds)`)
             .catch((err: unknown) => log().error({ err, workflowId }, 'cancelling a timed-out agent task failed'));
         }, timeoutSeconds * 1000)
       : undefined;

@@ -1,6 +1,5 @@
 import type { FastifyReply } from 'fastify';
 import type { StoredResponse } from '../../../core/openai/response-index';
-import { cancelTaskSignal } from '../../../workflows/messages';
 import type { OpenAiDeps } from '../completion-task';
 import { invalid, openAiErrorOf } from '../openai-errors';
 import { openEventStream, whileConnected, type OpenAiRoute } from '../openai-route';
@@ -94,7 +93,7 @@ export const responseRoutes: readonly OpenAiRoute[] = [
       const response = await ownResponse(deps, principal, request.params.response_id ?? '');
       const now = await responseNow(deps, response);
       if (now.status !== 'in_progress') return reply.headers(responseHeaders(response)).send(now);
-      await deps.temporal.workflow.getHandle(response.workflowId).signal(cancelTaskSignal, { reason: 'cancelled through the Responses API' });
+      await deps.running.cancel(response.workflowId, 'cancelled through the Responses API');
       // Its end usually follows at once; a task slow to stop is answered as it stands (GET tells the rest).
       const waiting = AbortSignal.any([whileConnected(reply), AbortSignal.timeout(cancelWaitMs)]);
       await endedResponse(deps, response, waiting);

@@ -1,7 +1,7 @@
-import { EventType } from '../../core/events/event-types';
-import type { Plan } from '../../core/orchestration/plan';
-import type { TaskDecomposition } from '../../protos/generated/shannon/orchestrator/TaskDecomposition';
-import { finalEventTypes, tailTaskEvents, type EventTailDeps } from '../tasks/task-event-tail';
+import { EventType } from '../../../core/events/event-types';
+import type { Plan } from '../../../core/orchestration/plan';
+import type { TaskDecomposition } from '../../../protos/generated/shannon/orchestrator/TaskDecomposition';
+import { finalEventTypes, tailTaskEvents, type EventTailDeps } from '../../tasks/task-event-tail';
 
 // SubmitTask answers with the task's decomposition, as the seed's example shows: a manual plan at
 // once; with auto_decompose, once the workflow has routed the task (and planned a COMPLEX one),

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { OrchestratorServiceHandlers } from '../../protos/generated/shannon/orchestrator/OrchestratorService';
-import type { ControlState } from '../../workflows/messages';
-import type { Authenticator } from '../tasks/auth';
-import { authorized, authorizedCall } from '../grpc/unary';
-import { messageTask, steerTask, taskControlState, type TaskControlDeps } from '../tasks/task-control';
+import type { OrchestratorServiceHandlers } from '../../../protos/generated/shannon/orchestrator/OrchestratorService';
+import type { ControlState } from '../../../workflows/messages';
+import type { Authenticator } from '../../tasks/auth';
+import { authorized, authorizedCall } from '../unary';
+import { messageTask, steerTask, taskControlState, type TaskControlDeps } from '../../tasks/task-control';
 
 // OrchestratorService's steering RPCs (PauseTask, ResumeTask, GetControlState, SendSwarmMessage),
 // in the shapes of Shannon's published proto, over the steering every door shares.

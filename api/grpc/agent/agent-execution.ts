@@ -1,17 +1,17 @@
 import type { Pool } from 'pg';
-import type { Principal } from '../../core/auth/api-keys';
-import { listTaskEvents, type TaskEvent } from '../../core/events/event-log';
-import { EventType } from '../../core/events/event-types';
-import { findTask } from '../../core/tasks/task-index';
-import type { ExecuteTaskRequest__Output } from '../../protos/generated/shannon/agent/ExecuteTaskRequest';
-import type { ExecuteTaskResponse } from '../../protos/generated/shannon/agent/ExecuteTaskResponse';
-import type { ToolCall } from '../../protos/generated/shannon/common/ToolCall';
-import type { ToolResult } from '../../protos/generated/shannon/common/ToolResult';
-import type { TaskWorkflowInput, TaskWorkflowResult } from '../../workflows/task-workflow-types';
-import { invalid } from '../tasks/task-errors';
-import { jsonToStruct, jsonToValue } from '../grpc/struct';
-import { taskInputFrom, type SubmissionLimits } from '../tasks/task-submission';
-import { taskSubmissionOf } from '../grpc/task-submission-of';
+import type { Principal } from '../../../core/auth/api-keys';
+import { listTaskEvents, type TaskEvent } from '../../../core/events/event-log';
+import { EventType } from '../../../core/events/event-types';
+import { findTask } from '../../../core/tasks/task-index';
+import type { ExecuteTaskRequest__Output } from '../../../protos/generated/shannon/agent/ExecuteTaskRequest';
+import type { ExecuteTaskResponse } from '../../../protos/generated/shannon/agent/ExecuteTaskResponse';
+import type { ToolCall } from '../../../protos/generated/shannon/common/ToolCall';
+import type { ToolResult } from '../../../protos/generated/shannon/common/ToolResult';
+import type { TaskWorkflowInput, TaskWorkflowResult } from '../../../workflows/task-workflow-types';
+import { invalid } from '../../tasks/task-errors';
+import { jsonToStruct, jsonToValue } from '../struct';
+import { taskInputFrom, type SubmissionLimits } from '../../tasks/task-submission';
+import { taskSubmissionOf } from '../task-submission-of';
 
 /** The longest an agent task may be given (config.timeout_seconds): a day. */
 const maxTimeoutSeconds = 24 * 3600;

@@ -1,37 +1,37 @@
 import type { Client } from '@temporalio/client';
 import type { Pool } from 'pg';
-import type { TaskSettings } from '../../core/orchestration/task-settings';
-import type { TemplateCatalog } from '../../core/templates/template-catalog';
-import type { ToolRegistry } from '../../core/tools/registry';
-import type { CancelTaskRequest__Output } from '../../protos/generated/shannon/orchestrator/CancelTaskRequest';
-import type { CancelTaskResponse } from '../../protos/generated/shannon/orchestrator/CancelTaskResponse';
-import type { GetTaskStatusRequest__Output } from '../../protos/generated/shannon/orchestrator/GetTaskStatusRequest';
-import type { GetTaskStatusResponse } from '../../protos/generated/shannon/orchestrator/GetTaskStatusResponse';
-import type { OrchestratorServiceHandlers } from '../../protos/generated/shannon/orchestrator/OrchestratorService';
-import type { SubmitTaskRequest__Output } from '../../protos/generated/shannon/orchestrator/SubmitTaskRequest';
-import type { SubmitTaskResponse } from '../../protos/generated/shannon/orchestrator/SubmitTaskResponse';
-import { cancelTaskSignal } from '../../workflows/messages';
+import type { TaskSettings } from '../../../core/orchestration/task-settings';
+import type { TemplateCatalog } from '../../../core/templates/template-catalog';
+import type { ToolRegistry } from '../../../core/tools/registry';
+import type { CancelTaskRequest__Output } from '../../../protos/generated/shannon/orchestrator/CancelTaskRequest';
+import type { CancelTaskResponse } from '../../../protos/generated/shannon/orchestrator/CancelTaskResponse';
+import type { GetTaskStatusRequest__Output } from '../../../protos/generated/shannon/orchestrator/GetTaskStatusRequest';
+import type { GetTaskStatusResponse } from '../../../protos/generated/shannon/orchestrator/GetTaskStatusResponse';
+import type { OrchestratorServiceHandlers } from '../../../protos/generated/shannon/orchestrator/OrchestratorService';
+import type { SubmitTaskRequest__Output } from '../../../protos/generated/shannon/orchestrator/SubmitTaskRequest';
+import type { SubmitTaskResponse } from '../../../protos/generated/shannon/orchestrator/SubmitTaskResponse';
+import { runningTasks } from '../../tasks/running-tasks';
 import { approveTask, pendingApprovals } from './approvals';
 import { steeringHandlers } from './steering-handlers';
 import { scheduleHandlers } from './schedule-handlers';
 import { reviewHandlers } from './review-handlers';
-import { createScheduleService } from '../tasks/schedules';
-import type { Authenticator } from '../tasks/auth';
-import { preconditionFailed } from '../tasks/task-errors';
+import { createScheduleService } from '../../tasks/schedules';
+import type { Authenticator } from '../../tasks/auth';
+import { preconditionFailed } from '../../tasks/task-errors';
 import { listTaskSummaries, sessionContext } from './task-listing';
-import { ownTaskOf } from '../tasks/task-ownership';
-import { startTaskWorkflow, submittedTaskId } from '../tasks/task-start';
-import { requestFingerprint } from '../tasks/request-fingerprint';
+import { ownTaskOf } from '../../tasks/task-ownership';
+import { startTaskWorkflow, submittedTaskId } from '../../tasks/task-start';
+import { requestFingerprint } from '../../tasks/request-fingerprint';
 import { decompositionOf, routedDecomposition } from './submitted-decomposition';
-import type { EventFeed } from '../../core/events/event-feed';
-import type { TenantAdmission, TenantQuotas } from '../tasks/tenant-admission';
+import type { EventFeed } from '../../../core/events/event-feed';
+import type { TenantAdmission, TenantQuotas } from '../../tasks/tenant-admission';
 import { taskStatusResponse, unindexedTaskStatus } from './task-status';
-import { submissionLimits, taskInputFrom } from '../tasks/task-submission';
-import { taskSubmissionOf } from '../grpc/task-submission-of';
-import { idempotencyKeyIn } from '../grpc/callers';
-import { authorized, authorizedCall } from '../grpc/unary';
-import type { SkillCatalog } from '../../core/skills/skill-catalog';
-import type { AgentCatalog } from '../../core/agents/agent-catalog';
+import { submissionLimits, taskInputFrom } from '../../tasks/task-submission';
+import { taskSubmissionOf } from '../task-submission-of';
+import { idempotencyKeyIn } from '../callers';
+import { authorized, authorizedCall } from '../unary';
+import type { SkillCatalog } from '../../../core/skills/skill-catalog';
+import type { AgentCatalog } from '../../../core/agents/agent-catalog';
 
 export interface OrchestratorDeps {
   temporal: Client;
@@ -83,7 +83,8 @@ export function createOrchestratorService(deps: OrchestratorDeps, admission: Ten
       if (task.record && task.record.status !== 'RUNNING' && task.record.status !== 'QUEUED') {
         throw preconditionFailed(`task ${request.task_id} has already finished (${task.record.status})`);
       }
-      await deps.temporal.workflow.getHandle(task.workflowId).signal(cancelTaskSignal, { reason: request.reason || 'cancelled by user' });
+      const asked = await runningTasks(deps.temporal).cancel(task.workflowId, request.reason || 'cancelled by user');
+      if (!asked) throw preconditionFailed(`task ${request.task_id} has already finished`);
       return { success: true, message: 'cancellation requested' };
     }),
 

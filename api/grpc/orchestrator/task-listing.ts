@@ -1,17 +1,17 @@
 import type { Pool } from 'pg';
-import type { Principal } from '../../core/auth/api-keys';
-import { findConversation } from '../../core/sessions/conversations';
-import { ConversationNotFoundError } from '../../core/sessions/errors';
-import { listTasks, sessionSpend, type TaskRecord } from '../../core/tasks/task-index';
-import type { TaskStatus } from '../../core/tasks/task-status';
-import type { GetSessionContextRequest__Output } from '../../protos/generated/shannon/orchestrator/GetSessionContextRequest';
-import type { GetSessionContextResponse } from '../../protos/generated/shannon/orchestrator/GetSessionContextResponse';
-import type { ListTasksRequest__Output } from '../../protos/generated/shannon/orchestrator/ListTasksRequest';
-import type { ListTasksResponse } from '../../protos/generated/shannon/orchestrator/ListTasksResponse';
-import type { TaskSummary } from '../../protos/generated/shannon/orchestrator/TaskSummary';
-import { invalid, notFound } from '../tasks/task-errors';
-import { pageOf } from '../grpc/paging';
-import { jsonToStruct, toTimestamp } from '../grpc/struct';
+import type { Principal } from '../../../core/auth/api-keys';
+import { findConversation } from '../../../core/sessions/conversations';
+import { ConversationNotFoundError } from '../../../core/sessions/errors';
+import { listTasks, sessionSpend, type TaskRecord } from '../../../core/tasks/task-index';
+import type { TaskStatus } from '../../../core/tasks/task-status';
+import type { GetSessionContextRequest__Output } from '../../../protos/generated/shannon/orchestrator/GetSessionContextRequest';
+import type { GetSessionContextResponse } from '../../../protos/generated/shannon/orchestrator/GetSessionContextResponse';
+import type { ListTasksRequest__Output } from '../../../protos/generated/shannon/orchestrator/ListTasksRequest';
+import type { ListTasksResponse } from '../../../protos/generated/shannon/orchestrator/ListTasksResponse';
+import type { TaskSummary } from '../../../protos/generated/shannon/orchestrator/TaskSummary';
+import { invalid, notFound } from '../../tasks/task-errors';
+import { pageOf } from '../paging';
+import { jsonToStruct, toTimestamp } from '../struct';
 
 const recentTasks = 10;
 

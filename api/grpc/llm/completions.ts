@@ -1,26 +1,26 @@
 import type { ServerWritableStream } from '@grpc/grpc-js';
-import { authenticateCall } from '../grpc/callers';
-import type { TokenCounts } from '../../core/llm/chat-model';
-import type { ModelRequest, Served } from '../../core/llm/gateway';
-import { answerWithCache, cacheKeyOf } from '../../core/llm/response-cache';
-import { recordGatewayUsage, reserveGatewayUsage, settleGatewayUsage } from '../../core/llm/usage-records';
-import { messageTokensAtMost } from '../../core/llm/tokenizer';
-import type { Principal } from '../../core/auth/api-keys';
-import type { TaskMetadata__Output } from '../../protos/generated/shannon/common/TaskMetadata';
-import { textOf } from '../../core/transcript';
-import type { GenerateCompletionRequest__Output } from '../../protos/generated/shannon/llm/GenerateCompletionRequest';
-import type { CompletionChunk } from '../../protos/generated/shannon/llm/CompletionChunk';
-import type { LLMServiceHandlers } from '../../protos/generated/shannon/llm/LLMService';
-import type { TokenUsage } from '../../protos/generated/shannon/common/TokenUsage';
-import { invalid } from '../tasks/task-errors';
-import { actingUser } from '../tasks/acting-user';
+import { authenticateCall } from '../callers';
+import type { TokenCounts } from '../../../core/llm/chat-model';
+import type { ModelRequest, Served } from '../../../core/llm/gateway';
+import { answerWithCache, cacheKeyOf } from '../../../core/llm/response-cache';
+import { recordGatewayUsage, reserveGatewayUsage, settleGatewayUsage } from '../../../core/llm/usage-records';
+import { messageTokensAtMost } from '../../../core/llm/tokenizer';
+import type { Principal } from '../../../core/auth/api-keys';
+import type { TaskMetadata__Output } from '../../../protos/generated/shannon/common/TaskMetadata';
+import { textOf } from '../../../core/transcript';
+import type { GenerateCompletionRequest__Output } from '../../../protos/generated/shannon/llm/GenerateCompletionRequest';
+import type { CompletionChunk } from '../../../protos/generated/shannon/llm/CompletionChunk';
+import type { LLMServiceHandlers } from '../../../protos/generated/shannon/llm/LLMService';
+import type { TokenUsage } from '../../../protos/generated/shannon/common/TokenUsage';
+import { invalid } from '../../tasks/task-errors';
+import { actingUser } from '../../tasks/acting-user';
 import { conversationOf, parseArguments, samplingOf, toolCallMessage } from './llm-messages';
-import { structToJson } from '../grpc/struct';
-import { modelTierOf } from '../grpc/model-tiers';
-import { authorized, send, serverStream } from '../grpc/unary';
+import { structToJson } from '../struct';
+import { modelTierOf } from '../model-tiers';
+import { authorized, send, serverStream } from '../unary';
 import type { Pool } from 'pg';
-import type { ModelGateway } from '../../core/llm/gateway';
-import type { Authenticator } from '../tasks/auth';
+import type { ModelGateway } from '../../../core/llm/gateway';
+import type { Authenticator } from '../../tasks/auth';
 
 const usageOf = (served: Served, usage: TokenCounts): TokenUsage => ({
   prompt_tokens: usage.promptTokens,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { SessionDefaults } from '../tasks/session-defaults';
+import type { SessionDefaults } from '../../tasks/session-defaults';
 import type { Pool } from 'pg';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import {
   closeConversation,
   createConversation,
@@ -9,22 +9,22 @@ import {
   listConversations,
   updateConversation,
   type Conversation,
-} from '../../core/sessions/conversations';
-import { ConversationClosedError, ConversationExpiredError } from '../../core/sessions/errors';
-import { addMessages, clearHistory, listHistory, type HistoryMessage } from '../../core/sessions/history';
-import { sessionSpend, unfinishedTasksInSession } from '../../core/tasks/task-index';
-import { cancelTaskSignal } from '../../workflows/messages';
-import type { Message__Output } from '../../protos/generated/shannon/session/Message';
-import type { Session } from '../../protos/generated/shannon/session/Session';
-import type { SessionServiceHandlers } from '../../protos/generated/shannon/session/SessionService';
-import type { CreateSessionRequest__Output } from '../../protos/generated/shannon/session/CreateSessionRequest';
-import type { Principal } from '../../core/auth/api-keys';
-import type { Authenticator } from '../tasks/auth';
-import { actingUser } from '../tasks/acting-user';
-import { invalid } from '../tasks/task-errors';
-import { pageOf } from '../grpc/paging';
-import { fromTimestamp, jsonToStruct, structToJson, toTimestamp } from '../grpc/struct';
-import { authorized } from '../grpc/unary';
+} from '../../../core/sessions/conversations';
+import { ConversationClosedError, ConversationExpiredError } from '../../../core/sessions/errors';
+import { addMessages, clearHistory, listHistory, type HistoryMessage } from '../../../core/sessions/history';
+import { sessionSpend, unfinishedTasksInSession } from '../../../core/tasks/task-index';
+import { runningTasks } from '../../tasks/running-tasks';
+import type { Message__Output } from '../../../protos/generated/shannon/session/Message';
+import type { Session } from '../../../protos/generated/shannon/session/Session';
+import type { SessionServiceHandlers } from '../../../protos/generated/shannon/session/SessionService';
+import type { CreateSessionRequest__Output } from '../../../protos/generated/shannon/session/CreateSessionRequest';
+import type { Principal } from '../../../core/auth/api-keys';
+import type { Authenticator } from '../../tasks/auth';
+import { actingUser } from '../../tasks/acting-user';
+import { invalid } from '../../tasks/task-errors';
+import { pageOf } from '../paging';
+import { fromTimestamp, jsonToStruct, structToJson, toTimestamp } from '../struct';
+import { authorized } from '../unary';
 
 export type { SessionDefaults };
 
@@ -47,20 +47,8 @@ const ok = { status: 'STATUS_CODE_OK' as const };
 /** Asks each unfinished task of the session to cancel; the number asked. A task that ended meanwhile is skipped. */
 async function cancelSessionTasks(temporal: Client, pool: Pool, tenantId: string, sessionId: string): Promise<number> {
   const workflowIds = await unfinishedTasksInSession(pool, tenantId, sessionId);
-  const asked = await Promise.all(
-    workflowIds.map((workflowId) =>
-      temporal.workflow
-        .getHandle(workflowId)
-        .signal(cancelTaskSignal, { reason: `session ${sessionId} was deleted` })
-        .then(
-          () => true,
-          (err: unknown) => {
-            if (err instanceof WorkflowNotFoundError) return false;
-            throw err;
-          },
-        ),
-    ),
-  );
+  const running = runningTasks(temporal);
+  const asked = await Promise.all(workflowIds.map((workflowId) => running.cancel(workflowId, `session ${sessionId} was deleted`)));
   return asked.filter(Boolean).length;
 }
 

@@ -1,9 +1,9 @@
-import { decideComplexity, heuristicComplexity } from '../../core/orchestration/complexity';
-import type { ToolRegistry } from '../../core/tools/registry';
-import { textOf, userText } from '../../core/transcript';
-import type { LLMServiceHandlers } from '../../protos/generated/shannon/llm/LLMService';
-import { invalid } from '../tasks/task-errors';
-import { authorized } from '../grpc/unary';
+import { decideComplexity, heuristicComplexity } from '../../../core/orchestration/complexity';
+import type { ToolRegistry } from '../../../core/tools/registry';
+import { textOf, userText } from '../../../core/transcript';
+import type { LLMServiceHandlers } from '../../../protos/generated/shannon/llm/LLMService';
+import { invalid } from '../../tasks/task-errors';
+import { authorized } from '../unary';
 import { completionHandlers, type CompletionDeps } from './completions';
 import { listModels } from './model-listing';
 

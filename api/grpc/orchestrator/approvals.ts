@@ -1,19 +1,19 @@
 import type { Client } from '@temporalio/client';
 import type { Pool } from 'pg';
-import { checkPlan, parsePlanText } from '../../core/orchestration/plan';
-import { findApproval, listPendingApprovals } from '../../core/tasks/approvals';
-import { isOutcomeReview, outcomeReviewProblem } from '../../core/tasks/run/outcome-review';
-import type { ToolRegistry } from '../../core/tools/registry';
-import type { ApproveTaskRequest__Output } from '../../protos/generated/shannon/orchestrator/ApproveTaskRequest';
-import type { ApproveTaskResponse } from '../../protos/generated/shannon/orchestrator/ApproveTaskResponse';
-import type { GetPendingApprovalsRequest__Output } from '../../protos/generated/shannon/orchestrator/GetPendingApprovalsRequest';
-import type { GetPendingApprovalsResponse } from '../../protos/generated/shannon/orchestrator/GetPendingApprovalsResponse';
-import type { Principal } from '../../core/auth/api-keys';
-import { taskIdsReferencedBy } from '../tasks/task-ids';
-import { approvalDecisionSignal } from '../../workflows/messages';
-import { requireRole } from '../tasks/auth';
-import { invalid, notFound, preconditionFailed } from '../tasks/task-errors';
-import { jsonToStruct, toTimestamp } from '../grpc/struct';
+import { checkPlan, parsePlanText } from '../../../core/orchestration/plan';
+import { findApproval, listPendingApprovals } from '../../../core/tasks/approvals';
+import { isOutcomeReview, outcomeReviewProblem } from '../../../core/tasks/run/outcome-review';
+import type { ToolRegistry } from '../../../core/tools/registry';
+import type { ApproveTaskRequest__Output } from '../../../protos/generated/shannon/orchestrator/ApproveTaskRequest';
+import type { ApproveTaskResponse } from '../../../protos/generated/shannon/orchestrator/ApproveTaskResponse';
+import type { GetPendingApprovalsRequest__Output } from '../../../protos/generated/shannon/orchestrator/GetPendingApprovalsRequest';
+import type { GetPendingApprovalsResponse } from '../../../protos/generated/shannon/orchestrator/GetPendingApprovalsResponse';
+import type { Principal } from '../../../core/auth/api-keys';
+import { taskIdsReferencedBy } from '../../tasks/task-ids';
+import { approvalDecisionSignal } from '../../../workflows/messages';
+import { requireRole } from '../../tasks/auth';
+import { invalid, notFound, preconditionFailed } from '../../tasks/task-errors';
+import { jsonToStruct, toTimestamp } from '../struct';
 
 export interface ApprovalDeps {
   temporal: Client;

@@ -1,8 +1,8 @@
-import type { ModelGateway } from '../../core/llm/gateway';
-import { modelTiers } from '../../core/orchestration/plan';
-import type { ListModelsRequest__Output } from '../../protos/generated/shannon/llm/ListModelsRequest';
-import type { ListModelsResponse } from '../../protos/generated/shannon/llm/ListModelsResponse';
-import { modelTierOf } from '../grpc/model-tiers';
+import type { ModelGateway } from '../../../core/llm/gateway';
+import { modelTiers } from '../../../core/orchestration/plan';
+import type { ListModelsRequest__Output } from '../../../protos/generated/shannon/llm/ListModelsRequest';
+import type { ListModelsResponse } from '../../../protos/generated/shannon/llm/ListModelsResponse';
+import { modelTierOf } from '../model-tiers';
 
 /** ListModels: the catalog's models by tier, filtered by tier and provider kind, available unless their circuit is open. */
 export function listModels(gateway: ModelGateway, request: ListModelsRequest__Output): ListModelsResponse {

@@ -1,9 +1,9 @@
-import type { ToolMetadata } from '../../core/tools/tool';
-import type { ToolRegistry } from '../../core/tools/registry';
-import type { DiscoverToolsRequest__Output } from '../../protos/generated/shannon/agent/DiscoverToolsRequest';
-import type { ToolCapability } from '../../protos/generated/shannon/agent/ToolCapability';
-import { invalid, notFound } from '../tasks/task-errors';
-import { jsonToStruct } from '../grpc/struct';
+import type { ToolMetadata } from '../../../core/tools/tool';
+import type { ToolRegistry } from '../../../core/tools/registry';
+import type { DiscoverToolsRequest__Output } from '../../../protos/generated/shannon/agent/DiscoverToolsRequest';
+import type { ToolCapability } from '../../../protos/generated/shannon/agent/ToolCapability';
+import { invalid, notFound } from '../../tasks/task-errors';
+import { jsonToStruct } from '../struct';
 
 const maxResults = 100;
 

@@ -1,20 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
-import type { Principal } from '../../core/auth/api-keys';
-import type { ModelGateway } from '../../core/llm/gateway';
-import { defaultAiModelName } from '../../core/llm/model-aliases';
-import { createConversation, withOpenConversation } from '../../core/sessions/conversations';
-import { ConversationClosedError, ConversationError, ConversationExpiredError } from '../../core/sessions/errors';
-import { addMessages, listHistory, type HistoryMessage } from '../../core/sessions/history';
-import { textOf, thinkingOf, type Message } from '../../core/transcript';
-import { weftVersion } from '../../core/version';
-import type { AIServiceHandlers } from '../../protos/generated/ai/AIService';
-import type { Authenticator } from '../tasks/auth';
-import { toServiceError } from '../grpc/grpc-errors';
-import { invalid } from '../tasks/task-errors';
-import { actingUser } from '../tasks/acting-user';
-import { authorized } from '../grpc/unary';
-import { log } from '../../core/telemetry/logger';
+import type { Principal } from '../../../core/auth/api-keys';
+import type { ModelGateway } from '../../../core/llm/gateway';
+import { defaultAiModelName } from '../../../core/llm/model-aliases';
+import { createConversation, withOpenConversation } from '../../../core/sessions/conversations';
+import { ConversationClosedError, ConversationError, ConversationExpiredError } from '../../../core/sessions/errors';
+import { addMessages, listHistory, type HistoryMessage } from '../../../core/sessions/history';
+import { textOf, thinkingOf, type Message } from '../../../core/transcript';
+import { weftVersion } from '../../../core/version';
+import type { AIServiceHandlers } from '../../../protos/generated/ai/AIService';
+import type { Authenticator } from '../../tasks/auth';
+import { toServiceError } from '../grpc-errors';
+import { invalid } from '../../tasks/task-errors';
+import { actingUser } from '../../tasks/acting-user';
+import { authorized } from '../unary';
+import { log } from '../../../core/telemetry/logger';
 
 // Seed 002's AIService. As its proto intends, failures come back in the `error` field with an OK
 // status; only authentication and rate limits are gRPC errors, since they happen before the call.

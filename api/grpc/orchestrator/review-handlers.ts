@@ -1,9 +1,9 @@
-import { createRuntimeStore } from '../../core/store';
-import type { OrchestratorServiceHandlers } from '../../protos/generated/shannon/orchestrator/OrchestratorService';
-import type { Authenticator } from '../tasks/auth';
-import { authorized } from '../grpc/unary';
-import type { TaskControlDeps } from '../tasks/task-control';
-import { reviewTask, taskReview, taskReviewJson } from '../tasks/task-review';
+import { createRuntimeStore } from '../../../core/store';
+import type { OrchestratorServiceHandlers } from '../../../protos/generated/shannon/orchestrator/OrchestratorService';
+import type { Authenticator } from '../../tasks/auth';
+import { authorized } from '../unary';
+import type { TaskControlDeps } from '../../tasks/task-control';
+import { reviewTask, taskReview, taskReviewJson } from '../../tasks/task-review';
 
 // OrchestratorService's review RPCs: Shannon's SubmitReviewDecision, and Weft's ReviewTask (a round
 // of feedback, or the decision) and GetTaskReview, over the review every door shares.

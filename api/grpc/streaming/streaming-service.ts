@@ -1,19 +1,19 @@
 import { Metadata, type ServerWritableStream } from '@grpc/grpc-js';
-import { authenticateCall } from '../grpc/callers';
+import { authenticateCall } from '../callers';
 import type { Pool } from 'pg';
-import type { EventFeed } from '../../core/events/event-feed';
-import { isLiveOnly, type TaskEvent } from '../../core/events/event-log';
-import { EventType, shannonEventAliases, shannonOnlyEventTypes } from '../../core/events/event-types';
-import type { StreamRequest__Output } from '../../protos/generated/shannon/orchestrator/StreamRequest';
-import type { StreamingServiceHandlers } from '../../protos/generated/shannon/orchestrator/StreamingService';
-import type { TaskUpdate } from '../../protos/generated/shannon/orchestrator/TaskUpdate';
-import type { Authenticator } from '../tasks/auth';
-import { invalid } from '../tasks/task-errors';
-import { send, serverStream } from '../grpc/unary';
-import { streamLifetime } from '../grpc/stream-lifetime';
-import { toTimestamp } from '../grpc/struct';
-import { tailTaskEvents } from '../tasks/task-event-tail';
-import { ownTaskOf } from '../tasks/task-ownership';
+import type { EventFeed } from '../../../core/events/event-feed';
+import { isLiveOnly, type TaskEvent } from '../../../core/events/event-log';
+import { EventType, shannonEventAliases, shannonOnlyEventTypes } from '../../../core/events/event-types';
+import type { StreamRequest__Output } from '../../../protos/generated/shannon/orchestrator/StreamRequest';
+import type { StreamingServiceHandlers } from '../../../protos/generated/shannon/orchestrator/StreamingService';
+import type { TaskUpdate } from '../../../protos/generated/shannon/orchestrator/TaskUpdate';
+import type { Authenticator } from '../../tasks/auth';
+import { invalid } from '../../tasks/task-errors';
+import { send, serverStream } from '../unary';
+import { streamLifetime } from '../stream-lifetime';
+import { toTimestamp } from '../struct';
+import { tailTaskEvents } from '../../tasks/task-event-tail';
+import { ownTaskOf } from '../../tasks/task-ownership';
 import type { Client } from '@temporalio/client';
 
 export interface StreamingDeps {

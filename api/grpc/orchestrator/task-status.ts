@@ -1,10 +1,10 @@
 import type { Client } from '@temporalio/client';
 import type { Pool } from 'pg';
-import { listTaskAgents, type AgentRecord } from '../../core/tasks/task-agents';
-import type { TaskRecord } from '../../core/tasks/task-index';
-import type { AgentTaskStatus } from '../../protos/generated/shannon/orchestrator/AgentTaskStatus';
-import type { GetTaskStatusResponse } from '../../protos/generated/shannon/orchestrator/GetTaskStatusResponse';
-import { taskStatusQuery, type TaskView } from '../../workflows/messages';
+import { listTaskAgents, type AgentRecord } from '../../../core/tasks/task-agents';
+import type { TaskRecord } from '../../../core/tasks/task-index';
+import type { AgentTaskStatus } from '../../../protos/generated/shannon/orchestrator/AgentTaskStatus';
+import type { GetTaskStatusResponse } from '../../../protos/generated/shannon/orchestrator/GetTaskStatusResponse';
+import { taskStatusQuery, type TaskView } from '../../../workflows/messages';
 
 /** Live details from a running workflow; undefined when it cannot answer (finished, or no worker yet). */
 async function queryView(temporal: Client, workflowId: string): Promise<TaskView | undefined> {

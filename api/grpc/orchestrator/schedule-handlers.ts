@@ -1,12 +1,12 @@
-import type { OrchestratorServiceHandlers } from '../../protos/generated/shannon/orchestrator/OrchestratorService';
-import type { UpdateScheduleRequest__Output } from '../../protos/generated/shannon/orchestrator/UpdateScheduleRequest';
-import type { Authenticator } from '../tasks/auth';
-import { invalid } from '../tasks/task-errors';
-import { authorized } from '../grpc/unary';
-import type { OverlapPolicy, ScheduleFields } from '../tasks/schedule-spec';
-import type { ScheduleService, ScheduleStatus } from '../tasks/schedules';
+import type { OrchestratorServiceHandlers } from '../../../protos/generated/shannon/orchestrator/OrchestratorService';
+import type { UpdateScheduleRequest__Output } from '../../../protos/generated/shannon/orchestrator/UpdateScheduleRequest';
+import type { Authenticator } from '../../tasks/auth';
+import { invalid } from '../../tasks/task-errors';
+import { authorized } from '../unary';
+import type { OverlapPolicy, ScheduleFields } from '../../tasks/schedule-spec';
+import type { ScheduleService, ScheduleStatus } from '../../tasks/schedules';
 import { taskSummaryOf } from './task-listing';
-import { rfc3339, scheduleInfoOf } from '../tasks/schedule-info';
+import { rfc3339, scheduleInfoOf } from '../../tasks/schedule-info';
 
 // OrchestratorService's schedule RPCs, in the shapes of Shannon's published proto (and Weft's
 // fields from 20 on), over the schedules every door shares (schedules.ts).

@@ -1,10 +1,10 @@
-import type { Sampling } from '../../core/llm/chat-model';
-import type { Message, Part } from '../../core/transcript';
-import type { GenerationConfig__Output } from '../../protos/generated/shannon/llm/GenerationConfig';
-import type { Message__Output } from '../../protos/generated/shannon/llm/Message';
-import type { ToolCall } from '../../protos/generated/shannon/common/ToolCall';
-import { invalid } from '../tasks/task-errors';
-import { jsonToStruct, structToJson } from '../grpc/struct';
+import type { Sampling } from '../../../core/llm/chat-model';
+import type { Message, Part } from '../../../core/transcript';
+import type { GenerationConfig__Output } from '../../../protos/generated/shannon/llm/GenerationConfig';
+import type { Message__Output } from '../../../protos/generated/shannon/llm/Message';
+import type { ToolCall } from '../../../protos/generated/shannon/common/ToolCall';
+import { invalid } from '../../tasks/task-errors';
+import { jsonToStruct, structToJson } from '../struct';
 
 // LLMService's chat messages <-> Weft's transcript. A `tool` message answers the tool call whose
 // tool_id is in its `name`; consecutive tool messages become one user turn of tool results.
