@@ -1,5 +1,5 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
-import { notFound } from '../tasks/task-errors';
+import { runningTasks } from '../tasks/running-tasks';
+import { notFound, TaskError } from '../tasks/task-errors';
 import { listTaskEvents, type TaskEvent } from '../../core/events/event-log';
 import { ownTaskOf } from '../tasks/task-ownership';
 import { badRequest, integerParam, type ShannonRoute } from './shannon-route';
@@ -53,11 +53,10 @@ export const taskRoutes: ShannonRoute[] = [
       const runId = typeof query.run_id === 'string' && query.run_id ? query.run_id : undefined;
       if (runId && !uuid.test(runId)) throw badRequest('run_id must be a Temporal run id (a UUID)');
       const task = await ownTaskOf(deps, params.task_id!, principal);
-      const history = await deps.temporal.workflow
-        .getHandle(task.workflowId, runId)
-        .fetchHistory()
+      const history = await runningTasks(deps.temporal)
+        .history(task.workflowId, runId)
         .catch((err: unknown) => {
-          throw err instanceof WorkflowNotFoundError ? notFound(`run ${runId ?? ''} of task ${task.taskId} not found`) : err;
+          throw err instanceof TaskError && err.kind === 'not_found' ? notFound(`run ${runId ?? ''} of task ${task.taskId} not found`) : err;
         });
       const events = timelineOf(history.events ?? [], mode);
       return { body: { task_id: task.taskId, workflow_id: task.workflowId, ...(runId ? { run_id: runId } : {}), mode, events, count: events.length } };
