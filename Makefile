@@ -67,10 +67,11 @@ protos/generated/.stamp: $(PROTOS) node_modules/.weft-installed
 	npm run --silent proto:gen
 	touch $@
 
-# The docs site (docs/, VitePress, offline) into docs/.vitepress/dist, after regenerating docs/reference/ from the code
-# and type-checking docs/examples/; a dead link fails the build.
+# The docs site (docs/, VitePress, offline) into docs/.vitepress/dist, after regenerating docs/reference/ from the code,
+# type-checking docs/examples/ and checking the links of the Markdown files outside docs/; a dead link fails the build.
 docs: docs-references
 	node_modules/.bin/tsc --noEmit -p docs/examples
+	$(TSX) infra/docs/check-repo-links.ts
 	node_modules/.bin/vitepress build docs
 
 # docs/reference/ from the code: the settings schema, the CLI's tree, the protos, the event catalog, the OpenAPI document.
