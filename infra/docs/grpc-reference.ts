@@ -20,14 +20,14 @@ function loadProtos(): protobuf.Root {
   return root;
 }
 
+const nameOf = (object: protobuf.ReflectionObject) => object.fullName.replace(/^\./, '');
 /** An anchor both GitHub and VitePress keep as written (headings' own slugs differ between them on dots). */
-const anchorOf = (type: protobuf.ReflectionObject) => type.fullName.replace(/^\./, '').replace(/\./g, '-');
+const anchorOf = (type: protobuf.ReflectionObject) => nameOf(type).replace(/\./g, '-');
 const isWefts = (type: protobuf.ReflectionObject) => !type.fullName.startsWith('.google.');
 
 function typeLink(type: protobuf.Type | protobuf.Enum | null, name: string): string {
   if (!type) return code(name);
-  const full = type.fullName.replace(/^\./, '');
-  return isWefts(type) ? `[${full}](#${anchorOf(type)})` : code(full);
+  return isWefts(type) ? `[${nameOf(type)}](#${anchorOf(type)})` : code(nameOf(type));
 }
 
 const comment = (object: { comment: string | null }) => cell(object.comment ?? '');
@@ -39,7 +39,7 @@ function serviceSection(service: protobuf.Service): string[] {
     const response = `${method.responseStream ? 'stream ' : ''}${typeLink(method.resolvedResponseType, method.responseType)}`;
     return [code(method.name), request, response, comment(method)];
   });
-  return [`### ${service.fullName.replace(/^\./, '')}`, '', comment(service), '', table(['Call', 'Request', 'Response', 'What it does'], rows), ''];
+  return [`### ${nameOf(service)}`, '', comment(service), '', table(['Call', 'Request', 'Response', 'What it does'], rows), ''];
 }
 
 function fieldType(field: protobuf.Field): string {
@@ -50,32 +50,19 @@ function fieldType(field: protobuf.Field): string {
   return field.repeated ? `repeated ${base}` : base;
 }
 
+/** A message's or enum's section: an anchor both renderers keep, its name, its comment, then its table. */
+function typeSection(type: protobuf.Type | protobuf.Enum, body: string): string[] {
+  return [`<a id="${anchorOf(type)}"></a>`, '', `### ${nameOf(type)}`, '', comment(type), '', body, ''];
+}
+
 function messageSection(type: protobuf.Type): string[] {
   const rows = type.fieldsArray.map((field) => [code(field.name), String(field.id), fieldType(field), comment(field)]);
-  return [
-    `<a id="${anchorOf(type)}"></a>`,
-    '',
-    `### ${type.fullName.replace(/^\./, '')}`,
-    '',
-    comment(type),
-    '',
-    rows.length > 0 ? table(['Field', 'Number', 'Type', 'What it is'], rows) : '(no fields)',
-    '',
-  ];
+  return typeSection(type, rows.length > 0 ? table(['Field', 'Number', 'Type', 'What it is'], rows) : '(no fields)');
 }
 
 function enumSection(type: protobuf.Enum): string[] {
   const rows = Object.entries(type.values).map(([name, value]) => [code(name), String(value), cell(type.comments[name] ?? '')]);
-  return [
-    `<a id="${anchorOf(type)}"></a>`,
-    '',
-    `### ${type.fullName.replace(/^\./, '')}`,
-    '',
-    comment(type),
-    '',
-    table(['Value', 'Number', 'What it means'], rows),
-    '',
-  ];
+  return typeSection(type, table(['Value', 'Number', 'What it means'], rows));
 }
 
 /** Every service, message and enum under a namespace, nested ones included, in declaration order. */
