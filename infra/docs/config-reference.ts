@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { envSchema } from '../../core/config';
-import { cell, code, generatedPage, table } from './markdown';
+import { byCodePoint, cell, code, generatedPage, table } from './markdown';
 
 // docs/reference/configuration.md from the zod schema every process validates its environment with
 // (core/config.ts): each setting's name, type, default and description. A setting without a
@@ -43,7 +43,7 @@ function defaultOf(schema: JsonSchema): string {
 export function configurationReference(): string {
   const missing: string[] = [];
   const rows = Object.entries(envSchema.shape)
-    .sort(([a], [b]) => a.localeCompare(b))
+    .sort(([a], [b]) => byCodePoint(a, b))
     .map(([name, setting]) => {
       const schema = z.toJSONSchema(setting as z.ZodType, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
       const description = (setting as z.ZodType).description;

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import protobuf from 'protobufjs';
 import { allProtoFiles } from '../../protos/load';
-import { cell, code, generatedPage, table } from './markdown';
+import { byCodePoint, cell, code, generatedPage, table } from './markdown';
 
 // docs/reference/grpc.md from the .proto files under protos/ and their comments: every service
 // with its calls, then every message and enum of Weft's packages, each with its fields.
@@ -79,7 +79,7 @@ function collect(namespace: protobuf.NamespaceBase, found: { services: protobuf.
 export function grpcReference(): string {
   const found = { services: [] as protobuf.Service[], types: [] as protobuf.Type[], enums: [] as protobuf.Enum[] };
   collect(loadProtos(), found);
-  const byName = (a: protobuf.ReflectionObject, b: protobuf.ReflectionObject) => a.fullName.localeCompare(b.fullName);
+  const byName = (a: protobuf.ReflectionObject, b: protobuf.ReflectionObject) => byCodePoint(a.fullName, b.fullName);
   return generatedPage(
     'gRPC API',
     'the .proto files under protos/',

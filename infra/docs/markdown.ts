@@ -18,6 +18,9 @@ export function code(text: string): string {
   return text.includes('`') ? `\`\` ${oneLine(text)} \`\`` : `\`${oneLine(text)}\``;
 }
 
+/** Orders by code point, so a generated page is the same whatever locale the machine runs in. */
+export const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 export function table(header: string[], rows: string[][]): string {
   return [`| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
 }

@@ -1,4 +1,4 @@
-import { cell, code, generatedPage, table } from './markdown';
+import { byCodePoint, cell, code, generatedPage, table } from './markdown';
 
 // docs/reference/rest.md rendered from an OpenAPI 3.1 document: the one the API serves at
 // /openapi.json (generate-references.ts builds it as the API does).
@@ -100,14 +100,14 @@ function operationSection(path: string, method: string, operation: Operation): s
 
 export function restReference(document: OpenApi): string {
   const operations = Object.entries(document.paths)
-    .sort(([a], [b]) => a.localeCompare(b))
+    .sort(([a], [b]) => byCodePoint(a, b))
     .flatMap(([path, item]) => methods.filter((method) => item[method]).map((method) => ({ path, method, operation: item[method]! })));
   const byTag = new Map<string, typeof operations>();
   for (const entry of operations) {
     const tag = entry.operation.tags?.[0] ?? 'other';
     byTag.set(tag, [...(byTag.get(tag) ?? []), entry]);
   }
-  const schemas = Object.entries(document.components?.schemas ?? {}).sort(([a], [b]) => a.localeCompare(b));
+  const schemas = Object.entries(document.components?.schemas ?? {}).sort(([a], [b]) => byCodePoint(a, b));
   return generatedPage(
     'REST API',
     'the OpenAPI document the API serves at /openapi.json',
