@@ -5,7 +5,7 @@ TSX := node_modules/.bin/tsx
 export PATH := $(CURDIR)/.tools/node/bin:$(PATH)
 PROTOS := $(wildcard protos/shannon/*/*.proto)
 
-.PHONY: up cluster test test-cluster deploy-check eval lint format format-check typecheck jest deps node temporal-cli test-tools docs docs-references docs-check
+.PHONY: up cluster test test-cluster deploy-check eval lint format format-check typecheck jest deps node temporal-cli test-tools docs docs-references docs-check docs-quickstart
 
 up: deps temporal-cli
 	$(TSX) infra/up.ts
@@ -84,6 +84,11 @@ docs-check: docs
 	@git diff --exit-code --stat -- docs/reference || { echo "docs/reference is out of date: run make docs-references and commit it"; exit 1; }
 	@untracked=$$(git ls-files --others --exclude-standard -- docs/reference); \
 		if [ -n "$$untracked" ]; then echo "docs/reference has pages not committed: $$untracked"; exit 1; fi
+
+# The quickstart's commands run against a real `make up` (demo model), their exit codes and output checked; needs
+# make up's ports free, so it is not part of `make test`.
+docs-quickstart: deps temporal-cli
+	infra/docs/quickstart-check.sh
 
 # Builds the Temporal CLI and grpcurl into .tools/bin unless already installed.
 temporal-cli: deps
