@@ -50,6 +50,7 @@ const sidebar: DefaultTheme.SidebarItem[] = [
       { text: 'REST API', link: '/reference/rest' },
       { text: 'gRPC API', link: '/reference/grpc' },
       { text: 'Event types', link: '/reference/events' },
+      { text: 'Metrics', link: '/reference/metrics' },
       { text: 'Error codes', link: '/reference/errors' },
     ],
   },
