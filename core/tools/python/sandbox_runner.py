@@ -93,6 +93,8 @@ def explain(error):
     # The kernel refuses what the sandbox does not allow with EPERM; say so beside Python's words.
     if isinstance(error, OSError) and error.errno == errno.EPERM:
         return '\n(the sandbox does not allow this: no new processes, no network, no system administration)'
+    if isinstance(error, RuntimeError) and str(error) == "can't start new thread":
+        return f"\n(the sandbox's memory limit of {current['memoryMb']} MB bounds the threads a program can start)"
     if isinstance(error, OSError) and error.errno == errno.EFBIG:
         return f"\n(the sandbox's limit on a file's size is {current['fileSizeMb']} MB)"
     if isinstance(error, OSError) and error.errno == errno.ENOSPC:
