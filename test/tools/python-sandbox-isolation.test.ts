@@ -117,7 +117,7 @@ it('refuses, call by call, every system call its seccomp filter denies (and clon
   expect(answers.clone3).toEqual([-1, ENOSYS]);
 });
 
-it('still runs what programs need: threads, top-level await (with its socket pair), files, time', async () => {
+it('still runs what programs need: threads, top-level await (with its socket pair), files, time, classes pickle finds in __main__', async () => {
   const result = await run(
     [
       'import asyncio, concurrent.futures, hashlib, sqlite3, time, zoneinfo, datetime',
@@ -127,10 +127,16 @@ it('still runs what programs need: threads, top-level await (with its socket pai
       'print(await asyncio.gather(*(asyncio.sleep(0, result=i) for i in range(3))))',
       "print(hashlib.sha256(b'x').hexdigest()[:8], sqlite3.connect(':memory:').execute('select 6 * 7').fetchone()[0])",
       "print(datetime.datetime(2026, 1, 1, tzinfo=zoneinfo.ZoneInfo('Europe/Paris')).utcoffset())",
+      // The program is __main__, where pickle looks its classes up.
+      'import pickle, dataclasses',
+      '@dataclasses.dataclass',
+      'class Point:',
+      '    x: int',
+      'print(pickle.loads(pickle.dumps(Point(3))), __name__)',
       'exit(0)',
     ].join('\n'),
   );
-  expect(result).toEqual({ stdout: '285\n[0, 1, 2]\n2d711642 42\n1:00:00\n', stderr: '', truncated: false });
+  expect(result).toEqual({ stdout: '285\n[0, 1, 2]\n2d711642 42\n1:00:00\nPoint(x=3) __main__\n', stderr: '', truncated: false });
 });
 
 it('opens no socket of any family; only a Unix socket pair (its own two ends) is allowed', async () => {

@@ -38,14 +38,13 @@ function findInterpreter(): Interpreter {
   const found = JSON.parse(execFileSync(python, ['-I', '-c', script], { encoding: 'utf8', env: {} })) as Omit<Interpreter, 'libraries'> & {
     extensions: string[];
   };
-  const objects = [found.binary, found.seccompModule, ...found.extensions];
-  return { ...found, libraries: [...new Set(objects.flatMap(sharedLibraries))] };
+  return { ...found, libraries: sharedLibraries([found.binary, found.seccompModule, ...found.extensions]) };
 }
 
-/** The shared libraries an ELF object loads, by the paths the loader looks them up at. */
-function sharedLibraries(object: string): string[] {
-  const listing = execFileSync('ldd', [object], { encoding: 'utf8' });
-  return [...listing.matchAll(/(\/[^\s]+) \(0x/g)].map((match) => match[1]!);
+/** The shared libraries ELF objects load, by the paths the loader looks them up at (one ldd for all: each run is time). */
+function sharedLibraries(objects: string[]): string[] {
+  const listing = execFileSync('ldd', objects, { encoding: 'utf8' });
+  return [...new Set([...listing.matchAll(/(\/[^\s]+) \(0x/g)].map((match) => match[1]!))];
 }
 
 /**

@@ -101,11 +101,14 @@ export function createPythonSandbox(options: SandboxOptions): PythonSandbox {
         timer = setTimeout(() => stop(`timed out after ${limits.timeoutMs} ms`), limits.timeoutMs);
         const files = (limits.files ?? []).map((file) => ({ path: file.path, content: file.content.toString('base64') }));
         const ended = await sandbox.run({ code, files, memoryMb: limits.memoryMb, cpuSeconds, fileSizeMb: fileSpaceMb, openFiles });
-        if (limits.signal?.aborted) throw limits.signal.reason;
         if (stopped) throw new ToolError('execution', `the Python program ${stopped}`);
         if (ended.result?.memory) throw new ToolError('execution', `the Python program exceeded its memory limit of ${limits.memoryMb} MB`);
         if (!ended.result) throw new ToolError('execution', `the Python program ${unexpectedEnd(ended, limits, cpuSeconds)}`);
         return { stdout: ended.stdout, stderr: ended.stderr, truncated: ended.truncated, ...(ended.result.error ? { error: ended.result.error } : {}) };
+      } catch (err) {
+        // Cancelled (while the program ran, or while a cold sandbox was still starting): the cancellation is the answer.
+        if (limits.signal?.aborted) throw limits.signal.reason;
+        throw err;
       } finally {
         clearTimeout(timer);
         limits.signal?.removeEventListener('abort', onAbort);

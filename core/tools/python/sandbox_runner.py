@@ -104,7 +104,11 @@ def explain(error):
 
 def run(code):
     program = compile(code, '<exec>', 'exec', flags=ALLOW_TOP_LEVEL_AWAIT)
-    scope = {'__name__': '__main__', '__builtins__': builtins}
+    # The program is __main__ (pickle, dataclasses and typing look its classes up there), not this runner.
+    main = type(sys)('__main__')
+    main.__builtins__ = builtins
+    sys.modules['__main__'] = main
+    scope = main.__dict__
     # Top-level await, as Pyodide allowed it: such a program compiles to a coroutine.
     if program.co_flags & CO_COROUTINE:
         import asyncio
