@@ -75,27 +75,35 @@ function resultOf(lines: string[]): RunnerResult | undefined {
 /** Starts a sandbox whose /tmp and /data hold at most fileSpaceMb each, keeping outputLimitBytes of each output. */
 export function startSandboxProcess(fileSpaceMb: number, outputLimitBytes: number): SandboxProcess {
   const child = spawn('bwrap', [...sandboxArguments(fileSpaceMb), ...runnerCommand], { env: {}, stdio: ['pipe', 'pipe', 'pipe', 'pipe'] });
-  // A waiting sandbox must not keep its host alive; a host that exits takes it along (--die-with-parent).
   const streams = [child.stdin!, child.stdout!, child.stderr!, child.stdio[3] as Readable] as const;
   const keepHostAlive = (keep: boolean) => {
     for (const handle of [child, ...streams] as unknown as Array<{ ref?: () => void; unref?: () => void }>) (keep ? handle.ref : handle.unref)?.call(handle);
   };
+  // A waiting sandbox must not keep its host alive; a host that exits takes it along (--die-with-parent).
   keepHostAlive(false);
   const stdout = capped(streams[1], outputLimitBytes);
   const stderr = capped(streams[2], outputLimitBytes);
-  const messages: string[] = [];
-  createInterface({ input: streams[3] }).on('line', (line) => messages.push(line));
   const ended = new Promise<Pick<Ended, 'exitCode' | 'signal'>>((resolve) => child.on('close', (exitCode, signal) => resolve({ exitCode, signal })));
-  const startup = setTimeout(() => child.kill('SIGKILL'), startupTimeoutMs);
-  startup.unref();
+  const messages: string[] = [];
+  // The runner's first message says it is ready; a sandbox that ends before it never was.
   const ready = new Promise<void>((resolve, reject) => {
-    streams[3].once('data', () => resolve());
+    createInterface({ input: streams[3] }).on('line', (line) => {
+      messages.push(line);
+      resolve();
+    });
     void ended.then(() =>
       reject(new ToolError('execution', `the Python sandbox failed to start: ${stderr.text().slice(-500) || 'it ended before it was ready'}`)),
     );
   });
-  void ready.finally(() => clearTimeout(startup)).catch(() => {});
-  ready.catch(() => child.kill('SIGKILL'));
+  const startup = setTimeout(() => child.kill('SIGKILL'), startupTimeoutMs);
+  startup.unref();
+  ready.then(
+    () => clearTimeout(startup),
+    () => {
+      clearTimeout(startup);
+      child.kill('SIGKILL');
+    },
+  );
   child.on('error', () => {}); // a sandbox that could not start is reported by `ready`
   streams[0].on('error', () => {}); // a sandbox that died is reported by its result, not by the pipe
   return {
