@@ -14,17 +14,18 @@ import errno
 import json
 import os
 import resource
+import site
 import sys
 
 # Modules agents use most, imported before any program so its imports are lookups. Not asyncio:
 # it alone would double the time and memory a waiting sandbox costs, and few programs use it.
-import collections, csv, datetime, decimal, fractions, functools, io, itertools, math, random, re  # noqa: E401,F401
-import statistics, string, textwrap  # noqa: E401,F401
+import collections, csv, datetime, decimal, fractions, functools, io, itertools, math, random, re
+import statistics, string, textwrap
 
 # Isolated mode leaves the runner's own directory off the path; the filter (and libseccomp's
 # bindings, bound beside it) are imported from there, and then it is taken off again.
 sys.path.insert(0, os.path.dirname(__file__))
-import sandbox_seccomp  # noqa: E402
+import sandbox_seccomp
 
 sys.path.pop(0)
 # compile()'s flag for top-level await (ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, without importing ast),
@@ -118,9 +119,7 @@ def run(code):
         exec(program, scope)
 
 
-# -S leaves out site (and with it the installed packages); programs still expect exit() and quit().
-import site  # noqa: E402
-
+# -S leaves out site's setup (and with it the installed packages); programs still expect exit() and quit().
 site.setquit()
 sandbox_seccomp.load()
 del sys.modules['sandbox_seccomp']
@@ -134,16 +133,18 @@ try:
     place_files(current['files'])
     run(current['code'])
 except MemoryError:
+    # What the program holds goes first, so that the answer itself finds memory.
+    sys.modules['__main__'].__dict__.clear()
     result = {'memory': True}
 except SystemExit as error:
     if error.code not in (None, 0):
         result = {'error': without_runner_frames(error)}
-except BaseException as error:  # noqa: B036 (the program's KeyboardInterrupt too is its error)
+except BaseException as error:  # the program's KeyboardInterrupt too is its error
     result = {'error': without_runner_frames(error) + explain(error)}
 try:
     sys.stdout.flush()
     sys.stderr.flush()
-except BaseException:  # noqa: B036 (output the program broke is still its output, as far as it went)
+except BaseException:  # output the program broke is still its output, as far as it went
     pass
 send(result)
 os._exit(0)
