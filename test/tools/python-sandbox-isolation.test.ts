@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { Registry } from 'prom-client';
 import { createPythonSandbox, type PythonSandbox } from '../../core/tools/python/python-sandbox';
 import { watchSandboxPool } from '../../core/tools/python/sandbox-metrics';
@@ -212,6 +213,16 @@ it('applies each program its own memory cap when it is handed over, from one poo
   expect(afterSmall).toContain(before[1]);
   expect((await run(allocate, { memoryMb: 512 })).stdout).toBe('200\n');
   expect(sandbox.pool().waiting).toContain(afterSmall[1]);
+});
+
+it('hands no program to a waiting sandbox that died, and refills for it', async () => {
+  await sandbox.prewarm();
+  const killed = sandbox.pool().waiting;
+  for (const pid of killed) process.kill(pid, 'SIGKILL');
+  while (killed.some((pid) => existsSync(`/proc/${pid}`))) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect((await run('print(6 * 7)')).stdout).toBe('42\n');
+  expect(sandbox.pool().waiting).toHaveLength(poolSize);
+  expect(sandbox.pool().waiting.filter((pid) => killed.includes(pid))).toEqual([]);
 });
 
 it("reports the pool's size, its waiting sandboxes and each one's memory (PSS) as metrics", async () => {

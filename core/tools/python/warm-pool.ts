@@ -30,6 +30,8 @@ export function createWarmPool(start: () => SandboxProcess, size: number): WarmP
 
   return {
     take() {
+      // One that died while it waited (killed from outside) would only fail its program.
+      waiting = waiting.filter((sandbox) => sandbox.child.exitCode === null && sandbox.child.signalCode === null);
       const sandbox = waiting.shift() ?? start();
       refill();
       return sandbox;
