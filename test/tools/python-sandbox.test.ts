@@ -143,7 +143,7 @@ it("reaches nothing on the machine: host sockets, signals, tracing, /proc, /etc,
       pgsocket: connectTo('pgsocket', pgSocket),
       abstract: connectTo('abstract', abstractName),
       // The program is its namespace's first process: it has no parent it can see.
-      killparent: "import os, signal\nppid = os.getppid()\nprint('killparent', 'blocked: no parent in sight' if ppid == 0 else 'ESCAPED')",
+      killparent: "import os\nppid = os.getppid()\nprint('killparent', 'blocked: no parent in sight' if ppid == 0 else 'ESCAPED')",
       killhost: `import os\nos.kill(${bystander.pid}, 9)\nprint('killhost ESCAPED')`,
       ptrace: `import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\nprint('ptrace', 'ESCAPED' if libc.ptrace(16, ${process.pid}, 0, 0) == 0 else 'blocked: errno ' + str(ctypes.get_errno()))`,
       // bwrap sets PWD; nothing else of any environment reaches the program.
