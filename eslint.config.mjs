@@ -35,12 +35,6 @@ export default tseslint.config(
     },
   },
   {
-    // CommonJS by necessity: the sandbox's process may read nothing but itself and the interpreter.
-    files: ['**/*.cjs'],
-    languageOptions: { sourceType: 'commonjs' },
-    rules: { '@typescript-eslint/no-require-imports': 'off' },
-  },
-  {
     files: ['workflows/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
