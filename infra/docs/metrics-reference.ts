@@ -3,6 +3,7 @@ import { Counter, Gauge, Histogram, Registry, Summary, type Metric } from 'prom-
 import { createToolMetrics } from '../../core/tools/tool-metrics';
 import { createModelMetrics } from '../../core/telemetry/model-metrics';
 import { createTaskMetrics } from '../../core/telemetry/task-metrics';
+import { watchSandboxPool } from '../../core/tools/python/sandbox-metrics';
 import { createRequestMetrics } from '../../api/grpc/request-telemetry';
 import { watchApiState } from '../../api/api-metrics';
 import { cell, code, generatedPage, table } from './markdown';
@@ -45,6 +46,8 @@ function workerRegistry(tenantLabels: boolean): Registry {
   const { registry } = createToolMetrics({ tenantLabels, shannonNames: false });
   createModelMetrics(registry);
   createTaskMetrics(registry);
+  // An empty pool: its gauges read the pool only when scraped, which this never does.
+  watchSandboxPool(registry, { pool: () => ({ size: 0, waiting: [] }) });
   return registry;
 }
 

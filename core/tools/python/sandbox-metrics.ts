@@ -5,7 +5,7 @@ import { treePssBytes } from './process-tree';
 // The Python sandbox pool in the worker's metrics, read when scraped: how many sandboxes wait
 // (against the pool's size), and each waiting sandbox's memory (PSS, its tree's own share).
 
-export function watchSandboxPool(registry: Registry, sandbox: PythonSandbox): void {
+export function watchSandboxPool(registry: Registry, sandbox: Pick<PythonSandbox, 'pool'>): void {
   const registers = [registry];
   new Gauge({ name: 'weft_python_sandbox_pool_size', help: 'Python sandboxes the pool keeps started and waiting', registers }).set(sandbox.pool().size);
   new Gauge({
