@@ -28,7 +28,7 @@ export const sandboxEnvSchema = z.object({
     .int()
     .nonnegative()
     .default(2)
-    .describe('Python interpreters each worker keeps loaded and waiting (about 200 MB each); each runs exactly one program.'),
+    .describe('Python sandboxes each worker keeps started and waiting (about 8 MB each); each runs exactly one program.'),
   WEFT_TENANT_SANDBOX_PROGRAMS: z.coerce
     .number()
     .int()
