@@ -16,9 +16,10 @@ RUN npm run --silent proto:gen \
 
 FROM node:${NODE_VERSION}-bookworm-slim
 # bubblewrap: the Python sandbox's namespaces (it needs unprivileged user namespaces on the host);
-# tini: signals reach Node, so SIGTERM drains the worker and the API.
+# python3-seccomp: the sandbox's interpreter (Debian's python3, which it brings along) and its
+# seccomp filter; tini: signals reach Node, so SIGTERM drains the worker and the API.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends bubblewrap tini \
+ && apt-get install -y --no-install-recommends bubblewrap python3-seccomp tini \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY --from=build /app /app

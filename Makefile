@@ -5,7 +5,7 @@ TSX := node_modules/.bin/tsx
 export PATH := $(CURDIR)/.tools/node/bin:$(PATH)
 PROTOS := $(wildcard protos/shannon/*/*.proto)
 
-.PHONY: up cluster test test-cluster deploy-check eval lint format format-check typecheck jest deps node temporal-cli test-tools
+.PHONY: up cluster test test-cluster deploy-check eval lint format format-check typecheck jest deps node temporal-cli test-tools docs docs-references docs-check docs-quickstart
 
 up: deps temporal-cli
 	$(TSX) infra/up.ts
@@ -14,7 +14,7 @@ up: deps temporal-cli
 cluster: deps temporal-cli
 	$(TSX) infra/cluster.ts
 
-test: deps test-tools format-check lint typecheck jest
+test: deps test-tools format-check lint typecheck docs-check jest
 
 jest: deps
 	node_modules/.bin/jest
@@ -66,6 +66,29 @@ protos/generated/.stamp: $(PROTOS) node_modules/.weft-installed
 	rm -rf protos/generated
 	npm run --silent proto:gen
 	touch $@
+
+# The docs site (docs/, VitePress, offline) into docs/.vitepress/dist, after regenerating docs/reference/ from the code,
+# type-checking docs/examples/ and checking the links of the Markdown files outside docs/; a dead link fails the build.
+docs: docs-references
+	node_modules/.bin/tsc --noEmit -p docs/examples
+	$(TSX) infra/docs/check-repo-links.ts
+	node_modules/.bin/vitepress build docs
+
+# docs/reference/ from the code: the settings schema, the CLI's tree, the protos, the event catalog, the OpenAPI document.
+docs-references: deps
+	$(TSX) infra/docs/generate-references.ts
+
+# make test's docs step: the site builds, and the checked-in references are what the code generates (a new setting,
+# command, RPC, event type or route without its reference fails here).
+docs-check: docs
+	@git diff --exit-code --stat -- docs/reference || { echo "docs/reference is out of date: run make docs-references and commit it"; exit 1; }
+	@untracked=$$(git ls-files --others --exclude-standard -- docs/reference); \
+		if [ -n "$$untracked" ]; then echo "docs/reference has pages not committed: $$untracked"; exit 1; fi
+
+# The quickstart's commands run against a real `make up` (demo model), their exit codes and output checked; needs
+# make up's ports free, so it is not part of `make test`.
+docs-quickstart: deps temporal-cli
+	infra/docs/quickstart-check.sh
 
 # Builds the Temporal CLI and grpcurl into .tools/bin unless already installed.
 temporal-cli: deps

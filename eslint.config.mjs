@@ -37,7 +37,7 @@ function apiDoorRules() {
 }
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'protos/generated/', '.state/', '.tools/', 'coverage/'] },
+  { ignores: ['node_modules/', 'protos/generated/', '.state/', '.tools/', 'coverage/', 'docs/.vitepress/dist/', 'docs/.vitepress/cache/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -62,12 +62,6 @@ export default tseslint.config(
     rules: {
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Declare the setting in core/config.ts and pass it down.' }],
     },
-  },
-  {
-    // CommonJS by necessity: the sandbox's process may read nothing but itself and the interpreter.
-    files: ['**/*.cjs'],
-    languageOptions: { sourceType: 'commonjs' },
-    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   // api/'s doors and its task service (docs/internals/task-service.md): a door parses its protocol
   // into the service's requests and renders its answers; no door imports another, and the service

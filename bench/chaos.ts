@@ -1,4 +1,4 @@
-// Chaos: Weft under crashes, judged from outside and by `weft verify` (README "Chaos").
+// Chaos: Weft under crashes, judged from outside and by `weft verify` (bench/README.md, "Chaos").
 // `npx tsx bench/chaos.ts` runs the full version (102 tasks, 20 worker SIGKILLs, 2 API SIGKILLs
 // under 100 live streams, Postgres and Temporal SIGKILLed); `--short` the version `make test` runs.
 // Prints the figures as JSON (also to the file CHAOS_FIGURES_FILE names, apart from any log line);

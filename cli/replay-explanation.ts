@@ -19,7 +19,7 @@ export interface MismatchExplanation {
 
 export const mismatchRemedy = [
   'If the change is intended, running workflows must keep taking the old path: put the new code behind',
-  "`if (patched('<change-name>'))` in the workflow (see the README's Replay section), or run it on a new",
+  "`if (patched('<change-name>'))` in the workflow (see CONTRIBUTING.md, on changing workflow code), or run it on a new",
   'worker version so that workflows started before it finish on the old build. If no change was',
   'intended, the workflow code is not deterministic: look for time, randomness or I/O outside activities.',
 ];

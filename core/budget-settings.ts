@@ -2,21 +2,46 @@ import { z } from 'zod';
 import type { TaskSettings } from './orchestration/task-settings';
 
 // What a task may spend by default (read with the rest in core/config.ts): Weft's settings, with
-// the seed's names accepted as aliases; Weft's name wins when both are set. 0 means no limit. A
+// Shannon's names accepted as aliases; Weft's name wins when both are set. 0 means no limit. A
 // request may lower a limit (metadata.token_budget), never raise it.
 
 export const budgetEnvSchema = z.object({
-  WEFT_TASK_TOKEN_BUDGET: z.coerce.number().int().nonnegative().optional(),
-  /** The seed's names for WEFT_TASK_TOKEN_BUDGET (the first one set counts). */
-  TOKEN_BUDGET_PER_TASK: z.coerce.number().int().nonnegative().optional(),
-  MAX_TOKENS_PER_REQUEST: z.coerce.number().int().nonnegative().optional(),
-  WEFT_AGENT_TOKEN_BUDGET: z.coerce.number().int().nonnegative().optional(),
-  /** The seed's name for WEFT_AGENT_TOKEN_BUDGET. */
-  TOKEN_BUDGET_PER_AGENT: z.coerce.number().int().nonnegative().optional(),
-  WEFT_TASK_COST_LIMIT_USD: z.coerce.number().nonnegative().optional(),
-  /** The seed's name for WEFT_TASK_COST_LIMIT_USD. */
-  MAX_COST_PER_REQUEST: z.coerce.number().nonnegative().optional(),
-  WEFT_TENANT_DAILY_COST_LIMIT_USD: z.coerce.number().nonnegative().default(0),
+  WEFT_TASK_TOKEN_BUDGET: z.coerce
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe("Tokens one task may spend (0: no limit); a request's `metadata.token_budget` may lower it, never raise it."),
+  TOKEN_BUDGET_PER_TASK: z.coerce
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe("Shannon's name for WEFT_TASK_TOKEN_BUDGET (Weft's wins when both are set)."),
+  MAX_TOKENS_PER_REQUEST: z.coerce
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe("Shannon's other name for WEFT_TASK_TOKEN_BUDGET (read after TOKEN_BUDGET_PER_TASK)."),
+  WEFT_AGENT_TOKEN_BUDGET: z.coerce.number().int().nonnegative().optional().describe('Tokens one agent of a task may spend (0: no limit).'),
+  TOKEN_BUDGET_PER_AGENT: z.coerce
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe("Shannon's name for WEFT_AGENT_TOKEN_BUDGET (Weft's wins when both are set)."),
+  WEFT_TASK_COST_LIMIT_USD: z.coerce
+    .number()
+    .nonnegative()
+    .optional()
+    .describe("Dollars one task may spend (0: no limit); a request's `context.cost_limit_usd` may lower it."),
+  MAX_COST_PER_REQUEST: z.coerce.number().nonnegative().optional().describe("Shannon's name for WEFT_TASK_COST_LIMIT_USD (Weft's wins when both are set)."),
+  WEFT_TENANT_DAILY_COST_LIMIT_USD: z.coerce
+    .number()
+    .nonnegative()
+    .default(0)
+    .describe("Dollars all of one tenant's tasks may spend in a UTC day (0: no limit)."),
 });
 
 export function budgetSettingsOf(

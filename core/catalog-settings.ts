@@ -7,11 +7,17 @@ import { z } from 'zod';
 const repoFolder = (name: string) => path.resolve(__dirname, '..', name);
 
 export const catalogEnvSchema = z.object({
-  WEFT_TEMPLATES_DIR: z.string().default(repoFolder('templates')),
-  WEFT_AGENTS_DIR: z.string().default(repoFolder('agents')),
-  WEFT_SKILLS_DIR: z.string().default(repoFolder('skills')),
-  WEFT_OPENAI_MODELS: z.string().default(repoFolder('openai-models.yaml')),
-  WEFT_EVALS_DIR: z.string().default(repoFolder('evals')),
+  WEFT_TEMPLATES_DIR: z
+    .string()
+    .default(repoFolder('templates'))
+    .describe("Task templates (YAML) that ListTemplates lists and a submit's `context.template` names."),
+  WEFT_AGENTS_DIR: z.string().default(repoFolder('agents')).describe('Named agents (YAML) that `/api/v1/agents` lists and runs.'),
+  WEFT_SKILLS_DIR: z
+    .string()
+    .default(repoFolder('skills'))
+    .describe('Skills (`<name>/*.md` with front matter) that a task may name (`skill`, `context.skill`).'),
+  WEFT_OPENAI_MODELS: z.string().default(repoFolder('openai-models.yaml')).describe('The model names OpenAI clients use (YAML), each a shape of task.'),
+  WEFT_EVALS_DIR: z.string().default(repoFolder('evals')).describe('Eval sets (YAML) that `weft eval --baseline <set>` runs.'),
 });
 
 export interface CatalogSettings {

@@ -3,6 +3,10 @@ import { telemetryEnvSchema, telemetrySettingsOf, type TelemetrySettings } from 
 import { capacityEnvSchema, capacitySettingsOf, type CapacitySettings } from './capacity-settings';
 import { catalogEnvSchema, catalogSettingsOf, type CatalogSettings } from './catalog-settings';
 import { budgetEnvSchema, budgetSettingsOf } from './budget-settings';
+import { apiEnvSchema } from './api-settings';
+import { sandboxEnvSchema } from './sandbox-settings';
+import { modelEnvSchema } from './model-settings';
+import { toolEnvSchema } from './tool-settings';
 import { errorRateEnvSchema, errorRateSettingsOf, type ErrorRateSettings } from './tools/error-rate-breaker';
 import { webSearchEnvSchema, webSearchSettingsOf, type WebSearchSettings } from './tools/web-search/web-search-settings';
 import { apiTlsOf, temporalConnectionOf, type ApiTlsFiles, type TemporalConnection } from './transport-settings';
@@ -16,126 +20,82 @@ import { parseMcpServers, type McpServerConfig } from './tools/mcp/mcp-server';
 import { parseOpenApiSources, type OpenApiSource } from './tools/openapi/openapi-tools';
 import { loadModelCatalog, singleProviderCatalog, firstChoice, type ModelCatalog } from './llm/model-catalog';
 
-/** What every secret a runtime tool source names must start with, unless WEFT_TOOL_SECRET_PREFIX says otherwise. */
-export const defaultToolSecretPrefix = 'TOOL_SECRET_';
+export { defaultToolSecretPrefix } from './tool-settings';
 
 // Every setting Weft reads from the environment, validated once at process start.
 // Workflow code never reads this: configuration reaches workflows through their input.
-const envSchema = telemetryEnvSchema
+export const envSchema = telemetryEnvSchema
   .extend(capacityEnvSchema.shape)
   .extend(webSearchEnvSchema.shape)
   .extend(budgetEnvSchema.shape)
   .extend(errorRateEnvSchema.shape)
   .extend(catalogEnvSchema.shape)
+  .extend(apiEnvSchema.shape)
+  .extend(sandboxEnvSchema.shape)
+  .extend(modelEnvSchema.shape)
+  .extend(toolEnvSchema.shape)
   .extend({
-    DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/weft'),
-    TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
-    TEMPORAL_NAMESPACE: z.string().default('default'),
-    WEFT_TASK_QUEUE: z.string().default('weft-tasks'),
-    WEFT_AUTH: z.enum(['on', 'off']).default('on'),
-    WEFT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().nonnegative().default(600),
-    // Loopback unless a deployment exposes it on purpose (0.0.0.0 in a container).
-    WEFT_GRPC_HOST: z.string().default('127.0.0.1'),
-    WEFT_TLS_CERT_FILE: z.string().min(1).optional(),
-    WEFT_TLS_KEY_FILE: z.string().min(1).optional(),
-    WEFT_TLS_CLIENT_CA_FILE: z.string().min(1).optional(),
-    WEFT_GRPC_PORT: z.coerce.number().int().min(0).max(65535).default(50052),
-    WEFT_AGENT_GRPC_PORT: z.coerce.number().int().min(0).max(65535).default(50051),
-    WEFT_LLM_GRPC_PORT: z.coerce.number().int().min(0).max(65535).default(8000),
-    WEFT_HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-    WEFT_SESSION_TTL_SECONDS: z.coerce
+    DATABASE_URL: z
+      .string()
+      .url()
+      .default('postgres://postgres@127.0.0.1:5432/weft')
+      .describe('Postgres connection URL; the database is created if missing and migrated when a process starts.'),
+    TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233').describe('The Temporal frontend (host:port). When set for `make up`, no dev server is started.'),
+    TEMPORAL_NAMESPACE: z.string().default('default').describe('The Temporal namespace tasks run in.'),
+    WEFT_TASK_QUEUE: z.string().default('weft-tasks').describe('The task queue the API starts workflows on and the workers poll.'),
+    WEFT_WORKSPACE_DIR: z
+      .string()
+      .default('.state/workspaces')
+      .describe('Root of the per-session workspaces of the file tools; the API reads it too, so in a deployment API and workers mount the same volume.'),
+    WEFT_MAX_AGENTS: z.coerce
       .number()
       .int()
       .positive()
-      .default(24 * 3600),
-    WEFT_SESSION_MAX_HISTORY: z.coerce.number().int().positive().default(100),
-    WEFT_SSE_KEEPALIVE_MS: z.coerce.number().int().positive().default(15_000),
-    WEFT_SANDBOX_MEMORY_MB: z.coerce.number().int().positive().optional(),
-    /** The seed's name for WEFT_SANDBOX_MEMORY_MB (Weft's wins when both are set). */
-    WASI_MEMORY_LIMIT_MB: z.coerce.number().int().positive().optional(),
-    WEFT_SANDBOX_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
-    /** The seed's name for the timeout, in seconds (WEFT_SANDBOX_TIMEOUT_MS wins). */
-    WASI_TIMEOUT_SECONDS: z.coerce.number().positive().optional(),
-    WEFT_SANDBOX_OUTPUT_BYTES: z.coerce
+      .default(5)
+      .describe("Agents of a COMPLEX task running at once (a request's `metadata.max_agents` overrides)."),
+    WEFT_MAX_ITERATIONS: z.coerce
       .number()
       .int()
       .positive()
-      .default(64 * 1024),
-    WEFT_SANDBOX_POOL_SIZE: z.coerce.number().int().nonnegative().default(2),
-    WEFT_TENANT_SANDBOX_PROGRAMS: z.coerce.number().int().nonnegative().default(2),
-    WEFT_TENANT_SUBMITS_PER_MINUTE: z.coerce.number().int().nonnegative().default(120),
-    WEFT_TENANT_MAX_RUNNING_TASKS: z.coerce.number().int().nonnegative().default(50),
-    WEFT_SANDBOX_DATA_BYTES: z.coerce
-      .number()
-      .int()
-      .nonnegative()
-      .default(8 * 1024 * 1024),
-    WEFT_MAX_MESSAGE_BYTES: z.coerce
+      .default(10)
+      .describe("Model steps one agent may take (a request's `context.max_iterations` sets it, up to ten times this)."),
+    WEFT_STEPS_PER_HISTORY: z.coerce
       .number()
       .int()
       .positive()
-      .default(1024 * 1024),
-    WEFT_LLM_BASE_URL: z.string().url().optional(),
-    WEFT_LLM_API_KEY: z.string().optional(),
-    OPENAI_API_KEY: z.string().optional(),
-    WEFT_LLM_MODEL: z.string().default('gpt-5-mini'),
-    WEFT_MODEL_SMALL: z.string().optional(),
-    WEFT_MODEL_MEDIUM: z.string().optional(),
-    WEFT_MODEL_LARGE: z.string().optional(),
-    WEFT_MODEL_CATALOG: z.string().optional(),
-    WEFT_MODEL_ALIASES: z.string().optional(),
-    WEFT_EMBEDDING_MODEL: z.string().default('text-embedding-3-small'),
-    WEFT_LLM_CACHE_TTL_SECONDS: z.coerce.number().int().positive().default(3600),
-    WEFT_WORKSPACE_DIR: z.string().default('.state/workspaces'),
-    WEFT_MAX_AGENTS: z.coerce.number().int().positive().default(5),
-    WEFT_MAX_ITERATIONS: z.coerce.number().int().positive().default(10),
-    WEFT_MCP_SERVERS: z.string().optional(),
-    WEFT_TOOL_POLICY: z.string().optional(),
-    WEFT_OPENAPI_SOURCES: z.string().optional(),
-    OPENAPI_MAX_SPEC_BYTES: z.coerce
-      .number()
-      .int()
-      .positive()
-      .default(1024 * 1024),
-    WEFT_HTTP_FETCH_ALLOWED_DOMAINS: z.string().default(''),
-    MCP_ALLOWED_DOMAINS: z.string().default(''),
-    OPENAPI_ALLOWED_DOMAINS: z.string().default(''),
-    WEFT_TOOL_SPEC_DIR: z.string().optional(),
-    WEFT_TOOL_SECRET_PREFIX: z.string().min(1).default(defaultToolSecretPrefix),
-    MCP_CB_FAILURES: z.coerce.number().int().positive().default(5),
-    MCP_CB_RECOVERY_SECONDS: z.coerce.number().positive().default(60),
-    WEFT_TOOL_HTTP_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
-    WEFT_TOOL_HTTP_ATTEMPTS: z.coerce.number().int().positive().default(3),
-    WEFT_TOOL_PARALLELISM: z.coerce.number().int().positive().optional(),
-    /** The seed's name for WEFT_TOOL_PARALLELISM. */
-    TOOL_PARALLELISM: z.coerce.number().int().positive().optional(),
-    WEFT_HISTORY_COMPRESS_AT_TOKENS: z.coerce.number().int().nonnegative().default(32_000),
-    WEFT_HISTORY_KEEP_TURNS: z.coerce.number().int().nonnegative().default(4),
-    WEFT_HISTORY_MODEL: z.string().optional(),
-    WEFT_STEPS_PER_HISTORY: z.coerce.number().int().positive().default(50),
-    /** A completed task's long answer is distilled into its user's memory files by one more (small-tier) model step. */
-    WEFT_USER_MEMORY: z.enum(['on', 'off']).default('off'),
+      .default(50)
+      .describe("Model steps an agent's workflow takes before it continues as new (keeps Temporal histories short)."),
+    WEFT_USER_MEMORY: z
+      .enum(['on', 'off'])
+      .default('off')
+      .describe(
+        "`on`: a completed task's long answer (500 characters or more) may leave a note in its user's memory files, through one more small-tier model call. `make up` turns it on with the demo model.",
+      ),
     WEFT_APPROVAL_TIMEOUT_MS: z.coerce
       .number()
       .int()
       .positive()
-      .default(60 * 60 * 1000),
-    WEFT_APPROVAL_COST_THRESHOLD_USD: z.coerce.number().nonnegative().default(0),
-    WEFT_LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
-    WEFT_MAX_QUERY_BYTES: z.coerce
+      .default(60 * 60 * 1000)
+      .describe(
+        "How long an approval waits for a decision before the task ends TIMEOUT (a request's `context.approval_timeout_seconds` overrides, up to 30 days).",
+      ),
+    WEFT_APPROVAL_COST_THRESHOLD_USD: z.coerce
+      .number()
+      .nonnegative()
+      .default(0)
+      .describe('Tasks estimated to cost more than this many dollars wait for approval (0: off).'),
+    WEFT_WORKFLOW_BUNDLE: z
+      .string()
+      .optional()
+      .describe(
+        'A prebuilt workflow bundle (`npx tsx infra/build-workflow-bundle.ts out.js`); without one the worker bundles its workflows at start. `make up` and the image build one.',
+      ),
+    WEFT_SHUTDOWN_GRACE_MS: z.coerce
       .number()
       .int()
       .positive()
-      .default(32 * 1024),
-    WEFT_SUBMIT_ROUTING_WAIT_MS: z.coerce.number().int().nonnegative().default(30_000),
-    WEFT_WORKFLOW_BUNDLE: z.string().optional(),
-    WEFT_SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(30_000),
-    MCP_RATE_LIMIT_DEFAULT: z.coerce.number().int().nonnegative().default(60),
-    // Read by the `weft` CLI and the demo model server (entry points), declared so they are known.
-    WEFT_API_ADDRESS: z.string().optional(),
-    WEFT_API_KEY: z.string().optional(),
-    WEFT_DEMO_MODEL_PORT: z.coerce.number().int().min(0).max(65535).optional(),
-    WEFT_DEMO_MODEL_HOST: z.string().optional(),
+      .default(30_000)
+      .describe('How long a stopping worker lets running activities finish before handing them back to Temporal.'),
   });
 
 /** Variables under Weft's own prefix that are no setting: a test's own (WEFT_TEST_*). */
@@ -152,7 +112,7 @@ function openEndedSettings(env: NodeJS.ProcessEnv): { problems: string[]; toolRa
   const toolRateLimits: Record<string, number> = {};
   for (const [name, value] of Object.entries(env)) {
     if (name.startsWith('WEFT_') && !known.has(name) && !notSettings.test(name))
-      problems.push(`${name}: not a Weft setting (see the README's configuration table)`);
+      problems.push(`${name}: not a Weft setting (see docs/reference/configuration.md)`);
     if (!rateLimitSetting.test(name) || value === undefined || value === '') continue;
     const perMinute = Number(value);
     if (Number.isInteger(perMinute) && perMinute >= 0) toolRateLimits[name] = perMinute;
@@ -165,8 +125,7 @@ export interface WeftConfig extends TelemetrySettings, CapacitySettings, Catalog
   databaseUrl: string;
   /** `connection` carries the address, TLS and API key for Connection.connect and NativeConnection.connect. */
   temporal: { address: string; namespace: string; taskQueue: string; connection: TemporalConnection };
-  /** The seed's ports: 50052 (Orchestrator, Streaming, Session, AIService), 50051 (Agent), 8000 (LLM), 8080 (REST/SSE). */
-  /** Where the API listens (the seed's ports by default); the worker's metrics bind `host` too. */
+  /** Where the API listens (Shannon's ports by default: 50052, 50051, 8000 and 8080); the worker's metrics bind `host` too. */
   listen: {
     host: string;
     /** Orchestrator, Streaming, Session and ai.AIService. */
@@ -191,7 +150,7 @@ export interface WeftConfig extends TelemetrySettings, CapacitySettings, Catalog
   /** Providers, models, tiers, prices and resilience settings (WEFT_MODEL_CATALOG, else the WEFT_LLM_* settings). */
   catalog: ModelCatalog;
   llm: { cacheTtlSeconds: number };
-  /** Model names clients may use for configured models (seed 002's "venice-uncensored"). */
+  /** Model names clients may use for configured models (ai.AIService's default "venice-uncensored"). */
   modelAliases: ModelAliases;
   workspaceDir: string;
   /** How tools reach the outside: allowlists per kind, and the breaker, timeout and retry settings shared by all. */

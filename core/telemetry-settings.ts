@@ -3,16 +3,36 @@ import { z } from 'zod';
 // The settings of metrics, logs and traces (read with the rest in core/config.ts).
 
 export const telemetryEnvSchema = z.object({
-  WEFT_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
-  WEFT_API_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
-  WEFT_METRICS_TOKEN: z.string().min(16).optional(),
-  WEFT_METRICS_TENANT_LABELS: z.enum(['true', 'false']).default('false'),
-  /** `shannon`: the tool metrics also under Shannon's names (shannon_tool_*, as the seed lists them). */
-  WEFT_METRICS_COMPAT: z.enum(['shannon']).optional(),
-  WEFT_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+  WEFT_METRICS_PORT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(65535)
+    .default(9464)
+    .describe("The worker's Prometheus endpoint (`/metrics`) and its probes (`/healthz`, `/readyz`)."),
+  WEFT_API_METRICS_PORT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(65535)
+    .default(9465)
+    .describe("The API's Prometheus endpoint (`/metrics`) and its probes (`/healthz`, `/readyz`)."),
+  WEFT_METRICS_TOKEN: z.string().min(16).optional().describe('A bearer token `/metrics` requires (`authorization: Bearer <token>`); the probes stay open.'),
+  WEFT_METRICS_TENANT_LABELS: z.enum(['true', 'false']).default('false').describe('`true`: metrics may carry tenant ids as labels.'),
+  WEFT_METRICS_COMPAT: z
+    .enum(['shannon'])
+    .optional()
+    .describe("`shannon`: the tool, circuit-breaker and rate-limit metrics are also served under Shannon's names (`shannon_tool_executions_total`, ...)."),
+  WEFT_LOG_LEVEL: z
+    .enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
+    .default('info')
+    .describe('The lowest level logged (JSON lines on stdout).'),
   // OpenTelemetry's own names: tracing is on only when one of them names an OTLP/HTTP endpoint.
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url().optional(),
-  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z
+    .url()
+    .optional()
+    .describe('An OTLP/HTTP traces endpoint; tracing is on only when this or OTEL_EXPORTER_OTLP_ENDPOINT is set.'),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional().describe("An OTLP/HTTP collector; traces go to its `/v1/traces` (OpenTelemetry's own setting)."),
 });
 
 export interface TelemetrySettings {

@@ -1,5 +1,5 @@
 // `npm run temporal -- …` and `npm run grpcurl -- …`: runs the tool Weft found or built (PATH,
-// its override variable, or .tools/bin), so the README's commands work as written.
+// its override variable, or .tools/bin), so the docs' commands work as written.
 import { spawnSync } from 'node:child_process';
 import { ensureGoTool, grpcurl, temporalCli } from './go-tools';
 

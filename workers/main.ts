@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   const connection = await NativeConnection.connect(config.temporal.connection);
   const metrics = createToolMetrics({ tenantLabels: config.metrics.tenantLabels, shannonNames: config.metrics.shannonNames });
   collectDefaultMetrics({ register: metrics.registry });
-  const tools = createWeftToolRegistry(config, metrics);
+  const tools = createWeftToolRegistry(config, metrics, { warmSandbox: true });
   const toolSources = await startToolSources(tools, config, { database: { url: config.databaseUrl, pool }, metrics });
   // Set once the worker exists, and once its build is promoted as configured; the probe asks from the start.
   const started: { worker?: Worker; promoted?: boolean } = {};

@@ -9,9 +9,14 @@ import type { ToolOutcome } from './tool';
 // failures: only calls that ran and failed count.
 
 export const errorRateEnvSchema = z.object({
-  ENFORCE_CB_ERROR_THRESHOLD: z.coerce.number().gt(0).max(1).default(0.5),
-  ENFORCE_CB_WINDOW_SECONDS: z.coerce.number().positive().default(30),
-  ENFORCE_CB_MIN_REQUESTS: z.coerce.number().int().positive().default(20),
+  ENFORCE_CB_ERROR_THRESHOLD: z.coerce
+    .number()
+    .gt(0)
+    .max(1)
+    .default(0.5)
+    .describe("The share of a tool's calls failing (over the window) that stops it being called for MCP_CB_RECOVERY_SECONDS (0.5: half)."),
+  ENFORCE_CB_WINDOW_SECONDS: z.coerce.number().positive().default(30).describe("The sliding window, in seconds, over which a tool's failure rate is measured."),
+  ENFORCE_CB_MIN_REQUESTS: z.coerce.number().int().positive().default(20).describe("Calls the window must hold before a tool's failure rate can stop it."),
 });
 
 export interface ErrorRateSettings {

@@ -6,6 +6,7 @@ import type { SecretSource } from '../secrets';
 import { createDestinationPolicy } from './outbound/destination-policy';
 import { createOutboundHttp, type OutboundHttp } from './outbound/outbound-http';
 import { createPythonSandbox } from './python/python-sandbox';
+import { watchSandboxPool } from './python/sandbox-metrics';
 import { connectMcpServer, type McpServerConfig } from './mcp/mcp-server';
 import { loadOpenApiSpec } from './openapi/openapi-spec';
 import { openApiTools, type OpenApiSource } from './openapi/openapi-tools';
@@ -142,10 +143,17 @@ export async function startToolSources(
   };
 }
 
-export function createWeftToolRegistry(settings: ToolSettings, metrics?: ToolMetrics): ToolRegistry {
+/**
+ * The registry with Weft's tools. `warmSandbox` (a worker) starts the Python sandbox pool now, so
+ * its first program finds one waiting; otherwise sandboxes start on the first program (the API,
+ * which never runs tools, starts none).
+ */
+export function createWeftToolRegistry(settings: ToolSettings, metrics?: ToolMetrics, options: { warmSandbox?: boolean } = {}): ToolRegistry {
   const httpFetch = outboundFor('WEFT_HTTP_FETCH_ALLOWED_DOMAINS', settings.outbound.httpFetchAllowedDomains, settings.outbound, metrics);
-  // Sandbox processes start on the first program (the API, which never runs tools, starts none).
   const sandbox = createPythonSandbox({ outputLimitBytes: settings.sandbox.outputLimitBytes, poolSize: settings.sandbox.poolSize });
+  if (metrics) watchSandboxPool(metrics.registry, sandbox);
+  if (options.warmSandbox)
+    sandbox.prewarm().catch((err: unknown) => logger().warn({ err }, `python sandbox not warmed: ${err instanceof Error ? err.message : String(err)}`));
   const { memoryMb, timeoutMs, dataLimitBytes, programsPerTenant } = settings.sandbox;
   const python = { sandbox, memoryMb, timeoutMs, dataLimitBytes, programsPerTenant };
   const policy = loadToolPolicy(settings.toolPolicyFile);

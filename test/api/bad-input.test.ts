@@ -5,7 +5,7 @@ import { startTestStack, type TestStack } from '../support/stack';
 
 // Every RPC of every service gets malformed and boundary values (empty, huge, NUL, invalid UTF-8,
 // unknown enums, negative and extreme numbers, deep structures, garbage bytes, oversized messages).
-// Each class of input gets the code the README documents for it: INVALID_ARGUMENT for what does
+// Each class of input gets the code docs/reference/errors.md documents for it: INVALID_ARGUMENT for what does
 // not decode (garbage, invalid UTF-8, NUL, unknown enums), RESOURCE_EXHAUSTED over the size limit,
 // and otherwise the RPC's own verdict (never a hang, INTERNAL, UNKNOWN or UNAVAILABLE); the server survives.
 

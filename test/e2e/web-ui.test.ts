@@ -55,7 +55,7 @@ it('finds a task awaiting approval by its summary among those waiting, and shows
   const pending = await pendingApprovalOf(stack.orchestrator, submitted.task_id);
   const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
 
-  // Every workflow waiting for a person (other test files' tasks too), as the README's query lists them.
+  // Every workflow waiting for a person (other test files' tasks too), as docs/guides/debugging.md's query finds them.
   await page.goto(`${ui}/namespaces/default/workflows?query=${encodeURIComponent('WeftAwaitingApproval = true')}`);
   const rows = page.getByRole('link', { name: /^task-[\w-]+$/ });
   await rows.first().waitFor({ timeout: 30_000 });

@@ -8,7 +8,7 @@ import { secretsFrom } from '../../core/secrets';
 import { userText } from '../../core/transcript';
 import { ScriptedModelServer, type ScriptedReply } from '../model-server/scripted-model-server';
 
-// The README's provider configurations (config/providers/), each loaded as Weft loads it and run
+// The provider catalogs docs/guides/models-and-providers.md lists (config/providers/), each loaded as Weft loads it and run
 // against a server answering in the shapes that kind of provider sends: every tier's call reaches
 // the file's model for it and its answer comes back whole, reasoning kept out, usage read or counted.
 

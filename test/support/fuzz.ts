@@ -29,7 +29,7 @@ export const verdicts: ReadonlySet<grpc.status> = new Set([
 ]);
 const invalidArgument: ReadonlySet<grpc.status> = new Set([grpc.status.INVALID_ARGUMENT]);
 
-/** README "Errors": requests that do not decode, carry an unknown enum number or a NUL character are INVALID_ARGUMENT. */
+/** docs/reference/errors.md: requests that do not decode, carry an unknown enum number or a NUL character are INVALID_ARGUMENT. */
 const undecodable = /NUL|invalid UTF-8|unknown enum|negative enum/;
 
 const expectedFor = (name: string) => (undecodable.test(name) ? invalidArgument : verdicts);

@@ -1,54 +1,104 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { realpathSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 
 // The container each Python program runs in, built by bubblewrap (bwrap): new user, pid, ipc, uts,
-// cgroup and network namespaces, an unprivileged uid, no capabilities, a new session, and a root
-// that holds only the interpreter's files, read-only: the Node binary and the libraries it loads,
-// pyodide and the runner. /tmp is the program's scratch space (a tmpfs, thrown away with the
-// process). The host's /proc, /run,
-// /var, /tmp, /home, /sys and every socket simply do not exist inside. (The program's allowed data
-// files reach it through its own message, not a mount: a waiting interpreter has no task yet.)
+// cgroup, mount and network namespaces (so no network at all: not even loopback is up), an
+// unprivileged uid, no capabilities, no further user namespaces, a new session, the interpreter as
+// the namespace's pid 1 (when it ends, the kernel ends everything it started), its own /proc (only
+// its own processes), and a root that holds only the interpreter, its standard library and the
+// libraries they load, read-only. /tmp and /data are its own size-capped tmpfs mounts, thrown away
+// with it. The host's /etc, /home, /run, /var, /sys, its /tmp and every socket simply do not
+// exist inside.
 
-const runnerFile = path.join(__dirname, 'sandbox-runner.cjs');
-const pyodideDir = path.dirname(require.resolve('pyodide/package.json'));
+/** The interpreter: Debian's CPython, never whatever python3 is first on PATH. */
+export const python = '/usr/bin/python3';
 
 /** Where things are inside the sandbox. */
-export const inside = {
-  node: '/sandbox/node',
-  pyodide: '/sandbox/pyodide',
-  runner: '/sandbox/runner.cjs',
-  snapshot: '/sandbox/pyodide.snap',
-  scratch: '/tmp',
-} as const;
+export const inside = { runnerDir: '/sandbox', runner: '/sandbox/runner.py', scratch: '/tmp', data: '/data' } as const;
 
-/** The shared libraries the Node binary loads, by the paths the loader looks them up at. */
-function sharedLibraries(binary: string): string[] {
-  const listing = execFileSync('ldd', [binary], { encoding: 'utf8' });
-  return [...listing.matchAll(/(\/[^\s]+)/g)].map((match) => match[1]!);
+const runnerFiles = { 'runner.py': 'sandbox_runner.py', 'sandbox_seccomp.py': 'sandbox_seccomp.py' };
+
+interface Interpreter {
+  binary: string;
+  stdlib: string;
+  /** libseccomp's Python bindings (python3-seccomp), bound beside the runner. */
+  seccompModule: string;
+  libraries: string[];
 }
 
-let interpreterBinds: string[] | undefined;
+/** Asks the interpreter where its parts are. Throws when it or python3-seccomp is missing. */
+function findInterpreter(): Interpreter {
+  const script = [
+    'import glob, json, os, sys, sysconfig, seccomp',
+    'stdlib = sysconfig.get_paths()["stdlib"]',
+    'print(json.dumps({"binary": os.path.realpath(sys.executable), "stdlib": stdlib, "seccompModule": seccomp.__file__,',
+    '  "extensions": glob.glob(os.path.join(stdlib, "lib-dynload", "*.so"))}))',
+  ].join('\n');
+  const found = JSON.parse(execFileSync(python, ['-I', '-c', script], { encoding: 'utf8', env: {} })) as Omit<Interpreter, 'libraries'> & {
+    extensions: string[];
+  };
+  return { ...found, libraries: sharedLibraries([found.binary, found.seccompModule, ...found.extensions]) };
+}
+
+/** The shared libraries ELF objects load, by the paths the loader looks them up at (one ldd for all: each run is time). */
+function sharedLibraries(objects: string[]): string[] {
+  const listing = execFileSync('ldd', objects, { encoding: 'utf8' });
+  return [...new Set([...listing.matchAll(/(\/[^\s]+) \(0x/g)].map((match) => match[1]!))];
+}
+
+/**
+ * Mounts for the directories that hold the libraries, read-only: whole directories (one mount
+ * each, not one per library: each mount is time at every start), and the host's top-level
+ * symlinks such as /lib -> usr/lib, so the loader's paths resolve inside as they do outside.
+ */
+function libraryMounts(libraries: string[]): string[][] {
+  const directories = new Set<string>();
+  const links = new Map<string, string>();
+  for (const library of libraries) {
+    for (const file of [library, realpathSync(library)]) directories.add(realpathSync(path.dirname(file)));
+    const top = `/${library.split('/')[1]}`;
+    if (lstatSync(top).isSymbolicLink()) links.set(top, readlinkSync(top));
+  }
+  return [
+    ...[...directories].sort().map((directory) => ['--ro-bind', directory, directory]),
+    ...[...links].map(([link, target]) => ['--symlink', target, link]),
+  ];
+}
+
+let mounts: string[] | undefined;
 
 /** --ro-bind pairs for the interpreter's files, computed once. */
 function interpreterMounts(): string[] {
-  interpreterBinds ??= [
-    ['--ro-bind', process.execPath, inside.node],
-    ['--ro-bind', pyodideDir, inside.pyodide],
-    ['--ro-bind', runnerFile, inside.runner],
-    ...sharedLibraries(process.execPath).map((library) => ['--ro-bind', realpathSync(library), library]),
+  if (mounts) return mounts;
+  const interpreter = findInterpreter();
+  const runnerSources = Object.entries(runnerFiles).map(([name, source]) => ['--ro-bind', path.join(__dirname, source), `${inside.runnerDir}/${name}`]);
+  // The zone database, for zoneinfo, where the host has one.
+  const zones =
+    existsSync('/usr/share/zoneinfo') && readdirSync('/usr/share/zoneinfo').length > 0 ? [['--ro-bind', '/usr/share/zoneinfo', '/usr/share/zoneinfo']] : [];
+  mounts = [
+    ['--ro-bind', interpreter.binary, python],
+    ['--ro-bind', interpreter.stdlib, interpreter.stdlib],
+    ...libraryMounts(interpreter.libraries),
+    ...runnerSources,
+    ['--ro-bind', interpreter.seccompModule, `${inside.runnerDir}/${path.basename(interpreter.seccompModule)}`],
+    ...zones,
   ].flat();
-  return interpreterBinds;
+  return mounts;
 }
 
 const nobody = '65534';
 
-/** bwrap's arguments up to the command it runs: the namespaces, the identity and the root (with more read-only files, host path to inside path). */
-export function sandboxArguments(readOnly: ReadonlyArray<readonly [string, string]> = []): string[] {
+/** bwrap's arguments up to the command it runs: a sandbox whose /tmp and /data hold at most fileSpaceMb each. */
+export function sandboxArguments(fileSpaceMb: number): string[] {
+  const size = String(fileSpaceMb * 1024 * 1024);
   return [
     '--unshare-all',
+    '--unshare-user',
+    '--disable-userns',
     '--die-with-parent',
     '--new-session',
+    '--as-pid-1',
     '--uid',
     nobody,
     '--gid',
@@ -58,24 +108,39 @@ export function sandboxArguments(readOnly: ReadonlyArray<readonly [string, strin
     '--clearenv',
     '--dev',
     '/dev',
+    '--proc',
+    '/proc',
+    '--size',
+    size,
     '--tmpfs',
     inside.scratch,
+    '--size',
+    size,
+    '--tmpfs',
+    inside.data,
     '--chdir',
     inside.scratch,
     ...interpreterMounts(),
-    ...readOnly.flatMap(([host, path]) => ['--ro-bind', host, path]),
+    '--remount-ro',
+    '/',
   ];
 }
 
-/** Why a sandbox cannot be created here (bwrap missing, or user namespaces refused), or undefined. */
+/**
+ * The runner, inside: isolated (no environment, no user site, no current directory on the path),
+ * no site (so no installed packages: the standard library only), no bytecode written.
+ */
+export const runnerCommand = [python, '-I', '-S', '-B', inside.runner];
+
+/** Why a sandbox cannot be created here (bwrap, Python or python3-seccomp missing, or user namespaces refused), or undefined. */
 export function sandboxProblem(): string | undefined {
-  let args: string[];
+  let container: string[];
   try {
-    args = sandboxArguments();
+    container = sandboxArguments(1);
   } catch (err) {
-    return `the interpreter's libraries could not be listed (${err instanceof Error ? err.message : String(err)})`;
+    return `Debian's python3 with python3-seccomp is needed (apt-get install python3 python3-seccomp): ${err instanceof Error ? err.message : String(err)}`;
   }
-  const probe = spawnSync('bwrap', [...args, inside.node, '--version'], { encoding: 'utf8', timeout: 10_000, env: {} });
+  const probe = spawnSync('bwrap', [...container, python, '-I', '-S', '-c', 'pass'], { encoding: 'utf8', timeout: 10_000, env: {} });
   if (probe.error) return `bwrap could not be run (${probe.error.message}); install bubblewrap (apt-get install bubblewrap)`;
   return probe.status === 0 ? undefined : `bwrap failed: ${probe.stderr.trim() || `exit code ${probe.status}`}`;
 }

@@ -1,7 +1,9 @@
 import { readFileSync, readdirSync } from 'node:fs';
 
-// A sandbox is a small tree of processes (bwrap, its init in the new pid namespace, the
-// interpreter); its memory is what all of them hold, read from the host's /proc.
+// A sandbox is a small tree of processes (bwrap outside, the interpreter inside, any thread it
+// started); its memory is its proportional set size (PSS: each shared page divided among the
+// processes that map it, so the interpreter's code, shared by every sandbox, counts once in all),
+// read from the host's /proc.
 
 function childrenOf(pid: number): number[] {
   try {
@@ -11,22 +13,22 @@ function childrenOf(pid: number): number[] {
   }
 }
 
-function residentMbOf(pid: number): number {
+function pssBytesOf(pid: number): number {
   try {
-    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) / 1024 : 0;
+    const match = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : 0;
   } catch {
     return 0; // already gone
   }
 }
 
-/** Resident memory of a process and all its descendants, in MB. */
-export function treeResidentMb(pid: number): number {
+/** Proportional set size of a process and all its descendants, in bytes. */
+export function treePssBytes(pid: number): number {
   let total = 0;
   const pending = [pid];
   while (pending.length > 0) {
     const next = pending.pop()!;
-    total += residentMbOf(next);
+    total += pssBytesOf(next);
     pending.push(...childrenOf(next));
   }
   return total;

@@ -1,66 +1,127 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
+import type { Readable } from 'node:stream';
 import { createInterface } from 'node:readline';
 import { ToolError } from '../tool';
-import { inside, sandboxArguments } from './bubblewrap';
+import { runnerCommand, sandboxArguments } from './bubblewrap';
 
-// One interpreter process in its container: started, loading pyodide, then waiting for the one
-// program it will ever run.
+// One sandbox: an interpreter in its container (bubblewrap.ts) that starts, preloads, locks itself
+// down (sandbox_runner.py) and waits for the one program it will ever run. Its stdin brings the
+// program, its stdout and stderr are the program's (the first bytes of each are kept), and a
+// fourth descriptor carries the runner's own messages: "ready", then the result.
+
+/** What the runner needs besides the code: the caps are applied when the program is handed over. */
+export interface ProgramMessage {
+  code: string;
+  files: Array<{ path: string; content: string }>;
+  memoryMb: number;
+  cpuSeconds: number;
+  fileSizeMb: number;
+  openFiles: number;
+}
+
+/** The runner's last word: the program's exception, or that it ran out of memory, or nothing (it ended well). */
+export interface RunnerResult {
+  error?: string;
+  memory?: boolean;
+}
+
+export interface Ended {
+  stdout: string;
+  stderr: string;
+  truncated: boolean;
+  /** Undefined when the process ended without answering (killed, or crashed). */
+  result?: RunnerResult;
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+}
 
 export interface SandboxProcess {
   child: ChildProcess;
-  /** The runner's messages, one JSON object per line. */
-  messages: AsyncIterator<string>;
-  /** Resolves once the interpreter is loaded and waiting. */
+  /** Resolves once the interpreter is loaded, locked down and waiting. */
   ready: Promise<void>;
+  /** Whether this sandbox keeps its host's event loop alive (a waiting one does not). */
+  keepHostAlive(keep: boolean): void;
+  /** Hands the program over; resolves once the process has ended, with what it printed and answered. */
+  run(program: ProgramMessage): Promise<Ended>;
 }
 
-/** A cold interpreter loads in 2-3 s; one that has not in this long never will. */
-const startupTimeoutMs = 30_000;
-const permissionFlag = Number(process.versions.node.split('.')[0]) >= 22 ? '--permission' : '--experimental-permission';
+/** A sandbox starts in tens of milliseconds; one that has not in this long never will. */
+const startupTimeoutMs = 15_000;
 
-/**
- * The runner in its container: `start` is 'snapshot' (make one, see snapshot.ts), the host path of
- * a snapshot to start from, or undefined for a load from scratch.
- */
-export function spawnRunner(memoryMb: number, outputLimitBytes: number, start?: string): ChildProcess {
-  const snapshot = start && start !== 'snapshot' ? start : undefined;
-  // Inside the container Node's permission model still applies: reads of the interpreter only, no
-  // writes, no child processes, no workers, no native addons.
-  const node = [
-    inside.node,
-    permissionFlag,
-    `--allow-fs-read=${inside.pyodide}${path.posix.sep}*`,
-    `--allow-fs-read=${inside.runner}`,
-    ...(snapshot ? [`--allow-fs-read=${inside.snapshot}`] : []),
-    '--no-warnings',
-    `--max-old-space-size=${Math.max(64, Math.floor(memoryMb / 2))}`,
-    inside.runner,
-    path.posix.join(inside.pyodide, 'pyodide.js'),
-    String(outputLimitBytes),
-    ...(start ? [snapshot ? inside.snapshot : start] : []),
-  ];
-  // Only stdin, stdout and stderr are inherited; the environment is empty.
-  return spawn('bwrap', [...sandboxArguments(snapshot ? [[snapshot, inside.snapshot]] : []), ...node], { env: {}, stdio: ['pipe', 'pipe', 'pipe'] });
+/** The first `limit` bytes written to a stream, and whether more came. */
+function capped(stream: Readable, limit: number) {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let truncated = false;
+  stream.on('data', (chunk: Buffer) => {
+    if (size + chunk.length > limit) truncated = true;
+    const kept = chunk.subarray(0, Math.max(0, limit - size));
+    chunks.push(kept);
+    size += kept.length;
+  });
+  return { text: () => Buffer.concat(chunks).toString('utf8'), truncated: () => truncated };
 }
 
-/** An interpreter, from the snapshot when there is one, that loads and then waits for its program. */
-export function startSandboxProcess(memoryMb: number, outputLimitBytes: number, snapshot?: string): SandboxProcess {
-  const child = spawnRunner(memoryMb, outputLimitBytes, snapshot);
+/** The runner writes its result last; anything else on its channel (the program can write there too) is not an answer. */
+function resultOf(lines: string[]): RunnerResult | undefined {
+  try {
+    const last = JSON.parse(lines.at(-1) ?? 'null') as unknown;
+    return typeof last === 'object' && last !== null && !Array.isArray(last) ? (last as RunnerResult) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Starts a sandbox whose /tmp and /data hold at most fileSpaceMb each, keeping outputLimitBytes of each output. */
+export function startSandboxProcess(fileSpaceMb: number, outputLimitBytes: number): SandboxProcess {
+  const child = spawn('bwrap', [...sandboxArguments(fileSpaceMb), ...runnerCommand], { env: {}, stdio: ['pipe', 'pipe', 'pipe', 'pipe'] });
+  const streams = [child.stdin!, child.stdout!, child.stderr!, child.stdio[3] as Readable] as const;
+  const keepHostAlive = (keep: boolean) => {
+    for (const handle of [child, ...streams] as unknown as Array<{ ref?: () => void; unref?: () => void }>) (keep ? handle.ref : handle.unref)?.call(handle);
+  };
   // A waiting sandbox must not keep its host alive; a host that exits takes it along (--die-with-parent).
-  child.unref();
-  for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as unknown as { unref?: () => void }).unref?.();
-  const stderr: string[] = [];
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => stderr.push(chunk));
-  const messages = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  keepHostAlive(false);
+  const stdout = capped(streams[1], outputLimitBytes);
+  const stderr = capped(streams[2], outputLimitBytes);
+  const ended = new Promise<Pick<Ended, 'exitCode' | 'signal'>>((resolve) => child.on('close', (exitCode, signal) => resolve({ exitCode, signal })));
+  const messages: string[] = [];
+  // The runner's first message says it is ready; a sandbox that ends before it never was.
+  const ready = new Promise<void>((resolve, reject) => {
+    createInterface({ input: streams[3] }).on('line', (line) => {
+      messages.push(line);
+      resolve();
+    });
+    void ended.then(() =>
+      reject(new ToolError('execution', `the Python sandbox failed to start: ${stderr.text().slice(-500) || 'it ended before it was ready'}`)),
+    );
+  });
   const startup = setTimeout(() => child.kill('SIGKILL'), startupTimeoutMs);
   startup.unref();
-  const ready = messages.next().then((first) => {
-    clearTimeout(startup);
-    const message = first.done ? undefined : (JSON.parse(first.value) as { ready?: boolean; failed?: string });
-    if (!message?.ready) throw new ToolError('execution', `the Python sandbox failed to start: ${message?.failed ?? stderr.join('').slice(-500)}`);
-  });
-  ready.catch(() => child.kill('SIGKILL'));
-  child.stdin!.on('error', () => {}); // a sandbox that died is reported by its result, not by the pipe
-  return { child, messages, ready };
+  ready.then(
+    () => clearTimeout(startup),
+    () => {
+      clearTimeout(startup);
+      child.kill('SIGKILL');
+    },
+  );
+  child.on('error', () => {}); // a sandbox that could not start is reported by `ready`
+  streams[0].on('error', () => {}); // a sandbox that died is reported by its result, not by the pipe
+  return {
+    child,
+    ready,
+    keepHostAlive,
+    async run(program) {
+      streams[0].end(`${JSON.stringify(program)}\n`);
+      const { exitCode, signal } = await ended;
+      const result = resultOf(messages.slice(1));
+      return {
+        stdout: stdout.text(),
+        stderr: stderr.text(),
+        truncated: stdout.truncated() || stderr.truncated(),
+        ...(result ? { result } : {}),
+        exitCode,
+        signal,
+      };
+    },
+  };
 }

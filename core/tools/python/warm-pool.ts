@@ -1,80 +1,57 @@
 import type { SandboxProcess } from './sandbox-process';
 
-// Interpreters loaded and waiting, so a program starts warm while the pool has one. A taken
-// interpreter is never returned: each runs one program and dies. Refills start once no program is
-// running, at most two loading at once, so loading (CPU-heavy) never delays a program's answer.
-// The pool serves one memory cap at a time (the last asked for); another cap replaces it.
+// Sandboxes started and waiting, so a program finds one ready. A taken sandbox is never returned:
+// each runs one program and dies. Every take starts its replacement at once, so under steady use
+// the pool stays full rather than waiting for a quiet moment. Waiting sandboxes carry no caps
+// (memory, CPU, file size: the program's own are applied when it is handed over), so programs
+// with different caps share one pool.
 
 export interface WarmPool {
-  /** A waiting (or, when the pool is empty, a cold) interpreter for this memory cap. */
-  take(memoryMb: number): SandboxProcess;
-  /** A program that took an interpreter has its answer: once none is running, the pool refills in the background. */
-  done(): void;
-  /** Fills the pool for this cap and waits until every interpreter in it is ready. */
-  fill(memoryMb: number): Promise<void>;
+  /** A waiting sandbox (or, when none waits, a new one), and a replacement started for it. */
+  take(): SandboxProcess;
+  /** Fills the pool and waits until every sandbox in it is ready. */
+  fill(): Promise<void>;
+  /** The sandboxes waiting now. */
+  waiting(): readonly SandboxProcess[];
   close(): void;
 }
 
-export function createWarmPool(start: (memoryMb: number) => SandboxProcess, size: number): WarmPool {
-  let memoryMb: number | undefined;
+export function createWarmPool(start: () => SandboxProcess, size: number): WarmPool {
   let waiting: SandboxProcess[] = [];
-  let loading = 0;
-  let running = 0;
-  const refillsAtOnce = 2;
-
-  const forCap = (cap: number) => {
-    if (memoryMb === cap) return;
-    for (const sandbox of waiting) sandbox.child.kill('SIGKILL');
-    waiting = [];
-    memoryMb = cap;
-  };
 
   const refill = () => {
-    while (running === 0 && loading < refillsAtOnce && memoryMb !== undefined && waiting.length < size) {
-      const cap = memoryMb;
-      const sandbox = start(cap);
+    while (waiting.length < size) {
+      const sandbox = start();
       waiting.push(sandbox);
-      loading += 1;
-      sandbox.ready.then(
-        () => {
-          loading -= 1;
-          if (memoryMb === cap) refill();
-        },
-        () => {
-          // A sandbox that cannot start is dropped, and not retried until the next program asks.
-          loading -= 1;
-          waiting = waiting.filter((other) => other !== sandbox);
-        },
-      );
+      // One that cannot start is dropped, and not retried until the next take.
+      sandbox.ready.catch(() => (waiting = waiting.filter((other) => other !== sandbox)));
     }
   };
 
   return {
-    take(cap) {
-      forCap(cap);
-      running += 1;
-      return waiting.shift() ?? start(cap);
-    },
-    done() {
-      running -= 1;
+    take() {
+      // One that died while it waited (killed from outside) would only fail its program.
+      waiting = waiting.filter((sandbox) => sandbox.child.exitCode === null && sandbox.child.signalCode === null);
+      const sandbox = waiting.shift() ?? start();
       refill();
+      return sandbox;
     },
-    async fill(cap) {
-      forCap(cap);
-      while (waiting.length < size) waiting.push(start(cap));
+    async fill() {
+      refill();
       const pending = [...waiting];
-      // One the host waits for keeps it alive until it is ready.
-      for (const sandbox of pending) sandbox.child.ref();
+      // A host waiting for them stays alive until they are ready.
+      for (const sandbox of pending) sandbox.keepHostAlive(true);
       try {
         await Promise.all(pending.map((sandbox) => sandbox.ready));
       } finally {
-        for (const sandbox of pending) sandbox.child.unref();
+        // (A sandbox taken meanwhile is its program's to hold.)
+        for (const sandbox of pending) if (waiting.includes(sandbox)) sandbox.keepHostAlive(false);
       }
     },
+    waiting: () => waiting,
     close() {
       for (const sandbox of waiting) sandbox.child.kill('SIGKILL');
       waiting = [];
-      memoryMb = undefined;
     },
   };
 }

@@ -4,12 +4,14 @@ import type { SecretSource } from '../../secrets';
 // web_search's settings (read with the rest in core/config.ts): which provider, where, and its key.
 
 export const webSearchEnvSchema = z.object({
-  WEFT_WEB_SEARCH_PROVIDER: z.enum(['searxng', 'brave']).optional(),
-  /** SearXNG: the instance's base URL (required). Brave: the endpoint, when not Brave's own. */
-  WEFT_WEB_SEARCH_URL: z.url().optional(),
+  WEFT_WEB_SEARCH_PROVIDER: z
+    .enum(['searxng', 'brave'])
+    .optional()
+    .describe("The `web_search` tool's provider: `searxng` (with WEFT_WEB_SEARCH_URL) or `brave` (with WEFT_WEB_SEARCH_API_KEY). Unset: no `web_search` tool."),
+  WEFT_WEB_SEARCH_URL: z.url().optional().describe("SearXNG: the instance's base URL (required). Brave: the endpoint, when not Brave's own."),
   // Read through the secret source (core/secrets.ts); declared so they are known settings.
-  WEFT_WEB_SEARCH_API_KEY: z.string().optional(),
-  WEFT_WEB_SEARCH_API_KEY_FILE: z.string().optional(),
+  WEFT_WEB_SEARCH_API_KEY: z.string().optional().describe("Brave Search's API key."),
+  WEFT_WEB_SEARCH_API_KEY_FILE: z.string().optional().describe("A file holding Brave Search's API key (instead of WEFT_WEB_SEARCH_API_KEY)."),
 });
 
 const braveEndpoint = 'https://api.search.brave.com/res/v1/web/search';
