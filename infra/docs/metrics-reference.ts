@@ -1,5 +1,5 @@
 import { Pool } from 'pg';
-import { Counter, Gauge, Histogram, Registry, Summary, type Metric } from 'prom-client';
+import { Registry } from 'prom-client';
 import { createToolMetrics } from '../../core/tools/tool-metrics';
 import { createModelMetrics } from '../../core/telemetry/model-metrics';
 import { createTaskMetrics } from '../../core/telemetry/task-metrics';
@@ -12,33 +12,24 @@ import { cell, code, generatedPage, table } from './markdown';
 // as workers/main.ts and api/main.ts register them (nothing is collected or scraped), with the help
 // text and labels written beside each one.
 
+/** A registered metric as prom-client builds it: its type is a field of its own, its label names too. */
 interface Described {
   name: string;
   help: string;
+  type: string;
   labelNames?: readonly string[];
 }
-
-const typeOf = (metric: Metric) =>
-  metric instanceof Counter
-    ? 'counter'
-    : metric instanceof Gauge
-      ? 'gauge'
-      : metric instanceof Histogram
-        ? 'histogram'
-        : metric instanceof Summary
-          ? 'summary'
-          : '';
 
 /** Weft's series of a registry, each with what it counts; `note` marks those not in `without` (a setting adds them). */
 function metricRows(registry: Registry, without?: Registry, note = ''): string[][] {
   const known = new Set(without?.getMetricsAsArray().map((metric) => (metric as unknown as Described).name));
   return registry
     .getMetricsAsArray()
-    .map((metric) => ({ metric, described: metric as unknown as Described }))
-    .filter(({ described }) => described.name.startsWith('weft_'))
-    .map(({ metric, described }) => {
+    .map((metric) => metric as unknown as Described)
+    .filter((described) => described.name.startsWith('weft_'))
+    .map((described) => {
       const help = without && !known.has(described.name) ? `${described.help} (${note})` : described.help;
-      return [code(described.name), typeOf(metric), (described.labelNames ?? []).map(code).join(', '), cell(help)];
+      return [code(described.name), described.type, (described.labelNames ?? []).map(code).join(', '), cell(help)];
     });
 }
 
