@@ -14,7 +14,8 @@ up: deps temporal-cli
 cluster: deps temporal-cli
 	$(TSX) infra/cluster.ts
 
-test: deps test-tools format-check lint typecheck docs-check jest
+# Last, the quickstart's commands against a real `make up` (it needs make up's ports free: stop a running one first).
+test: deps test-tools format-check lint typecheck docs-check jest docs-quickstart
 
 jest: deps
 	node_modules/.bin/jest
@@ -85,8 +86,8 @@ docs-check: docs
 	@untracked=$$(git ls-files --others --exclude-standard -- docs/reference); \
 		if [ -n "$$untracked" ]; then echo "docs/reference has pages not committed: $$untracked"; exit 1; fi
 
-# The quickstart's commands run against a real `make up` (demo model), their exit codes and output checked; needs
-# make up's ports free, so it is not part of `make test`.
+# The quickstart's commands (README.md, docs/tutorials/quickstart.md) run against a real `make up` with the demo
+# model, their exit codes and output checked.
 docs-quickstart: deps temporal-cli
 	infra/docs/quickstart-check.sh
 
