@@ -3,15 +3,20 @@ import { createOutboundHttp } from '../../core/tools/outbound/outbound-http';
 import { connectMcpServer, type McpServerTools } from '../../core/tools/mcp/mcp-server';
 import { createToolRegistry } from '../../core/tools/registry';
 import { ToolError } from '../../core/tools/tool';
+import { Mcp2026TestServer } from '../support/mcp-2026-test-server';
 import { McpTestServer } from '../support/mcp-test-server';
 import { secretsFrom } from '../../core/secrets';
 
-const server = new McpTestServer();
-let connected: McpServerTools | undefined;
-beforeAll(() => server.start());
+// Weft's MCP client against a 2025-only server (v1 SDK: `initialize` and sessions) and a
+// 2026-07-28 server (v2 SDK: `server/discover`, stateless): each gets the newest revision it speaks.
+
+const server2025 = new McpTestServer();
+const server2026 = new Mcp2026TestServer();
+const connected: McpServerTools[] = [];
+beforeAll(() => Promise.all([server2025.start(), server2026.start()]));
 afterAll(async () => {
-  await connected?.close();
-  await server.stop();
+  await Promise.all(connected.map((tools) => tools.close()));
+  await Promise.all([server2025.stop(), server2026.stop()]);
 });
 
 const outbound = (allow: string[]) =>
@@ -24,50 +29,62 @@ const outbound = (allow: string[]) =>
     initialBackoffMs: 10,
   });
 const context = { tenantId: 't', userId: 'u', roles: [], sessionId: '', taskId: 'task' };
+const secrets = secretsFrom({ WEATHER_TOKEN: 'weather-token' });
 
-it("imports a server's tools with their schemas, calls them, types their errors, and reconnects after the server restarts", async () => {
-  connected = await connectMcpServer({ name: 'weather', url: server.url }, outbound(['127.0.0.1']), { secrets: secretsFrom({}), defaultRateLimit: 30 });
-  const registry = createToolRegistry([]);
-  registry.add(connected.tools);
-  expect(registry.list().map((t) => [t.name, t.category, t.rateLimitPerMinute])).toEqual([
-    ['weather_forecast', 'mcp:weather', 30],
-    ['weather_broken', 'mcp:weather', 30],
-  ]);
-  expect(registry.get('weather_forecast')!.parameters).toMatchObject({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] });
-
-  expect(await registry.execute('weather_forecast', { city: 'Oslo', days: 2 }, context)).toEqual({ ok: true, content: 'Sunny in Oslo for 2 day(s)' });
-  // The server's schema is checked before any call.
-  const callsBefore = server.calls;
-  expect(await registry.execute('weather_forecast', { days: 2 }, context)).toMatchObject({
-    ok: false,
-    error: { category: 'validation', message: expect.stringContaining('city') },
-  });
-  expect(server.calls).toBe(callsBefore);
-  expect(await registry.execute('weather_broken', {}, context)).toEqual({
-    ok: false,
-    error: { category: 'execution', message: 'the weather station is offline' },
-  });
-
-  // A restart drops every session; the next call opens a new one.
-  await server.stop();
-  await server.start();
-  expect(await registry.execute('weather_forecast', { city: 'Bergen' }, context)).toEqual({ ok: true, content: 'Sunny in Bergen for 1 day(s)' });
-});
-
-it('speaks the older HTTP+SSE transport to a server that has no Streamable HTTP endpoint', async () => {
-  const legacy = await connectMcpServer({ name: 'legacy', url: server.sseUrl }, outbound(['127.0.0.1']), { secrets: secretsFrom({}), defaultRateLimit: 60 });
-  try {
+it.each([
+  { kind: '2025-only (v1 SDK)', server: server2025, revision: '2025-11-25' },
+  { kind: '2026-07-28 (v2 SDK)', server: server2026, revision: '2026-07-28' },
+])(
+  'speaks $revision to a $kind server: imports its tools with their schemas, calls them with its bearer token, types their errors, and reconnects after it restarts',
+  async ({ server, revision }) => {
+    const tools = await connectMcpServer({ name: 'weather', url: server.url, bearer_token_env: 'WEATHER_TOKEN' }, outbound(['127.0.0.1']), {
+      secrets,
+      defaultRateLimit: 30,
+    });
+    connected.push(tools);
     const registry = createToolRegistry([]);
-    registry.add(legacy.tools);
-    expect(await registry.execute('legacy_forecast', { city: 'Turku' }, context)).toEqual({ ok: true, content: 'Sunny in Turku for 1 day(s)' });
-  } finally {
-    await legacy.close();
-  }
+    registry.add(tools.tools);
+    expect(registry.list().map((t) => [t.name, t.category, t.rateLimitPerMinute])).toEqual([
+      ['weather_forecast', 'mcp:weather', 30],
+      ['weather_broken', 'mcp:weather', 30],
+    ]);
+    expect(registry.get('weather_forecast')!.parameters).toMatchObject({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] });
+
+    expect(await registry.execute('weather_forecast', { city: 'Oslo', days: 2 }, context)).toEqual({ ok: true, content: 'Sunny in Oslo for 2 day(s)' });
+    // The server's schema is checked before any call.
+    const callsBefore = server.calls;
+    expect(await registry.execute('weather_forecast', { days: 2 }, context)).toMatchObject({
+      ok: false,
+      error: { category: 'validation', message: expect.stringContaining('city') },
+    });
+    expect(server.calls).toBe(callsBefore);
+    expect(await registry.execute('weather_broken', {}, context)).toEqual({
+      ok: false,
+      error: { category: 'execution', message: 'the weather station is offline' },
+    });
+
+    // A restart drops every session; the next call opens a new one.
+    await server.stop();
+    await server.start();
+    expect(await registry.execute('weather_forecast', { city: 'Bergen' }, context)).toEqual({ ok: true, content: 'Sunny in Bergen for 1 day(s)' });
+
+    expect(server.callProtocolVersions.slice(-3)).toEqual([revision, revision, revision]);
+    expect(new Set(server.authorizations)).toEqual(new Set(['Bearer weather-token']));
+  },
+);
+
+it('speaks the older HTTP+SSE transport, in a 2025 revision, to a server that has no Streamable HTTP endpoint', async () => {
+  const legacy = await connectMcpServer({ name: 'legacy', url: server2025.sseUrl }, outbound(['127.0.0.1']), { secrets, defaultRateLimit: 60 });
+  connected.push(legacy);
+  const registry = createToolRegistry([]);
+  registry.add(legacy.tools);
+  expect(await registry.execute('legacy_forecast', { city: 'Turku' }, context)).toEqual({ ok: true, content: 'Sunny in Turku for 1 day(s)' });
+  expect(server2025.callProtocolVersions.at(-1)).toBe('2025-11-25');
 });
 
 it('refuses a server outside MCP_ALLOWED_DOMAINS', async () => {
-  const refused = await connectMcpServer({ name: 'weather', url: server.url }, outbound(['mcp.example.com']), {
-    secrets: secretsFrom({}),
+  const refused = await connectMcpServer({ name: 'weather', url: server2026.url }, outbound(['mcp.example.com']), {
+    secrets,
     defaultRateLimit: 60,
   }).catch((err: unknown) => err);
   expect(refused).toBeInstanceOf(ToolError);

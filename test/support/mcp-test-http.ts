@@ -1,0 +1,66 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
+
+// What the tests' MCP servers share, whichever SDK serves the protocol: an HTTP server on
+// 127.0.0.1 that can be restarted on the same port (dropping what it held for its clients, to
+// exercise reconnects), the Authorization header of every request, and the same two tools: a
+// forecast, and one that always reports an error. Each tool call is counted with the
+// MCP-Protocol-Version header it came with, so a test sees which revision the client spoke.
+
+export const forecastTool = {
+  description: 'The weather forecast for a city.',
+  input: { city: z.string().min(1), days: z.number().int().min(1).max(7).optional() },
+};
+export const brokenTool = { description: 'Always fails.', message: 'the weather station is offline' };
+
+export abstract class McpTestHttpServer {
+  calls = 0;
+  /** The Authorization header of every HTTP request ('' when absent). */
+  readonly authorizations: string[] = [];
+  /** The MCP-Protocol-Version header of every tool call, in order ('' when absent). */
+  readonly callProtocolVersions: string[] = [];
+  private server?: Server;
+  protected port = 0;
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}/mcp`;
+  }
+
+  protected abstract handle(req: IncomingMessage, res: ServerResponse): void;
+  /** Drops what the server holds for its clients: sessions, open streams. */
+  protected abstract dropClients(): Promise<void>;
+
+  protected forecast(city: string, days: number | undefined, protocolVersion: string | null | undefined) {
+    this.countCall(protocolVersion);
+    return { content: [{ type: 'text' as const, text: `Sunny in ${city} for ${days ?? 1} day(s)` }] };
+  }
+
+  protected broken(protocolVersion: string | null | undefined) {
+    this.countCall(protocolVersion);
+    return { content: [{ type: 'text' as const, text: brokenTool.message }], isError: true };
+  }
+
+  private countCall(protocolVersion: string | null | undefined) {
+    this.calls += 1;
+    this.callProtocolVersions.push(protocolVersion ?? '');
+  }
+
+  async start(port = this.port): Promise<void> {
+    this.server = createServer((req, res) => {
+      this.authorizations.push(req.headers.authorization ?? '');
+      this.handle(req, res);
+    });
+    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+  }
+
+  async stop(): Promise<void> {
+    await this.dropClients();
+    const server = this.server;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    this.server = undefined;
+  }
+}
