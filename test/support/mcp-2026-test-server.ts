@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, McpServer, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { brokenTool, forecastTool, McpTestHttpServer } from './mcp-test-http';
+import { brokenTool, forecastTool, McpTestHttpServer, resetTool, slowTool } from './mcp-test-http';
 
 // A real MCP server that speaks protocol revision 2026-07-28, built with the v2 MCP SDK's
 // createMcpHandler: `server/discover`, then stateless per-request exchanges at /mcp (it serves
@@ -21,6 +21,10 @@ export class Mcp2026TestServer extends McpTestHttpServer {
     mcp.registerTool('broken', { description: brokenTool.description, inputSchema: z.object({}) }, async (_args, ctx) =>
       this.broken(protocolVersionOf(ctx.http?.req)),
     );
+    mcp.registerTool('slow', { description: slowTool.description, inputSchema: z.object({}) }, async (_args, ctx) =>
+      this.slow(ctx.mcpReq.signal, protocolVersionOf(ctx.http?.req)),
+    );
+    mcp.registerTool('reset_station', { ...resetTool, inputSchema: z.object({}) }, async (_args, ctx) => this.reset(protocolVersionOf(ctx.http?.req)));
     return mcp;
   }
 

@@ -4,15 +4,18 @@ import { z } from 'zod';
 
 // What the tests' MCP servers share, whichever SDK serves the protocol: an HTTP server on
 // 127.0.0.1 that can be restarted on the same port (dropping what it held for its clients, to
-// exercise reconnects), the Authorization header of every request, and the same two tools: a
-// forecast, and one that always reports an error. Each tool call is counted with the
-// MCP-Protocol-Version header it came with, so a test sees which revision the client spoke.
+// exercise reconnects), the Authorization header of every request, and the same tools: a forecast,
+// one that always reports an error, a slow one that notices being cancelled, and a destructive one.
+// Each tool call is counted with the MCP-Protocol-Version header it came with, so a test sees which
+// revision the client spoke.
 
 export const forecastTool = {
   description: 'The weather forecast for a city.',
   input: { city: z.string().min(1), days: z.number().int().min(1).max(7).optional() },
 };
 export const brokenTool = { description: 'Always fails.', message: 'the weather station is offline' };
+export const slowTool = { description: 'Answers after ten seconds, unless cancelled first.' };
+export const resetTool = { description: 'Resets the weather station.', annotations: { destructiveHint: true } };
 
 export abstract class McpTestHttpServer {
   calls = 0;
@@ -20,6 +23,8 @@ export abstract class McpTestHttpServer {
   readonly authorizations: string[] = [];
   /** The MCP-Protocol-Version header of every tool call, in order ('' when absent). */
   readonly callProtocolVersions: string[] = [];
+  /** Calls of the slow tool that the client cancelled. */
+  cancelledCalls = 0;
   private server?: Server;
   protected port = 0;
 
@@ -39,6 +44,24 @@ export abstract class McpTestHttpServer {
   protected broken(protocolVersion: string | null | undefined) {
     this.countCall(protocolVersion);
     return { content: [{ type: 'text' as const, text: brokenTool.message }], isError: true };
+  }
+
+  protected async slow(signal: AbortSignal, protocolVersion: string | null | undefined) {
+    this.countCall(protocolVersion);
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 10_000);
+      signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        this.cancelledCalls += 1;
+        resolve();
+      });
+    });
+    return { content: [{ type: 'text' as const, text: 'the forecast, at last' }] };
+  }
+
+  protected reset(protocolVersion: string | null | undefined) {
+    this.countCall(protocolVersion);
+    return { content: [{ type: 'text' as const, text: 'station reset' }] };
   }
 
   private countCall(protocolVersion: string | null | undefined) {

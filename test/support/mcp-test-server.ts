@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { brokenTool, forecastTool, McpTestHttpServer } from './mcp-test-http';
+import { brokenTool, forecastTool, McpTestHttpServer, resetTool, slowTool } from './mcp-test-http';
 
 // A real 2025-era MCP server, built with the v1 MCP SDK (which knows nothing of 2026-07-28 and
 // its `server/discover`): Streamable HTTP with sessions at /mcp, and the older HTTP+SSE transport
@@ -20,12 +20,14 @@ export class McpTestServer extends McpTestHttpServer {
 
   private mcpServer(): McpServer {
     const mcp = new McpServer({ name: 'weather-test', version: '1.0.0' });
+    const protocolVersionOf = (extra: { requestInfo?: { headers: Record<string, unknown> } }) =>
+      extra.requestInfo?.headers['mcp-protocol-version'] as string | undefined;
     mcp.registerTool('forecast', { description: forecastTool.description, inputSchema: forecastTool.input }, async ({ city, days }, extra) =>
-      this.forecast(city, days, extra.requestInfo?.headers['mcp-protocol-version'] as string | undefined),
+      this.forecast(city, days, protocolVersionOf(extra)),
     );
-    mcp.registerTool('broken', { description: brokenTool.description, inputSchema: {} }, async (_args, extra) =>
-      this.broken(extra.requestInfo?.headers['mcp-protocol-version'] as string | undefined),
-    );
+    mcp.registerTool('broken', { description: brokenTool.description, inputSchema: {} }, async (_args, extra) => this.broken(protocolVersionOf(extra)));
+    mcp.registerTool('slow', { description: slowTool.description, inputSchema: {} }, async (_args, extra) => this.slow(extra.signal, protocolVersionOf(extra)));
+    mcp.registerTool('reset_station', { ...resetTool, inputSchema: {} }, async (_args, extra) => this.reset(protocolVersionOf(extra)));
     return mcp;
   }
 

@@ -30,11 +30,27 @@ const outbound = (allow: string[]) =>
   });
 const context = { tenantId: 't', userId: 'u', roles: [], sessionId: '', taskId: 'task' };
 const secrets = secretsFrom({ WEATHER_TOKEN: 'weather-token' });
-
-it.each([
+const servers = [
   { kind: '2025-only (v1 SDK)', server: server2025, revision: '2025-11-25' },
   { kind: '2026-07-28 (v2 SDK)', server: server2026, revision: '2026-07-28' },
-])(
+];
+
+async function registryOf(name: string, url: string, extra: { timeout_ms?: number } = {}) {
+  const tools = await connectMcpServer({ name, url, ...extra }, outbound(['127.0.0.1']), { secrets, defaultRateLimit: 60 });
+  connected.push(tools);
+  const registry = createToolRegistry([]);
+  registry.add(tools.tools);
+  return registry;
+}
+
+async function eventually(check: () => boolean, timeoutMs = 5_000): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; !check();) {
+    if (Date.now() > deadline) throw new Error('the condition did not hold in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+it.each(servers)(
   'speaks $revision to a $kind server: imports its tools with their schemas, calls them with its bearer token, types their errors, and reconnects after it restarts',
   async ({ server, revision }) => {
     const tools = await connectMcpServer({ name: 'weather', url: server.url, bearer_token_env: 'WEATHER_TOKEN' }, outbound(['127.0.0.1']), {
@@ -44,9 +60,11 @@ it.each([
     connected.push(tools);
     const registry = createToolRegistry([]);
     registry.add(tools.tools);
-    expect(registry.list().map((t) => [t.name, t.category, t.rateLimitPerMinute])).toEqual([
-      ['weather_forecast', 'mcp:weather', 30],
-      ['weather_broken', 'mcp:weather', 30],
+    expect(registry.list().map((t) => [t.name, t.category, t.rateLimitPerMinute, t.idempotency])).toEqual([
+      ['weather_forecast', 'mcp:weather', 30, 'idempotent'],
+      ['weather_broken', 'mcp:weather', 30, 'idempotent'],
+      ['weather_slow', 'mcp:weather', 30, 'idempotent'],
+      ['weather_reset_station', 'mcp:weather', 30, 'at_most_once'],
     ]);
     expect(registry.get('weather_forecast')!.parameters).toMatchObject({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] });
 
@@ -73,11 +91,34 @@ it.each([
   },
 );
 
+it.each(servers)('cancels a call at the $kind server when it outlives its timeout', async ({ server, revision }) => {
+  const registry = await registryOf('patient', server.url, { timeout_ms: 300 });
+  const [callsBefore, cancelledBefore] = [server.calls, server.cancelledCalls];
+  expect(await registry.execute('patient_slow', {}, context)).toEqual({
+    ok: false,
+    error: { category: 'execution', message: 'patient_slow timed out after 300 ms' },
+  });
+  expect(server.calls).toBe(callsBefore + 1);
+  expect(server.callProtocolVersions.at(-1)).toBe(revision);
+  await eventually(() => server.cancelledCalls === cancelledBefore + 1);
+});
+
+it('does not send a destructive call again when its session has expired, and opens a new session for the next call', async () => {
+  const registry = await registryOf('station', server2025.url);
+  await server2025.stop();
+  await server2025.start();
+  const callsBefore = server2025.calls;
+  expect(await registry.execute('station_reset_station', {}, context)).toMatchObject({
+    ok: false,
+    error: { category: 'network', message: expect.stringContaining('MCP server station failed') },
+  });
+  expect(server2025.calls).toBe(callsBefore);
+  expect(await registry.execute('station_reset_station', {}, context)).toEqual({ ok: true, content: 'station reset' });
+  expect(server2025.calls).toBe(callsBefore + 1);
+});
+
 it('speaks the older HTTP+SSE transport, in a 2025 revision, to a server that has no Streamable HTTP endpoint', async () => {
-  const legacy = await connectMcpServer({ name: 'legacy', url: server2025.sseUrl }, outbound(['127.0.0.1']), { secrets, defaultRateLimit: 60 });
-  connected.push(legacy);
-  const registry = createToolRegistry([]);
-  registry.add(legacy.tools);
+  const registry = await registryOf('legacy', server2025.sseUrl);
   expect(await registry.execute('legacy_forecast', { city: 'Turku' }, context)).toEqual({ ok: true, content: 'Sunny in Turku for 1 day(s)' });
   expect(server2025.callProtocolVersions.at(-1)).toBe('2025-11-25');
 });

@@ -104,13 +104,15 @@ export async function connectMcpServer(config: McpServerConfig, outbound: Outbou
   /** `once`: a destructive call is not sent again on a new connection, since the first may have arrived. */
   const call = async (name: string, args: Record<string, unknown>, once: boolean, signal?: AbortSignal) => {
     const options = { ...(signal ? { signal } : {}), ...(config.timeout_ms ? { timeout: config.timeout_ms } : {}) };
+    const used = client ?? (await connect());
     try {
-      return await (client ?? (await connect())).callTool({ name, arguments: args }, options);
+      return await used.callTool({ name, arguments: args }, options);
     } catch (err) {
-      if (guardErrorIn(err) || signal?.aborted || once) throw err;
-      // The session may have expired or the connection dropped: once more on a new connection.
-      await client?.close().catch(() => {});
-      client = undefined;
+      if (guardErrorIn(err) || signal?.aborted) throw err;
+      // The session may have expired or the connection dropped: later calls go on a new connection.
+      if (client === used) client = undefined;
+      await used.close().catch(() => {});
+      if (once) throw err;
       return (await connect()).callTool({ name, arguments: args }, options);
     }
   };
