@@ -25,7 +25,10 @@ export abstract class McpTestHttpServer {
   readonly callProtocolVersions: string[] = [];
   /** Calls of the slow tool that the client cancelled. */
   cancelledCalls = 0;
+  /** Whether the destructive tool breaks the connection its call came on, once it has run. */
+  breakConnectionOnReset = false;
   private server?: Server;
+  private requestInFlight?: IncomingMessage;
   protected port = 0;
 
   get url(): string {
@@ -61,6 +64,7 @@ export abstract class McpTestHttpServer {
 
   protected reset(protocolVersion: string | null | undefined) {
     this.countCall(protocolVersion);
+    if (this.breakConnectionOnReset) this.requestInFlight?.socket.destroy();
     return { content: [{ type: 'text' as const, text: 'station reset' }] };
   }
 
@@ -72,6 +76,8 @@ export abstract class McpTestHttpServer {
   async start(port = this.port): Promise<void> {
     this.server = createServer((req, res) => {
       this.authorizations.push(req.headers.authorization ?? '');
+      // The tests call one tool at a time, so the request a tool runs for is the latest one.
+      this.requestInFlight = req;
       this.handle(req, res);
     });
     await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));

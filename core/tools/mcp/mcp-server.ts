@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { weftVersion } from '../../version';
 import { parseJsonList } from '../json-list-setting';
 import type { SecretSource } from '../../secrets';
+import type { RequestInit } from 'undici';
 import type { OutboundHttp } from '../outbound/outbound-http';
 import { ToolError, sourcedToolName, toolMetadata, type ToolDefinition } from '../tool';
 
@@ -63,6 +64,13 @@ function guardErrorIn(err: unknown): ToolError | undefined {
   return cause instanceof ToolError ? cause : undefined;
 }
 
+/** Whether a request body is a `tools/call` of one of these tools. */
+function callsOneOf(tools: ReadonlySet<string>, body: unknown): boolean {
+  if (tools.size === 0 || typeof body !== 'string') return false;
+  const message = JSON.parse(body) as { method?: unknown; params?: { name?: unknown } };
+  return message.method === 'tools/call' && typeof message.params?.name === 'string' && tools.has(message.params.name);
+}
+
 /** How an MCP server's tools are set up: where its token comes from, and their rate limit when it names none. */
 export interface McpConnectOptions {
   secrets: SecretSource;
@@ -76,7 +84,13 @@ export async function connectMcpServer(config: McpServerConfig, outbound: Outbou
     throw new Error(`MCP server ${config.name}: neither ${config.bearer_token_env} nor ${config.bearer_token_env}_FILE is set`);
   // token() is asked before every request, so a reconnect sends it again.
   const authProvider = token ? { token: async () => token } : undefined;
-  const transportOptions = { fetch: outbound.fetch as unknown as FetchLike, ...(authProvider ? { authProvider } : {}) };
+  const destructive = new Set<string>();
+  // A request failing on the network may already have reached the server: the guard may retry it,
+  // except when it carries a destructive tool's call.
+  // (The guard's fetch is undici's; the SDK's FetchLike names the global fetch's types, which undici's only mirror.)
+  const fetch = ((target: string | URL, init?: RequestInit) =>
+    outbound.fetch(target, init, { once: callsOneOf(destructive, init?.body) })) as unknown as FetchLike;
+  const transportOptions = { fetch, ...(authProvider ? { authProvider } : {}) };
   const url = new URL(config.url);
 
   let client: Client | undefined;
@@ -99,6 +113,7 @@ export async function connectMcpServer(config: McpServerConfig, outbound: Outbou
   };
 
   const listed = await (await connect()).listTools();
+  for (const tool of listed.tools) if (tool.annotations?.destructiveHint === true) destructive.add(tool.name);
   const rateLimit = config.rate_limit ?? options.defaultRateLimit;
 
   /** `once`: a destructive call is not sent again on a new connection, since the first may have arrived. */
@@ -108,11 +123,12 @@ export async function connectMcpServer(config: McpServerConfig, outbound: Outbou
     try {
       return await used.callTool({ name, arguments: args }, options);
     } catch (err) {
-      if (guardErrorIn(err) || signal?.aborted) throw err;
+      if (signal?.aborted) throw err;
       // The session may have expired or the connection dropped: later calls go on a new connection.
       if (client === used) client = undefined;
       await used.close().catch(() => {});
-      if (once) throw err;
+      // The guard has already retried what it could; a destructive call may have arrived.
+      if (guardErrorIn(err) || once) throw err;
       return (await connect()).callTool({ name, arguments: args }, options);
     }
   };
