@@ -26,6 +26,7 @@ const sidebar: DefaultTheme.SidebarItem[] = [
       { text: 'Schedules', link: '/guides/schedules' },
       { text: 'Tools', link: '/guides/tools' },
       ...whenWritten({ text: 'The Python sandbox', link: '/guides/python-sandbox' }),
+      { text: 'MCP tools', link: '/guides/mcp-tools' },
       { text: 'Models and providers', link: '/guides/models-and-providers' },
       { text: 'Authentication and tenants', link: '/guides/auth-and-tenants' },
       { text: 'Debugging', link: '/guides/debugging' },
