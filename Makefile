@@ -69,9 +69,12 @@ protos/generated/.stamp: $(PROTOS) node_modules/.weft-installed
 	touch $@
 
 # The docs site (docs/, VitePress, offline) into docs/.vitepress/dist, after regenerating docs/reference/ from the code,
-# type-checking docs/examples/ and checking the links of the Markdown files outside docs/; a dead link fails the build.
+# type-checking and compiling docs/examples/, checking that the pages' code blocks are lines of those samples, and
+# checking the links of the Markdown files outside docs/; a dead link fails the build.
 docs: docs-references
 	node_modules/.bin/tsc --noEmit -p docs/examples
+	python3 -c 'import sys; [compile(open(f).read(), f, "exec") for f in sys.argv[1:]]' docs/examples/*.py
+	$(TSX) infra/docs/check-samples.ts
 	$(TSX) infra/docs/check-repo-links.ts
 	node_modules/.bin/vitepress build docs
 
