@@ -246,7 +246,10 @@ export function modelSteps(deps: TaskWriteDeps) {
     const at = new Date(input.stepAtMs);
     // Read together: only this task's own steps write its run, one after another, so the
     // transcript read here is the one the call needs (and a retry whose reply is stored wastes it).
-    const [stored, transcript] = await Promise.all([store.findRunRecord(input.runId, stepReplyKey(owner, input.step)), transcripts.messagesOf(input.runId)]);
+    // A run this attempt has just started holds neither.
+    const [stored, transcript] = step.startRecordedNow
+      ? [undefined, []]
+      : await Promise.all([store.findRunRecord(input.runId, stepReplyKey(owner, input.step)), transcripts.messagesOf(input.runId)]);
     if (stored) return storedReply(deps, input, stored);
     const copied = input.reuseFrom && (await recordedStep(store, input.reuseFrom, owner, input.step, at));
     if (copied) return reusedStep(deps, input, copied);

@@ -6,7 +6,8 @@ import { EventType } from '../../events/event-types';
 import { endIfExpired } from '../../sessions/conversations';
 import { recordTaskTurnIn } from '../../sessions/history';
 import { SessionEndedError, type RuntimeStore } from '../../store';
-import { findEndedTask, insertTask, recordTaskOutcome, type EndedTask } from '../task-index';
+import { findEndedTask, insertTask, recordTaskOutcome, type EndedTask, type NewTask } from '../task-index';
+import { startFreshOneShotTask } from './fresh-start';
 import { TaskStatus, type ExecutionMode } from '../task-status';
 import { usageTotals, type Spend } from '../task-usage';
 import type { TaskFork } from './forked-steps';
@@ -78,18 +79,15 @@ const finalEventOf = {
 /**
  * Opens the task's session if needed, starts its run (run_started), indexes the task and emits
  * WORKFLOW_STARTED, together. An ended session records the run cancelled instead, and
- * `proceed` is false. Idempotent: a retry returns the recorded decision.
+ * `proceed` is false. Idempotent: a retry returns the recorded decision. `recordedNow` says this
+ * call wrote the start (its run holds nothing else yet).
  */
-async function startTask({ store, pool, tools }: TaskWriteDeps, input: StartTaskInput): Promise<{ proceed: boolean; tools: ToolSummary[] }> {
+async function startTask(
+  { store, pool, tools }: TaskWriteDeps,
+  input: StartTaskInput,
+): Promise<{ proceed: boolean; tools: ToolSummary[]; recordedNow: boolean }> {
   const at = new Date(input.startedAtMs);
   const owner = { ...taskRunOf(input.workflowId), sessionId: input.sessionId };
-  if (input.sessionId) {
-    await endIfExpired(pool, input.sessionId, at);
-    // Sessions named by a task are opened on first use; an ended one stops the run below.
-    await store.createSession(input.sessionId, at).catch((err: unknown) => {
-      if (!(err instanceof SessionEndedError)) throw err;
-    });
-  }
   const labels = {
     task_id: input.taskId,
     tenant_id: input.tenantId,
@@ -103,6 +101,33 @@ async function startTask({ store, pool, tools }: TaskWriteDeps, input: StartTask
     : input.eval
       ? `task started as eval ${input.eval.evalId} of ${input.eval.fromTaskId}`
       : 'task started';
+  const indexed = (status: NewTask['status']): NewTask => ({
+    taskId: input.taskId,
+    workflowId: input.workflowId,
+    runId: owner.runId,
+    tenantId: input.tenantId,
+    userId: input.userId,
+    ...(input.submittedBy ? { submittedBy: input.submittedBy } : {}),
+    sessionId: input.sessionId,
+    query: input.query,
+    mode: input.mode,
+    status,
+    createdAt: at,
+    ...(input.eval ? { evalId: input.eval.evalId } : {}),
+    ...(input.template ? { template: input.template } : {}),
+  });
+  const startedEvent = taskEvent(input.workflowId, 'started', EventType.WorkflowStarted, at, { message: startedMessage });
+  const offered = offeredTools(tools, input);
+  // Outside a session nothing can stop the start: a first attempt writes it in one statement.
+  if (!input.sessionId && (await startFreshOneShotTask(pool, runStartOf(owner, at, labels), indexed(TaskStatus.Running), startedEvent)))
+    return { proceed: true, tools: offered, recordedNow: true };
+  if (input.sessionId) {
+    await endIfExpired(pool, input.sessionId, at);
+    // Sessions named by a task are opened on first use; an ended one stops the run below.
+    await store.createSession(input.sessionId, at).catch((err: unknown) => {
+      if (!(err instanceof SessionEndedError)) throw err;
+    });
+  }
   const start = input.sessionId ? store.startRootRun : store.startOneShotRun;
   const result = await start(runStartOf(owner, at, labels), async (tx, started) => {
     const proceed = started.decision === 'proceed';
@@ -110,29 +135,15 @@ async function startTask({ store, pool, tools }: TaskWriteDeps, input: StartTask
     await commitWith(
       tx,
       Promise.all([
-        insertTask(tx, {
-          taskId: input.taskId,
-          workflowId: input.workflowId,
-          runId: owner.runId,
-          tenantId: input.tenantId,
-          userId: input.userId,
-          ...(input.submittedBy ? { submittedBy: input.submittedBy } : {}),
-          sessionId: input.sessionId,
-          query: input.query,
-          mode: input.mode,
-          status: proceed ? TaskStatus.Running : TaskStatus.Cancelled,
-          createdAt: at,
-          ...(input.eval ? { evalId: input.eval.evalId } : {}),
-          ...(input.template ? { template: input.template } : {}),
-        }),
+        insertTask(tx, indexed(proceed ? TaskStatus.Running : TaskStatus.Cancelled)),
         appendTaskEvents(tx, [
-          taskEvent(input.workflowId, 'started', EventType.WorkflowStarted, at, { message: startedMessage }),
+          startedEvent,
           ...(proceed ? [] : [taskEvent(input.workflowId, 'finished', EventType.WorkflowCancelled, at, { message: 'session ended before the task started' })]),
         ]),
       ]),
     );
   });
-  return { proceed: result.decision === 'proceed', tools: offeredTools(tools, input) };
+  return { proceed: result.decision === 'proceed', tools: offered, recordedNow: result.inserted };
 }
 
 /** The tools a task's agent is offered: the tenant's, narrowed to the task's allowed tools when it names them. */
