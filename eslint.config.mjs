@@ -8,7 +8,7 @@ import { builtinModules } from 'node:module';
 const nodeBuiltins = builtinModules.flatMap((name) => [name, `node:${name}`]);
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'protos/generated/', '.state/', '.tools/', 'coverage/'] },
+  { ignores: ['node_modules/', 'protos/generated/', '.state/', '.tools/', 'coverage/', 'test/replay/builds/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -30,9 +30,9 @@ export function submittedTaskId(requestedTaskId: string, metadata: Metadata, pri
   return tenantScopedTaskId(principal.tenantId, text);
 }
 
-/** The search attributes operators find a task's workflow by, as it starts. */
+/** The search attributes operators find a task's workflow by, as it starts: the status it runs with, so the workflow need not upsert it. */
 export const taskSearchAttributes = (input: TaskWorkflowInput) => [
-  { key: taskStatusKey, value: 'QUEUED' },
+  { key: taskStatusKey, value: 'RUNNING' },
   { key: executionModeKey, value: input.manualPlan ? 'COMPLEX' : input.autoDecompose ? 'ROUTING' : 'STANDARD' },
   { key: userIdKey, value: input.userId },
   { key: sessionIdKey, value: input.sessionId },

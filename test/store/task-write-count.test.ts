@@ -74,6 +74,6 @@ describe('a STANDARD task on its first attempt', () => {
     expect(events.length).toBeLessThanOrEqual(13);
     // The start set the status the task runs with: no upsert needed to say RUNNING.
     const started = events[0]!.workflowExecutionStartedEventAttributes?.searchAttributes?.indexedFields ?? {};
-    expect(defaultPayloadConverter.fromPayload(started.WeftTaskStatus!)).toEqual(['RUNNING']);
+    expect(defaultPayloadConverter.fromPayload(started.WeftTaskStatus!)).toEqual('RUNNING');
   });
 });
