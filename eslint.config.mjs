@@ -37,7 +37,18 @@ function apiDoorRules() {
 }
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'protos/generated/', '.state/', '.tools/', 'coverage/', 'docs/.vitepress/dist/', 'docs/.vitepress/cache/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'protos/generated/',
+      '.state/',
+      '.tools/',
+      'coverage/',
+      'docs/.vitepress/dist/',
+      'docs/.vitepress/cache/',
+      'test/replay/builds/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,8 +1,10 @@
-// Runs the bare baseline workflows in their own process, like the Weft worker they are compared with.
+// Runs the bare baseline workflows in their own process, like the Weft worker they are compared with:
+// with the same Node flags and environment (weft-beside-bare.ts), and the same log line per task
+// ended, written by the same logger.
 import { NativeConnection, Worker } from '@temporalio/worker';
 import OpenAI from 'openai';
 import { Pool } from 'pg';
-import '../test/setup/quiet-logs';
+import { log } from '../core/telemetry/logger';
 
 async function main(): Promise<void> {
   const model = new OpenAI({ baseURL: process.env.WEFT_LLM_BASE_URL!, apiKey: 'bench' });
@@ -17,6 +19,7 @@ async function main(): Promise<void> {
   await database.query('CREATE TABLE IF NOT EXISTS bare_task_ends (workflow_id text PRIMARY KEY, answer text NOT NULL, finished_at timestamptz NOT NULL)');
   const recordEnd = async (workflowId: string, answer: string) => {
     await database.query('INSERT INTO bare_task_ends VALUES ($1, $2, now()) ON CONFLICT (workflow_id) DO NOTHING', [workflowId, answer]);
+    log().info({ workflowId, status: 'COMPLETED' }, 'task ended');
   };
   const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const worker = await Worker.create({

@@ -11,6 +11,7 @@ import { startTestServices } from '../test/setup/test-services';
 import { startReadyProcess, stop } from '../test/support/processes';
 import { startBenchApi } from './bench-api';
 import { startBenchWorker } from './bench-worker';
+import { workerEnv, workerNodeFlags } from '../infra/processes';
 
 /**
  * What the benches that hold Weft against bare Temporal run on: their own Temporal dev server and
@@ -27,7 +28,13 @@ export async function startWeftBesideBare(options: { workerNodeFlags?: string[];
   const weftQueue = `bench-weft-${randomUUID()}`;
   const bareQueue = `bench-bare-${randomUUID()}`;
   const weftWorker = await startBenchWorker(weftQueue, model.baseURL, {}, options.workerNodeFlags);
-  const bareWorker = await startReadyProcess('bench/bare-worker.ts', { WEFT_TASK_QUEUE: bareQueue, WEFT_LLM_BASE_URL: model.baseURL });
+  // Like for like: the bare worker runs with the Weft worker's Node flags and environment.
+  const bareWorker = await startReadyProcess(
+    'bench/bare-worker.ts',
+    { WEFT_TASK_QUEUE: bareQueue, WEFT_LLM_BASE_URL: model.baseURL, ...workerEnv },
+    'worker process ready',
+    options.workerNodeFlags ?? workerNodeFlags,
+  );
   const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const temporal = new Client({ connection });
   const { api, stop: stopApi } = await startBenchApi(temporal, pool, weftQueue, model.baseURL);

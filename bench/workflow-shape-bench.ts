@@ -40,7 +40,7 @@ async function main(): Promise<void> {
       taskQueue,
       workflowId: `shape-${randomUUID()}`,
       typedSearchAttributes: [
-        { key: taskStatusKey, value: 'QUEUED' },
+        { key: taskStatusKey, value: 'RUNNING' },
         { key: executionModeKey, value: 'STANDARD' },
       ],
     });

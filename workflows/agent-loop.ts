@@ -12,7 +12,6 @@ import { approvalRequestOf, type ApprovalRequest, type AwaitApproval } from './a
 import { startPending, startRecorded } from './run-context';
 import { taskRunIdOf, type TaskScope } from './task-scope';
 import type { PromptParams } from '../core/tools/tool';
-import { Patches, takesNewPath } from './patches';
 import { isClientToolCall, runClientToolCalls, type ClientToolExchange } from './client-tool-calls';
 
 // The agent loop shared by a single-agent task and each agent of a COMPLEX task: one activity per
@@ -73,8 +72,8 @@ export interface AgentLoopParams {
   reuse?: { fromRunId: string; belowStep: number };
   /** Told the tools the task offers, when this loop's first step recorded the task's start (run-context.ts). */
   onToolsOffered?: (tools: ToolSummary[]) => void;
-  /** Awaited at every step boundary: holds the loop while its task is paused (task-steering.ts). */
-  hold?: () => Promise<void>;
+  /** Asked at every step boundary: holds the loop while its task is paused (task-steering.ts); nothing to wait for otherwise. */
+  hold?: () => Promise<void> | undefined;
   /** People's messages for the next model step (task-steering.ts). */
   takeMessages?: () => TaskMessage[];
   /** Tools the task's OpenAI client declares and runs (client-tool-calls.ts). */
@@ -276,8 +275,10 @@ export async function runAgentLoop(given: AgentLoopParams, from: AgentLoopState)
   const state = { ...from, toolResultsFor: [...from.toolResultsFor] };
   let stepsHere = 0;
   for (;;) {
-    // Before the hand-over too: a paused loop keeps its pause in this history.
-    await params.hold?.();
+    // Before the hand-over too: a paused loop keeps its pause in this history. Not paused (nearly
+    // always), there is nothing to wait for, and no promise is made.
+    const held = params.hold?.();
+    if (held) await held;
     if (stepsHere >= params.stepsPerHistory) return { kind: 'continue', state };
     noteProgress(params, state, state.toolResultsFor);
     const step = await runModelStep.executeWithOptions({ summary: modelStepSummary(params, state.step) }, [modelStepInput(params, state)]);
@@ -309,7 +310,8 @@ export async function runAgentLoop(given: AgentLoopParams, from: AgentLoopState)
     }
     const approved = await approvedCalls(params, step.toolCalls, state);
     if (approved.kind !== 'approved') return approved;
-    await params.hold?.();
+    const heldBeforeTools = params.hold?.();
+    if (heldBeforeTools) await heldBeforeTools;
     const reuse = reuseFor(params, state.step - 1);
     const done: string[] = [];
     // An eval's client calls are answered from the record, as Weft's own are: no client is waiting for them.
@@ -324,7 +326,7 @@ export async function runAgentLoop(given: AgentLoopParams, from: AgentLoopState)
       return outcome;
     });
     const unknown = ours.filter((_call, i) => isUnknown(outcomes[i]!));
-    if (unknown.length > 0 && takesNewPath(Patches.toolOutcomeReview)) {
+    if (unknown.length > 0) {
       for (const call of unknown) await reviewUnknownOutcome(params, call);
     }
     if (forClient.length > 0 && !(await runClientToolCalls(params.clientTools!, forClient, (call) => toolCallInput(params, call), params.approvalTimeoutMs))) {

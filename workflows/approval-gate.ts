@@ -14,7 +14,6 @@ import type { ApprovalDecidedPayload } from '../core/tasks/run/run-records';
 import { storeActivities } from './activity-stubs';
 import { approvalDecisionSignal, approvalDecisionUpdate, handlerDescriptions, type ApprovalDecision, type PendingApprovalView } from './messages';
 import { awaitingApprovalKey } from './search-attributes';
-import { Patches, takesNewPath } from './patches';
 import type { TaskScope } from './task-scope';
 
 const { requestApproval, recordApprovalDecision, recordIgnoredDecision } = storeActivities;
@@ -78,7 +77,6 @@ function recordDecision(request: ApprovalRequest, status: 'approved' | 'rejected
 /** A signal cannot be refused: what it could not do is put where the task's readers see it. */
 function showIgnoredDecision(taskWorkflowId: string, key: string, incoming: unknown, reason: string): void {
   log.warn('ignored an approval decision', { reason });
-  if (!takesNewPath(Patches.visibleIgnoredDecisions)) return;
   const { approvalId, approved } = (incoming ?? {}) as { approvalId?: unknown; approved?: unknown };
   const approval = typeof approvalId === 'string' && typeof approved === 'boolean' ? { approvalId, approved } : {};
   recordIgnoredDecision({ taskWorkflowId, key, ...approval, reason, atMs: Date.now() }).catch((err: unknown) =>
@@ -172,7 +170,7 @@ export function createApprovalGate(view: { pendingApproval?: PendingApprovalView
       const recorded = await requestApproval({ ...request, workflowId, atMs: Date.now() });
       requested = true;
       // A reset re-drove the workflow past a decision the store holds: it is applied again, not awaited.
-      if (recorded?.decided && takesNewPath(Patches.recordedDecisions)) {
+      if (recorded?.decided) {
         if (recorded.decided.status === 'expired') timedOut = true;
         else gate.decision = recordedDecision(request.approvalId, recorded.decided);
       }

@@ -1,31 +1,40 @@
-import { patched } from '@temporalio/workflow';
-
-// Every patch of the workflow code, in one place. A patch lets a workflow started on an older build
-// replay its old path while new workflows take the new one; its marker names it in the history.
-// Its stages (Temporal's patching-api): `patched(id)` while workflows that took the old path may
-// still be open; `deprecatePatch(id)` once none is (the new path only, the marker still written);
-// then the patch is removed once no open workflow has its marker either. With worker versioning
-// (the default, workers/worker-version.ts) a workflow change ships as a new build instead, and no
-// new patch is needed: a running task stays on the build that started it.
+// Every patch the workflow code ever took, in one place, and the build that retired it. A patch let
+// a workflow started on an older build replay its old path while new workflows took the new one;
+// its marker names it in the histories of workflows started while it was live. Workers are
+// versioned by default (workers/worker-version.ts): a task stays on the build that started it, so a
+// change of workflow code ships as a new build, never as a branch on `patched`, and none is live: the
+// workflow code takes every new path below unconditionally, and records no marker. Histories of
+// the builds that still had them replay against those builds, frozen under test/replay/builds; a
+// deployment running with versioning off drains those tasks before upgrading
+// (docs/internals/replay-and-versions.md).
 // test/replay/patch-registry.test.ts holds this list against the golden histories and the code.
 
 export interface Patch {
   /** The marker's id in histories: never changed once shipped. */
   id: string;
-  /** What a workflow takes when the patch applies; one that started before it takes the old path. */
+  /** What a workflow took when the patch applied; one that started before it took the old path. */
   newPath: string;
   /** When the new path shipped: workflows started before then may take the old path. */
   added: string;
-  /** When `patched` may become `deprecatePatch`, the old path and its golden histories going with it. */
+  /** When nothing that may take the old path is open any more (`npm run weft -- patches` counts what is). */
   deprecateWhen: string;
-  /** A newer patch that implies this one: a new workflow records only that one's marker, and takes this path with it. */
+  /** A newer patch that implied this one: a workflow of its time recorded only that one's marker, and took this path with it. */
   impliedBy?: string;
+  /** The last build whose code asked `patched` for it: every later build takes the new path without asking. Its histories replay against it (frozen under test/replay/builds). */
+  lastPatchedIn: string;
 }
 
 /** The usual condition: nothing started before the patch shipped still runs (`npm run weft -- patches` counts them). */
 const noneOpenFrom = (added: string) => `no task or agent workflow started before ${added} is open`;
 
-const patch = (fields: Omit<Patch, 'deprecateWhen'> & { deprecateWhen?: string }): Patch => ({ deprecateWhen: noneOpenFrom(fields.added), ...fields });
+/** The build whose workflow code was the last to ask `patched`, for every patch below. */
+const lastPatchedBuild = 'wf-b6a073d114728b97';
+
+const patch = (fields: Omit<Patch, 'deprecateWhen' | 'lastPatchedIn'> & { deprecateWhen?: string }): Patch => ({
+  deprecateWhen: noneOpenFrom(fields.added),
+  lastPatchedIn: lastPatchedBuild,
+  ...fields,
+});
 
 export const Patches = {
   unrecordableEndFailsTask: patch({
@@ -76,8 +85,3 @@ export const Patches = {
     added: '2026-12-02',
   }),
 } as const satisfies Record<string, Patch>;
-
-/** Whether this workflow takes the patch's new path: its marker, or the marker of the newer patch that implies it. */
-export function takesNewPath(given: Patch): boolean {
-  return (given.impliedBy !== undefined && patched(given.impliedBy)) || patched(given.id);
-}

@@ -6,7 +6,6 @@ import type { AgentWorkflowInput, AgentWorkflowResult, agentWorkflow } from './a
 import type { AgentView } from './messages';
 import type { TaskSettings } from './settings';
 import { agentMetadata } from './ui-metadata';
-import { Patches, takesNewPath } from './patches';
 import { failureMessageOf } from './task-outcomes';
 
 export interface PlanContext {
@@ -15,7 +14,7 @@ export interface PlanContext {
   settings: TaskSettings;
   agents: AgentView[];
   /** Holds while the task is paused: no agent starts meanwhile. */
-  hold(): Promise<void>;
+  hold(): Promise<void> | undefined;
 }
 
 type AgentOutcome = AgentWorkflowResult | { kind: 'failed'; message: string; state: { tokens: number; costUsd: number } };
@@ -46,7 +45,7 @@ async function startingOnceFree<T>(start: () => Promise<T>): Promise<T> {
     try {
       return await start();
     } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError) || wait > agentIdWaits || !takesNewPath(Patches.waitForAgentId)) throw err;
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError) || wait > agentIdWaits) throw err;
       const seconds = Math.min(2 ** (wait - 1), 60);
       await sleep(seconds * 1000, { summary: `the agent's workflow id is still taken by an earlier run's agent (wait ${wait} of ${agentIdWaits})` });
     }
@@ -62,7 +61,7 @@ async function nextToEnd(running: Map<string, Promise<[string, AgentOutcome]>>):
   try {
     return await Promise.race(running.values());
   } catch (err) {
-    if (isCancellation(err) && takesNewPath(Patches.cancelledTaskWaitsForAgents)) await Promise.allSettled(running.values());
+    if (isCancellation(err)) await Promise.allSettled(running.values());
     throw err;
   }
 }

@@ -6,7 +6,6 @@ import type { TaskView } from './messages';
 import { failureMessageOf, type TaskOutcome } from './task-outcomes';
 import { taskRunFieldsOf, type TaskScope } from './task-scope';
 import type { TaskWorkflowInput } from './task-workflow-types';
-import { Patches, takesNewPath } from './patches';
 
 const { draftMemoryNote } = modelActivities;
 const { runToolCall } = toolActivities;
@@ -17,16 +16,17 @@ interface RememberingTask {
   view: TaskView;
 }
 
+/** Whether the task's outcome leaves a note: an eval's task leaves nothing in its user's memory (it re-runs recorded work, it is not new work). */
+export const leavesMemoryNote = ({ input }: Pick<RememberingTask, 'input'>, outcome: TaskOutcome) =>
+  outcome.status === 'COMPLETED' && input.settings.rememberResults && !input.eval && outcome.result.length >= minRememberedResultLength;
+
 /**
- * With WEFT_USER_MEMORY on, a completed task's long answer leaves a note in its user's memory: a
- * small-tier model call says what is worth keeping, and memory_write keeps it, both recorded as the
- * task's agent "memory". Best effort: the task completes whatever happens here, and the log says why
- * nothing was kept.
+ * With WEFT_USER_MEMORY on, a completed task's long answer leaves a note in its user's memory
+ * (leavesMemoryNote): a small-tier model call says what is worth keeping, and memory_write keeps
+ * it, both recorded as the task's agent "memory". Best effort: the task completes whatever happens
+ * here, and the log says why nothing was kept.
  */
-export async function rememberResult({ input, task, view }: RememberingTask, outcome: TaskOutcome): Promise<void> {
-  // An eval's task leaves nothing in its user's memory: it re-runs recorded work, it is not new work.
-  if (outcome.status !== 'COMPLETED' || !input.settings.rememberResults || input.eval || outcome.result.length < minRememberedResultLength) return;
-  if (!takesNewPath(Patches.rememberResults)) return;
+export async function rememberResult({ task, view }: RememberingTask, outcome: TaskOutcome): Promise<void> {
   const run = { ...taskRunFieldsOf(task), agentId: TaskAgent.Memory };
   try {
     const note = await draftMemoryNote.executeWithOptions({ summary: 'memory: what this task leaves its user' }, [

@@ -34,11 +34,18 @@ type Route =
 const outputText = (content: unknown) => (typeof content === 'string' ? content : JSON.stringify(content));
 
 /** The mode (and plan) a task runs in: the caller's plan, complexity analysis, or STANDARD. */
-async function routeTask({ input, task }: TaskContext): Promise<Route> {
+function routeTask(ctx: TaskContext): Route | Promise<Route> {
+  const { input } = ctx;
   if (input.directTool) return { kind: 'run', mode: 'SIMPLE', estimatedCostUsd: 0, directTool: input.directTool };
   const plan = input.manualPlan;
+  // Known without asking anything (STANDARD, nearly always): no promise to wait for.
   if (plan || (!input.autoDecompose && !input.reviewPlan))
     return { kind: 'run', mode: plan ? 'COMPLEX' : 'STANDARD', ...(plan ? { plan } : {}), estimatedCostUsd: 0 };
+  return routedByModel(ctx);
+}
+
+/** A route a model decides: a plan to review (the planner makes it), or complexity analysis. */
+async function routedByModel({ input, task }: TaskContext): Promise<Route> {
   // A plan to review is a plan: no analysis, the planner makes one.
   if (input.reviewPlan) return decomposed(task, 'COMPLEX', 0);
   const routing = await analyzeComplexity.executeWithOptions({ summary: 'complexity analysis: which mode the task runs in' }, [routingInputOf(task)]);
@@ -121,7 +128,8 @@ export async function runTask(ctx: TaskContext): Promise<TaskOutcome> {
     ctx.report.mode('STANDARD');
     return runSingleAgent(ctx, input.query, input.resume.loop);
   }
-  const routed = await routeTask(ctx);
+  const routing = routeTask(ctx);
+  const routed = routing instanceof Promise ? await routing : routing;
   if (routed.kind === 'answered') {
     ctx.report.mode('SIMPLE');
     return completed(routed.answer, 'cache');

@@ -19,16 +19,15 @@ export interface TaskReport {
 
 /**
  * The task's state, held by its workflow: the view the taskStatus query shows and the tools the task
- * offers. `keepsStartedMode`: a workflow that the API started with its mode already set upserts it
- * only when routing changes it (Patches.firstStepStartsTask).
+ * offers. The API starts the workflow with its mode already set: it is upserted only when routing changes it.
  */
-export function createTaskState(keepsStartedMode: boolean) {
+export function createTaskState() {
   const view: TaskView = { status: 'RUNNING', mode: '', progress: 0, agents: [], tokens: 0, costUsd: 0 };
   let tools: ToolSummary[] = [];
   const report: TaskReport = {
     mode(mode) {
       view.mode = mode;
-      if (keepsStartedMode && workflowInfo().typedSearchAttributes.get(executionModeKey) === mode) return;
+      if (workflowInfo().typedSearchAttributes.get(executionModeKey) === mode) return;
       upsertSearchAttributes([{ key: executionModeKey, value: mode }]);
     },
     progress: (fraction) => void (view.progress = fraction),

@@ -29,7 +29,7 @@ const maxMessageChars = 32 * 1024;
 
 export interface TaskSteering {
   /** Resolves at once unless the task is paused; then once it is resumed. Every step boundary awaits it. */
-  hold(): Promise<void>;
+  hold(): Promise<void> | undefined;
   /** The messages people sent since the last call, for the next model step (each is handed out once). */
   takeMessages(): TaskMessage[];
 }
@@ -132,7 +132,7 @@ export function steerTask(options: SteeringOptions): TaskSteering {
 
   const takeMessages = receiveMessages(options);
   // Not paused, a step boundary waits for nothing: no condition is even registered.
-  return { hold: () => (paused.isPaused ? condition(() => !paused.isPaused) : Promise.resolve()), takeMessages };
+  return { hold: () => (paused.isPaused ? condition(() => !paused.isPaused) : undefined), takeMessages };
 }
 
 /**
@@ -182,5 +182,5 @@ export function agentSteering(): TaskSteering {
   const messages = inbox();
   setHandler(agentHoldSignal, (hold) => void (held = hold), { description: handlerDescriptions.agentHold });
   setHandler(agentMessageSignal, messages.add, { description: handlerDescriptions.agentMessage });
-  return { hold: () => (held ? condition(() => !held) : Promise.resolve()), takeMessages: messages.take };
+  return { hold: () => (held ? condition(() => !held) : undefined), takeMessages: messages.take };
 }

@@ -71,7 +71,7 @@ export interface TaskContext {
   tools(): readonly ToolSummary[];
   readonly awaitApproval: AwaitApproval;
   /** Awaited at every step boundary: holds while the task is paused. */
-  hold(): Promise<void>;
+  hold(): Promise<void> | undefined;
   /** People's messages for the task's own next model step. */
   takeMessages(): TaskMessage[];
   readonly report: TaskReport;

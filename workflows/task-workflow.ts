@@ -15,7 +15,6 @@ import { lifecycleActivities, storeActivities } from './activity-stubs';
 import { createApprovalGate } from './approval-gate';
 import { taskRunFieldsOf, type TaskScope } from './task-scope';
 import { taskRunOfThisRun } from './reset-run';
-import { Patches, takesNewPath } from './patches';
 import { deferStart, enterRun } from './run-context';
 import { cancelTaskSignal, handlerDescriptions, taskFailedType, taskStatusQuery, type CancelRequest, type TaskView } from './messages';
 import { taskStatusKey } from './search-attributes';
@@ -23,7 +22,7 @@ import { failed, failureMessageOf, type TaskOutcome } from './task-outcomes';
 import type { TaskWorkflowInput, TaskWorkflowResult } from './task-workflow-types';
 import { runTask } from './run-task';
 import { steerTask } from './task-steering';
-import { rememberResult } from './remember-result';
+import { leavesMemoryNote, rememberResult } from './remember-result';
 import { createTaskState } from './task-state';
 
 const { recordCancellationRequest } = storeActivities;
@@ -38,14 +37,13 @@ const goesStraightToItsAgent = (input: TaskWorkflowInput) =>
  * task that goes straight to its one agent leaves its start to whichever of its activities runs
  * first, its first model step unless a cancellation's request comes before it (run-context.ts):
  * per task, one local activity (its marker, its run in the worker, the activation it resolves) less.
+ * The API starts the workflow with the status it runs with (RUNNING): nothing to upsert then.
  */
-async function startTheTask(
-  input: TaskWorkflowInput,
-  firstStepStartsTask: boolean,
-  view: TaskView,
-): Promise<{ tools: ToolSummary[] } | { ended: TaskWorkflowResult }> {
-  const { workflowId, startTime } = workflowInfo();
-  upsertSearchAttributes([{ key: taskStatusKey, value: 'RUNNING' }]);
+function startTheTask(input: TaskWorkflowInput, view: TaskView): Started | Promise<Started> {
+  const { workflowId, startTime, typedSearchAttributes } = workflowInfo();
+  // Started by something other than the API (an operator's `temporal workflow start`): the status
+  // the engine-endings reconciler looks for is set here instead.
+  if (typedSearchAttributes.get(taskStatusKey) === undefined) upsertSearchAttributes([{ key: taskStatusKey, value: 'RUNNING' }]);
   const allowed = input.allowedTools ? { allowedTools: input.allowedTools } : {};
   const fork = input.fork ? { fork: input.fork } : {};
   const start: StartTaskInput = {
@@ -59,11 +57,18 @@ async function startTheTask(
     ...(input.eval ? { eval: input.eval } : {}),
     ...(input.template ? { template: input.template } : {}),
   };
-  if (firstStepStartsTask && goesStraightToItsAgent(input)) {
-    // Its first model step records it, and returns the tools it offers.
+  if (goesStraightToItsAgent(input)) {
+    // Its first model step records it, and returns the tools it offers: nothing to wait for here.
     deferStart(start);
     return { tools: [] };
   }
+  return recordStart(start, view);
+}
+
+type Started = { tools: ToolSummary[] } | { ended: TaskWorkflowResult };
+
+/** The start recorded by its own local activity: a session that has ended ends the task at once. */
+async function recordStart(start: StartTaskInput, view: TaskView): Promise<Started> {
   const started = await startTask(start);
   if (!started.proceed) {
     view.status = 'CANCELLED';
@@ -127,7 +132,6 @@ async function recordEnd({ input, task }: EndingTask, end: TaskOutcome): Promise
   try {
     return { end, spent: await record(end) };
   } catch (err) {
-    if (!takesNewPath(Patches.unrecordableEndFailsTask)) throw err;
     const instead = failed(`the task's end (${end.status}) could not be recorded: ${failureMessageOf(err)}`, end.model);
     return { end: instead, spent: await record(instead) };
   }
@@ -139,7 +143,7 @@ async function recordEnd({ input, task }: EndingTask, end: TaskOutcome): Promise
  */
 function endTheTask(ending: Parameters<typeof finishTaskRun>[0], outcome: TaskOutcome): Promise<TaskWorkflowResult> {
   return CancellationScope.nonCancellable(async () => {
-    await rememberResult(ending, outcome);
+    if (leavesMemoryNote(ending, outcome)) await rememberResult(ending, outcome);
     return finishTaskRun(ending, outcome);
   });
 }
@@ -155,8 +159,6 @@ export async function taskWorkflow(given: TaskWorkflowInput): Promise<TaskWorkfl
   // A schedule's run is the task its workflow id names: Temporal names each run of a schedule.
   const input = given.taskId ? given : { ...given, taskId: workflowId };
   const run = taskRunOfThisRun(input.resume);
-  // Asked at the top too: a reset to the first workflow task takes the new path.
-  const firstStepStartsTask = takesNewPath(Patches.firstStepStartsTask);
   const task: TaskScope = {
     ...taskRefOf(input),
     taskWorkflowId: workflowId,
@@ -167,7 +169,7 @@ export async function taskWorkflow(given: TaskWorkflowInput): Promise<TaskWorkfl
   };
   enterRun(task);
   const runId = run.taskRunId;
-  const state = createTaskState(firstStepStartsTask);
+  const state = createTaskState();
   const { view } = state;
   setHandler(taskStatusQuery, () => view, { description: handlerDescriptions.taskStatus });
   const awaitApproval = createApprovalGate(view, { taskWorkflowId: workflowId });
@@ -175,7 +177,8 @@ export async function taskWorkflow(given: TaskWorkflowInput): Promise<TaskWorkfl
   if (input.resume) {
     state.report.toolsOffered(input.resume.tools);
   } else {
-    const started = await startTheTask(input, firstStepStartsTask, view);
+    const starting = startTheTask(input, view);
+    const started = starting instanceof Promise ? await starting : starting;
     if ('ended' in started) return started.ended;
     state.report.toolsOffered(started.tools);
   }
@@ -232,6 +235,7 @@ export async function taskWorkflow(given: TaskWorkflowInput): Promise<TaskWorkfl
     }
   }
   finishing = true;
-  await cancelling;
+  // A CancelTask whose request is still being recorded: its record comes before the end.
+  if (cancelling) await cancelling;
   return endTheTask({ input, task, view }, outcome);
 }

@@ -45,9 +45,9 @@ export interface TaskStarter {
   limits: SubmissionLimits;
 }
 
-/** The search attributes operators find a task's workflow by, as it starts. */
+/** The search attributes operators find a task's workflow by, as it starts: the status it runs with, so the workflow need not upsert it. */
 export const taskSearchAttributes = (input: TaskWorkflowInput) => [
-  { key: taskStatusKey, value: 'QUEUED' },
+  { key: taskStatusKey, value: 'RUNNING' },
   { key: executionModeKey, value: input.manualPlan ? 'COMPLEX' : input.autoDecompose ? 'ROUTING' : 'STANDARD' },
   { key: userIdKey, value: input.userId },
   { key: sessionIdKey, value: input.sessionId },

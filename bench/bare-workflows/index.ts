@@ -7,7 +7,7 @@
 // STANDARD task's own shape with nothing inside it: one activity (which records the task's start),
 // its end as a local activity, its status upserts and the patch every task checks first; and that
 // one activity alone, with the status upserts.
-import { patched, proxyActivities, proxyLocalActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { taskStatusKey } from '../../workflows/search-attributes';
 
 export interface BareActivities {
@@ -40,12 +40,10 @@ export async function oneEmptyActivityWorkflow(): Promise<number> {
 
 /**
  * A STANDARD task's shape (workflows/task-workflow.ts): the same commands, in the same workflow
- * tasks. Every task checks a patch first (workflows/reset-run.ts), which records a marker and
- * upserts TemporalChangeVersion; the mode the API started it with is not upserted again.
+ * tasks. The API started it with the status and mode it runs with, so neither is upserted until
+ * the end; no patch is asked (a change ships as a new build).
  */
 export async function taskShapeWorkflow(): Promise<number> {
-  patched('task-shape');
-  upsertSearchAttributes([{ key: taskStatusKey, value: 'RUNNING' }]);
   let total = await noop(1);
   total += await local.noop(2);
   upsertSearchAttributes([{ key: taskStatusKey, value: 'COMPLETED' }]);

@@ -111,6 +111,11 @@ export const isLiveOnly = (event: TaskEvent) => event.seq === 0;
 
 /** Notifies the task's readers of an event that is not stored: they get it only while connected. */
 export async function publishLiveEvent(db: Queryable, event: Omit<NewTaskEvent, 'key' | 'payload'>): Promise<void> {
+  await db.query('SELECT pg_notify($1, $2)', [eventChannel, liveEventNote(event)]);
+}
+
+/** The notification (on eventChannel) that delivers a live-only event: seq 0, never stored. */
+export function liveEventNote(event: Omit<NewTaskEvent, 'key' | 'payload'>): string {
   const note = {
     workflow_id: event.workflowId,
     seq: 0,
@@ -121,7 +126,7 @@ export async function publishLiveEvent(db: Queryable, event: Omit<NewTaskEvent, 
     payload: {},
     created_at: event.at,
   };
-  await db.query('SELECT pg_notify($1, $2)', [eventChannel, JSON.stringify(note)]);
+  return JSON.stringify(note);
 }
 
 /**

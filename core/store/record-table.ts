@@ -146,7 +146,7 @@ const oneRecord = '(VALUES ($2::text, $3::text, $4::text, $5::text, $6::text, $7
 const recordArrays = 'unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bytea[], $8::timestamptz[]) WITH ORDINALITY';
 
 /** The records' columns after the run id, one array per column, each in the records' order. */
-function recordColumnArrays(records: RecordInput[]): unknown[][] {
+export function recordColumnArrays(records: RecordInput[]): unknown[][] {
   const rows = records.map((record) => recordParams(record).slice(1));
   return rows[0]!.map((_, column) => rows.map((row) => row[column]));
 }

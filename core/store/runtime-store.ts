@@ -133,6 +133,13 @@ function validateAppend(record: RecordInput): void {
   }
 }
 
+/** appendRunRecords' rules for a batch, checked before anything is read: each record appendable, one run, distinct keys. */
+export function validateAppendBatch(records: RecordInput[]): void {
+  records.forEach(validateAppend);
+  if (new Set(records.map((r) => r.runId)).size > 1) throw new InvalidStoreInputError('a batch holds the records of one run');
+  requireDistinctKeys(records);
+}
+
 /** The store's reads: one query each, outside any transaction. */
 function storeReads(pool: Pool): Pick<RuntimeStore, 'loadRun' | 'loadRunSuspension' | 'findRunRecord' | 'listRunRecords' | 'listSessionRunRecords'> {
   return {
@@ -208,9 +215,7 @@ export function createRuntimeStore(pool: Pool): RuntimeStore {
       return change((tx) => appendRecord(tx, record), alsoWrite);
     },
     async appendRunRecords(records, alsoWrite) {
-      records.forEach(validateAppend);
-      if (new Set(records.map((r) => r.runId)).size > 1) throw new InvalidStoreInputError('a batch holds the records of one run');
-      requireDistinctKeys(records);
+      validateAppendBatch(records);
       return storeTransaction(pool, async (tx) => {
         const written = await appendRecords(tx, records);
         if (written.some((w) => w.inserted)) await alsoWrite?.(tx, written);

@@ -101,9 +101,9 @@ export interface EndedTask {
   userId: string;
 }
 
-type EndedTaskRow = { total_tokens: number; cost_usd: number; mode: string; created_at: Date; tenant_id: string; user_id: string };
+export type EndedTaskRow = { total_tokens: number; cost_usd: number; mode: string; created_at: Date; tenant_id: string; user_id: string };
 const endedTaskColumns = 'total_tokens, cost_usd, mode, created_at, tenant_id, user_id';
-const toEndedTask = (row: EndedTaskRow): EndedTask => ({
+export const toEndedTask = (row: EndedTaskRow): EndedTask => ({
   spent: { tokens: row.total_tokens, costUsd: row.cost_usd },
   mode: row.mode,
   createdAt: row.created_at,

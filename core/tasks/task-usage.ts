@@ -26,6 +26,21 @@ export const usageTotalsFromSteps = `(prompt_tokens, completion_tokens, total_to
                coalesce(sum(cost_usd), 0), coalesce(bool_or(cache_hit), false), coalesce(bool_or(estimated), false)
         FROM task_usage WHERE task_id = $1)`;
 
+/** A step's usage as the statements that record it take it: task_usage's columns, in its insert's order. */
+export const stepUsageParams = (usage: StepUsage) => [
+  usage.taskId,
+  usage.stepKey,
+  usage.agentId,
+  usage.model,
+  usage.promptTokens,
+  usage.completionTokens,
+  usage.totalTokens,
+  usage.costUsd,
+  usage.cacheHit ?? false,
+  usage.at,
+  usage.estimated ?? false,
+];
+
 /**
  * Records a step's usage, with the task's row locked as the task's end locks it before summing the
  * steps: a step that commits after its task ended (a cancelled agent's call that finished anyway)
@@ -42,19 +57,7 @@ export async function recordStepUsage(tx: Queryable, usage: StepUsage): Promise<
               VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (task_id, step_key) DO NOTHING
             )
        SELECT count(*) FROM task`,
-      [
-        usage.taskId,
-        usage.stepKey,
-        usage.agentId,
-        usage.model,
-        usage.promptTokens,
-        usage.completionTokens,
-        usage.totalTokens,
-        usage.costUsd,
-        usage.cacheHit ?? false,
-        usage.at,
-        usage.estimated ?? false,
-      ],
+      stepUsageParams(usage),
     ),
     tx.query(`UPDATE tasks SET ${usageTotalsFromSteps} WHERE task_id = $1 AND status NOT IN ('QUEUED', 'RUNNING')`, [usage.taskId]),
   ]);

@@ -23,16 +23,17 @@ describe('weft replay', () => {
   });
 
   it('replays an exported history file under the workflow id it records, and explains a mismatch in plain words', () => {
-    const file = path.join(repoRoot, 'test/histories/complex-dag.json');
+    // A history the current code recorded (older ones replay on their own frozen build, test/replay/frozen-builds.ts).
+    const file = path.join(repoRoot, 'test/histories/unpatched-cancel-dag.json');
     const matching = weft('replay', '--file', file);
     expect(matching.code).toBe(0);
-    expect(matching.output).toContain('OK: golden-complex-dag (');
+    expect(matching.output).toContain('OK: golden-cancel-dag (');
     // Under another id the child workflows it starts differ from the recorded ones.
     const mismatching = weft('replay', '--file', file, 'another-id');
     expect(mismatching.code).toBe(1);
     expect(mismatching.output).toContain('MISMATCH: another-id');
     expect(mismatching.output).toMatch(
-      /at event \d+ \(START_CHILD_WORKFLOW_EXECUTION_INITIATED\): the history recorded child workflow id 'golden-complex-dag\/agent\/\w+'/,
+      /at event \d+ \(START_CHILD_WORKFLOW_EXECUTION_INITIATED\): the history recorded child workflow id 'golden-cancel-dag\/agent\/\w+'/,
     );
     expect(mismatching.output).toMatch(/the current code issued child workflow id 'another-id\/agent\/\w+'/);
     expect(mismatching.output).toContain('remedy: If the change is intended, running workflows must keep taking the old path: put the new code behind');
@@ -93,8 +94,9 @@ describe('weft replay', () => {
     const unpatched = gate('unpatched');
     expect(unpatched.code).toBe(1);
     for (const id of ids) expect(unpatched.output).toContain(`MISMATCH: ${id} (`);
-    expect(unpatched.output).toContain("at event 5 (MARKER_RECORDED): the history recorded the patch marker 'first-model-step-starts-the-task'");
-    expect(unpatched.output).toContain("the current code did not call patched('first-model-step-starts-the-task') at this point");
+    // A new task's first command is its first model step (no patch marker before it): the candidate's timer meets it.
+    expect(unpatched.output).toContain('the current code issued a different command at this point');
+    expect(unpatched.output).toContain('Timer machine does not handle this event: HistoryEvent(id: 5, ActivityTaskScheduled)');
     expect(unpatched.output).toMatch(/replayed \d+ workflows: 0 match, \d+ do not/);
     const patched = gate('patched');
     expect(patched.code).toBe(0);

@@ -4,10 +4,13 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { Worker } from '@temporalio/worker';
 import { explainMismatch, explanationLines } from '../../cli/replay-explanation';
+import { bundleOfHistory, recordedBy } from './frozen-builds';
 
 // Golden histories recorded from real runs (test/histories, `npm run capture-histories`) must
-// replay against the current workflow code without a server. A failure here means a change would
-// break workflows already running in production: put it behind patched().
+// replay, without a server, against the workflow code of the build that recorded them: a frozen
+// build's (frozen-builds.ts) or the current code's. A failure on a history of the current code
+// means a change would break workflows this build has running: ship it as a new build, freezing
+// this one (freeze-build.ts) for its histories.
 
 const historiesDir = path.join(__dirname, '../histories');
 const manifest = JSON.parse(readFileSync(path.join(historiesDir, 'manifest.json'), 'utf8')) as Record<string, string>;
@@ -54,12 +57,34 @@ it('has a golden history for every workflow path', () => {
     'plan-review',
     'cut-off',
     'eval',
+    // Recorded by the code that asks no patch (the builds after wf-b6a073d114728b97).
+    'unpatched-cancel-before-first-step',
+    'unpatched-cancel-dag',
+    'unpatched-cut-off',
+    'unpatched-eval',
+    'unpatched-first-step-start',
+    'unpatched-ignored-decision',
+    'unpatched-outcome-review',
+    'unpatched-plan-review',
+    'unpatched-remembered',
+    'unpatched-reset-agent-wait.run-1',
+    'unpatched-reset-agent-wait.run-2',
+    'unpatched-reset-run.run-1',
+    'unpatched-reset-run.run-2',
+    'unpatched-scheduled',
+    'unpatched-steered',
+    'unpatched-unrecordable-end',
   ];
   expect(goldenFiles.map((file) => path.basename(file, '.json')).sort()).toEqual(paths.sort());
 });
 
-it.each(goldenFiles)('replays %s against the current workflow code', async (file) => {
-  await Worker.runReplayHistory({ workflowBundle: { codePath: process.env.WEFT_TEST_WORKFLOW_BUNDLE! } }, loadHistory(file), manifest[file]);
+it.each(goldenFiles)('replays %s against the workflow code of the build that recorded it', async (file) => {
+  const codePath = bundleOfHistory(file, process.env.WEFT_TEST_WORKFLOW_BUNDLE!);
+  await Worker.runReplayHistory({ workflowBundle: { codePath } }, loadHistory(file), manifest[file]);
+});
+
+it('names a recorded golden history for every history a frozen build recorded', () => {
+  expect(Object.keys(recordedBy).filter((file) => !goldenFiles.includes(file))).toEqual([]);
 });
 
 it('detects a workflow whose code no longer matches its history', async () => {

@@ -1,12 +1,14 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { Patches } from '../../workflows/patches';
+import { frozenBundleOf, recordedBy } from './frozen-builds';
 
 // The patch registry (workflows/patches.ts) against what it describes: every patch's new path is in
 // a golden history (so its replay is tested), every marker a golden history holds is a registered
-// patch (so none is lost track of), and no workflow code patches past the registry.
+// patch (so none is lost track of), each names the frozen build its histories replay on, and no
+// workflow code calls patched() any more: a change ships as a new build.
 
 const historiesDir = path.join(__dirname, '../histories');
 const workflowsDir = path.join(__dirname, '../../workflows');
@@ -40,12 +42,18 @@ it('registers every patch marker the golden histories hold, with what it does, w
     expect(patch.added).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(patch.deprecateWhen).not.toBe('');
     if (patch.impliedBy) expect(ids.has(patch.impliedBy)).toBe(true);
+    expect(existsSync(frozenBundleOf(patch.lastPatchedIn))).toBe(true);
   }
 });
 
-it('lets no workflow code call patched() or deprecatePatch() but the registry', () => {
+it('has every history that holds a patch marker replay on a frozen build, the current code taking the new paths without one', () => {
+  const marked = [...markers].filter(([, found]) => found.length > 0).map(([file]) => file);
+  expect(marked.filter((file) => !recordedBy[file])).toEqual([]);
+});
+
+it('lets no workflow code call patched() or deprecatePatch()', () => {
   const callers = readdirSync(workflowsDir)
-    .filter((file) => file.endsWith('.ts') && file !== 'patches.ts')
+    .filter((file) => file.endsWith('.ts'))
     .filter((file) => /\b(patched|deprecatePatch)\(/.test(readFileSync(path.join(workflowsDir, file), 'utf8')));
   expect(callers).toEqual([]);
 });

@@ -23,11 +23,16 @@ export async function startReadyProcess(
     stdio: ['ignore', 'pipe', logFd ?? 'inherit'],
   });
   let stdout = '';
+  let ready = false;
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
       if (logFd !== undefined) writeSync(logFd, chunk);
-      if (stdout.includes(readyText)) resolve();
+      // Searched until found only: a bench's worker writes a line per task for as long as it runs.
+      if (!ready && stdout.includes(readyText)) {
+        ready = true;
+        resolve();
+      }
     });
     // 'close', not 'exit': by then all it wrote has been read.
     child.once('close', (code, signal) => {

@@ -141,6 +141,8 @@ export async function startTestStack(
     workerCapacity?: WorkerCapacity;
     /** Sees the worker's tasks (metrics). */
     observer?: TaskObserver;
+    /** The worker's own pool (the caller ends it), apart from the API's: to watch what the worker's activities send. */
+    workerPool?: Pool;
   } = {},
 ): Promise<TestStack> {
   const taskQueue = `test-${randomUUID()}`;
@@ -150,10 +152,11 @@ export async function startTestStack(
   await model.start();
   const workspaceDir = options.workspaceDir ?? testWorkspaceDir();
   const tools = options.tools ?? testToolRegistry(workspaceDir);
+  const workerPool = options.workerPool ?? pool;
   const worker = await startTestWorker({
     taskQueue,
-    pool,
-    store,
+    pool: workerPool,
+    store: workerPool === pool ? store : createRuntimeStore(workerPool),
     modelBaseURL: model.baseURL,
     tools,
     ...(options.catalog ? { catalog: options.catalog } : {}),

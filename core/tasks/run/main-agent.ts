@@ -11,9 +11,17 @@ import { TaskAgent } from './task-ref';
 /** Whether a model step is the task's single agent working on the task's own run. */
 export const isMainAgentStep = (input: { agentId: string; runAgentId?: string }) => input.agentId === TaskAgent.Main && !input.runAgentId;
 
+/** The main agent's start as a step records it: its row (on the task's run) and AGENT_STARTED, the first time. */
+export const mainAgentStart = (task: { runId: string; workflowId: string }, at: Date) => ({
+  agentId: TaskAgent.Main,
+  runId: task.runId,
+  started: agentStartedEvent(task, TaskAgent.Main, at),
+});
+
 /** In the transaction of a main-agent step: the agent's row and AGENT_STARTED, the first time. */
 export async function recordMainAgentStep(tx: Queryable, task: { taskId: string; runId: string; workflowId: string }, at: Date): Promise<void> {
-  await recordAgentStarted(tx, task.taskId, TaskAgent.Main, task.runId, at, agentStartedEvent(task, TaskAgent.Main, at));
+  const { agentId, runId, started } = mainAgentStart(task, at);
+  await recordAgentStarted(tx, task.taskId, agentId, runId, at, started);
 }
 
 /** In the transaction of the task's end: the main agent, when still running, ends as the task did, with its event. */

@@ -32,7 +32,8 @@ import type { ClientTool } from './client-tools';
 import { taskEvent } from './task-events';
 import type { StepContext, TaskWriteDeps } from './task-write-deps';
 import { sessionHasEnded } from './session-state';
-import { isMainAgentStep, recordMainAgentStep } from './main-agent';
+import { isMainAgentStep, mainAgentStart, recordMainAgentStep } from './main-agent';
+import { recordCommonStep } from './step-record';
 import { hasBudget, reserveStep, settleReservations } from './budget-reservations';
 import type { RunRef } from './task-ref';
 
@@ -246,7 +247,10 @@ export function modelSteps(deps: TaskWriteDeps) {
     const at = new Date(input.stepAtMs);
     // Read together: only this task's own steps write its run, one after another, so the
     // transcript read here is the one the call needs (and a retry whose reply is stored wastes it).
-    const [stored, transcript] = await Promise.all([store.findRunRecord(input.runId, stepReplyKey(owner, input.step)), transcripts.messagesOf(input.runId)]);
+    // A run this attempt has just started holds neither.
+    const [stored, transcript] = step.startRecordedNow
+      ? [undefined, []]
+      : await Promise.all([store.findRunRecord(input.runId, stepReplyKey(owner, input.step)), transcripts.messagesOf(input.runId)]);
     if (stored) return storedReply(deps, input, stored);
     const copied = input.reuseFrom && (await recordedStep(store, input.reuseFrom, owner, input.step, at));
     if (copied) return reusedStep(deps, input, copied);
@@ -276,7 +280,7 @@ export function modelSteps(deps: TaskWriteDeps) {
 
     const offered = [...(input.tools ?? []).flatMap((name) => tools.get(name) ?? []), ...(input.clientTools ?? [])];
     const request = { tier, messages, ...system, tools: offered, ...(step.signal ? { signal: step.signal } : {}) };
-    const { completion, cacheHit, remember, finishStream } = await stepCompletion(deps, input, request, step);
+    const { completion, cacheHit, remember, finishStream, restOfStream } = await stepCompletion(deps, input, request, step);
     const { costUsd } = completion;
     const reply = stepReplyRecord(owner, input.step, at, {
       messages: [completion.message],
@@ -284,30 +288,32 @@ export function modelSteps(deps: TaskWriteDeps) {
       finishReason: completion.finishReason,
       usage: completion.usage,
     });
-    await store.appendRunRecords([...added, reply], (tx) =>
-      // Sent together (pipelined), run in the order called, with the COMMIT right behind them.
-      commitWith(
-        tx,
-        Promise.all([
-          compaction && recordCompactionUsage(tx, input, compaction.key, compression, at),
-          recordStepUsage(tx, {
-            taskId: input.taskId,
-            stepKey: reply.key,
-            agentId: input.agentId,
-            model: completion.model,
-            ...completion.usage,
-            costUsd,
-            cacheHit,
-            at,
-          }),
-          // What the step reserved counts no more: its usage does.
-          hasBudget(input.budget) && settleReservations(tx, input.taskId, at, reply.key),
-          input.workflowId && isMainAgentStep(input) && recordMainAgentStep(tx, { taskId: input.taskId, runId: input.runId, workflowId: input.workflowId }, at),
-          remember(tx),
-          finishStream(tx),
-        ]),
-      ),
-    );
+    const records = [...added, reply];
+    const usage = { taskId: input.taskId, stepKey: reply.key, agentId: input.agentId, model: completion.model, ...completion.usage, costUsd, cacheHit, at };
+    const mainAgent = input.workflowId && isMainAgentStep(input) ? { taskId: input.taskId, runId: input.runId, workflowId: input.workflowId } : undefined;
+    // The common step of a task's single agent (no compaction, budget or cache to write) in one
+    // statement; any other, or one the statement finds unusual, in the step's transaction.
+    const rest = !compaction && !hasBudget(input.budget) && !input.cacheFor && mainAgent ? restOfStream() : undefined;
+    const recordedAtOnce =
+      rest !== undefined &&
+      mainAgent !== undefined &&
+      (await recordCommonStep(pool, { records, usage, agent: mainAgentStart(mainAgent, at), restOfStream: rest }));
+    if (!recordedAtOnce)
+      await store.appendRunRecords(records, (tx) =>
+        // Sent together (pipelined), run in the order called, with the COMMIT right behind them.
+        commitWith(
+          tx,
+          Promise.all([
+            compaction && recordCompactionUsage(tx, input, compaction.key, compression, at),
+            recordStepUsage(tx, usage),
+            // What the step reserved counts no more: its usage does.
+            hasBudget(input.budget) && settleReservations(tx, input.taskId, at, reply.key),
+            mainAgent && recordMainAgentStep(tx, mainAgent, at),
+            remember(tx),
+            finishStream(tx),
+          ]),
+        ),
+      );
     if (cacheHit) deps.observer?.stepFromCache(completion.model);
     const crossed = await overBudgetNow(pool, input.taskId, input.agentId, input.budget);
     return {

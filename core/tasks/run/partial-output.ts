@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/transaction';
-import { appendTaskEvent, publishLiveEvent } from '../../events/event-log';
+import { appendTaskEvent, liveEventNote, publishLiveEvent } from '../../events/event-log';
 import { EventType } from '../../events/event-types';
 
 // A model step's text as it streams, to the task's live readers as LLM_PARTIAL events. They are
@@ -24,10 +24,11 @@ export interface PartialOutput {
   finish(): Promise<void>;
   /**
    * Ends the stream inside a transaction: stops the timed sends and waits for those on their way
-   * (a failed one is thrown here). The function it gives sends what is still pending with the
-   * transaction's statements, at once, and the commit delivers it.
+   * (a failed one is thrown here). `send` sends what is still pending with the transaction's
+   * statements, at once, and the commit delivers it; `liveNotes` are the notifications that would
+   * send it, for a statement that sends them itself (none when the pieces are recorded in the log).
    */
-  finishIn(): Promise<(tx: Queryable) => Promise<void>>;
+  finishIn(): Promise<{ send(tx: Queryable): Promise<void>; liveNotes(): string[] | undefined }>;
 }
 
 /** Where a recorded piece of text comes from: the step (unique in the task) and the attempt at it. */
@@ -52,11 +53,15 @@ export function partialOutputPublisher(db: Queryable, workflowId: string, agentI
     await appendTaskEvent(through, { ...event, key: `partial:${step}:${attempt}:${offset}`, payload: { step, attempt, offset } });
   };
   /** What is pending, in pieces of at most maxPiece code points. */
+  const pendingPieces = () => {
+    const pieces: Piece[] = [];
+    for (let i = 0; i < pending.length; i += maxPiece) pieces.push({ message: pending.slice(i, i + maxPiece).join(''), offset: taken + i });
+    return pieces;
+  };
   const takePieces = () => {
     clearTimeout(timer);
     timer = undefined;
-    const pieces: Piece[] = [];
-    for (let i = 0; i < pending.length; i += maxPiece) pieces.push({ message: pending.slice(i, i + maxPiece).join(''), offset: taken + i });
+    const pieces = pendingPieces();
     taken += pending.length;
     pending = [];
     return pieces;
@@ -90,9 +95,15 @@ export function partialOutputPublisher(db: Queryable, workflowId: string, agentI
       clearTimeout(timer);
       timer = undefined;
       await settled();
-      return async (tx) => {
-        // In order: recorded pieces take their places in the log one after the other.
-        for (const piece of takePieces()) await publish(tx, piece);
+      return {
+        async send(tx) {
+          // In order: recorded pieces take their places in the log one after the other.
+          for (const piece of takePieces()) await publish(tx, piece);
+        },
+        liveNotes: () =>
+          recordAs
+            ? undefined
+            : pendingPieces().map(({ message }) => liveEventNote({ workflowId, type: EventType.LlmPartial, agentId, message, at: new Date() })),
       };
     },
   };

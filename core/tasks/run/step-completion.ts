@@ -23,6 +23,8 @@ export interface StepAnswer extends CacheAnswer {
    * delivers it). Not called when another attempt stored the step first: its own text went out.
    */
   finishStream(tx: Queryable): Promise<void>;
+  /** The notifications finishStream would send, for a statement that sends them itself; none when the text is recorded in the log. */
+  restOfStream(): string[] | undefined;
 }
 
 /**
@@ -47,6 +49,6 @@ export async function stepCompletion(
     await partials?.finish();
     throw err;
   });
-  const sendRest = await partials?.finishIn();
-  return { ...answer, finishStream: async (tx) => sendRest?.(tx) };
+  const rest = await partials?.finishIn();
+  return { ...answer, finishStream: async (tx) => rest?.send(tx), restOfStream: () => (rest ? rest.liveNotes() : []) };
 }

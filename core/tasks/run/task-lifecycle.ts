@@ -6,15 +6,17 @@ import { EventType } from '../../events/event-types';
 import { endIfExpired } from '../../sessions/conversations';
 import { recordTaskTurnIn } from '../../sessions/history';
 import { SessionEndedError, type RuntimeStore } from '../../store';
-import { findEndedTask, insertTask, recordTaskOutcome, type EndedTask } from '../task-index';
+import { findEndedTask, insertTask, recordTaskOutcome, type EndedTask, type NewTask } from '../task-index';
+import { startFreshOneShotTask } from './fresh-start';
+import { endCommonTask, taskEndOf, workflowOfEnd } from './task-end';
 import { TaskStatus, type ExecutionMode } from '../task-status';
 import { usageTotals, type Spend } from '../task-usage';
 import type { TaskFork } from './forked-steps';
 import type { TaskEval } from './eval-tools';
-import { endRun, runStatusOf } from './run-ending';
+import { endRun } from './run-ending';
 import { cancellationIntentRecord, runStartOf } from './run-records';
 import { taskEvent } from './task-events';
-import { runEventKey, taskRunOf, type TaskRef } from './task-ref';
+import { taskRunOf, type TaskRef } from './task-ref';
 import type { TaskWriteDeps } from './task-write-deps';
 import { log } from '../../telemetry/logger';
 
@@ -68,28 +70,18 @@ export interface CancellationRequestInput {
   atMs: number;
 }
 
-const finalEventOf = {
-  COMPLETED: EventType.WorkflowCompleted,
-  FAILED: EventType.WorkflowFailed,
-  CANCELLED: EventType.WorkflowCancelled,
-  TIMEOUT: EventType.WorkflowFailed,
-} as const;
-
 /**
  * Opens the task's session if needed, starts its run (run_started), indexes the task and emits
  * WORKFLOW_STARTED, together. An ended session records the run cancelled instead, and
- * `proceed` is false. Idempotent: a retry returns the recorded decision.
+ * `proceed` is false. Idempotent: a retry returns the recorded decision. `recordedNow` says this
+ * call wrote the start (its run holds nothing else yet).
  */
-async function startTask({ store, pool, tools }: TaskWriteDeps, input: StartTaskInput): Promise<{ proceed: boolean; tools: ToolSummary[] }> {
+async function startTask(
+  { store, pool, tools }: TaskWriteDeps,
+  input: StartTaskInput,
+): Promise<{ proceed: boolean; tools: ToolSummary[]; recordedNow: boolean }> {
   const at = new Date(input.startedAtMs);
   const owner = { ...taskRunOf(input.workflowId), sessionId: input.sessionId };
-  if (input.sessionId) {
-    await endIfExpired(pool, input.sessionId, at);
-    // Sessions named by a task are opened on first use; an ended one stops the run below.
-    await store.createSession(input.sessionId, at).catch((err: unknown) => {
-      if (!(err instanceof SessionEndedError)) throw err;
-    });
-  }
   const labels = {
     task_id: input.taskId,
     tenant_id: input.tenantId,
@@ -103,6 +95,33 @@ async function startTask({ store, pool, tools }: TaskWriteDeps, input: StartTask
     : input.eval
       ? `task started as eval ${input.eval.evalId} of ${input.eval.fromTaskId}`
       : 'task started';
+  const indexed = (status: NewTask['status']): NewTask => ({
+    taskId: input.taskId,
+    workflowId: input.workflowId,
+    runId: owner.runId,
+    tenantId: input.tenantId,
+    userId: input.userId,
+    ...(input.submittedBy ? { submittedBy: input.submittedBy } : {}),
+    sessionId: input.sessionId,
+    query: input.query,
+    mode: input.mode,
+    status,
+    createdAt: at,
+    ...(input.eval ? { evalId: input.eval.evalId } : {}),
+    ...(input.template ? { template: input.template } : {}),
+  });
+  const startedEvent = taskEvent(input.workflowId, 'started', EventType.WorkflowStarted, at, { message: startedMessage });
+  const offered = offeredTools(tools, input);
+  // Outside a session nothing can stop the start: a first attempt writes it in one statement.
+  if (!input.sessionId && (await startFreshOneShotTask(pool, runStartOf(owner, at, labels), indexed(TaskStatus.Running), startedEvent)))
+    return { proceed: true, tools: offered, recordedNow: true };
+  if (input.sessionId) {
+    await endIfExpired(pool, input.sessionId, at);
+    // Sessions named by a task are opened on first use; an ended one stops the run below.
+    await store.createSession(input.sessionId, at).catch((err: unknown) => {
+      if (!(err instanceof SessionEndedError)) throw err;
+    });
+  }
   const start = input.sessionId ? store.startRootRun : store.startOneShotRun;
   const result = await start(runStartOf(owner, at, labels), async (tx, started) => {
     const proceed = started.decision === 'proceed';
@@ -110,29 +129,15 @@ async function startTask({ store, pool, tools }: TaskWriteDeps, input: StartTask
     await commitWith(
       tx,
       Promise.all([
-        insertTask(tx, {
-          taskId: input.taskId,
-          workflowId: input.workflowId,
-          runId: owner.runId,
-          tenantId: input.tenantId,
-          userId: input.userId,
-          ...(input.submittedBy ? { submittedBy: input.submittedBy } : {}),
-          sessionId: input.sessionId,
-          query: input.query,
-          mode: input.mode,
-          status: proceed ? TaskStatus.Running : TaskStatus.Cancelled,
-          createdAt: at,
-          ...(input.eval ? { evalId: input.eval.evalId } : {}),
-          ...(input.template ? { template: input.template } : {}),
-        }),
+        insertTask(tx, indexed(proceed ? TaskStatus.Running : TaskStatus.Cancelled)),
         appendTaskEvents(tx, [
-          taskEvent(input.workflowId, 'started', EventType.WorkflowStarted, at, { message: startedMessage }),
+          startedEvent,
           ...(proceed ? [] : [taskEvent(input.workflowId, 'finished', EventType.WorkflowCancelled, at, { message: 'session ended before the task started' })]),
         ]),
       ]),
     );
   });
-  return { proceed: result.decision === 'proceed', tools: offeredTools(tools, input) };
+  return { proceed: result.decision === 'proceed', tools: offered, recordedNow: result.inserted };
 }
 
 /** The tools a task's agent is offered: the tenant's, narrowed to the task's allowed tools when it names them. */
@@ -140,9 +145,6 @@ export function offeredTools(tools: TaskWriteDeps['tools'], task: Pick<StartTask
   const offered = tools.list(task.tenantId).filter((tool) => !task.allowedTools || task.allowedTools.includes(tool.name));
   return offered.map((tool) => ({ name: tool.name, dangerous: tool.dangerous }));
 }
-
-/** The stream a task's end goes to: histories from before a reset could give the task another run named only the run, which was the workflow. */
-const workflowOfEnd = (input: FinishTaskInput) => input.workflowId ?? input.runId;
 
 /** One log line per task end, and the end in the metrics (a retried end may be told twice: a log's and a counter's rounding, not a record). */
 function reportTaskEnd({ observer }: TaskWriteDeps, input: FinishTaskInput, task: EndedTask): void {
@@ -180,7 +182,7 @@ export function taskLifecycle(deps: TaskWriteDeps) {
     /** Records the end; what the task spent, as the store recorded it (every model call: routing, planning, agents, synthesis). */
     async finish(input: FinishTaskInput): Promise<Spend> {
       // An end an earlier attempt recorded is read back, and reported again.
-      const task = (await recordTaskEnd(store, input)) ?? (await findEndedTask(deps.pool, input.taskId));
+      const task = (await endCommonTask(deps.pool, input)) ?? (await recordTaskEnd(store, input)) ?? (await findEndedTask(deps.pool, input.taskId));
       if (!task) throw new Error(`task ${input.taskId} ended, but the task index has no row for it`);
       reportTaskEnd(deps, input, task);
       return task.spent;
@@ -195,33 +197,15 @@ export function taskLifecycle(deps: TaskWriteDeps) {
  * task as it ended.
  */
 export async function recordTaskEnd(store: RuntimeStore, input: FinishTaskInput): Promise<EndedTask | undefined> {
-  const at = new Date(input.finishedAtMs);
-  const run = taskRunOf(input.runId);
-  const workflowId = workflowOfEnd(input);
-  const key = (name: string) => runEventKey(input.runId, name);
-  const error = input.code ? `${input.code}: ${input.errorMessage}` : input.errorMessage;
-  const ending = {
-    status: runStatusOf[input.status],
-    at,
-    ...(error ? { error } : {}),
-    ...(input.cancellationReason ? { cancellationReason: input.cancellationReason } : {}),
-  };
-  const message = input.status === 'COMPLETED' ? 'task completed' : `task ${input.status.toLowerCase()}${error ? `: ${error}` : ''}`;
-  const finalEvents = (budgetUsage?: Awaited<ReturnType<typeof usageTotals>>) => [
-    ...(budgetUsage
-      ? [taskEvent(workflowId, key('budget-exceeded'), EventType.BudgetExceeded, at, { message: input.errorMessage, payload: { ...budgetUsage } })]
-      : []),
-    ...(error ? [taskEvent(workflowId, key('error'), EventType.ErrorOccurred, at, { message: error })] : []),
-    taskEvent(workflowId, key('finished'), finalEventOf[input.status], at, { message, payload: { status: input.status } }),
-  ];
+  const { at, owner, ending, finalEvents, outcome, agentOutcome, mainAgent } = taskEndOf(input);
   const turnIn = input.status === 'COMPLETED' && input.sessionId !== '';
   let ended: EndedTask | undefined;
-  const recorded = await endRun(store, { ...run, sessionId: input.sessionId }, ending, async (tx) => {
+  const recorded = await endRun(store, owner, ending, async (tx) => {
     // Sent together (pipelined), and run in the order called: the main agent ends as the task did
     // (with its event, before the task's final ones), then what else is left open is closed.
     const closing = Promise.all([
-      recordTaskOutcome(tx, input.taskId, { status: input.status, result: input.result, errorMessage: error, model: input.model, completedAt: at }),
-      recordMainAgentEnd(tx, { taskId: input.taskId, workflowId, runId: input.runId }, { status: input.status, result: input.result, error: error ?? '', at }),
+      recordTaskOutcome(tx, input.taskId, outcome),
+      recordMainAgentEnd(tx, mainAgent, agentOutcome),
       closeTaskLeftovers(tx, input.taskId, at),
     ]);
     // The final events follow at once, with the COMMIT, unless a session's turn or a budget's totals come first.

@@ -25,5 +25,7 @@ export interface StepContext {
   signal?: AbortSignal;
   /** Which attempt at the step this is (1 for the first); the runner retries a failed one. */
   attempt?: number;
+  /** This attempt has just written its task's start: the task's run holds nothing else yet, so there is nothing to read back. */
+  startRecordedNow?: boolean;
   keepAlive<T>(work: () => Promise<T>): Promise<T>;
 }
