@@ -18,10 +18,10 @@ export interface MismatchExplanation {
 }
 
 export const mismatchRemedy = [
-  'If the change is intended, running workflows must keep taking the old path: put the new code behind',
-  "`if (patched('<change-name>'))` in the workflow (see CONTRIBUTING.md, on changing workflow code), or run it on a new",
-  'worker version so that workflows started before it finish on the old build. If no change was',
-  'intended, the workflow code is not deterministic: look for time, randomness or I/O outside activities.',
+  'If the change is intended, running workflows must keep their old code: ship it as a new worker build (with worker',
+  'versioning, the default, each task stays on the build that started it; with it off, drain the open tasks first, see',
+  'docs/internals/replay-and-versions.md). If no change was intended, the workflow code is not deterministic: look for',
+  'time, randomness or I/O outside activities.',
 ];
 
 const eventTypeName = (event: HistoryEvent) => {

@@ -36,8 +36,8 @@ describe('weft replay', () => {
       /at event \d+ \(START_CHILD_WORKFLOW_EXECUTION_INITIATED\): the history recorded child workflow id 'golden-cancel-dag\/agent\/\w+'/,
     );
     expect(mismatching.output).toMatch(/the current code issued child workflow id 'another-id\/agent\/\w+'/);
-    expect(mismatching.output).toContain('remedy: If the change is intended, running workflows must keep taking the old path: put the new code behind');
-    expect(mismatching.output).toContain("`if (patched('<change-name>'))`");
+    expect(mismatching.output).toContain('remedy: If the change is intended, running workflows must keep their old code: ship it as a new worker build');
+    expect(mismatching.output).toContain('docs/internals/replay-and-versions.md');
   });
 
   it('replays the newest workflows a visibility query finds, with a summary a deploy gate reads', async () => {
