@@ -163,8 +163,9 @@ it('runs recorded tasks again with tool calls from the record, reports changed a
   expect([deleted.code, deleted.stdout.trim()]).toEqual([0, `deleted eval ${evalId}: 3 tasks`]);
   const { rows } = await stack.pool.query('SELECT task_id FROM tasks WHERE eval_id = $1', [evalId]);
   expect(rows).toEqual([]);
-  // Temporal deletes a closed workflow asynchronously.
-  const deadline = Date.now() + 30_000;
+  // Temporal deletes a closed workflow asynchronously, behind whatever else the server is doing: in a full make test
+  // on two cores it took longer than 30 s once.
+  const deadline = Date.now() + 75_000;
   let described: unknown = 'still there';
   while (described !== undefined && Date.now() < deadline) {
     described = await stack.temporal.workflow
