@@ -3,7 +3,7 @@ import type { GrpcServer } from '../grpc/grpc-server';
 import { fieldSchemaOf, jsonSchemaOf, messageType, methodTypes, toJson } from '../../protos/json-mapping';
 import { grpcRequestOf, metadataOf } from './http-mapping';
 import { shannonErrors } from '../http/http-errors';
-import type { HttpRoute } from '../http/http-route';
+import type { HttpRoute, JsonSchema } from '../http/http-route';
 import { authorizationOf } from '../http/credentials';
 import { fromGrpcFailure } from '../grpc/grpc-errors';
 import type { AdapterContext, RequestParts } from '../shannon/route-adapter';
@@ -32,8 +32,30 @@ export interface StreamRouteDeps {
 
 const typesOf = (route: RestRoute) => methodTypes(fullServiceNames[route.service], route.rpc);
 
+const componentOf = (schema: JsonSchema, components: Record<string, JsonSchema>): JsonSchema =>
+  typeof schema.$ref === 'string' ? (components[schema.$ref.replace('#/components/schemas/', '')] ?? schema) : schema;
+
+/** A proto message's schema with what Shannon's shape adds: properties merged, in nested objects and array items too. */
+function merged(base: JsonSchema, added: JsonSchema, components: Record<string, JsonSchema>): JsonSchema {
+  const from = componentOf(base, components);
+  if (from.type === 'array' && added.type === 'array') return { ...from, items: merged(from.items as JsonSchema, added.items as JsonSchema, components) };
+  if (from.type !== 'object' || added.type !== 'object') return added;
+  const properties = { ...(from.properties as Record<string, JsonSchema> | undefined) };
+  for (const [name, schema] of Object.entries((added.properties ?? {}) as Record<string, JsonSchema>)) {
+    properties[name] = properties[name] ? merged(properties[name], schema, components) : schema;
+  }
+  return { ...from, properties };
+}
+
+/** The route's proto message, with the Shannon shape's fields when it has them. */
+function withShape(message: () => JsonSchema, components: Record<string, JsonSchema>, added: z.ZodObject | undefined, io: 'input' | 'output'): JsonSchema {
+  if (!added) return message();
+  return merged(message(), z.toJSONSchema(added, { target: 'draft-2020-12', io }) as JsonSchema, components);
+}
+
 /** A REST route: one gRPC call, with Shannon's shapes where the route has them. */
 function grpcHttpRoute(route: RestRoute): HttpRoute<GrpcRouteDeps> {
+  const shape = route.shannon?.schemas;
   return {
     method: route.method,
     path: route.path,
@@ -44,14 +66,28 @@ function grpcHttpRoute(route: RestRoute): HttpRoute<GrpcRouteDeps> {
     errors: shannonErrors,
     ...(route.query
       ? {
-          query: (components) => ({
-            type: 'object',
-            properties: Object.fromEntries(route.query!.map((name) => [name, fieldSchemaOf(typesOf(route).request.fields[name]!, components)])),
-          }),
+          query: (components) =>
+            withShape(
+              () => ({
+                type: 'object',
+                properties: Object.fromEntries(route.query!.map((name) => [name, fieldSchemaOf(typesOf(route).request.fields[name]!, components)])),
+              }),
+              components,
+              shape?.query,
+              'input',
+            ),
         }
       : {}),
-    ...(route.body ? { body: { schema: (components) => jsonSchemaOf(typesOf(route).request, components), required: true } } : {}),
-    answer: { description: 'OK', schema: (components) => jsonSchemaOf(typesOf(route).response, components) },
+    ...(route.body
+      ? {
+          body: { schema: (components) => withShape(() => jsonSchemaOf(typesOf(route).request, components), components, shape?.body, 'input'), required: true },
+        }
+      : {}),
+    answer: {
+      ...(shape?.answerStatus ? { status: shape.answerStatus } : {}),
+      description: 'OK',
+      schema: (components) => withShape(() => jsonSchemaOf(typesOf(route).response, components), components, shape?.answer, 'output'),
+    },
     async handle({ request }, reply, deps) {
       const service = fullServiceNames[route.service];
       const { request: requestType, response: responseType } = typesOf(route);

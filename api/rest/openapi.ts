@@ -75,6 +75,20 @@ function operationOf(route: RouteDescription, components: Record<string, JsonSch
   };
 }
 
+const refsIn = (value: unknown) => [...JSON.stringify(value).matchAll(/"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);
+
+/** The components the paths reach (a message merged with Shannon's fields is inlined, so its own component may not be). */
+function reachable(paths: unknown, schemas: Record<string, JsonSchema>): Record<string, JsonSchema> {
+  const used = new Set<string>();
+  const pending = refsIn(paths);
+  for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
+    if (used.has(name)) continue;
+    used.add(name);
+    pending.push(...refsIn(schemas[name]));
+  }
+  return Object.fromEntries(Object.entries(schemas).filter(([name]) => used.has(name)));
+}
+
 /** The OpenAPI 3.1 document of every HTTP route Weft serves, generated from the route table. */
 export function openApiDocument(): Record<string, unknown> {
   const schemas: Record<string, JsonSchema> = {};
@@ -95,6 +109,9 @@ export function openApiDocument(): Record<string, unknown> {
     servers: [{ url: '/' }],
     security: [{ apiKey: [] }],
     paths,
-    components: { schemas, securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'a Weft API key (weft keys create)' } } },
+    components: {
+      schemas: reachable(paths, schemas),
+      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'a Weft API key (weft keys create)' } },
+    },
   };
 }
