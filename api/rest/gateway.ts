@@ -18,10 +18,10 @@ import { registerHttpRoutes } from './route-registration';
 import { grpcHttpRoutes, streamHttpRoutes } from './grpc-routes';
 import { openApiRoute } from './openapi-route';
 
-// The REST and SSE gateway: HTTP/JSON in front of the gRPC services of the front port, like
-// grpc-gateway. It calls their handlers in process, through the same checks, authentication and
-// telemetry as the port's calls, so validation, tenancy and errors are exactly those of the gRPC
-// API; streams it follows over the port's private socket.
+// The HTTP port: one Fastify app on which every door's routes (route-table.ts) are registered
+// through one wrapper (route-registration.ts). Weft's REST routes call the front port's gRPC
+// handlers in process, through the same checks, authentication and telemetry as the port's calls;
+// their streams follow the port over its private socket.
 
 export interface RegisteredRoute {
   method: string;
