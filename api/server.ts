@@ -11,7 +11,7 @@ import { callObserver, type RequestMetrics } from './grpc/request-telemetry';
 import { createTenantAdmission, unlimitedQuotas, type TenantAdmission } from './tasks/tenant-admission';
 import { readTlsMaterial } from './grpc/tls';
 import { createLlmService, type LlmDeps } from './grpc/llm/llm-service';
-import { startRestGateway, type RestGatewayOptions } from './rest/gateway';
+import { startRestGateway, type RestGateway, type RestGatewayOptions } from './rest/gateway';
 import { createOrchestratorService, type OrchestratorDeps } from './grpc/orchestrator/orchestrator-service';
 import { createSessionService } from './grpc/session/session-service';
 import type { SessionDefaults } from './tasks/session-defaults';
@@ -36,6 +36,8 @@ export interface ApiServer {
   agentPort: number;
   llmPort: number;
   httpPort: number;
+  /** Every route the HTTP port serves (its method and Fastify path). */
+  httpRoutes: RestGateway['routes'];
   /** Task event streams open now (gRPC and SSE). */
   openStreams(): number;
   shutdown(): Promise<void>;
@@ -170,6 +172,7 @@ export async function startApiServer(deps: ApiDeps, listen: ApiListen): Promise<
     agentPort: agent.port,
     llmPort: llm.port,
     httpPort: gateway.port,
+    httpRoutes: gateway.routes,
     shutdown: async () => {
       await Promise.all([front.shutdown(), agent.shutdown(), llm.shutdown(), gateway.close()]);
       rmSync(socketDir, { recursive: true, force: true });

@@ -1,5 +1,7 @@
+import { z } from 'zod';
 import { log } from '../../core/telemetry/logger';
 import { JsonMappingError } from '../../protos/json-mapping';
+import type { ErrorShape } from './http-route';
 import { taskErrorOf, type TaskErrorKind } from '../tasks/task-errors';
 
 // The task service's errors as the HTTP doors of Weft and Shannon answer them: an HTTP status, and
@@ -36,3 +38,14 @@ export function httpErrorOf(err: unknown): HttpError {
   const status = kind === 'exhausted' ? 'STATUS_CODE_RATE_LIMITED' : kind === 'timed_out' ? 'STATUS_CODE_TIMEOUT' : 'STATUS_CODE_ERROR';
   return { httpStatus, body: { error: message, code, status } };
 }
+
+/** Shannon's error body, which Weft's REST routes and Shannon's answer with. */
+export const shannonErrors: ErrorShape = {
+  name: 'Error',
+  schema: z.object({
+    error: z.string().describe('what was wrong'),
+    code: z.string().describe('the gRPC status name, e.g. NOT_FOUND'),
+    status: z.enum(['STATUS_CODE_ERROR', 'STATUS_CODE_TIMEOUT', 'STATUS_CODE_RATE_LIMITED']),
+  }),
+  of: httpErrorOf,
+};

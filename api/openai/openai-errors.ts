@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import type { ErrorShape } from '../http/http-route';
 import { log } from '../../core/telemetry/logger';
 import { taskErrorOf, type TaskErrorKind } from '../tasks/task-errors';
 
@@ -54,3 +56,12 @@ export function openAiErrorOf(err: unknown): { httpStatus: number; body: OpenAiE
   const [httpStatus, type, code] = openAiErrorTable[kind];
   return { httpStatus, body: { error: { message, type, param: field ?? null, code } } };
 }
+
+/** OpenAI's error body, which OpenAI's routes answer with. */
+export const openAiErrors: ErrorShape = {
+  name: 'OpenAiError',
+  schema: z.object({
+    error: z.object({ message: z.string(), type: z.string(), param: z.string().nullable(), code: z.string().nullable() }),
+  }),
+  of: openAiErrorOf,
+};

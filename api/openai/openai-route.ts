@@ -1,23 +1,27 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Principal } from '../../core/auth/api-keys';
+import type { FastifyReply } from 'fastify';
+import type { HttpHandler, HttpRoute, RouteDescription, RouteSchema } from '../http/http-route';
 import type { OpenAiDeps } from './completion-task';
+import { openAiErrors } from './openai-errors';
 
-// What each of OpenAI's routes is: a handler of a caller already authenticated, listed in
-// /openapi.json.
+// What each of OpenAI's routes is: a route of the one route table, answered by a handler of a caller
+// already authenticated.
 
-/** The caller is authenticated before any route's handler runs. */
-export type OpenAiHandler = (
-  call: { request: FastifyRequest<{ Params: Record<string, string> }>; principal: Principal },
-  reply: FastifyReply,
-  deps: OpenAiDeps,
-) => Promise<unknown>;
+export type OpenAiRoute = HttpRoute<OpenAiDeps>;
+export type OpenAiHandler = HttpHandler<OpenAiDeps>;
 
-/** One of OpenAI's routes: what /openapi.json lists, and how it answers. */
-export interface OpenAiRoute {
-  method: 'GET' | 'POST';
-  path: string;
-  summary: string;
-  handle: OpenAiHandler;
+/** One of OpenAI's routes: its caller authenticated before the handler runs, its errors in OpenAI's body. */
+export function openAiRoute(
+  route: Pick<RouteDescription, 'method' | 'path' | 'summary' | 'query'> & { handle: OpenAiHandler; body?: RouteSchema; answer: RouteSchema },
+): OpenAiRoute {
+  const { body, answer, ...rest } = route;
+  return {
+    ...rest,
+    tag: 'openai',
+    auth: 'api_key',
+    errors: openAiErrors,
+    ...(body ? { body: { schema: body, required: true } } : {}),
+    answer: { description: 'OK: JSON, or server-sent events with stream: true', schema: answer },
+  };
 }
 
 /** Aborts when the client goes away; the task goes on regardless. */

@@ -1,6 +1,6 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import { chatCompletionBody, completionAnswer, completionBody, modelAnswer, modelsAnswer } from './openai-schemas';
+import type { FastifyReply } from 'fastify';
 import type { OpenAiModel } from '../../core/openai/model-catalog';
-import { authorizationOf } from '../http/credentials';
 import { followAnswer, type CompletionOutcome } from './completion-answer';
 import { chatCompletionRequest, completionRequest, type CompletionRequest } from './completion-request';
 import {
@@ -16,7 +16,7 @@ import {
 import { continuedCompletion } from './tool-results';
 import { prepareCompletionTask, type OpenAiDeps } from './completion-task';
 import { modelNotFound, openAiErrorOf, type OpenAiErrorBody } from './openai-errors';
-import { openEventStream, whileConnected, type OpenAiHandler, type OpenAiRoute } from './openai-route';
+import { openEventStream, whileConnected, type OpenAiHandler, openAiRoute, type OpenAiRoute } from './openai-route';
 import { responseRoutes } from './responses/response-routes';
 
 // OpenAI's routes on the REST port (/v1/models, /v1/chat/completions, /v1/completions), in
@@ -98,17 +98,19 @@ function completionHandler(kind: CompletionKind, parse: (body: unknown, deps: Op
 }
 
 export const openAiRoutes: readonly OpenAiRoute[] = [
-  {
+  openAiRoute({
     method: 'GET',
     path: '/v1/models',
+    answer: modelsAnswer,
     summary: 'The models an OpenAI client can name (openai-models.yaml): each a shape of Weft task',
     handle: async (_call, _reply, deps) => {
       return { object: 'list', data: deps.models.list().map((m) => modelObject(m, deps.models.loadedAt)) };
     },
-  },
-  {
+  }),
+  openAiRoute({
     method: 'GET',
     path: '/v1/models/:model',
+    answer: modelAnswer,
     summary: 'One model, by id or alias; X-Model-Description says what kind of task it runs',
     handle: async ({ request }, reply, deps) => {
       const name = request.params.model ?? '';
@@ -116,36 +118,22 @@ export const openAiRoutes: readonly OpenAiRoute[] = [
       if (!model) throw modelNotFound(name);
       return reply.header('x-model-description', model.description).send({ ...modelObject(model, deps.models.loadedAt), id: name });
     },
-  },
-  {
+  }),
+  openAiRoute({
     method: 'POST',
     path: '/v1/chat/completions',
+    body: chatCompletionBody,
+    answer: completionAnswer,
     summary: "OpenAI's chat completion as a Weft task (stream with stream: true); the id names the task",
     handle: completionHandler('chat', (body, deps) => chatCompletionRequest(body, deps.models)),
-  },
-  {
+  }),
+  openAiRoute({
     method: 'POST',
     path: '/v1/completions',
+    body: completionBody,
+    answer: completionAnswer,
     summary: "OpenAI's (legacy) text completion of a prompt as a Weft task",
     handle: completionHandler('text', (body, deps) => completionRequest(body, deps.models)),
-  },
+  }),
   ...responseRoutes,
 ];
-
-export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiDeps): void {
-  for (const route of openAiRoutes) {
-    app.route<{ Params: Record<string, string> }>({
-      method: route.method,
-      url: route.path,
-      handler: async (request, reply) => {
-        try {
-          const principal = await deps.auth.authenticate(authorizationOf(request.headers));
-          return await route.handle({ request, principal }, reply, deps);
-        } catch (err) {
-          const { httpStatus, body } = openAiErrorOf(err);
-          return reply.code(httpStatus).send(body);
-        }
-      },
-    });
-  }
-}

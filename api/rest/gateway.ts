@@ -1,32 +1,38 @@
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { createServiceClient, type ServiceClient } from '../../protos/clients';
 import type { GrpcServer } from '../grpc/grpc-server';
-import { methodTypes, toJson } from '../../protos/json-mapping';
-import { grpcRequestOf, metadataOf, uncarriableHeaderOf } from './http-mapping';
-import { httpErrorOf } from '../http/http-errors';
+import { uncarriableHeaderOf } from './http-mapping';
 import { openApiDocument, openApiPath } from './openapi';
-import { fullServiceNames, restRoutes, shannonStreamRoute, shannonWebSocketRoute, streamRoute, withSlashedIdsEscaped } from './routes';
-import { serveTaskEvents } from './sse';
-import { serveTaskEventsOverWebSocket } from './task-events-ws';
+import { withSlashedIdsEscaped } from './routes';
 import fastifyWebsocket from '@fastify/websocket';
-import { registerToolRoutes, type ToolRouteDeps } from './tool-routes';
+import { toolRoutes, type ToolRouteDeps } from './tool-routes';
 import { httpsOptions, type TlsMaterial } from '../grpc/tls';
 import { log } from '../../core/telemetry/logger';
 import { authorizationOf } from '../http/credentials';
-import type { AdapterContext, RequestParts } from '../shannon/route-adapter';
-import { registerShannonRoutes, shannonRoutes, type ShannonDeps } from '../shannon';
-import { fromGrpcFailure } from '../grpc/grpc-errors';
+import type { AdapterContext } from '../shannon/route-adapter';
+import { shannonHttpRoutes, type ShannonDeps } from '../shannon';
 import type { Authenticator } from '../tasks/auth';
-import { registerOpenAiRoutes } from '../openai/openai-routes';
+import { openAiRoutes } from '../openai/openai-routes';
 import type { OpenAiDeps } from '../openai/completion-task';
+import { registerHttpRoutes } from './route-registration';
+import { grpcHttpRoutes, streamHttpRoutes } from './grpc-routes';
+import { openApiRoute } from './openapi-route';
 
-// The REST and SSE gateway: HTTP/JSON in front of the gRPC services of the front port, like
-// grpc-gateway. It calls their handlers in process, through the same checks, authentication and
-// telemetry as the port's calls, so validation, tenancy and errors are exactly those of the gRPC
-// API; streams it follows over the port's private socket.
+// The HTTP port: one Fastify app on which every door's routes (route-table.ts) are registered
+// through one wrapper (route-registration.ts). Weft's REST routes call the front port's gRPC
+// handlers in process, through the same checks, authentication and telemetry as the port's calls;
+// their streams follow the port over its private socket.
+
+export interface RegisteredRoute {
+  method: string;
+  /** As Fastify has it, with `:name` parameters. */
+  path: string;
+}
 
 export interface RestGateway {
   port: number;
+  /** Every route registered on the app (HEAD aside, which Fastify adds to each GET). */
+  routes: readonly RegisteredRoute[];
   close(): Promise<void>;
 }
 
@@ -68,62 +74,6 @@ function rateLimitHeaders(auth: Authenticator) {
   };
 }
 
-async function refuseUnauthenticated(auth: Authenticator, request: FastifyRequest, reply: FastifyReply) {
-  try {
-    await auth.identify(authorizationOf(request.headers));
-  } catch (err) {
-    const { httpStatus, body } = httpErrorOf(fromGrpcFailure(err));
-    return reply.code(httpStatus).send(body);
-  }
-}
-
-/** A task's events as server-sent events (Weft's path and Shannon's) and over a WebSocket (Shannon's). */
-function registerStreamRoutes(app: FastifyInstance, streaming: ServiceClient<'streaming'>, options: RestGatewayOptions): void {
-  for (const route of [streamRoute, shannonStreamRoute]) {
-    app.get<{ Params: Record<string, string>; Querystring: Record<string, unknown> }>(route.path, (request, reply) =>
-      serveTaskEvents(route, streaming, options.sseKeepAliveMs, request, reply),
-    );
-  }
-  app.get<{ Params: Record<string, string>; Querystring: Record<string, unknown> }>(
-    shannonWebSocketRoute.path,
-    // A caller without a key is refused in the handshake (401), before the socket opens.
-    { websocket: true, preValidation: (request, reply) => refuseUnauthenticated(options.shannon.auth, request, reply) },
-    (socket, request) => serveTaskEventsOverWebSocket(shannonWebSocketRoute, streaming, options.sseKeepAliveMs, socket, request),
-  );
-}
-
-/** Weft's REST routes, each one call of the front port's services in process, with Shannon's shapes where a route has them. */
-function registerRestRoutes(app: FastifyInstance, options: RestGatewayOptions): void {
-  for (const route of restRoutes) {
-    const service = fullServiceNames[route.service];
-    const { request: requestType, response: responseType } = methodTypes(service, route.rpc);
-    app.route<{ Params: Record<string, string>; Querystring: Record<string, unknown> }>({
-      method: route.method,
-      url: route.path,
-      handler: async (request, reply) => {
-        try {
-          const metadata = metadataOf(request.headers);
-          const adapter = { ...options.shannon, authorization: authorizationOf(request.headers) };
-          const sent: RequestParts = { params: request.params, query: request.query, body: request.body };
-          const parts = route.shannon?.request ? await route.shannon.request(sent, adapter) : sent;
-          const grpcRequest = grpcRequestOf(requestType, { ...parts, queryFields: route.query ?? [] });
-          const response = await options.frontServices(service, route.rpc, grpcRequest, metadata, options.callDeadlineMs);
-          const json = toJson(responseType, response);
-          if (!route.shannon?.respond) return json;
-          const adapted = await route.shannon.respond(json, adapter, sent);
-          return reply
-            .code(adapted.status ?? 200)
-            .headers(adapted.headers ?? {})
-            .send(adapted.body);
-        } catch (err) {
-          const { httpStatus, body } = httpErrorOf(fromGrpcFailure(err));
-          return reply.code(httpStatus).send(body);
-        }
-      },
-    });
-  }
-}
-
 export async function startRestGateway(options: RestGatewayOptions): Promise<RestGateway> {
   const streaming: ServiceClient<'streaming'> = createServiceClient('streaming', options.grpcAddress);
   const app = Fastify({
@@ -139,7 +89,6 @@ export async function startRestGateway(options: RestGatewayOptions): Promise<Res
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
     body === '' ? done(null, undefined) : json(request, body as string, done),
   );
-  const openApi = openApiDocument();
   // Every route, SSE included, refuses headers it could not pass on before doing anything else.
   app.addHook('onRequest', async (request, reply) => {
     const problem = uncarriableHeaderOf(request.headers);
@@ -147,12 +96,18 @@ export async function startRestGateway(options: RestGatewayOptions): Promise<Res
   });
 
   app.addHook('onSend', rateLimitHeaders(options.shannon.auth));
-  registerRestRoutes(app, options);
-  registerStreamRoutes(app, streaming, options);
-  registerToolRoutes(app, options.toolDiscovery);
-  registerShannonRoutes(app, shannonRoutes, options.shannonRoutes);
-  registerOpenAiRoutes(app, options.openAi);
-  app.get(openApiPath, async () => openApi);
+  const routes: RegisteredRoute[] = [];
+  app.addHook('onRoute', ({ method, url }) => {
+    for (const one of [method].flat()) if (one !== 'HEAD') routes.push({ method: one, path: url });
+  });
+  const auth = options.shannon.auth;
+  const frontPort = { frontServices: options.frontServices, callDeadlineMs: options.callDeadlineMs, shannon: options.shannon };
+  registerHttpRoutes(app, grpcHttpRoutes, frontPort, auth);
+  registerHttpRoutes(app, streamHttpRoutes, { streaming, keepAliveMs: options.sseKeepAliveMs }, auth);
+  registerHttpRoutes(app, toolRoutes, options.toolDiscovery, auth);
+  registerHttpRoutes(app, shannonHttpRoutes, options.shannonRoutes, auth);
+  registerHttpRoutes(app, openAiRoutes, options.openAi, auth);
+  registerHttpRoutes(app, [openApiRoute], openApiDocument(), auth);
   app.setNotFoundHandler((request, reply) => {
     void reply
       .code(404)
@@ -173,6 +128,7 @@ export async function startRestGateway(options: RestGatewayOptions): Promise<Res
   const address = app.server.address();
   return {
     port: typeof address === 'object' && address ? address.port : options.port,
+    routes,
     close: async () => {
       await app.close();
       streaming.close();

@@ -12,6 +12,8 @@ export interface RestRoute {
   path: string;
   service: Extract<ServiceName, 'orchestrator' | 'session'>;
   rpc: string;
+  /** The document's name of the route where another route calls the same RPC; the RPC's name otherwise. */
+  operationId?: string;
   summary: string;
   /** Request fields that may come as query parameters. */
   query?: string[];
@@ -36,6 +38,7 @@ export const restRoutes: RestRoute[] = [
     path: '/api/v1/tasks/stream',
     service: 'orchestrator',
     rpc: 'SubmitTask',
+    operationId: 'SubmitTaskForStream',
     summary: 'Submit a task as POST /api/v1/tasks does; 201 with stream_url, where its events stream',
     body: true,
     shannon: submitAndStreamShape,
@@ -80,6 +83,7 @@ export const restRoutes: RestRoute[] = [
     path: '/api/v1/approvals/decision',
     service: 'orchestrator',
     rpc: 'ApproveTask',
+    operationId: 'ApproveTaskByBody',
     summary: "Approve or reject with approval_id in the body, as Shannon's clients send it",
     body: true,
   },

@@ -1,3 +1,4 @@
+import { agentAnswer, agentRunAnswer, agentRunBody, agentsAnswer } from './shannon-schemas';
 import type { AgentDefinition } from '../../core/agents/agent-catalog';
 import { notFound } from '../tasks/task-errors';
 import { badRequest, type ShannonRoute } from './shannon-route';
@@ -24,6 +25,7 @@ export const agentRoutes: ShannonRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/agents',
+    answer: agentsAnswer,
     summary: 'The named agents a task can be run as (agents/*.yaml)',
     tag: 'agents',
     handle: async (_call, deps) => ({ body: { agents: deps.agents.list().map(agentJson) } }),
@@ -31,6 +33,7 @@ export const agentRoutes: ShannonRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/agents/:agent_id',
+    answer: agentAnswer,
     summary: 'One named agent: what it does, its tools and its input schema',
     tag: 'agents',
     async handle({ params }, deps) {
@@ -42,6 +45,9 @@ export const agentRoutes: ShannonRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/agents/:agent_id',
+    body: agentRunBody,
+    answer: agentRunAnswer,
+    answerStatus: 202,
     summary: 'Runs the agent on {"input": {...}, "session_id": "..."} as a durable task; 202 with its task and workflow ids',
     tag: 'agents',
     async handle(call, deps) {

@@ -1,3 +1,4 @@
+import { apiKeysAnswer, callerAnswer, newApiKeyAnswer, newApiKeyBody, revokedApiKeyAnswer } from './shannon-schemas';
 import { createApiKey, isRole, type ApiKeyInfo, type Principal, type Role } from '../../core/auth/api-keys';
 import { authorizationOf } from '../http/credentials';
 import { listApiKeys, revokeApiKey } from '../../core/auth/key-management';
@@ -74,6 +75,7 @@ export const authRoutes: ShannonRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/auth/me',
+    answer: callerAnswer,
     summary: "The caller: user, tenant, roles, the key in use and its rate limit's state",
     tag: 'auth',
     async handle({ principal, headers }, deps) {
@@ -97,6 +99,7 @@ export const authRoutes: ShannonRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/auth/api-keys',
+    answer: apiKeysAnswer,
     summary: "The caller's API keys (a tenant admin's: the tenant's), without their secrets",
     tag: 'auth',
     async handle({ principal }, deps) {
@@ -107,6 +110,9 @@ export const authRoutes: ShannonRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/auth/api-keys',
+    body: newApiKeyBody,
+    answer: newApiKeyAnswer,
+    answerStatus: 201,
     summary: 'Creates a key {"name", "description", "roles", "user_id" (admin), "expires_in_days"}; 201 with the key, shown once',
     tag: 'auth',
     async handle({ principal, body }, deps) {
@@ -131,6 +137,7 @@ export const authRoutes: ShannonRoute[] = [
   {
     method: 'DELETE',
     path: '/api/v1/auth/api-keys/:key_id',
+    answer: revokedApiKeyAnswer,
     summary: "Revokes one of the caller's keys (a tenant admin: any of the tenant's); another tenant's key is not found",
     tag: 'auth',
     async handle({ principal, params }, deps) {

@@ -1,3 +1,4 @@
+import { controlStateAnswer, steerAnswer, steerBody, taskMessageAnswer, taskMessageBody } from './shannon-schemas';
 import { randomUUID } from 'node:crypto';
 import { idempotencyKeyOf } from '../http/credentials';
 import type { ControlState } from '../../workflows/messages';
@@ -57,6 +58,8 @@ export const controlRoutes: ShannonRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/swarm/:workflow_id/message',
+    body: taskMessageBody,
+    answer: taskMessageAnswer,
     summary: 'A message to a running task, which its agents get with their next model step; {"message": "..."} (Idempotency-Key: sent once)',
     tag: 'control',
     handle: sendMessage,
@@ -64,6 +67,9 @@ export const controlRoutes: ShannonRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/tasks/:task_id/pause',
+    body: steerBody,
+    answer: steerAnswer,
+    answerStatus: 202,
     summary: 'Pause a running task at its next step boundary (the call under way finishes); {"reason": "..."}; 202',
     tag: 'control',
     handle: steer('pause'),
@@ -71,6 +77,9 @@ export const controlRoutes: ShannonRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/tasks/:task_id/resume',
+    body: steerBody,
+    answer: steerAnswer,
+    answerStatus: 202,
     summary: 'Resume a paused task where it stopped; {"reason": "..."}; 202',
     tag: 'control',
     handle: steer('resume'),
@@ -78,6 +87,7 @@ export const controlRoutes: ShannonRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/tasks/:task_id/control-state',
+    answer: controlStateAnswer,
     summary: 'Whether the task is paused (since when, by whom, why) or cancelled',
     tag: 'control',
     handle: async ({ principal, params }, deps) => ({ body: controlStateJson(await taskControlState(deps, principal, params.task_id!)) }),

@@ -1,3 +1,4 @@
+import { toolAnswer, toolExecutionAnswer, toolExecutionBody, toolsAnswer } from './shannon-schemas';
 import { listTaskEvents } from '../../core/events/event-log';
 import { EventType } from '../../core/events/event-types';
 import type { ToolMetadata } from '../../core/tools/tool';
@@ -35,6 +36,7 @@ export const directToolRoutes: ShannonRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/tools',
+    answer: toolsAnswer,
     summary: "The tools the caller's agents may use (category: only those of one category)",
     tag: 'tools',
     query: ['category'],
@@ -53,6 +55,7 @@ export const directToolRoutes: ShannonRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/tools/:name',
+    answer: toolAnswer,
     summary: "One tool: its description and parameters' JSON schema",
     tag: 'tools',
     async handle({ principal, params }, deps) {
@@ -64,6 +67,8 @@ export const directToolRoutes: ShannonRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/tools/:name/execute',
+    body: toolExecutionBody,
+    answer: toolExecutionAnswer,
     summary: 'Runs one tool call as a task of its own (policy, limits and record as an agent\'s call); {"arguments": {...}, "session_id": "..."}',
     tag: 'tools',
     async handle(call, deps) {

@@ -1,3 +1,4 @@
+import { fileAnswer, memoryFilesAnswer, sessionFilesAnswer } from './shannon-schemas';
 import { findConversation } from '../../core/sessions/conversations';
 import { ConversationClosedError } from '../../core/sessions/errors';
 import { listFolder, readFolderFile, type FolderEntry } from '../../core/tools/builtin/folder-browsing';
@@ -56,6 +57,7 @@ export const fileRoutes: ShannonRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/sessions/:session_id/files',
+    answer: sessionFilesAnswer,
     summary: "A session workspace's files and folders (path: a folder inside it)",
     tag: 'files',
     query: ['path'],
@@ -70,6 +72,7 @@ export const fileRoutes: ShannonRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/sessions/:session_id/files/*',
+    answer: fileAnswer,
     summary: "One file of a session's workspace: text as is, anything else base64 (encoding says which)",
     tag: 'files',
     handle: async (call, deps) => download(await sessionFolder(call, deps), call.params['*']!),
@@ -77,6 +80,7 @@ export const fileRoutes: ShannonRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/memory/files',
+    answer: memoryFilesAnswer,
     summary: "The caller's memory files, which outlive sessions (path: a folder inside it)",
     tag: 'files',
     query: ['path'],
@@ -87,6 +91,7 @@ export const fileRoutes: ShannonRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/memory/files/*',
+    answer: fileAnswer,
     summary: "One of the caller's memory files: text as is, anything else base64",
     tag: 'files',
     handle: async ({ principal, params }, deps) => download(memoryDirOf(deps.workspaceDir, principal), params['*']!),

@@ -1,3 +1,4 @@
+import { healthAnswer, metricsAnswer, readinessAnswer } from './shannon-schemas';
 import { weftVersion } from '../../core/version';
 import { metricsAuthorized } from '../../core/telemetry/ops-server';
 import type { ShannonAnswer, ShannonDeps, ShannonRoute } from './shannon-route';
@@ -30,6 +31,7 @@ export const healthRoutes: ShannonRoute[] = [
   {
     method: 'GET',
     path: '/health',
+    answer: healthAnswer,
     summary: 'The API process serves (no dependency is checked)',
     tag: 'health',
     public: true,
@@ -38,6 +40,7 @@ export const healthRoutes: ShannonRoute[] = [
   {
     method: 'GET',
     path: '/readiness',
+    answer: readinessAnswer,
     summary: 'Ready when Postgres and Temporal both answer (503 otherwise, with each check)',
     tag: 'health',
     public: true,
@@ -46,6 +49,8 @@ export const healthRoutes: ShannonRoute[] = [
   {
     method: 'GET',
     path: '/metrics',
+    answer: metricsAnswer,
+    answerType: 'text/plain',
     summary: "The API's Prometheus metrics (with WEFT_METRICS_TOKEN, only to authorization: Bearer <token>)",
     tag: 'health',
     public: true,

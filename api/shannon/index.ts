@@ -6,7 +6,8 @@ import { skillRoutes } from './skill-routes';
 import { fileRoutes } from './file-routes';
 import { healthRoutes } from './health-routes';
 import { sessionRoutes } from './session-routes';
-import type { ShannonRoute } from './shannon-route';
+import { shannonHttpRoute, type ShannonDeps, type ShannonRoute } from './shannon-route';
+import type { HttpRoute } from '../http/http-route';
 import { reviewRoutes } from './review-routes';
 import { scheduleRoutes } from './schedule-routes';
 import { taskRoutes } from './task-routes';
@@ -27,4 +28,7 @@ export const shannonRoutes: readonly ShannonRoute[] = [
   ...scheduleRoutes,
 ];
 
-export { registerShannonRoutes, type ShannonDeps } from './shannon-route';
+/** Shannon's routes in the one route table. */
+export const shannonHttpRoutes: readonly HttpRoute<ShannonDeps>[] = shannonRoutes.map(shannonHttpRoute);
+
+export type { ShannonDeps } from './shannon-route';

@@ -1,3 +1,4 @@
+import { reviewAnswer, reviewBody, taskReviewAnswer } from './shannon-schemas';
 import { createRuntimeStore } from '../../core/store';
 import { reviewTask, taskReview, taskReviewJson } from '../tasks/task-review';
 import type { PlanReviewView, ReviewAction } from '../../workflows/messages';
@@ -37,6 +38,7 @@ export const reviewRoutes: ShannonRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/tasks/:task_id/review',
+    answer: taskReviewAnswer,
     summary: "The plan under review: status, round, version (also the ETag), the current plan and every round's text",
     tag: 'review',
     async handle({ principal, params }, deps) {
@@ -47,6 +49,8 @@ export const reviewRoutes: ShannonRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/tasks/:task_id/review',
+    body: reviewBody,
+    answer: reviewAnswer,
     summary: 'Review the plan: {"action": "feedback", "message": "..."} (the planner revises it), "approve" (it runs) or "reject"; If-Match: the version seen',
     tag: 'review',
     async handle(call, deps) {

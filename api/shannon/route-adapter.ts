@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { Pool } from 'pg';
 import type { SessionDefaults } from '../tasks/session-defaults';
 import type { Authenticator } from '../tasks/auth';
@@ -32,7 +33,17 @@ export interface AdaptedResponse {
   headers?: Record<string, string>;
 }
 
+/** What a Shannon shape adds to the route's gRPC request and response, as /openapi.json shows it (merged into the protos' messages). */
+export interface ShapeSchemas {
+  body?: z.ZodObject;
+  query?: z.ZodObject;
+  answer?: z.ZodObject;
+  /** Shannon's status where it is not 200. */
+  answerStatus?: number;
+}
+
 export interface RouteAdapter {
+  schemas?: ShapeSchemas;
   /** Shannon's request shape made Weft's; runs before the gRPC call. */
   request?(parts: RequestParts, context: AdapterContext): Promise<RequestParts> | RequestParts;
   /** What Shannon's clients read beyond the gRPC response; runs after a successful call, with the request as the client sent it. */

@@ -1,3 +1,14 @@
+import {
+  scheduleAnswer,
+  scheduleChangedAnswer,
+  scheduleCreateBody,
+  scheduleCreatedAnswer,
+  scheduleRunsAnswer,
+  scheduleUpdateBody,
+  scheduleUpdatedAnswer,
+  schedulesAnswer,
+  steerBody,
+} from './shannon-schemas';
 import type { TaskRecord } from '../../core/tasks/task-index';
 import { scheduleInfoOf } from '../tasks/schedule-info';
 import { overlapPolicies, type OverlapPolicy, type ScheduleFields } from '../tasks/schedule-spec';
@@ -120,6 +131,9 @@ export const scheduleRoutes: ShannonRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/schedules',
+    body: scheduleCreateBody,
+    answer: scheduleCreatedAnswer,
+    answerStatus: 201,
     summary:
       'Create a schedule (a Temporal Schedule): {"name", "cron_expression" or "interval", "timezone", "task_query", "task_context", "max_budget_per_run_usd", "timeout_seconds", "overlap_policy", "paused"}',
     tag: 'schedules',
@@ -128,6 +142,7 @@ export const scheduleRoutes: ShannonRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/schedules',
+    answer: schedulesAnswer,
     summary: "Your schedules (an admin: the tenant's), newest first; ?status=ACTIVE|PAUSED|DELETED",
     tag: 'schedules',
     query: ['page', 'page_size', 'status'],
@@ -136,14 +151,25 @@ export const scheduleRoutes: ShannonRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/schedules/:id',
+    answer: scheduleAnswer,
     summary: 'A schedule, as Temporal has it now (paused, next run) with what its owner gave',
     tag: 'schedules',
     handle: async ({ principal, params }, deps) => ({ body: { ...scheduleInfoOf(await deps.schedules.get(principal, params.id!)) } }),
   },
-  { method: 'PUT', path: '/api/v1/schedules/:id', summary: 'Change a schedule: the fields given, the rest kept', tag: 'schedules', handle: update },
+  {
+    method: 'PUT',
+    path: '/api/v1/schedules/:id',
+    body: scheduleUpdateBody,
+    answer: scheduleUpdatedAnswer,
+    summary: 'Change a schedule: the fields given, the rest kept',
+    tag: 'schedules',
+    handle: update,
+  },
   {
     method: 'POST',
     path: '/api/v1/schedules/:id/pause',
+    answer: scheduleChangedAnswer,
+    body: steerBody,
     summary: 'Pause a schedule: no run starts until it is resumed; {"reason": "..."}',
     tag: 'schedules',
     handle: async ({ principal, params, body }, deps) => {
@@ -154,6 +180,8 @@ export const scheduleRoutes: ShannonRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/schedules/:id/resume',
+    answer: scheduleChangedAnswer,
+    body: steerBody,
     summary: 'Resume a paused schedule; {"reason": "..."}',
     tag: 'schedules',
     handle: async ({ principal, params, body }, deps) => {
@@ -164,6 +192,7 @@ export const scheduleRoutes: ShannonRoute[] = [
   {
     method: 'DELETE',
     path: '/api/v1/schedules/:id',
+    answer: scheduleChangedAnswer,
     summary: 'Delete a schedule (runs under way finish)',
     tag: 'schedules',
     handle: async ({ principal, params }, deps) => {
@@ -174,6 +203,7 @@ export const scheduleRoutes: ShannonRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/schedules/:id/runs',
+    answer: scheduleRunsAnswer,
     summary: "A schedule's runs, newest first: the tasks it started",
     tag: 'schedules',
     query: ['page', 'page_size'],

@@ -1,3 +1,4 @@
+import { sessionEventsAnswer, sessionHistoryAnswer } from './shannon-schemas';
 import { listTaskEvents } from '../../core/events/event-log';
 import { findConversation } from '../../core/sessions/conversations';
 import { ConversationClosedError } from '../../core/sessions/errors';
@@ -43,6 +44,7 @@ export const sessionRoutes: ShannonRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/sessions/:session_id/history',
+    answer: sessionHistoryAnswer,
     summary: "A session's tasks, newest first (limit 1-100, default 50; offset)",
     tag: 'sessions',
     query: ['limit', 'offset'],
@@ -54,6 +56,7 @@ export const sessionRoutes: ShannonRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/sessions/:session_id/events',
+    answer: sessionEventsAnswer,
     summary: "A session's turns, newest first (limit 1-100, default 10; offset): each task's query, answer and stored events",
     tag: 'sessions',
     query: ['limit', 'offset'],

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { maxTitleLength, retitleSession, sessionProfiles, type SessionProfile } from '../../core/sessions/named-sessions';
 import { JsonMappingError } from '../../protos/json-mapping';
 import { objectOf, type AdapterContext, type JsonObject, type RouteAdapter } from './route-adapter';
@@ -30,7 +31,23 @@ async function profilesOf(context: AdapterContext, sessionIds: string[]) {
   return sessionProfiles(context.pool, principal.tenantId, sessionIds);
 }
 
+const profileSchema = {
+  title: z.string().optional(),
+  task_count: z.number().optional(),
+  successful_tasks: z.number().optional(),
+  failed_tasks: z.number().optional(),
+  success_rate: z.number().optional(),
+  tokens_used: z.number().optional(),
+  total_cost_usd: z.number().optional(),
+  cost_usd: z.number().optional(),
+  average_cost_per_task: z.number().optional(),
+  latest_task_query: z.string().optional(),
+  latest_task_status: z.string().optional(),
+  last_activity_at: z.string().optional(),
+};
+
 export const listSessionsShape: RouteAdapter = {
+  schemas: { answer: z.object({ sessions: z.array(z.object({ session_id: z.string(), updated_at: z.string().optional(), ...profileSchema })) }) },
   async respond(response, context) {
     const sessions = (response.sessions as JsonObject[] | undefined) ?? [];
     const profiles = await profilesOf(
@@ -47,6 +64,17 @@ export const listSessionsShape: RouteAdapter = {
 };
 
 export const getSessionShape: RouteAdapter = {
+  schemas: {
+    answer: z.object({
+      session_id: z.string(),
+      user_id: z.string().optional(),
+      context: z.record(z.string(), z.unknown()),
+      created_at: z.string().optional(),
+      updated_at: z.string().optional(),
+      expires_at: z.string().optional(),
+      ...profileSchema,
+    }),
+  },
   async respond(response, context) {
     const session = objectOf(response.session) ?? {};
     const id = String(session.id ?? '');
@@ -77,6 +105,10 @@ function titleOf(body: JsonObject): string | undefined {
 
 /** PATCH with Shannon's {"title": ...}: the title is set once UpdateSession found the session open. */
 export const updateSessionShape: RouteAdapter = {
+  schemas: {
+    body: z.object({ title: z.string().min(1).max(maxTitleLength).describe("Shannon's session title, without control characters").optional() }),
+    answer: z.object({ title: z.string().optional() }),
+  },
   request(parts) {
     const body = objectOf(parts.body);
     if (!body || !('title' in body)) return parts;

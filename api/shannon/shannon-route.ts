@@ -1,13 +1,13 @@
 import type { Client } from '@temporalio/client';
-import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import type { Pool } from 'pg';
 import type { Registry } from 'prom-client';
 import type { Principal } from '../../core/auth/api-keys';
 import type { ToolRegistry } from '../../core/tools/registry';
 import { JsonMappingError } from '../../protos/json-mapping';
 import type { Authenticator } from '../tasks/auth';
-import { httpErrorOf } from '../http/http-errors';
-import { authorizationOf } from '../http/credentials';
+import { shannonErrors } from '../http/http-errors';
+import type { HttpRoute } from '../http/http-route';
 import type { JsonObject } from './route-adapter';
 import type { TaskStarter } from '../tasks/task-start';
 import type { AgentCatalog } from '../../core/agents/agent-catalog';
@@ -61,43 +61,44 @@ export interface ShannonRoute {
   query?: readonly string[];
   /** Answered without an API key (health checks). */
   public?: boolean;
+  /** The JSON body the route reads, if any. */
+  body?: z.ZodType;
+  /** What it answers with (200 unless `answerStatus`): JSON unless `answerType` says otherwise. */
+  answer: z.ZodType;
+  answerStatus?: number;
+  answerType?: string;
   handle(call: ShannonCall, deps: ShannonDeps): Promise<ShannonAnswer>;
 }
 
 /** A request Shannon's client could have sent differently: 400 with what was wrong. */
 export const badRequest = (message: string) => new JsonMappingError(message);
 
-function errorAnswer(err: unknown): ShannonAnswer {
-  const { httpStatus, body } = httpErrorOf(err);
-  return { status: httpStatus, body };
-}
-
-export function registerShannonRoutes(app: FastifyInstance, routes: readonly ShannonRoute[], deps: ShannonDeps): void {
-  for (const route of routes) {
-    app.route<{ Params: Record<string, string>; Querystring: Record<string, unknown> }>({
-      method: route.method,
-      url: route.path,
-      handler: async (request, reply) => {
-        const answer = await (async () => {
-          try {
-            const unknown = Object.keys(request.query).filter((name) => !(route.query ?? []).includes(name));
-            if (unknown.length > 0) throw badRequest(`unknown query parameter ${unknown[0]}`);
-            const principal = route.public ? undefined : await deps.auth.authenticate(authorizationOf(request.headers));
-            return await route.handle(
-              { principal: principal!, params: request.params, query: request.query, body: request.body, headers: request.headers },
-              deps,
-            );
-          } catch (err) {
-            return errorAnswer(err);
-          }
-        })();
-        return reply
-          .code(answer.status ?? 200)
-          .headers(answer.headers ?? {})
-          .send(answer.body);
-      },
-    });
-  }
+/** A Shannon route in the one route table: its query strictly as listed, Shannon's error body. */
+export function shannonHttpRoute(route: ShannonRoute): HttpRoute<ShannonDeps> {
+  return {
+    method: route.method,
+    path: route.path,
+    summary: route.summary,
+    tag: route.tag,
+    auth: route.public ? 'public' : 'api_key',
+    errors: shannonErrors,
+    query: z.object(Object.fromEntries((route.query ?? []).map((name) => [name, z.string().optional()]))),
+    refusesOtherQuery: true,
+    ...(route.body ? { body: { schema: route.body, required: false } } : {}),
+    answer: {
+      ...(route.answerStatus ? { status: route.answerStatus } : {}),
+      description: 'OK',
+      ...(route.answerType ? { contentType: route.answerType } : {}),
+      schema: route.answer,
+    },
+    async handle({ request, principal }, reply, deps) {
+      const answer = await route.handle({ principal, params: request.params, query: request.query, body: request.body, headers: request.headers }, deps);
+      return reply
+        .code(answer.status ?? 200)
+        .headers(answer.headers ?? {})
+        .send(answer.body);
+    },
+  };
 }
 
 /** A query parameter as a bounded integer, its default when absent. */

@@ -1,3 +1,4 @@
+import { skillAnswer, skillVersionsAnswer, skillsAnswer } from './shannon-schemas';
 import type { Skill } from '../../core/skills/skill-catalog';
 import { notFound } from '../tasks/task-errors';
 import type { ShannonRoute } from './shannon-route';
@@ -21,6 +22,7 @@ export const skillRoutes: ShannonRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/skills',
+    answer: skillsAnswer,
     summary: 'The skills a task can name (newest version of each; category: only one category)',
     tag: 'skills',
     query: ['category'],
@@ -33,6 +35,7 @@ export const skillRoutes: ShannonRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/skills/:name',
+    answer: skillAnswer,
     summary: "One skill's newest version with its instructions (content)",
     tag: 'skills',
     async handle({ params }, deps) {
@@ -54,6 +57,7 @@ export const skillRoutes: ShannonRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/skills/:name/versions',
+    answer: skillVersionsAnswer,
     summary: 'Every version of a skill, newest first',
     tag: 'skills',
     async handle({ params }, deps) {

@@ -1,3 +1,4 @@
+import { taskEventsAnswer, timelineAnswer } from './shannon-schemas';
 import { runningTasks } from '../tasks/running-tasks';
 import { notFound, TaskError } from '../tasks/task-errors';
 import { listTaskEvents, type TaskEvent } from '../../core/events/event-log';
@@ -29,6 +30,7 @@ export const taskRoutes: ShannonRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/tasks/:task_id/events',
+    answer: taskEventsAnswer,
     summary: "A task's stored events in order (limit 1-200, default 50; offset), as Shannon's gateway pages them",
     tag: 'tasks',
     query: ['limit', 'offset'],
@@ -44,6 +46,7 @@ export const taskRoutes: ShannonRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/tasks/:task_id/timeline',
+    answer: timelineAnswer,
     summary: "A task's Temporal history in plain words: mode=summary (what changed) or full (every event); run_id for an earlier run",
     tag: 'tasks',
     query: ['mode', 'run_id'],

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { findTask } from '../../core/tasks/task-index';
 import { openNamedSession } from '../../core/sessions/named-sessions';
 import { JsonMappingError } from '../../protos/json-mapping';
@@ -96,7 +97,19 @@ async function submitRequest(parts: RequestParts, context: AdapterContext): Prom
   };
 }
 
+/** Shannon's submit fields beside SubmitTask's. */
+const submitBody = z.object({
+  session_id: z.string().optional().describe('opened when the caller has not created it'),
+  mode: z.enum(Object.keys(modes) as [string, ...string[]]).optional(),
+  model_tier: z.string().optional(),
+  skill: z.string().optional().describe('a skill of GET /api/v1/skills, name or name@version'),
+  research_strategy: z.enum(researchStrategies as unknown as [string, ...string[]]).optional(),
+  max_iterations: z.int().min(1).optional(),
+  max_concurrent_agents: z.int().min(1).optional(),
+});
+
 export const submitTaskShape: RouteAdapter = {
+  schemas: { body: submitBody },
   request: submitRequest,
   // Shannon's clients read the workflow id from this header first.
   respond: (response) => ({ body: response, headers: { 'x-workflow-id': String(response.workflow_id ?? '') } }),
@@ -104,6 +117,7 @@ export const submitTaskShape: RouteAdapter = {
 
 /** POST /api/v1/tasks/stream: the same submit, answered 201 with where its events stream. */
 export const submitAndStreamShape: RouteAdapter = {
+  schemas: { body: submitBody, answer: z.object({ stream_url: z.string().describe("where the task's events stream") }), answerStatus: 201 },
   request: submitRequest,
   respond: (response) => ({
     status: 201,
@@ -114,6 +128,31 @@ export const submitAndStreamShape: RouteAdapter = {
 
 /** Shannon's names for what GetTaskStatus reports of a task, read from the task's row. */
 export const taskStatusShape: RouteAdapter = {
+  schemas: {
+    answer: z.object({
+      workflow_id: z.string(),
+      query: z.string().optional(),
+      session_id: z.string().optional(),
+      mode: z.string().optional(),
+      model_used: z.string().optional(),
+      provider: z.string().optional(),
+      usage: z
+        .object({
+          total_tokens: z.number(),
+          prompt_tokens: z.number(),
+          completion_tokens: z.number(),
+          input_tokens: z.number(),
+          output_tokens: z.number(),
+          cost_usd: z.number(),
+          estimated_cost: z.number(),
+        })
+        .optional(),
+      error: z.string().optional(),
+      created_at: z.string().optional(),
+      updated_at: z.string().optional(),
+      completed_at: z.string().optional(),
+    }),
+  },
   async respond(response, context) {
     // The gRPC call found the task for this caller, so its canonical id is the caller's own.
     const task = await findTask(context.pool, String(response.task_id));
@@ -151,6 +190,14 @@ const shannonStatuses = ['QUEUED', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED'
 
 /** Shannon's `status` filter (RUNNING, or TASK_STATUS_RUNNING) as ListTasks' filter_status. */
 export const listTasksShape: RouteAdapter = {
+  schemas: {
+    query: z.object({
+      status: z
+        .string()
+        .optional()
+        .describe(`Shannon's filter: one of ${shannonStatuses.join(', ')}`),
+    }),
+  },
   request(parts) {
     const { status, ...query } = parts.query;
     if (status === undefined) return parts;

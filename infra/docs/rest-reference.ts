@@ -48,15 +48,15 @@ function schemaText(schema: Schema | undefined): string {
   return code(Array.isArray(schema.type) ? schema.type.join(' | ') : (schema.type ?? 'any'));
 }
 
-function bodySection(operation: Operation): string[] {
-  const content = operation.requestBody?.content;
+/** A body's fields (the request's, or the answer's) as a table; `title` names whose. */
+function fieldsSection(title: string, content: Record<string, { schema?: Schema }> | undefined): string[] {
   if (!content) return [];
   const [mediaType, { schema } = {}] = Object.entries(content)[0] ?? [];
   if (!mediaType) return [];
   const properties = Object.entries(schema?.properties ?? {});
-  if (properties.length === 0) return [`Body (${code(mediaType)}): ${schemaText(schema) || 'any'}`, ''];
+  if (properties.length === 0) return [`${title} (${code(mediaType)}): ${schemaText(schema) || 'any'}`, ''];
   return [
-    `Body (${code(mediaType)}):`,
+    `${title} (${code(mediaType)}):`,
     '',
     table(
       ['Field', 'Type', 'Notes'],
@@ -82,8 +82,10 @@ function operationSection(path: string, method: string, operation: Operation): s
       ),
       '',
     );
-  lines.push(...bodySection(operation));
+  lines.push(...fieldsSection('Body', operation.requestBody?.content));
   const responses = Object.entries(operation.responses ?? {});
+  const answer = responses.find(([status]) => status < '400');
+  if (answer) lines.push(...fieldsSection(`Answer ${answer[0]}`, answer[1].content));
   if (responses.length > 0)
     lines.push(
       table(
@@ -112,10 +114,12 @@ export function restReference(document: OpenApi): string {
     'REST API',
     'the OpenAPI document the API serves at /openapi.json',
     [
-      'The REST and SSE gateway listens on port 8080 (`WEFT_HTTP_PORT`). Each route is one gRPC call of the front port, so',
-      "authentication (`Authorization: Bearer <key>`, or Shannon's `X-API-Key: <key>`), validation, tenancy and errors are",
-      "the [gRPC API](grpc.md)'s. Bodies are the proto messages in JSON with the `.proto` field names; errors answer",
-      '`{"error": "...", "code": "NOT_FOUND", "status": "STATUS_CODE_ERROR"}` with the matching HTTP status.',
+      "The HTTP port listens on 8080 (`WEFT_HTTP_PORT`) and serves every HTTP route: Weft's REST and SSE routes, Shannon's",
+      "gateway routes, tool discovery and OpenAI's `/v1` API. Every route but the health checks and this document takes an",
+      "API key (`Authorization: Bearer <key>`, or Shannon's `X-API-Key: <key>`). Weft's REST routes are each one call of the",
+      "[gRPC API](grpc.md), their bodies its proto messages in JSON with the `.proto` field names. Errors answer Shannon's",
+      '`{"error": "...", "code": "NOT_FOUND", "status": "STATUS_CODE_ERROR"}` with the matching HTTP status, and OpenAI\'s',
+      'routes OpenAI\'s `{"error": {"message", "type", "param", "code"}}`.',
       '',
       `This page renders the document a running API serves at \`/openapi.json\` (${document.info?.title ?? 'Weft'} ${document.info?.version ?? ''}):`,
       `${operations.length} operations on ${Object.keys(document.paths).length} paths.`,

@@ -241,3 +241,27 @@ it('serves an OpenAPI 3.1 document covering every route, with every schema refer
   for (const ref of new Set(refs)) expect(doc.components.schemas).toHaveProperty([ref]);
   expect(doc.paths['/api/v1/tasks/{task_id}']!.get!.operationId).toBe('GetTaskStatus');
 });
+
+it('lists in /openapi.json every route the HTTP port serves, and nothing it does not serve', async () => {
+  const doc = (await (await fetch(`${base}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+  const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}').replace(/\*$/, '{path}');
+  const served = stack.api.httpRoutes.map(({ method, path }) => `${method} ${openApiPath(path)}`).sort();
+  const documented = Object.entries(doc.paths)
+    .flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`))
+    .sort();
+  expect(documented).toEqual(served);
+  // Every door is among them: Weft's REST and streams, Shannon's gateway, the tool routes, OpenAI's /v1.
+  expect(served).toEqual(
+    expect.arrayContaining([
+      'POST /api/v1/tasks',
+      'GET /api/v1/stream/ws',
+      'POST /api/v1/schedules',
+      'POST /api/v1/tools/{name}/execute',
+      'GET /tools/list',
+      'POST /tools/sources',
+      'POST /v1/chat/completions',
+      'POST /v1/responses',
+      'GET /openapi.json',
+    ]),
+  );
+});

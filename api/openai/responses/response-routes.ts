@@ -1,8 +1,9 @@
+import { responseAnswer, responseBody, responseQuery } from '../openai-schemas';
 import type { FastifyReply } from 'fastify';
 import type { StoredResponse } from '../../../core/openai/response-index';
 import type { OpenAiDeps } from '../completion-task';
 import { invalid, openAiErrorOf } from '../openai-errors';
-import { openEventStream, whileConnected, type OpenAiRoute } from '../openai-route';
+import { openEventStream, whileConnected, openAiRoute, type OpenAiRoute } from '../openai-route';
 import { responseEvents, responseNow } from './response-events';
 import { responseRequest } from './response-request';
 import { continueResponseTask, ownResponse, startResponseTask } from './response-task';
@@ -57,9 +58,11 @@ function streamFlagOf(query: Record<string, unknown>): boolean {
 }
 
 export const responseRoutes: readonly OpenAiRoute[] = [
-  {
+  openAiRoute({
     method: 'POST',
     path: '/v1/responses',
+    body: responseBody,
+    answer: responseAnswer,
     summary: "OpenAI's response as a durable Weft task (stream, background, previous_response_id); its id names the task",
     handle: async ({ request, principal }, reply, deps) => {
       const parsed = responseRequest(request.body, deps.models);
@@ -71,10 +74,12 @@ export const responseRoutes: readonly OpenAiRoute[] = [
       const answer = parsed.background ? await responseNow(deps, response) : await endedResponse(deps, response, whileConnected(reply));
       return reply.headers(responseHeaders(response)).send(answer);
     },
-  },
-  {
+  }),
+  openAiRoute({
     method: 'GET',
     path: '/v1/responses/:response_id',
+    query: responseQuery,
+    answer: responseAnswer,
     summary: 'A response as it stands; with stream=true its events after starting_after, live until it ends',
     handle: async ({ request, principal }, reply, deps) => {
       const query = request.query as Record<string, unknown>;
@@ -84,10 +89,11 @@ export const responseRoutes: readonly OpenAiRoute[] = [
       if (stream) return streamResponse(deps, response, startingAfter, reply);
       return reply.headers(responseHeaders(response)).send(await responseNow(deps, response));
     },
-  },
-  {
+  }),
+  openAiRoute({
     method: 'POST',
     path: '/v1/responses/:response_id/cancel',
+    answer: responseAnswer,
     summary: 'Cancels a response in progress (its task); answers once it has ended',
     handle: async ({ request, principal }, reply, deps) => {
       const response = await ownResponse(deps, principal, request.params.response_id ?? '');
@@ -99,5 +105,5 @@ export const responseRoutes: readonly OpenAiRoute[] = [
       await endedResponse(deps, response, waiting);
       return reply.headers(responseHeaders(response)).send(await responseNow(deps, response));
     },
-  },
+  }),
 ];
