@@ -28,7 +28,7 @@ export const eventChannel = 'weft_task_events';
 
 /**
  * Appends an event with the workflow's next sequence number, inside the caller's transaction, in one
- * round trip (migration 004). The counter row stays locked until commit, so sequences are gap-free
+ * round trip (migrations 004 and 028). The counter row stays locked until commit, so sequences are gap-free
  * and committed in order, and an event whose key is already in the log is not appended again.
  */
 export async function appendTaskEvent(tx: Queryable, event: NewTaskEvent): Promise<number> {
@@ -56,32 +56,22 @@ export function appendCallOf(event: NewTaskEvent, firstParam: number): { call: s
 }
 
 /**
- * Appends events in the order given, each as appendTaskEvent does, in one statement: a task's end
- * writes several, and a statement on its own commits atomically, so a caller outside a transaction
- * needs none. Postgres calls a volatile function of the select list after the sort, so the events
- * take their sequence numbers in this order.
+ * Appends events in the order given, each as appendTaskEvent does, in one statement that writes
+ * each workflow's counter row once (migration 028): a task's end writes several, and a statement on
+ * its own commits atomically, so a caller outside a transaction needs none.
  */
 export async function appendTaskEvents(db: Queryable, events: NewTaskEvent[]): Promise<void> {
-  if (events.length <= 1) {
-    if (events[0]) await appendTaskEvent(db, events[0]);
-    return;
-  }
-  await db.query(
-    `SELECT weft_append_task_event(e.workflow_id, e.event_key, e.event_type, e.agent_id, e.message, e.payload, e.created_at, $8) AS seq
-     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::timestamptz[]) WITH ORDINALITY
-          AS e(workflow_id, event_key, event_type, agent_id, message, payload, created_at, position)
-     ORDER BY e.position`,
-    [
-      events.map((event) => event.workflowId),
-      events.map((event) => event.key),
-      events.map((event) => event.type),
-      events.map((event) => event.agentId ?? ''),
-      events.map((event) => event.message ?? ''),
-      events.map((event) => JSON.stringify(event.payload ?? {})),
-      events.map((event) => event.at),
-      eventChannel,
-    ],
-  );
+  if (events.length === 0) return;
+  await db.query('SELECT weft_append_task_events($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::timestamptz[], $8)', [
+    events.map((event) => event.workflowId),
+    events.map((event) => event.key),
+    events.map((event) => event.type),
+    events.map((event) => event.agentId ?? ''),
+    events.map((event) => event.message ?? ''),
+    events.map((event) => JSON.stringify(event.payload ?? {})),
+    events.map((event) => event.at),
+    eventChannel,
+  ]);
 }
 
 interface EventRow {
