@@ -39,7 +39,7 @@ const isNumber = (value: unknown) => typeof value === 'number';
 /**
  * Sampling settings OpenAI clients send by default, with the type each must have. A Weft task's
  * model steps take theirs from the model catalog's tier, so these are checked for type and
- * otherwise not applied (README says so).
+ * otherwise not applied (docs/guides/openai-clients.md says so).
  */
 const samplingTypes: Record<string, (value: unknown) => boolean> = {
   temperature: isNumber,

@@ -1,13 +1,6 @@
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { defineConfig, type DefaultTheme } from 'vitepress';
 
 // The docs site: plain Markdown under docs/, built offline by `make docs` (a dead link fails the build, VitePress's default).
-
-const docsDir = path.resolve(import.meta.dirname, '..');
-
-/** A page other work adds: listed once its file exists, so the sidebar never links to a missing page. */
-const whenWritten = (item: DefaultTheme.SidebarItem): DefaultTheme.SidebarItem[] => (existsSync(path.join(docsDir, `${item.link}.md`)) ? [item] : []);
 
 const sidebar: DefaultTheme.SidebarItem[] = [
   {
@@ -25,7 +18,7 @@ const sidebar: DefaultTheme.SidebarItem[] = [
       { text: 'Approvals and steering', link: '/guides/approvals-and-steering' },
       { text: 'Schedules', link: '/guides/schedules' },
       { text: 'Tools', link: '/guides/tools' },
-      ...whenWritten({ text: 'The Python sandbox', link: '/guides/python-sandbox' }),
+      { text: 'The Python sandbox', link: '/guides/python-sandbox' },
       { text: 'MCP tools', link: '/guides/mcp-tools' },
       { text: 'Models and providers', link: '/guides/models-and-providers' },
       { text: 'Authentication and tenants', link: '/guides/auth-and-tenants' },
@@ -59,8 +52,8 @@ const sidebar: DefaultTheme.SidebarItem[] = [
     text: 'Internals',
     items: [
       { text: 'Code layout', link: '/internals/code-layout' },
-      ...whenWritten({ text: 'Replay and versions', link: '/internals/replay-and-versions' }),
-      ...whenWritten({ text: 'The task service', link: '/internals/task-service' }),
+      { text: 'Replay and versions', link: '/internals/replay-and-versions' },
+      { text: 'The task service', link: '/internals/task-service' },
       { text: 'Dependencies and why', link: '/internals/dependencies' },
     ],
   },

@@ -36,7 +36,7 @@ export interface SessionDeps {
   temporal: Client;
 }
 
-// Documented limits (README, "Input limits"): each keeps one request to a few milliseconds of work.
+// Documented limits (docs/guides/auth-and-tenants.md, "Input limits"): each keeps one request to a few milliseconds of work.
 const maxTtlSeconds = 365 * 24 * 3600;
 const maxHistoryLimit = 1_000;
 const maxMessageBytes = 256 * 1024;
