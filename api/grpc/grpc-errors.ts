@@ -4,7 +4,7 @@ import { TaskError, taskErrorOf, type TaskErrorKind } from '../tasks/task-errors
 // The task service's errors as gRPC statuses: one table.
 
 /** The vocabulary's kinds as gRPC statuses. */
-const grpcStatusOf: Record<TaskErrorKind, GrpcStatus> = {
+export const grpcStatusOf: Record<TaskErrorKind, GrpcStatus> = {
   invalid: GrpcStatus.INVALID_ARGUMENT,
   not_found: GrpcStatus.NOT_FOUND,
   conflict: GrpcStatus.ALREADY_EXISTS,

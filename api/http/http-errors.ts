@@ -9,7 +9,7 @@ import { taskErrorOf, type TaskErrorKind } from '../tasks/task-errors';
 // status name. One table.
 
 /** The task service's errors as HTTP statuses, with the seed's status code name in Shannon's body. */
-const httpErrorTable: Record<TaskErrorKind, [httpStatus: number, code: string]> = {
+export const httpErrorTable: Record<TaskErrorKind, [httpStatus: number, code: string]> = {
   invalid: [400, 'INVALID_ARGUMENT'],
   not_found: [404, 'NOT_FOUND'],
   conflict: [409, 'ALREADY_EXISTS'],

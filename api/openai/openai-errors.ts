@@ -34,7 +34,7 @@ export const modelNotFound = (model: string) =>
   );
 
 /** The task service's errors as OpenAI's: its HTTP status, error type and code. */
-const openAiErrorTable: Record<TaskErrorKind, [httpStatus: number, type: string, code: string | null]> = {
+export const openAiErrorTable: Record<TaskErrorKind, [httpStatus: number, type: string, code: string | null]> = {
   invalid: [400, 'invalid_request_error', null],
   not_found: [404, 'invalid_request_error', null],
   conflict: [409, 'invalid_request_error', null],

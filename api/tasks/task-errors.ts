@@ -11,26 +11,24 @@ import { AgentInputError } from '../../core/agents/agent-catalog';
 // named once here, and each door maps it to its protocol by a small table of its own (gRPC
 // statuses, HTTP statuses with Shannon's body, OpenAI's error body).
 
-export type TaskErrorKind =
-  /** The request is wrong; `field` names what, when one field is at fault. */
-  | 'invalid'
-  | 'not_found'
-  /** What the request would make exists already. */
-  | 'conflict'
-  /** The request is right, but the task (or schedule, or session) is not in a state to take it. */
-  | 'precondition_failed'
-  /** A limit: a rate, a quota, a tenant's share. */
-  | 'exhausted'
-  /** A dependency (Postgres, Temporal, the model providers) is down or restarting. */
-  | 'unavailable'
-  | 'permission_denied'
-  | 'unauthenticated'
-  /** A dependency did not answer in time. */
-  | 'timed_out'
-  /** The caller went away. */
-  | 'cancelled'
-  /** Weft's own failure: logged, and reported without its details. */
-  | 'internal';
+/** Each kind of failure, with when a request meets it (the error reference is generated from this). */
+export const taskErrorKinds = {
+  invalid:
+    "The request is wrong: validation failed; a request that does not decode, or that a strict parser refuses; an id-like field over 256 bytes; an integer outside its type's range; an unknown event type in a filter. The message (and OpenAI's `param`) names the field at fault.",
+  not_found: "An unknown id, or another tenant's (which tells nothing about whether it exists); an ended session, with the reason.",
+  conflict: 'What the request would make exists already: the same task id or `idempotency-key` with a different request.',
+  precondition_failed:
+    "The request is right, but the task, schedule or session is not in a state to take it: an approval no longer pending, a plan review's version that changed.",
+  exhausted: "A limit: a rate (per key, a tenant's submissions or running tasks), a budget, a message over `WEFT_MAX_MESSAGE_BYTES`.",
+  unavailable: "A dependency is down or restarting: the model providers (each candidate's failure in the message), Postgres or Temporal.",
+  permission_denied: "Another tenant's action, or a role the key does not hold (`approver`, `act_for_users`, `admin`).",
+  unauthenticated: 'No API key, or a bad, revoked or expired one.',
+  timed_out: "The call's deadline passed, or a dependency did not answer in time.",
+  cancelled: 'The caller went away.',
+  internal: "Weft's own failure: logged, and reported without its details.",
+} as const;
+
+export type TaskErrorKind = keyof typeof taskErrorKinds;
 
 export class TaskError extends Error {
   constructor(
