@@ -1,4 +1,5 @@
-import type { FinishTaskInput, StartTaskInput } from '../core/tasks/run/task-lifecycle';
+import type { StartTaskInput } from '../core/tasks/run/task-lifecycle';
+import type { FinishTaskInput } from '../core/tasks/run/task-end';
 import type { TaskWrites } from '../core/tasks/run/task-writes';
 import { withTemporalRetry } from './failures';
 

@@ -1,6 +1,7 @@
 import type { MemoryNoteInput } from '../core/tasks/run/memory-note';
 import type { ModelStepInput } from '../core/tasks/run/model-step';
-import type { PlanRevisionInput, RoutingInput } from '../core/tasks/run/routing';
+import type { PlanRevisionInput } from '../core/tasks/run/routing';
+import type { RoutingInput } from '../core/tasks/run/step-types';
 import type { TaskWrites } from '../core/tasks/run/task-writes';
 import { withTemporalRetry } from './failures';
 import { activityStep } from './activity-step';

@@ -2,7 +2,7 @@ import type { AgentRunInput, FinishAgentInput } from '../core/tasks/run/agent-ru
 import type { ApprovalDecisionInput, ApprovalRequestInput, IgnoredDecisionInput } from '../core/tasks/run/approval-changes';
 import type { Plan } from '../core/orchestration/plan';
 import type { PlanReviewInput } from '../core/tasks/run/plan-review';
-import type { RoutingInput } from '../core/tasks/run/routing';
+import type { RoutingInput } from '../core/tasks/run/step-types';
 import type { CancellationRequestInput } from '../core/tasks/run/task-lifecycle';
 import type { ControlChangeInput, MessageReceivedInput } from '../core/tasks/run/task-steering';
 import type { TaskWrites } from '../core/tasks/run/task-writes';

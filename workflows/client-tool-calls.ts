@@ -1,6 +1,6 @@
 import { condition, setHandler } from '@temporalio/workflow';
-import type { ClientTool } from '../core/tasks/run/client-tools';
-import type { ToolCallRequest } from '../core/tasks/run/model-step';
+import type { ClientTool } from '../core/tasks/run/step-types';
+import type { ToolCallRequest } from '../core/tasks/run/step-types';
 import type { ToolCallInput } from '../core/tasks/run/tool-step';
 import { toolActivities } from './activity-stubs';
 import { clientToolResultsUpdate, handlerDescriptions, type ClientToolResults } from './messages';

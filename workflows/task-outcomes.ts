@@ -1,4 +1,4 @@
-import type { FinishTaskInput } from '../core/tasks/run/task-lifecycle';
+import type { FinishTaskInput } from '../core/tasks/run/task-end';
 import type { AgentLoopResult } from './agent-loop';
 
 /** How a task ends, before it is recorded. */

@@ -1,5 +1,5 @@
 import type { TaskEval } from '../core/tasks/run/eval-tools';
-import type { RoutingInput } from '../core/tasks/run/routing';
+import type { RoutingInput } from '../core/tasks/run/step-types';
 import { taskRefOf, taskRunIdOr, type TaskRef } from '../core/tasks/run/task-ref';
 
 /** Which task (and whose) a workflow works for: what every part of a task's run carries whole. */

@@ -11,7 +11,7 @@ import type { TaskReport } from './task-state';
 import type { TaskOutcome } from './task-outcomes';
 import type { TaskSettings } from './settings';
 import type { ResetProgress, TaskScope } from './task-scope';
-import type { ClientTool } from '../core/tasks/run/client-tools';
+import type { ClientTool } from '../core/tasks/run/step-types';
 
 // taskWorkflow's contract (its input and result) and what its parts share, apart from its code so
 // the parts can name them without importing the workflow.

@@ -1,4 +1,4 @@
-import type { ClientTool } from '../../core/tasks/run/client-tools';
+import type { ClientTool } from '../../core/tasks/run/step-types';
 import { invalid } from './openai-errors';
 
 // The tools a chat completion's client declares and runs itself, and the results it sends back:

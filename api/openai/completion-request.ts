@@ -1,5 +1,5 @@
 import type { OpenAiModel, OpenAiModelCatalog } from '../../core/openai/model-catalog';
-import type { ClientTool } from '../../core/tasks/run/client-tools';
+import type { ClientTool } from '../../core/tasks/run/step-types';
 import { chatToolAt, clientToolsOf, toolExchangeText, trailingToolResults, type ToolResult } from './client-tool-request';
 import { invalid, modelNotFound } from './openai-errors';
 import { shannonOptionsOf, type ShannonOptions } from './shannon-options';

@@ -1,5 +1,5 @@
 import type { OpenAiModel, OpenAiModelCatalog } from '../../../core/openai/model-catalog';
-import type { ClientTool } from '../../../core/tasks/run/client-tools';
+import type { ClientTool } from '../../../core/tasks/run/step-types';
 import { callOfClientId, clientToolsOf, declaredTool, type ToolResult } from '../client-tool-request';
 import { modelOf, objectBody, userOf, type ConversationTurn } from '../completion-request';
 import { invalid } from '../openai-errors';

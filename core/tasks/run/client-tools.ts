@@ -1,7 +1,6 @@
 import { appendTaskEvents } from '../../events/event-log';
 import { EventType } from '../../events/event-types';
-import type { ToolMetadata } from '../../tools/tool';
-import type { ToolCallRequest } from './model-step';
+import type { ToolCallRequest } from './step-types';
 import { recordOwnerOf, toolResultKey } from './run-records';
 import { taskEvent } from './task-events';
 import type { TaskWriteDeps } from './task-write-deps';
@@ -11,9 +10,6 @@ import { recordOutcome, type ToolCallInput } from './tool-step';
 // Weft's, but run by the client. A call of one is announced (TOOL_INVOKED, `client: true`) and the
 // task waits, durably, for the client to send its result; the result is recorded as any tool's is,
 // so the next model step gets it and a replay sees it.
-
-/** A tool the client declares: what the model is told of it. */
-export type ClientTool = Pick<ToolMetadata, 'name' | 'description' | 'parameters'>;
 
 export interface ClientToolCallsInput extends Omit<ToolCallInput, 'call'> {
   calls: ToolCallRequest[];

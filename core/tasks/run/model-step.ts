@@ -28,7 +28,7 @@ import {
   toolResultsRecord,
 } from './run-records';
 import { stepCompletion } from './step-completion';
-import type { ClientTool } from './client-tools';
+import type { ClientTool, ToolCallRequest } from './step-types';
 import { taskEvent } from './task-events';
 import type { StepContext, TaskWriteDeps } from './task-write-deps';
 import { sessionHasEnded } from './session-state';
@@ -94,12 +94,6 @@ export interface TaskMessage {
 
 const messageParts = (messages: TaskMessage[] = []): Part[] =>
   messages.map((m) => ({ kind: 'text', text: `Message from ${m.from} while you work: ${m.text}` }));
-
-export interface ToolCallRequest {
-  id: string;
-  name: string;
-  arguments: Record<string, unknown>;
-}
 
 export type ModelStepResult =
   | { kind: 'session_ended' }

@@ -3,7 +3,7 @@ import { EventType } from '../../events/event-types';
 import type { Plan } from '../../orchestration/plan';
 import { RecordType, decodeStrict, type RuntimeStore } from '../../store';
 import { readRunLog } from '../../transcript';
-import type { RoutingInput } from './routing';
+import type { RoutingInput } from './step-types';
 import { appendWhileTaskRuns, taskEvent } from './task-events';
 import { planReviewRecord } from './run-records';
 import { runEventKey, taskRunIdOr, taskRunOf } from './task-ref';

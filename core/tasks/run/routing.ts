@@ -9,19 +9,10 @@ import type { Reading } from '../../orchestration/model-json';
 import { findRecentAnswer, recordTaskMode, recordTaskPlan } from '../task-index';
 import { askOnce, type RecordedAsk } from './recorded-reply';
 import { recordPlanReview, revisionPrompt, type PlanReviewInput } from './plan-review';
+import type { RoutingInput } from './step-types';
 import { taskEvent } from './task-events';
-import { TaskAgent, runEventKey, taskRunIdOr, type TaskRef } from './task-ref';
+import { TaskAgent, runEventKey, taskRunIdOr } from './task-ref';
 import type { StepContext, TaskWriteDeps } from './task-write-deps';
-
-/** A task as routing sees it: its caller's roles play no part. */
-export interface RoutingInput extends Omit<TaskRef, 'roles'> {
-  /** The task's workflow: its stream. */
-  workflowId: string;
-  /** The task's run; the workflow's first run when absent (histories from before a reset could give the task another). */
-  runId?: string;
-  query: string;
-  atMs: number;
-}
 
 /** A plan under review, the round its revision is, and the person's feedback it follows. */
 export interface PlanRevisionInput extends RoutingInput {

@@ -8,8 +8,28 @@ import { agentFinishedEvent } from './agent-events';
 import { runStatusOf, type RunEnding } from './run-ending';
 import { runCompletedRecord } from './run-records';
 import { taskEvent } from './task-events';
-import type { FinishTaskInput } from './task-lifecycle';
 import { runEventKey, TaskAgent, taskRunOf } from './task-ref';
+import type { TaskStatus } from '../task-status';
+
+export type FinishedStatus = typeof TaskStatus.Completed | typeof TaskStatus.Failed | typeof TaskStatus.Cancelled | typeof TaskStatus.Timeout;
+
+export interface FinishTaskInput {
+  taskId: string;
+  /** The task's own run: its workflow's id, or the run a Temporal reset gave it. */
+  runId: string;
+  /** The task's workflow, whose stream the end goes to; absent in histories from before a reset could give the task another run (it was the run id). */
+  workflowId?: string;
+  sessionId: string;
+  status: FinishedStatus;
+  result: string;
+  errorMessage: string;
+  /** BUDGET_EXCEEDED when a budget ended the task. */
+  code?: 'BUDGET_EXCEEDED';
+  model: string;
+  /** An explicit cancellation (session_ended, approval_rejected, ...): recorded as intent before the end. */
+  cancellationReason?: string;
+  finishedAtMs: number;
+}
 
 const finalEventOf = {
   COMPLETED: EventType.WorkflowCompleted,

@@ -8,7 +8,7 @@ import { recordTaskTurnIn } from '../../sessions/history';
 import { SessionEndedError, type RuntimeStore } from '../../store';
 import { findEndedTask, insertTask, recordTaskOutcome, type EndedTask, type NewTask } from '../task-index';
 import { startFreshOneShotTask } from './fresh-start';
-import { endCommonTask, taskEndOf, workflowOfEnd } from './task-end';
+import { endCommonTask, taskEndOf, workflowOfEnd, type FinishTaskInput } from './task-end';
 import { TaskStatus, type ExecutionMode } from '../task-status';
 import { usageTotals, type Spend } from '../task-usage';
 import type { TaskFork } from './forked-steps';
@@ -40,26 +40,6 @@ export interface StartTaskInput extends TaskRef {
 export interface ToolSummary {
   name: string;
   dangerous: boolean;
-}
-
-export type FinishedStatus = typeof TaskStatus.Completed | typeof TaskStatus.Failed | typeof TaskStatus.Cancelled | typeof TaskStatus.Timeout;
-
-export interface FinishTaskInput {
-  taskId: string;
-  /** The task's own run: its workflow's id, or the run a Temporal reset gave it. */
-  runId: string;
-  /** The task's workflow, whose stream the end goes to; absent in histories from before a reset could give the task another run (it was the run id). */
-  workflowId?: string;
-  sessionId: string;
-  status: FinishedStatus;
-  result: string;
-  errorMessage: string;
-  /** BUDGET_EXCEEDED when a budget ended the task. */
-  code?: 'BUDGET_EXCEEDED';
-  model: string;
-  /** An explicit cancellation (session_ended, approval_rejected, ...): recorded as intent before the end. */
-  cancellationReason?: string;
-  finishedAtMs: number;
 }
 
 export interface CancellationRequestInput {

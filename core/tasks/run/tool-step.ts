@@ -5,7 +5,7 @@ import type { ToolOutcome } from '../../tools/tool';
 import { recordStepUsage } from '../task-usage';
 import { recordedToolOutcome } from './forked-steps';
 import { recordedCallOutcome, unrecordedOutcome, type TaskEval } from './eval-tools';
-import type { ToolCallRequest } from './model-step';
+import type { ToolCallRequest } from './step-types';
 import {
   decodeToolResolution,
   decodeToolResult,
