@@ -160,6 +160,41 @@ it('opens no socket of any family; only a Unix socket pair (its own two ends) is
   );
 });
 
+it('changes nothing of the host: /proc/sys and /dev are read-only, and no descriptor but its four channels is open', async () => {
+  const result = await run(
+    [
+      'import os',
+      "for path in ('/proc/sys/kernel/hostname', '/proc/sys/kernel/core_pattern', '/dev/x', '/dev/shm/x'):",
+      '    try:',
+      "        open(path, 'w').write('x')",
+      "        print(path, 'written')",
+      '    except OSError as e:',
+      "        print(path, 'refused', e.errno)",
+      "print(sorted(int(fd) for fd in os.listdir('/proc/self/fd')))",
+    ].join('\n'),
+  );
+  expect(result.stdout).toBe(
+    [
+      '/proc/sys/kernel/hostname refused 13',
+      '/proc/sys/kernel/core_pattern refused 13',
+      '/dev/x refused 30',
+      '/dev/shm/x refused 30',
+      // 0-3, and the descriptor listdir itself opened.
+      '[0, 1, 2, 3, 4]',
+      '',
+    ].join('\n'),
+  );
+});
+
+it('refuses out-of-band data on its socket pair', async () => {
+  const result = await run(
+    ['import socket', 'a, b = socket.socketpair()', 'try:', "    a.send(b'x', socket.MSG_OOB)", 'except OSError as e:', "    print('refused', e.errno)"].join(
+      '\n',
+    ),
+  );
+  expect(result.stdout).toBe('refused 1\n');
+});
+
 it("shows in /proc only the program's own process (and its threads)", async () => {
   const result = await run(
     [
@@ -181,7 +216,17 @@ it('ends a fork bomb, a thread bomb, a memory hog, a CPU loop, a huge file and a
   );
   await next();
   expect(await failure('import threading, time\nwhile True:\n    threading.Thread(target=time.sleep, args=(30,)).start()')).toMatch(
-    /RuntimeError: can't start new thread\n\n\(the sandbox's memory limit of 256 MB bounds the threads a program can start\)/,
+    /RuntimeError: can't start new thread\n\n\(a program may run at most 64 threads, within the sandbox's memory limit of 256 MB\)/,
+  );
+  await next();
+  // Small stacks would fit thousands of threads in the memory limit: the thread cap still holds.
+  expect(
+    await failure('import threading, time\nthreading.stack_size(32768)\nwhile True:\n    threading.Thread(target=time.sleep, args=(30,)).start()'),
+  ).toMatch(/RuntimeError: can't start new thread\n\n\(a program may run at most 64 threads/);
+  await next();
+  // Its own channel to the worker is bounded too: a flood ends the sandbox, not the worker.
+  expect(await failure('import os\nwhile True:\n    os.write(3, bytes(1024 * 1024))')).toMatch(
+    /wrote more than 1048576 bytes to the sandbox's own channel \(descriptor 3\), so the sandbox was ended/,
   );
   await next();
   expect(await failure('blocks = []\nwhile True:\n    blocks.append(bytearray(10 * 1024 * 1024))', { memoryMb: 128 })).toBe(

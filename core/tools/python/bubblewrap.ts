@@ -1,5 +1,6 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
+import { execFileSync, spawnSync, type SpawnOptions } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, lstatSync, mkdtempSync, readdirSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 // The container each Python program runs in, built by bubblewrap (bwrap): new user, pid, ipc, uts,
@@ -8,8 +9,13 @@ import path from 'node:path';
 // the namespace's pid 1 (when it ends, the kernel ends everything it started), its own /proc (only
 // its own processes), and a root that holds only the interpreter, its standard library and the
 // libraries they load, read-only. /tmp and /data are its own size-capped tmpfs mounts, thrown away
-// with it. The host's /etc, /home, /run, /var, /sys, its /tmp and every socket simply do not
-// exist inside.
+// with it; /dev holds only the standard device nodes, read-only. The host's /etc, /home, /run, /var,
+// /sys, its /tmp and every socket simply do not exist inside.
+//
+// bwrap itself runs as nobody when the worker runs as root: the sandbox's uid maps to the uid that
+// started bwrap, and a sandbox whose uid is the host's root passes the kernel's uid-0 checks that
+// ignore capabilities and namespaces (writing /proc/sys, such as kernel.core_pattern, which runs a
+// command as root on the host). Started by nobody, it is nobody on the host too.
 
 /** The interpreter: Debian's CPython, never whatever python3 is first on PATH. */
 export const python = '/usr/bin/python3';
@@ -66,13 +72,32 @@ function libraryMounts(libraries: string[]): string[][] {
   ];
 }
 
+/** How bwrap is started: as nobody when the worker is root (see above), from a directory nobody can enter. */
+export const launchOptions: SpawnOptions = process.getuid?.() === 0 ? { uid: 65534, gid: 65534, cwd: '/' } : {};
+
+/**
+ * The runner's files, copied to a directory every user may read: bwrap, started as nobody, binds
+ * them, and the worker's own checkout may be closed to other users. Removed when the worker exits.
+ */
+function stagedRunnerFiles(): string[][] {
+  const dir = mkdtempSync(path.join(tmpdir(), 'weft-sandbox-runner-'));
+  chmodSync(dir, 0o755);
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return Object.entries(runnerFiles).map(([name, source]) => {
+    const staged = path.join(dir, name);
+    copyFileSync(path.join(__dirname, source), staged);
+    chmodSync(staged, 0o644);
+    return ['--ro-bind', staged, `${inside.runnerDir}/${name}`];
+  });
+}
+
 let mounts: string[] | undefined;
 
 /** --ro-bind pairs for the interpreter's files, computed once. */
 function interpreterMounts(): string[] {
   if (mounts) return mounts;
   const interpreter = findInterpreter();
-  const runnerSources = Object.entries(runnerFiles).map(([name, source]) => ['--ro-bind', path.join(__dirname, source), `${inside.runnerDir}/${name}`]);
+  const runnerSources = stagedRunnerFiles();
   // The zone database, for zoneinfo, where the host has one.
   const zones =
     existsSync('/usr/share/zoneinfo') && readdirSync('/usr/share/zoneinfo').length > 0 ? [['--ro-bind', '/usr/share/zoneinfo', '/usr/share/zoneinfo']] : [];
@@ -108,6 +133,9 @@ export function sandboxArguments(fileSpaceMb: number): string[] {
     '--clearenv',
     '--dev',
     '/dev',
+    // bwrap's /dev is a tmpfs of its own, which the root's remount below does not reach.
+    '--remount-ro',
+    '/dev',
     '--proc',
     '/proc',
     '--size',
@@ -140,7 +168,7 @@ export function sandboxProblem(): string | undefined {
   } catch (err) {
     return `Debian's python3 with python3-seccomp is needed (apt-get install python3 python3-seccomp): ${err instanceof Error ? err.message : String(err)}`;
   }
-  const probe = spawnSync('bwrap', [...container, python, '-I', '-S', '-c', 'pass'], { encoding: 'utf8', timeout: 10_000, env: {} });
+  const probe = spawnSync('bwrap', [...container, python, '-I', '-S', '-c', 'pass'], { ...launchOptions, encoding: 'utf8', timeout: 10_000, env: {} });
   if (probe.error) return `bwrap could not be run (${probe.error.message}); install bubblewrap (apt-get install bubblewrap)`;
   return probe.status === 0 ? undefined : `bwrap failed: ${probe.stderr.trim() || `exit code ${probe.status}`}`;
 }

@@ -1,8 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import { createInterface } from 'node:readline';
 import { ToolError } from '../tool';
-import { runnerCommand, sandboxArguments } from './bubblewrap';
+import { launchOptions, runnerCommand, sandboxArguments } from './bubblewrap';
 
 // One sandbox: an interpreter in its container (bubblewrap.ts) that starts, preloads, locks itself
 // down (sandbox_runner.py) and waits for the one program it will ever run. Its stdin brings the
@@ -53,6 +52,7 @@ function capped(stream: Readable, limit: number) {
   const chunks: Buffer[] = [];
   let size = 0;
   let truncated = false;
+  stream.on('error', () => {}); // a sandbox that died is reported by its result, not by the pipe
   stream.on('data', (chunk: Buffer) => {
     if (size + chunk.length > limit) truncated = true;
     const kept = chunk.subarray(0, Math.max(0, limit - size));
@@ -62,11 +62,36 @@ function capped(stream: Readable, limit: number) {
   return { text: () => Buffer.concat(chunks).toString('utf8'), truncated: () => truncated };
 }
 
+/**
+ * Bytes the runner's channel may carry in all: its "ready" and its result (a traceback at most).
+ * The program can write there too, so past this the sandbox is ended rather than its words kept.
+ */
+const channelLimitBytes = 1024 * 1024;
+
+/** The lines written to the runner's channel, at most channelLimitBytes of them; `overflow` is called once past that. */
+function channelLines(stream: Readable, onLine: (line: string) => void, overflow: () => void): void {
+  let pending = '';
+  let size = 0;
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    size += chunk.length;
+    if (size > channelLimitBytes) {
+      stream.destroy();
+      return overflow();
+    }
+    const lines = (pending + chunk).split('\n');
+    pending = lines.pop()!;
+    lines.forEach(onLine);
+  });
+  stream.on('error', () => {}); // a sandbox that died is reported by its result, not by the pipe
+}
+
 /** The runner writes its result last; anything else on its channel (the program can write there too) is not an answer. */
 function resultOf(lines: string[]): RunnerResult | undefined {
   try {
-    const last = JSON.parse(lines.at(-1) ?? 'null') as unknown;
-    return typeof last === 'object' && last !== null && !Array.isArray(last) ? (last as RunnerResult) : undefined;
+    const last = JSON.parse(lines.at(-1) ?? 'null') as { error?: unknown; memory?: unknown } | null;
+    if (typeof last !== 'object' || last === null || Array.isArray(last)) return undefined;
+    return { ...(typeof last.error === 'string' ? { error: last.error } : {}), ...(last.memory === true ? { memory: true } : {}) };
   } catch {
     return undefined;
   }
@@ -74,7 +99,7 @@ function resultOf(lines: string[]): RunnerResult | undefined {
 
 /** Starts a sandbox whose /tmp and /data hold at most fileSpaceMb each, keeping outputLimitBytes of each output. */
 export function startSandboxProcess(fileSpaceMb: number, outputLimitBytes: number): SandboxProcess {
-  const child = spawn('bwrap', [...sandboxArguments(fileSpaceMb), ...runnerCommand], { env: {}, stdio: ['pipe', 'pipe', 'pipe', 'pipe'] });
+  const child = spawn('bwrap', [...sandboxArguments(fileSpaceMb), ...runnerCommand], { ...launchOptions, env: {}, stdio: ['pipe', 'pipe', 'pipe', 'pipe'] });
   const streams = [child.stdin!, child.stdout!, child.stderr!, child.stdio[3] as Readable] as const;
   const keepHostAlive = (keep: boolean) => {
     for (const handle of [child, ...streams] as unknown as Array<{ ref?: () => void; unref?: () => void }>) (keep ? handle.ref : handle.unref)?.call(handle);
@@ -85,12 +110,20 @@ export function startSandboxProcess(fileSpaceMb: number, outputLimitBytes: numbe
   const stderr = capped(streams[2], outputLimitBytes);
   const ended = new Promise<Pick<Ended, 'exitCode' | 'signal'>>((resolve) => child.on('close', (exitCode, signal) => resolve({ exitCode, signal })));
   const messages: string[] = [];
+  let flooded = false;
   // The runner's first message says it is ready; a sandbox that ends before it never was.
   const ready = new Promise<void>((resolve, reject) => {
-    createInterface({ input: streams[3] }).on('line', (line) => {
-      messages.push(line);
-      resolve();
-    });
+    channelLines(
+      streams[3],
+      (line) => {
+        messages.push(line);
+        resolve();
+      },
+      () => {
+        flooded = true;
+        child.kill('SIGKILL');
+      },
+    );
     void ended.then(() =>
       reject(new ToolError('execution', `the Python sandbox failed to start: ${stderr.text().slice(-500) || 'it ended before it was ready'}`)),
     );
@@ -113,7 +146,9 @@ export function startSandboxProcess(fileSpaceMb: number, outputLimitBytes: numbe
     async run(program) {
       streams[0].end(`${JSON.stringify(program)}\n`);
       const { exitCode, signal } = await ended;
-      const result = resultOf(messages.slice(1));
+      const result = flooded
+        ? { error: `the program wrote more than ${channelLimitBytes} bytes to the sandbox's own channel (descriptor 3), so the sandbox was ended` }
+        : resultOf(messages.slice(1));
       return {
         stdout: stdout.text(),
         stderr: stderr.text(),

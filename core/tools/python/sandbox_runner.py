@@ -64,6 +64,9 @@ def place_files(files):
             out.write(binascii.a2b_base64(file['content']))
 
 
+MAX_THREADS = 64
+
+
 def limit(kind, value):
     resource.setrlimit(kind, (value, value))
 
@@ -75,6 +78,9 @@ def apply_limits(program):
     limit(resource.RLIMIT_FSIZE, program['fileSizeMb'] * 1024 * 1024)
     limit(resource.RLIMIT_NOFILE, program['openFiles'])
     limit(resource.RLIMIT_CORE, 0)
+    # Threads: the sandbox's user namespace is its own, so this counts its threads only. Memory
+    # alone would not bound them: small stacks fit thousands, each a host pid and kernel memory.
+    limit(resource.RLIMIT_NPROC, MAX_THREADS)
 
 
 def without_runner_frames(error):
@@ -95,7 +101,7 @@ def explain(error):
     if isinstance(error, OSError) and error.errno == errno.EPERM:
         return '\n(the sandbox does not allow this: no new processes, no network, no system administration)'
     if isinstance(error, RuntimeError) and str(error) == "can't start new thread":
-        return f"\n(the sandbox's memory limit of {current['memoryMb']} MB bounds the threads a program can start)"
+        return f"\n(a program may run at most {MAX_THREADS} threads, within the sandbox's memory limit of {current['memoryMb']} MB)"
     if isinstance(error, OSError) and error.errno == errno.EFBIG:
         return f"\n(the sandbox's limit on a file's size is {current['fileSizeMb']} MB)"
     if isinstance(error, OSError) and error.errno == errno.ENOSPC:
@@ -121,12 +127,19 @@ def run(code):
 
 # -S leaves out site's setup (and with it the installed packages); programs still expect exit() and quit().
 site.setquit()
+# Only the four channels: a descriptor the worker's launcher left open without close-on-exec would
+# otherwise reach the program (and through it, the next program's host).
+os.closerange(4, resource.getrlimit(resource.RLIMIT_NOFILE)[1])
 sandbox_seccomp.load()
 del sys.modules['sandbox_seccomp']
 send({'ready': True})
 current = read_program()
-sys.stdin = open(os.devnull)
-os.dup2(sys.stdin.fileno(), 0)
+# The program's stdin is /dev/null, on descriptor 0 alone (a descriptor of its own would be one
+# more open channel), read through a fresh file object (the old one may hold the program's bytes).
+null = os.open(os.devnull, os.O_RDONLY)
+os.dup2(null, 0)
+os.close(null)
+sys.stdin = open(0, closefd=False)
 apply_limits(current)
 result = {}
 try:
