@@ -1,5 +1,7 @@
 import type { Pool } from 'pg';
 import { Gauge, type Registry } from 'prom-client';
+import { countPendingApprovals } from '../core/tasks/approvals';
+import { countUnfinishedTasks } from '../core/tasks/task-index';
 
 // What the API's /metrics adds to its requests: open event streams (this process's), and, read from
 // the database at scrape time, the tasks not yet ended by status and mode and the approvals waiting
@@ -20,11 +22,9 @@ export function watchApiState(registry: Registry, state: { pool: Pool; openStrea
     labelNames: ['status', 'mode'],
     registers: [registry],
     async collect() {
-      const { rows } = await state.pool.query<{ status: string; mode: string; n: string }>(
-        `SELECT status, mode, count(*) AS n FROM tasks WHERE status IN ('QUEUED', 'RUNNING') GROUP BY status, mode`,
-      );
+      const counts = await countUnfinishedTasks(state.pool);
       this.reset();
-      for (const row of rows) this.set({ status: row.status, mode: row.mode }, Number(row.n));
+      for (const { status, mode, count } of counts) this.set({ status, mode }, count);
     },
   });
   new Gauge({
@@ -32,8 +32,7 @@ export function watchApiState(registry: Registry, state: { pool: Pool; openStrea
     help: 'Approvals waiting for a decision (the whole deployment)',
     registers: [registry],
     async collect() {
-      const { rows } = await state.pool.query<{ n: string }>(`SELECT count(*) AS n FROM approvals WHERE status = 'pending'`);
-      this.set(Number(rows[0]!.n));
+      this.set(await countPendingApprovals(state.pool));
     },
   });
 }

@@ -3,7 +3,7 @@ import { ScheduleNotFoundError, type Client, type ScheduleDescription } from '@t
 import type { Pool } from 'pg';
 import type { Principal } from '../../core/auth/api-keys';
 import { deleteSchedule, findSchedule, insertSchedule, listSchedules, updateScheduleRecord, type ScheduleRecord } from '../../core/schedules/schedule-index';
-import { listTasks, type TaskRecord } from '../../core/tasks/task-index';
+import { countTaskOutcomes, listTasks, type TaskRecord } from '../../core/tasks/task-index';
 import { tenantIdKey, userIdKey } from '../../workflows/search-attributes';
 import type { TaskWorkflowInput } from '../../workflows/task-workflow-types';
 import { taskMetadata } from '../../workflows/ui-metadata';
@@ -110,12 +110,8 @@ async function describeOrDeleted(deps: ScheduleDeps, scheduleId: string): Promis
 }
 
 async function runCounts(deps: ScheduleDeps, record: ScheduleRecord): Promise<Pick<ScheduleView, 'successfulRuns' | 'failedRuns'>> {
-  const { rows } = await deps.pool.query<{ completed: string; failed: string }>(
-    `SELECT count(*) FILTER (WHERE status = 'COMPLETED') AS completed, count(*) FILTER (WHERE status IN ('FAILED', 'TIMEOUT')) AS failed
-       FROM tasks WHERE tenant_id = $1 AND starts_with(task_id, $2)`,
-    [record.tenantId, runPrefixOf(record.scheduleId)],
-  );
-  return { successfulRuns: Number(rows[0]?.completed ?? 0), failedRuns: Number(rows[0]?.failed ?? 0) };
+  const { completed, failed } = await countTaskOutcomes(deps.pool, record.tenantId, runPrefixOf(record.scheduleId));
+  return { successfulRuns: completed, failedRuns: failed };
 }
 
 function viewOf(record: ScheduleRecord, state: ScheduleState | undefined, counts: Pick<ScheduleView, 'successfulRuns' | 'failedRuns'>): ScheduleView {

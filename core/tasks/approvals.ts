@@ -130,3 +130,9 @@ export async function listPendingApprovals(db: Queryable, filter: { tenantId: st
   );
   return rows.rows.map(toApproval);
 }
+
+/** The deployment's approvals waiting for a decision (the API's metrics). */
+export async function countPendingApprovals(db: Queryable): Promise<number> {
+  const { rows } = await db.query<{ n: string }>(`SELECT count(*) AS n FROM approvals WHERE status = 'pending'`);
+  return Number(rows[0]!.n);
+}

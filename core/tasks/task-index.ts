@@ -277,6 +277,24 @@ export async function countRunningTasks(db: Queryable, tenantId: string): Promis
   return Number(rows[0]!.n);
 }
 
+/** The deployment's queued and running tasks, counted by status and mode (the API's metrics). */
+export async function countUnfinishedTasks(db: Queryable): Promise<{ status: TaskStatus; mode: ExecutionMode; count: number }[]> {
+  const { rows } = await db.query<{ status: TaskStatus; mode: ExecutionMode; n: string }>(
+    `SELECT status, mode, count(*) AS n FROM tasks WHERE status IN ('QUEUED', 'RUNNING') GROUP BY status, mode`,
+  );
+  return rows.map((row) => ({ status: row.status, mode: row.mode, count: Number(row.n) }));
+}
+
+/** How many of a tenant's tasks whose ids begin with `taskIdPrefix` (a schedule's runs) completed, and how many failed or timed out. */
+export async function countTaskOutcomes(db: Queryable, tenantId: string, taskIdPrefix: string): Promise<{ completed: number; failed: number }> {
+  const { rows } = await db.query<{ completed: string; failed: string }>(
+    `SELECT count(*) FILTER (WHERE status = 'COMPLETED') AS completed, count(*) FILTER (WHERE status IN ('FAILED', 'TIMEOUT')) AS failed
+       FROM tasks WHERE tenant_id = $1 AND starts_with(task_id, $2)`,
+    [tenantId, taskIdPrefix],
+  );
+  return { completed: Number(rows[0]?.completed ?? 0), failed: Number(rows[0]?.failed ?? 0) };
+}
+
 /**
  * A completed answer to the same question (whitespace and case folded) by the same user of the
  * same tenant within `withinHours`: SIMPLE's cached answer. Answers are never shared across users.
