@@ -129,7 +129,7 @@ export async function startApiServer(deps: ApiDeps, listen: ApiListen): Promise<
     services: {
       'shannon.orchestrator.OrchestratorService': createOrchestratorService(deps, admission),
       'shannon.orchestrator.StreamingService': streaming.handlers,
-      'shannon.session.SessionService': createSessionService(deps),
+      'shannon.session.SessionService': createSessionService({ ...deps, running: runningTasks(deps.temporal) }),
       'ai.AIService': createAiService(deps),
     },
     beforeShutdown: () => streaming.endAll(),

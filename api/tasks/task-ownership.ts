@@ -42,11 +42,17 @@ export interface OwnTask {
   workflowStatus?: string;
 }
 
+/** What finding a task needs: the task index, and Temporal for a task not indexed yet. */
+export interface TaskOwnershipDeps {
+  pool: Pool;
+  temporal: Client;
+}
+
 /**
  * The caller's own task, by its id or the name the caller gave it: another tenant's task is as
  * unknown as a missing one.
  */
-export async function ownTaskOf(deps: { pool: Pool; temporal: Client }, reference: string, principal: Principal): Promise<OwnTask> {
+export async function ownTaskOf(deps: TaskOwnershipDeps, reference: string, principal: Principal): Promise<OwnTask> {
   if (!reference) throw invalid('task_id is required');
   // Ids that no task can have never reach Temporal.
   for (const taskId of taskIdsReferencedBy(reference, principal.tenantId)) {

@@ -58,6 +58,7 @@ export interface OrchestratorDeps {
 export function createOrchestratorService(deps: OrchestratorDeps, admission: TenantAdmission): OrchestratorServiceHandlers {
   const limits = submissionLimits(deps);
   const starting = { ...deps, admission };
+  const running = runningTasks(deps.temporal);
   return {
     SubmitTask: authorizedCall(deps.auth, async (request: SubmitTaskRequest__Output, principal, call): Promise<SubmitTaskResponse> => {
       const taskId = submittedTaskId(request.metadata?.task_id ?? '', idempotencyKeyIn(call.metadata), principal);
@@ -74,7 +75,7 @@ export function createOrchestratorService(deps: OrchestratorDeps, admission: Ten
 
     GetTaskStatus: authorized(deps.auth, async (request: GetTaskStatusRequest__Output, principal): Promise<GetTaskStatusResponse> => {
       const task = await ownTaskOf(deps, request.task_id, principal);
-      if (task.record) return taskStatusResponse(deps, task.record, request.include_details);
+      if (task.record) return taskStatusResponse({ running, pool: deps.pool }, task.record, request.include_details);
       return unindexedTaskStatus(task.taskId, task.workflowStatus ?? 'RUNNING');
     }),
 
@@ -83,7 +84,7 @@ export function createOrchestratorService(deps: OrchestratorDeps, admission: Ten
       if (task.record && task.record.status !== 'RUNNING' && task.record.status !== 'QUEUED') {
         throw preconditionFailed(`task ${request.task_id} has already finished (${task.record.status})`);
       }
-      const asked = await runningTasks(deps.temporal).cancel(task.workflowId, request.reason || 'cancelled by user');
+      const asked = await running.cancel(task.workflowId, request.reason || 'cancelled by user');
       if (!asked) throw preconditionFailed(`task ${request.task_id} has already finished`);
       return { success: true, message: 'cancellation requested' };
     }),

@@ -1,11 +1,10 @@
-import type { Client } from '@temporalio/client';
 import type { Pool } from 'pg';
 import { listTaskAgents, type AgentRecord } from '../../../core/tasks/task-agents';
 import type { TaskRecord } from '../../../core/tasks/task-index';
 import type { AgentTaskStatus } from '../../../protos/generated/shannon/orchestrator/AgentTaskStatus';
 import type { GetTaskStatusResponse } from '../../../protos/generated/shannon/orchestrator/GetTaskStatusResponse';
 import type { TaskView } from '../../../workflows/messages';
-import { runningTasks } from '../../tasks/running-tasks';
+import type { RunningTasks } from '../../tasks/running-tasks';
 
 /** An agent's status from the store, with the running workflow's fresher view where it has one. */
 function agentStatus(taskId: string, agent: AgentRecord, view: TaskView | undefined): AgentTaskStatus {
@@ -25,9 +24,13 @@ function agentStatus(taskId: string, agent: AgentRecord, view: TaskView | undefi
 }
 
 /** GetTaskStatus from the store, with the workflow's live view while the task runs. */
-export async function taskStatusResponse(deps: { temporal: Client; pool: Pool }, task: TaskRecord, includeDetails: boolean): Promise<GetTaskStatusResponse> {
+export async function taskStatusResponse(
+  deps: { running: RunningTasks; pool: Pool },
+  task: TaskRecord,
+  includeDetails: boolean,
+): Promise<GetTaskStatusResponse> {
   const running = task.status === 'RUNNING' || task.status === 'QUEUED';
-  const view = running ? await runningTasks(deps.temporal).view(task.workflowId) : undefined;
+  const view = running ? await deps.running.view(task.workflowId) : undefined;
   const finishedAt = task.completedAt ?? new Date();
   const stored = await listTaskAgents(deps.pool, task.taskId);
   const agentStatuses = includeDetails ? stored.map((agent) => agentStatus(task.taskId, agent, view)) : [];

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SessionDefaults } from '../../tasks/session-defaults';
 import type { Pool } from 'pg';
-import type { Client } from '@temporalio/client';
 import {
   closeConversation,
   createConversation,
@@ -13,7 +12,7 @@ import {
 import { ConversationClosedError, ConversationExpiredError } from '../../../core/sessions/errors';
 import { addMessages, clearHistory, listHistory, type HistoryMessage } from '../../../core/sessions/history';
 import { sessionSpend, unfinishedTasksInSession } from '../../../core/tasks/task-index';
-import { runningTasks } from '../../tasks/running-tasks';
+import type { RunningTasks } from '../../tasks/running-tasks';
 import type { Message__Output } from '../../../protos/generated/shannon/session/Message';
 import type { Session } from '../../../protos/generated/shannon/session/Session';
 import type { SessionServiceHandlers } from '../../../protos/generated/shannon/session/SessionService';
@@ -33,7 +32,7 @@ export interface SessionDeps {
   auth: Authenticator;
   sessions: SessionDefaults;
   /** DeleteSession cancels the session's unfinished tasks. */
-  temporal: Client;
+  running: RunningTasks;
 }
 
 // Documented limits (docs/guides/auth-and-tenants.md, "Input limits"): each keeps one request to a few milliseconds of work.
@@ -45,9 +44,8 @@ const roles = new Set(['user', 'assistant', 'system']);
 const ok = { status: 'STATUS_CODE_OK' as const };
 
 /** Asks each unfinished task of the session to cancel; the number asked. A task that ended meanwhile is skipped. */
-async function cancelSessionTasks(temporal: Client, pool: Pool, tenantId: string, sessionId: string): Promise<number> {
+async function cancelSessionTasks(running: RunningTasks, pool: Pool, tenantId: string, sessionId: string): Promise<number> {
   const workflowIds = await unfinishedTasksInSession(pool, tenantId, sessionId);
-  const running = runningTasks(temporal);
   const asked = await Promise.all(workflowIds.map((workflowId) => running.cancel(workflowId, `session ${sessionId} was deleted`)));
   return asked.filter(Boolean).length;
 }
@@ -178,7 +176,7 @@ export function createSessionService(deps: SessionDeps): SessionServiceHandlers 
       const sessionId = requireSessionId(request.session_id);
       await closeConversation(pool, principal.tenantId, sessionId, new Date());
       // Its tasks end too, also one waiting for an approval (which then expires with it).
-      const cancelled = await cancelSessionTasks(deps.temporal, pool, principal.tenantId, sessionId);
+      const cancelled = await cancelSessionTasks(deps.running, pool, principal.tenantId, sessionId);
       return { success: true, ...ok, message: cancelled > 0 ? `session deleted; ${cancelled} unfinished task(s) cancelled` : 'session deleted' };
     }),
 

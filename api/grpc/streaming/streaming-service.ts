@@ -1,6 +1,5 @@
 import { Metadata, type ServerWritableStream } from '@grpc/grpc-js';
 import { authenticateCall } from '../callers';
-import type { Pool } from 'pg';
 import type { EventFeed } from '../../../core/events/event-feed';
 import { isLiveOnly, type TaskEvent } from '../../../core/events/event-log';
 import { EventType, shannonEventAliases, shannonOnlyEventTypes } from '../../../core/events/event-types';
@@ -13,12 +12,9 @@ import { send, serverStream } from '../unary';
 import { streamLifetime } from '../stream-lifetime';
 import { toTimestamp } from '../struct';
 import { tailTaskEvents } from '../../tasks/task-event-tail';
-import { ownTaskOf } from '../../tasks/task-ownership';
-import type { Client } from '@temporalio/client';
+import { ownTaskOf, type TaskOwnershipDeps } from '../../tasks/task-ownership';
 
-export interface StreamingDeps {
-  pool: Pool;
-  temporal: Client;
+export interface StreamingDeps extends TaskOwnershipDeps {
   auth: Authenticator;
   events: EventFeed;
 }
