@@ -1,5 +1,3 @@
-import type { Client } from '@temporalio/client';
-import type { Pool } from 'pg';
 import type { TaskSettings } from '../../../core/orchestration/task-settings';
 import type { TemplateCatalog } from '../../../core/templates/template-catalog';
 import type { ToolRegistry } from '../../../core/tools/registry';
@@ -19,7 +17,7 @@ import { createScheduleService } from '../../tasks/schedules';
 import type { Authenticator } from '../../tasks/auth';
 import { preconditionFailed } from '../../tasks/task-errors';
 import { listTaskSummaries, sessionContext } from './task-listing';
-import { ownTaskOf } from '../../tasks/task-ownership';
+import { ownTaskOf, type TaskOwnershipDeps } from '../../tasks/task-ownership';
 import { startTaskWorkflow, submittedTaskId } from '../../tasks/task-start';
 import { requestFingerprint } from '../../tasks/request-fingerprint';
 import { decompositionOf, routedDecomposition } from './submitted-decomposition';
@@ -33,9 +31,7 @@ import { authorized, authorizedCall } from '../unary';
 import type { SkillCatalog } from '../../../core/skills/skill-catalog';
 import type { AgentCatalog } from '../../../core/agents/agent-catalog';
 
-export interface OrchestratorDeps {
-  temporal: Client;
-  pool: Pool;
+export interface OrchestratorDeps extends TaskOwnershipDeps {
   taskQueue: string;
   maxQueryBytes: number;
   taskDefaults: TaskSettings;
