@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { ToolError } from '../tool';
 import { launchOptions, runnerCommand, sandboxArguments } from './bubblewrap';
 
@@ -70,16 +71,16 @@ const channelLimitBytes = 1024 * 1024;
 
 /** The lines written to the runner's channel, at most channelLimitBytes of them; `overflow` is called once past that. */
 function channelLines(stream: Readable, onLine: (line: string) => void, overflow: () => void): void {
+  const decoder = new StringDecoder('utf8');
   let pending = '';
   let size = 0;
-  stream.setEncoding('utf8');
-  stream.on('data', (chunk: string) => {
-    size += chunk.length;
+  stream.on('data', (bytes: Buffer) => {
+    size += bytes.length;
     if (size > channelLimitBytes) {
       stream.destroy();
       return overflow();
     }
-    const lines = (pending + chunk).split('\n');
+    const lines = (pending + decoder.write(bytes)).split('\n');
     pending = lines.pop()!;
     lines.forEach(onLine);
   });
