@@ -78,7 +78,8 @@ docs: docs-references
 	$(TSX) infra/docs/check-repo-links.ts
 	node_modules/.bin/vitepress build docs
 
-# docs/reference/ from the code: the settings schema, the CLI's tree, the protos, the event catalog, the OpenAPI document.
+# docs/reference/ from the code: the settings schema, the CLI's tree, the protos, the event catalog, the metric
+# definitions, the task service's error vocabulary, the OpenAPI document.
 docs-references: deps
 	$(TSX) infra/docs/generate-references.ts
 
